@@ -1,0 +1,98 @@
+import type { ApprovalDecision, ToolExecutionFailure } from '../types.ts'
+import { describeThrown, failure } from './results.ts'
+import type { RunState } from './run-state.ts'
+import { settleOrAbort } from './signals.ts'
+
+/**
+ * SPEC §5 step 4: an `ask` goes to `ctx.approval` before the guards. Every way of not getting a yes
+ * (no service, rejection, cancellation, an unavailable channel, a failing or hanging service) is a
+ * denial with its own `error.info.name`. Returns undefined when the call may proceed.
+ */
+export async function resolveApproval(
+  run: RunState,
+  reason: string | undefined,
+): Promise<ToolExecutionFailure | undefined> {
+  const { state, toolName, call } = run
+  if (state.grants.has(toolName)) return undefined
+  const service = state.ctx.approval
+  const why = reason === undefined ? '' : ` (${reason})`
+  if (service === undefined) {
+    return failure(
+      'DENIED',
+      `Tool "${toolName}" needs approval${why}, but no approval service is installed.`,
+      {
+        name: 'NoApprovalService',
+      },
+    )
+  }
+  let pending: Promise<ApprovalDecision>
+  try {
+    pending = Promise.resolve(
+      service.request({
+        toolName,
+        callId: run.callId,
+        reason,
+        args: call.args,
+        signal: run.signal,
+        agent: state.ctx.scope,
+      }),
+    )
+  } catch (error) {
+    pending = Promise.reject(error)
+  }
+  const settled = await settleOrAbort(pending, run.signal, () => {})
+  if (settled.kind === 'aborted') {
+    return failure(
+      'ABORTED_BEFORE_DISPATCH',
+      `Tool call "${toolName}" was cancelled while waiting for approval.`,
+    )
+  }
+  if (settled.kind === 'error') {
+    return failure(
+      'DENIED',
+      `Tool "${toolName}" was not approved: the approval service failed (${describeThrown(settled.error)}).`,
+      {
+        name: 'ApprovalFailed',
+      },
+    )
+  }
+  let type: unknown
+  let detail: unknown
+  try {
+    type = (settled.value as { type?: unknown } | null)?.type
+    detail =
+      type === 'rejected'
+        ? (settled.value as { feedback?: unknown }).feedback
+        : type === 'unavailable'
+          ? (settled.value as { reason?: unknown }).reason
+          : undefined
+  } catch {
+    type = undefined
+  }
+  const suffix = typeof detail === 'string' && detail !== '' ? `: ${detail}` : '.'
+  switch (type) {
+    case 'allowed-once':
+      return undefined
+    case 'allowed-for-session':
+      state.grants.add(toolName)
+      return undefined
+    case 'rejected':
+      return failure('DENIED', `The user rejected the call to "${toolName}"${suffix}`, {
+        name: 'ApprovalRejected',
+      })
+    case 'cancelled':
+      return failure('DENIED', `Approval for "${toolName}" was cancelled.`, { name: 'ApprovalCancelled' })
+    case 'unavailable':
+      return failure('DENIED', `Approval for "${toolName}" is unavailable${suffix}`, {
+        name: 'ApprovalUnavailable',
+      })
+    default:
+      return failure(
+        'DENIED',
+        `Tool "${toolName}" was not approved: the approval service returned an invalid decision.`,
+        {
+          name: 'ApprovalFailed',
+        },
+      )
+  }
+}

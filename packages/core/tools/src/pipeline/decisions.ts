@@ -1,0 +1,78 @@
+import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
+import type { GuardVerdict, PostExecuteDecision, PreExecuteDecision } from '../types.ts'
+
+// Listener return values are untrusted: a plugin may return anything. These checks read each
+// field once, so a getter cannot answer differently the second time.
+
+const isStringArray = (v: unknown): v is readonly string[] =>
+  Array.isArray(v) && v.every((x) => typeof x === 'string')
+
+const isContent = (v: unknown): v is string | readonly ToolResultContent[] =>
+  typeof v === 'string' || Array.isArray(v)
+
+export function readPreExecuteDecision(value: unknown): PreExecuteDecision | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const type = (value as { type?: unknown }).type
+  switch (type) {
+    case 'allow':
+      return { type }
+    case 'deny': {
+      const reason = (value as { reason?: unknown }).reason
+      return typeof reason === 'string' ? { type, reason } : undefined
+    }
+    case 'ask': {
+      const reason = (value as { reason?: unknown }).reason
+      if (reason === undefined) return { type }
+      return typeof reason === 'string' ? { type, reason } : undefined
+    }
+    case 'respond': {
+      const { content, value: v } = value as { content?: unknown; value?: unknown }
+      if (!isContent(content)) return undefined
+      return v === undefined ? { type, content } : { type, content, value: v as never }
+    }
+    default:
+      return undefined
+  }
+}
+
+export function readPostExecuteDecision(value: unknown): PostExecuteDecision | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { type, additionalContexts } = value as { type?: unknown; additionalContexts?: unknown }
+  if (additionalContexts !== undefined && !isStringArray(additionalContexts)) return undefined
+  const extra = additionalContexts === undefined ? {} : { additionalContexts }
+  switch (type) {
+    case 'accept': {
+      const { content, value: v } = value as { content?: unknown; value?: unknown }
+      if (content !== undefined && !isContent(content)) return undefined
+      return {
+        type,
+        ...extra,
+        ...(content === undefined ? {} : { content }),
+        ...(v === undefined ? {} : { value: v as never }),
+      }
+    }
+    case 'block': {
+      const feedback = (value as { feedback?: unknown }).feedback
+      return typeof feedback === 'string' ? { type, feedback, ...extra } : undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+export type ReadVerdict =
+  | { readonly kind: 'abstain' }
+  | { readonly kind: 'deny'; readonly reason: string }
+  | { readonly kind: 'invalid' }
+
+export function readGuardVerdict(value: GuardVerdict | unknown): ReadVerdict {
+  if (value === undefined) return { kind: 'abstain' }
+  if (typeof value !== 'object' || value === null) return { kind: 'invalid' }
+  const type = (value as { type?: unknown }).type
+  if (type === 'abstain') return { kind: 'abstain' }
+  if (type === 'deny') {
+    const reason = (value as { reason?: unknown }).reason
+    return typeof reason === 'string' ? { kind: 'deny', reason } : { kind: 'invalid' }
+  }
+  return { kind: 'invalid' }
+}

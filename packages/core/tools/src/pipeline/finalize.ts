@@ -1,0 +1,136 @@
+import { ToolsError } from '../errors.ts'
+import type { PostExecuteCall, PostExecuteDecision, ToolExecutionResult } from '../types.ts'
+import { readPostExecuteDecision } from './decisions.ts'
+import { materializeResult } from './materialize.ts'
+import { describeThrown, failure, toBlocks } from './results.ts'
+import type { RunState } from './run-state.ts'
+import { settleOrAbort } from './signals.ts'
+
+const ACCEPT: PostExecuteDecision = Object.freeze({ type: 'accept' })
+
+/** SPEC §5 step 8 then `finishCall`: `tools/post-execute` may accept (and replace) or block. */
+export async function finalizeCall(run: RunState, result: ToolExecutionResult): Promise<ToolExecutionResult> {
+  assertOpen(run, 'finalize')
+  let next = result
+  if (run.state.ctx.hasListeners('tools/post-execute')) {
+    const candidate = materializeResult(result, run.toolName)
+    const call: PostExecuteCall = Object.freeze({ ...run.call, result: candidate })
+    try {
+      const settled = await settleOrAbort(
+        run.state.ctx.waterfall('tools/post-execute', call, () => ACCEPT),
+        run.signal,
+        () => {},
+      )
+      if (settled.kind === 'error') throw settled.error
+      // Cancelled while post-processing: fail closed rather than commit a result a policy never saw.
+      const decision = settled.kind === 'aborted' ? undefined : readPostExecuteDecision(settled.value)
+      next =
+        settled.kind === 'aborted'
+          ? failure('ABORTED', `Tool "${run.toolName}" was aborted while its result was being checked.`)
+          : decision === undefined
+            ? failure(
+                'PIPELINE_FAILED',
+                `A tools/post-execute listener returned an invalid decision for "${run.toolName}".`,
+              )
+            : applyDecision(candidate, decision)
+    } catch (error) {
+      next = failure(
+        'PIPELINE_FAILED',
+        `A tools/post-execute listener failed for "${run.toolName}": ${describeThrown(error)}`,
+      )
+    }
+  }
+  return finishCall(run, next)
+}
+
+function applyDecision(result: ToolExecutionResult, decision: PostExecuteDecision): ToolExecutionResult {
+  const contexts = decision.additionalContexts
+  const merged =
+    contexts === undefined ? result.additionalContexts : [...(result.additionalContexts ?? []), ...contexts]
+  switch (decision.type) {
+    case 'accept': {
+      const content = decision.content === undefined ? result.content : toBlocks(decision.content)
+      const contexts = merged === undefined ? {} : { additionalContexts: merged }
+      if (result.isError) return { ...result, content, ...contexts }
+      return {
+        ...result,
+        content,
+        ...contexts,
+        ...(decision.value === undefined ? {} : { value: decision.value }),
+      }
+    }
+    case 'block': {
+      const blocked = failure('BLOCKED', decision.feedback)
+      return merged === undefined ? blocked : { ...blocked, additionalContexts: merged }
+    }
+    default: {
+      const never: never = decision
+      return never
+    }
+  }
+}
+
+function assertOpen(run: RunState, stage: string): void {
+  if (run.phase === 'finished') {
+    throw new ToolsError({
+      code: 'ALREADY_FINISHED',
+      message: `${stage}(run): call "${run.callId}" (${run.toolName}) already has its result; a call gets exactly one`,
+    })
+  }
+}
+
+/**
+ * SPEC §5 steps 9–11 (no post-execute): deferred context and `concludeTurn` ride the result,
+ * `finalizeContent` runs exactly once, the result is materialized (lossless, frozen) and
+ * `tools/result` observers are notified. Synchronous by contract.
+ */
+export function finishCall(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
+  assertOpen(run, 'finish')
+  run.phase = 'finished'
+  let candidate = withRunExtras(run, result)
+  if (run.finalizeContent !== undefined) {
+    const draft = materializeResult(candidate, run.toolName)
+    try {
+      const content: unknown = run.finalizeContent.call(
+        run.tool?.definition,
+        { callId: run.callId, toolName: run.toolName, ctx: run.scope },
+        draft,
+      )
+      if (typeof (content as { then?: unknown } | null)?.then === 'function') {
+        candidate = keepContexts(
+          failure(
+            'PIPELINE_FAILED',
+            `finalizeContent of "${run.toolName}" must be synchronous; it returned a promise.`,
+          ),
+          draft,
+        )
+      } else candidate = { ...draft, content: content as ToolExecutionResult['content'] }
+    } catch (error) {
+      candidate = keepContexts(
+        failure('PIPELINE_FAILED', `finalizeContent of "${run.toolName}" failed: ${describeThrown(error)}`),
+        draft,
+      )
+    }
+  }
+  const final = materializeResult(candidate, run.toolName)
+  const { ctx } = run.state
+  if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', final, run.call)
+  return final
+}
+
+function keepContexts(result: ToolExecutionResult, from: ToolExecutionResult): ToolExecutionResult {
+  return from.additionalContexts === undefined
+    ? result
+    : { ...result, additionalContexts: from.additionalContexts }
+}
+
+function withRunExtras(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
+  if (run.deferred.length === 0 && !run.concludes) return result
+  const contexts =
+    run.deferred.length === 0
+      ? result.additionalContexts
+      : [...(result.additionalContexts ?? []), ...run.deferred]
+  const extras = contexts === undefined ? {} : { additionalContexts: contexts }
+  if (result.isError) return { ...result, ...extras }
+  return { ...result, ...extras, ...(run.concludes ? { concludesTurn: true } : {}) }
+}

@@ -1,0 +1,68 @@
+import type { ScopeToolsState } from '../registry/scope-state.ts'
+import type { GuardVerdict, ToolExecutionFailure, ToolGuard } from '../types.ts'
+import { readGuardVerdict } from './decisions.ts'
+import { describeThrown, failure } from './results.ts'
+import type { RunState } from './run-state.ts'
+import { settleOrAbort } from './signals.ts'
+
+function guardsOnChain(state: ScopeToolsState): ToolGuard[] | undefined {
+  let all: ToolGuard[] | undefined
+  for (let s: ScopeToolsState | undefined = state; s !== undefined; s = s.parent) {
+    if (s.guards.length > 0) (all ??= []).push(...s.guards)
+  }
+  return all
+}
+
+/**
+ * SPEC §5 step 5: monotonic guards. Each sees the frozen call and may deny or abstain; the first
+ * denial wins and nothing after it can undo it. A guard that throws, hangs past an abort or returns
+ * something else fails closed. Returns undefined when every guard abstained.
+ */
+export async function runGuards(run: RunState): Promise<ToolExecutionFailure | undefined> {
+  const guards = guardsOnChain(run.state)
+  if (guards === undefined) return undefined
+  for (const guard of guards) {
+    let verdict: unknown
+    try {
+      const raw = guard(run.call)
+      if (typeof (raw as { then?: unknown } | null | undefined)?.then === 'function') {
+        const settled = await settleOrAbort(
+          Promise.resolve(raw as Promise<GuardVerdict>),
+          run.signal,
+          () => {},
+        )
+        if (settled.kind === 'aborted') {
+          return failure(
+            'ABORTED_BEFORE_DISPATCH',
+            `Tool call "${run.toolName}" was cancelled before it started.`,
+          )
+        }
+        if (settled.kind === 'error') throw settled.error
+        verdict = settled.value
+      } else verdict = raw
+    } catch (error) {
+      return failure(
+        'DENIED',
+        `Tool "${run.toolName}" was denied: a guard failed (${describeThrown(error)}).`,
+        {
+          name: 'GuardFailed',
+        },
+      )
+    }
+    let read
+    try {
+      read = readGuardVerdict(verdict)
+    } catch {
+      read = { kind: 'invalid' } as const
+    }
+    if (read.kind === 'deny') {
+      return failure('DENIED', `Tool "${run.toolName}" was denied: ${read.reason}`, { name: 'GuardDenied' })
+    }
+    if (read.kind === 'invalid') {
+      return failure('DENIED', `Tool "${run.toolName}" was denied: a guard returned an invalid verdict.`, {
+        name: 'GuardFailed',
+      })
+    }
+  }
+  return undefined
+}

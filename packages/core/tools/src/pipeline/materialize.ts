@@ -1,0 +1,51 @@
+import type { JsonValue } from '@deepseek-ai/dsh-llm'
+import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
+import type { ToolExecutionResult } from '../types.ts'
+import { failure } from './results.ts'
+
+function contentProblem(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return 'content must be an array of blocks'
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i] as Record<string, unknown> | null
+    if (typeof block !== 'object' || block === null) return `content[${i}] must be a block object`
+    if (block.type === 'text') {
+      if (typeof block.text !== 'string') return `content[${i}].text must be a string`
+    } else if (block.type === 'image') {
+      if (typeof block.mediaType !== 'string') return `content[${i}].mediaType must be a string`
+      if (typeof block.data !== 'string' && typeof block.url !== 'string')
+        return `content[${i}] must carry "data" or "url"`
+    } else return `content[${i}].type must be "text" or "image"`
+  }
+  return undefined
+}
+
+/**
+ * A candidate result → the authoritative one: a detached lossless-JSON copy, deep-frozen (T14).
+ * Anything not lossless (a BigInt value, a cyclic meta, a getter that throws, a proxy…) turns the
+ * result into `INVALID_TOOL_OUTPUT` instead of being silently corrupted. Never throws.
+ */
+export function materializeResult(candidate: ToolExecutionResult, toolName: string): ToolExecutionResult {
+  const snapshot = snapshotJsonValue(candidate)
+  if (!snapshot.ok) {
+    return deepFreeze(
+      failure(
+        'INVALID_TOOL_OUTPUT',
+        `Tool "${toolName}" produced a result that is not lossless JSON: ${snapshot.path.replace(/^\$/, 'result')} ${snapshot.reason}`,
+      ),
+    )
+  }
+  const value = snapshot.value as unknown as ToolExecutionResult
+  const problem = contentProblem(value.content)
+  if (problem !== undefined) {
+    return deepFreeze(
+      failure('INVALID_TOOL_OUTPUT', `Tool "${toolName}" produced invalid content: ${problem}`),
+    )
+  }
+  return deepFreeze(value)
+}
+
+/** Default model-facing content for a body's value: strings as-is, anything else as JSON text. */
+export function defaultContent(value: JsonValue | undefined): { type: 'text'; text: string }[] {
+  if (value === undefined) return []
+  return [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }]
+}

@@ -1,0 +1,111 @@
+import { describeValue, type JsonObject } from '@deepseek-ai/dsh-llm'
+import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
+import { RUN_CODE_TOOL_NAME } from '../codes.ts'
+import { compileJsonSchema } from '../definition/json-schema-validator.ts'
+import { ToolsError } from '../errors.ts'
+import type { AnyToolDefinition, ArgumentValidation } from '../types.ts'
+
+/** A definition as the registry keeps it: checked once at registration, frozen schema, a validator. */
+export interface RegisteredTool {
+  readonly name: string
+  readonly definition: AnyToolDefinition
+  readonly parameters: JsonObject
+  readonly validate: (input: JsonObject) => ArgumentValidation<unknown>
+  readonly registrant: string | undefined
+}
+
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
+const MAX_TIMEOUT_MS = 2 ** 31 - 1
+const OPTIONAL_FUNCTIONS = [
+  'validate',
+  'toContent',
+  'validateOutput',
+  'finalizeContent',
+  'presentCall',
+  'presentResult',
+  'isConcurrencySafe',
+  'concurrencyKey',
+] as const
+
+function bad(where: string, message: string): ToolsError {
+  return new ToolsError({ code: 'INVALID_DEFINITION', message: `${where}: ${message}` })
+}
+
+/** Validates a definition for registration; every problem is named with the field and what was wrong. */
+export function normalizeDefinition(
+  definition: unknown,
+  options: { readonly registrant: string | undefined; readonly allowReserved: boolean },
+): RegisteredTool {
+  const where = 'register(definition)'
+  if (typeof definition !== 'object' || definition === null) {
+    throw bad(where, `definition must be an object, got ${describeValue(definition)}`)
+  }
+  const def = definition as Record<string, unknown>
+  const name = def.name
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+    throw bad(where, `definition.name must match ${String(TOOL_NAME)}, got ${describeValue(name)}`)
+  }
+  const at = `register({ name: "${name}" })`
+  if (name === RUN_CODE_TOOL_NAME && !options.allowReserved) {
+    throw new ToolsError({
+      code: 'RESERVED_NAME',
+      message: `${at}: "${RUN_CODE_TOOL_NAME}" is the reserved Code Mode transport and cannot be registered as a tool`,
+    })
+  }
+  if (typeof def.description !== 'string' || def.description.trim() === '') {
+    throw bad(at, `definition.description must be a non-empty string, got ${describeValue(def.description)}`)
+  }
+  if (typeof def.execute !== 'function') {
+    throw bad(at, `definition.execute must be a function, got ${describeValue(def.execute)}`)
+  }
+  for (const key of OPTIONAL_FUNCTIONS) {
+    if (def[key] !== undefined && typeof def[key] !== 'function') {
+      throw bad(at, `definition.${key} must be a function when present, got ${describeValue(def[key])}`)
+    }
+  }
+  const timeoutMs = def.timeoutMs
+  if (
+    timeoutMs !== undefined &&
+    (typeof timeoutMs !== 'number' ||
+      !Number.isInteger(timeoutMs) ||
+      timeoutMs <= 0 ||
+      timeoutMs > MAX_TIMEOUT_MS)
+  ) {
+    throw bad(
+      at,
+      `definition.timeoutMs must be a positive integer ≤ ${MAX_TIMEOUT_MS}, got ${describeValue(timeoutMs)}`,
+    )
+  }
+  const snapshot = snapshotJsonValue(def.parameters)
+  if (!snapshot.ok)
+    throw bad(at, `definition.parameters must be plain JSON: ${snapshot.path} ${snapshot.reason}`)
+  const parameters = snapshot.value
+  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters)) {
+    throw bad(at, `definition.parameters must be a JSON Schema object, got ${describeValue(parameters)}`)
+  }
+  if ((parameters as JsonObject).type !== 'object') {
+    throw bad(
+      at,
+      `definition.parameters.type must be "object", got ${describeValue((parameters as JsonObject).type)}`,
+    )
+  }
+  let validate = def.validate as RegisteredTool['validate'] | undefined
+  if (validate === undefined) {
+    try {
+      validate = compileJsonSchema(parameters as JsonObject)
+    } catch (error) {
+      throw new ToolsError({
+        code: 'UNSUPPORTED_SCHEMA',
+        message: `${at}: definition.parameters is not a valid JSON Schema (${error instanceof Error ? error.message : String(error)})`,
+        cause: error,
+      })
+    }
+  }
+  return Object.freeze({
+    name,
+    definition: definition as AnyToolDefinition,
+    parameters: deepFreeze(parameters as JsonObject),
+    validate,
+    registrant: options.registrant,
+  })
+}

@@ -1,0 +1,85 @@
+import type { Context, Logger } from '@deepseek-ai/dsh-context'
+import type { PresentationMode, ToolGuard } from '../types.ts'
+import type { RegisteredTool } from './normalize-definition.ts'
+
+export interface CompiledRestriction {
+  readonly allow: ReadonlySet<string> | undefined
+  readonly deny: ReadonlySet<string> | undefined
+}
+
+export interface RuntimeOptions {
+  readonly maxArgumentBytes: number
+  readonly maxArgumentDepth: number
+  readonly defaultPresentation: PresentationMode
+  readonly defaultTimeoutMs: number | undefined
+}
+
+/** State shared by every scope of one installed runtime. */
+export interface RegistryState {
+  /** Bumped on every change that can alter any scope's visible set. */
+  version: number
+  readonly options: RuntimeOptions
+  readonly logger: Logger
+  readonly scopes: WeakMap<object, ScopeToolsState>
+  /** Runs this runtime prepared: a run from elsewhere is refused. */
+  readonly runs: WeakSet<object>
+}
+
+/** One scope's layer: its registrations, restrictions, guards, approval grants and mode cell. */
+export interface ScopeToolsState {
+  readonly ctx: Context
+  readonly parent: ScopeToolsState | undefined
+  readonly registry: RegistryState
+  readonly local: Map<string, RegisteredTool>
+  readonly restrictions: Set<CompiledRestriction>
+  readonly guards: ToolGuard[]
+  /** Tool names granted `allowed-for-session` in this scope. */
+  readonly grants: Set<string>
+  mode: PresentationMode | undefined
+  cacheVersion: number
+  visible: ReadonlyMap<string, RegisteredTool>
+}
+
+function passes(restrictions: ReadonlySet<CompiledRestriction>, name: string): boolean {
+  for (const r of restrictions) {
+    if (r.allow !== undefined && !r.allow.has(name)) return false
+    if (r.deny?.has(name)) return false
+  }
+  return true
+}
+
+/**
+ * T4, T9–T11: what a scope sees = (what its parent sees, filtered by this scope's restrictions) +
+ * this scope's own registrations, which shadow same-named inherited tools. For the root layer its
+ * own registrations are the globals, so root restrictions filter them. Cached until the registry
+ * changes, so a lookup on the hot path is one Map read.
+ */
+export function visibleTools(state: ScopeToolsState): ReadonlyMap<string, RegisteredTool> {
+  if (state.cacheVersion === state.registry.version) return state.visible
+  const visible = new Map<string, RegisteredTool>()
+  if (state.parent === undefined) {
+    for (const [name, tool] of state.local) if (passes(state.restrictions, name)) visible.set(name, tool)
+  } else {
+    for (const [name, tool] of visibleTools(state.parent))
+      if (passes(state.restrictions, name)) visible.set(name, tool)
+    for (const [name, tool] of state.local) visible.set(name, tool)
+  }
+  state.visible = visible
+  state.cacheVersion = state.registry.version
+  return visible
+}
+
+/** Names a restriction on `state` may mention: everything it inherits before its own filter. */
+export function restrictableNames(state: ScopeToolsState): string[] {
+  return state.parent === undefined ? [...state.local.keys()] : [...visibleTools(state.parent).keys()]
+}
+
+export function presentationOf(state: ScopeToolsState): PresentationMode {
+  for (let s: ScopeToolsState | undefined = state; s !== undefined; s = s.parent)
+    if (s.mode !== undefined) return s.mode
+  return state.registry.options.defaultPresentation
+}
+
+export function hasGrant(state: ScopeToolsState, toolName: string): boolean {
+  return state.grants.has(toolName)
+}

@@ -1,0 +1,441 @@
+import type { Context, Disposer } from '@deepseek-ai/dsh-context'
+import { describeValue, type JsonObject, type ToolSchema } from '@deepseek-ai/dsh-llm'
+import { deepFreeze } from '@deepseek-ai/dsh-session'
+import { ToolsError, invalidArgument } from './errors.ts'
+import { callConcurrency } from './pipeline/concurrency.ts'
+import { dispatchCall } from './pipeline/dispatch.ts'
+import { finalizeCall, finishCall } from './pipeline/finalize.ts'
+import { materializeResult } from './pipeline/materialize.ts'
+import { parseToolArguments } from './pipeline/parse-arguments.ts'
+import { prepareCall } from './pipeline/prepare.ts'
+import { failure } from './pipeline/results.ts'
+import type { RunState } from './pipeline/run-state.ts'
+import { normalizeDefinition } from './registry/normalize-definition.ts'
+import { compileRestriction } from './registry/restriction.ts'
+import {
+  presentationOf,
+  restrictableNames,
+  visibleTools,
+  type RegistryState,
+  type RuntimeOptions,
+  type ScopeToolsState,
+} from './registry/scope-state.ts'
+import { DEFAULT_MAX_PARALLEL_TOOL_CALLS, runToolBatch } from './scheduler/run-tool-batch.ts'
+import {
+  LOCAL_PROTOCOL,
+  TOOL_RUNTIME_SCHEDULER,
+  mismatchError,
+  protocolsCompatible,
+} from './scheduler/scheduler-key.ts'
+import type { ToolRunContext, ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
+import type {
+  PresentationMode,
+  ToolExecutionInput,
+  ToolExecutionResult,
+  ToolRuntime,
+  ToolsChange,
+} from './types.ts'
+import { createTimeoutWrapper } from './wrappers/timeout.ts'
+
+export interface InstallToolsOptions {
+  /** Largest raw argument string, in UTF-8 bytes (default 1 MiB). */
+  readonly maxArgumentBytes?: number
+  /** Deepest argument nesting (default 64). */
+  readonly maxArgumentDepth?: number
+  /** The deployment default presentation mode (default `native`). */
+  readonly defaultPresentation?: PresentationMode
+  /** Timeout for tools that declare none (default: none). */
+  readonly defaultTimeoutMs?: number
+  /** Register the shipped timeout wrapper (default true). */
+  readonly enforceTimeouts?: boolean
+}
+
+const PRESENTATION_MODES: readonly PresentationMode[] = ['native', 'code', 'both']
+
+function positiveInteger(name: string, value: unknown, fallback: number | undefined): number | undefined {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+    throw invalidArgument(
+      `installTools(ctx, options): options.${name} must be a positive integer, got ${describeValue(value)}`,
+    )
+  }
+  return value
+}
+
+function readOptions(options: InstallToolsOptions): RuntimeOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw invalidArgument(
+      `installTools(ctx, options): options must be an object, got ${describeValue(options)}`,
+    )
+  }
+  const defaultPresentation = options.defaultPresentation ?? 'native'
+  if (!PRESENTATION_MODES.includes(defaultPresentation)) {
+    throw invalidArgument(
+      `installTools(ctx, options): options.defaultPresentation must be one of ${PRESENTATION_MODES.join(', ')}, got ${describeValue(defaultPresentation)}`,
+    )
+  }
+  return {
+    maxArgumentBytes: positiveInteger('maxArgumentBytes', options.maxArgumentBytes, 1024 * 1024)!,
+    maxArgumentDepth: positiveInteger('maxArgumentDepth', options.maxArgumentDepth, 64)!,
+    defaultPresentation,
+    defaultTimeoutMs: positiveInteger('defaultTimeoutMs', options.defaultTimeoutMs, undefined),
+  }
+}
+
+/**
+ * Installs `ctx.tools` on `ctx` and every descendant scope (each gets its own view, a plain
+ * property). Also registers the shipped timeout wrapper on `tools/execute`. Fails at startup if
+ * another copy of the package already installed an incompatible runtime (T19).
+ * @example
+ * const ctx = createContext()
+ * installTools(ctx)
+ * ctx.tools.register(defineTool({ ... }))
+ */
+export function installTools(ctx: Context, options: InstallToolsOptions = {}): Disposer {
+  if (
+    typeof ctx !== 'object' ||
+    ctx === null ||
+    typeof (ctx as Partial<Context>).provideScoped !== 'function'
+  ) {
+    throw invalidArgument(
+      `installTools(ctx): ctx must be a context from createContext(), got ${describeValue(ctx)}`,
+    )
+  }
+  const existing = (ctx as { tools?: unknown }).tools
+  if (existing !== undefined) {
+    const protocol = (existing as Partial<ToolRuntime>)[TOOL_RUNTIME_SCHEDULER]?.protocol
+    if (protocol !== undefined && !protocolsCompatible(protocol.version, LOCAL_PROTOCOL.version)) {
+      throw mismatchError(protocol, LOCAL_PROTOCOL)
+    }
+    throw new ToolsError({
+      code: 'ALREADY_INSTALLED',
+      message: `installTools(ctx): ctx.tools is already installed in scope "${ctx.scope.name}"${protocol ? ` (by ${protocol.packageName}@${protocol.version} at ${protocol.path})` : ''}`,
+    })
+  }
+  const registry: RegistryState = {
+    version: 0,
+    options: readOptions(options),
+    logger: ctx.logger,
+    scopes: new WeakMap(),
+    runs: new WeakSet(),
+  }
+  const disposeService = ctx.provideScoped('tools', (scopeCtx) => createScopeView(registry, scopeCtx))
+  const disposeTimeout =
+    options.enforceTimeouts === false
+      ? undefined
+      : ctx.on('tools/execute', createTimeoutWrapper(ctx.logger), { priority: -1000 })
+  return () => {
+    disposeTimeout?.()
+    disposeService()
+  }
+}
+
+function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
+  const parent = ctx.parent === undefined ? undefined : registry.scopes.get(ctx.parent.scope)
+  const state: ScopeToolsState = {
+    ctx,
+    parent,
+    registry,
+    local: new Map(),
+    restrictions: new Set(),
+    guards: [],
+    grants: new Set(),
+    mode: undefined,
+    cacheVersion: -1,
+    visible: new Map(),
+  }
+  registry.scopes.set(ctx.scope, state)
+
+  const changed = (reason: ToolsChange['reason'], names: readonly string[]): void => {
+    registry.version++
+    if (ctx.hasListeners('tools/change'))
+      ctx.emit('tools/change', Object.freeze({ scope: ctx.scope, reason, names }))
+  }
+
+  /** Ties a registration to the scope's lifetime; the returned disposer undoes both. */
+  const scoped = (undo: () => void): Disposer => {
+    let done = false
+    let removeHook: Disposer | undefined = undefined
+    const dispose = (): void => {
+      if (done) return
+      done = true
+      removeHook?.()
+      undo()
+    }
+    removeHook = ctx.onDispose(dispose)
+    return dispose
+  }
+
+  const stateFor = (method: string, scope: Context | undefined): ScopeToolsState => {
+    if (scope === undefined) return state
+    const found = typeof scope === 'object' && scope !== null ? registry.scopes.get(scope.scope) : undefined
+    if (found === undefined) {
+      throw invalidArgument(
+        `tools.${method}(…, scope): scope must be a ctx of this tree with tools installed, got ${describeValue(scope)}`,
+      )
+    }
+    return found
+  }
+
+  const ownRun = (method: string, run: ToolRunContext): RunState => {
+    if (!registry.runs.has(run)) {
+      throw new ToolsError({
+        code: 'FOREIGN_RUN',
+        message: `${method}(run): the run was not prepared by this tool runtime (pass back what prepare() returned)`,
+      })
+    }
+    return run as RunState
+  }
+
+  const checkInput = (method: string, input: ToolExecutionInput): void => {
+    const where = `tools.${method}(input)`
+    if (typeof input !== 'object' || input === null)
+      throw invalidArgument(`${where}: input must be an object, got ${describeValue(input)}`)
+    if (typeof input.callId !== 'string' || input.callId === '') {
+      throw invalidArgument(
+        `${where}: input.callId must be a non-empty string, got ${describeValue(input.callId)}`,
+      )
+    }
+    if (typeof input.name !== 'string')
+      throw invalidArgument(`${where}: input.name must be a string, got ${describeValue(input.name)}`)
+    const args: unknown = input.arguments
+    if (typeof args !== 'string' && (typeof args !== 'object' || args === null)) {
+      throw invalidArgument(
+        `${where}: input.arguments must be a JSON string or object, got ${describeValue(args)}`,
+      )
+    }
+    if (input.signal !== undefined && !(input.signal instanceof AbortSignal)) {
+      throw invalidArgument(
+        `${where}: input.signal must be an AbortSignal, got ${describeValue(input.signal)}`,
+      )
+    }
+  }
+
+  const scheduler: ToolRuntimeScheduler = {
+    protocol: LOCAL_PROTOCOL,
+    prepare(input) {
+      checkInput('prepare', input)
+      return prepareCall(state, input)
+    },
+    async dispatch(run) {
+      const own = ownRun('dispatch', run)
+      if (own.phase !== 'prepared') {
+        throw new ToolsError({
+          code: 'ALREADY_FINISHED',
+          message: `dispatch(run): call "${own.callId}" was already dispatched`,
+        })
+      }
+      return dispatchCall(own)
+    },
+    async finalize(run, result) {
+      return finalizeCall(ownRun('finalize', run), result)
+    },
+    finish: (run, result) => finishCall(ownRun('finish', run), result),
+    concurrency(input) {
+      checkInput('concurrency', input)
+      return callConcurrency(state, input)
+    },
+    synthesize(input, code, message) {
+      checkInput('synthesize', input)
+      const parsed = parseToolArguments(input.arguments, {
+        maxBytes: registry.options.maxArgumentBytes,
+        maxDepth: registry.options.maxArgumentDepth,
+      })
+      const call = Object.freeze({
+        callId: input.callId,
+        toolName: input.name,
+        args: parsed.ok ? deepFreeze(parsed.value) : (Object.freeze({}) as JsonObject),
+        scope: ctx.scope,
+        turn: input.turn,
+        step: input.step,
+      })
+      const result = materializeResult(failure(code, message), input.name)
+      if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', result, call)
+      return result
+    },
+  }
+
+  const view: ToolRuntime = {
+    scope: ctx,
+    [TOOL_RUNTIME_SCHEDULER]: scheduler,
+
+    register(definition, options = {}) {
+      if (typeof options !== 'object' || options === null) {
+        throw invalidArgument(
+          `tools.register(definition, options): options must be an object, got ${describeValue(options)}`,
+        )
+      }
+      const registrant = options.registrant
+      if (registrant !== undefined && (typeof registrant !== 'string' || registrant === '')) {
+        throw invalidArgument(
+          `tools.register(definition, options): options.registrant must be a non-empty string, got ${describeValue(registrant)}`,
+        )
+      }
+      const entry = normalizeDefinition(definition, { registrant, allowReserved: false })
+      const clash = state.local.get(entry.name)
+      if (clash !== undefined) {
+        const who = (r: string | undefined): string => (r === undefined ? 'an unnamed registrant' : `"${r}"`)
+        throw new ToolsError({
+          code: 'DUPLICATE_TOOL',
+          message: `tool "${entry.name}" is already registered in scope "${ctx.scope.name}" by ${who(clash.registrant)}; ${who(registrant)} tried to register it again`,
+        })
+      }
+      const dispose = scoped(() => {
+        if (state.local.get(entry.name) !== entry) return
+        state.local.delete(entry.name)
+        changed('unregister', [entry.name])
+      })
+      state.local.set(entry.name, entry)
+      changed('register', [entry.name])
+      return dispose
+    },
+
+    restrict(restriction) {
+      const compiled = compileRestriction(restriction, restrictableNames(state))
+      const dispose = scoped(() => {
+        if (state.restrictions.delete(compiled))
+          changed('unrestrict', [...(compiled.allow ?? []), ...(compiled.deny ?? [])])
+      })
+      state.restrictions.add(compiled)
+      changed('restrict', [...(compiled.allow ?? []), ...(compiled.deny ?? [])])
+      return dispose
+    },
+
+    guard(guard) {
+      if (typeof guard !== 'function')
+        throw invalidArgument(`tools.guard(guard): guard must be a function, got ${describeValue(guard)}`)
+      const dispose = scoped(() => {
+        const index = state.guards.indexOf(guard)
+        if (index >= 0) state.guards.splice(index, 1)
+      })
+      state.guards.push(guard)
+      return dispose
+    },
+
+    get(name, scope) {
+      return visibleTools(stateFor('get', scope)).get(name)?.definition
+    },
+
+    list(scope) {
+      return [...visibleTools(stateFor('list', scope)).values()].map((tool) => tool.definition)
+    },
+
+    schemas(scope) {
+      const out: ToolSchema[] = []
+      for (const tool of visibleTools(stateFor('schemas', scope)).values()) {
+        out.push({
+          name: tool.name,
+          description: tool.definition.description,
+          parameters: structuredClone(tool.parameters),
+        })
+      }
+      return out
+    },
+
+    executionMode(input) {
+      return scheduler.concurrency(input).mode
+    },
+
+    concurrency(input) {
+      return scheduler.concurrency(input)
+    },
+
+    async execute(input) {
+      checkInput('execute', input)
+      const prepared = await prepareCall(state, input)
+      switch (prepared.stage) {
+        case 'dispatch': {
+          const dispatched = await dispatchCall(prepared.run as RunState)
+          return dispatched.stage === 'post-result'
+            ? finalizeCall(dispatched.run as RunState, dispatched.result)
+            : finishCall(dispatched.run as RunState, dispatched.result)
+        }
+        case 'post-result':
+          return finalizeCall(prepared.run as RunState, prepared.result)
+        case 'final-result':
+          return finishCall(prepared.run as RunState, prepared.result)
+        default: {
+          const never: never = prepared
+          return never
+        }
+      }
+    },
+
+    async executeBatch(inputs, options = {}) {
+      const configured = (ctx as unknown as { agentLoop?: { config?: { maxParallelToolCalls?: number } } })
+        .agentLoop?.config?.maxParallelToolCalls
+      const results: ToolExecutionResult[] = []
+      try {
+        return await runToolBatch({
+          tools: view,
+          calls: inputs,
+          maxParallel: options.maxParallel ?? configured ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+          hooks: { onCommit: (index, _input, result) => void (results[index] = result) },
+        })
+      } catch (error) {
+        if (ToolsError.isInstance(error) && error.code === 'INVALID_ARGUMENT') throw error
+        registry.logger.error(
+          'tools.executeBatch: the batch failed; uncommitted calls got SCHEDULER_FAILED',
+          { error },
+        )
+        return inputs.map(
+          (input, index) =>
+            results[index] ??
+            scheduler.synthesize(
+              input,
+              'SCHEDULER_FAILED',
+              'The tool scheduler failed before this call could finish.',
+            ),
+        )
+      }
+    },
+
+    presentAs(mode) {
+      if (!PRESENTATION_MODES.includes(mode)) {
+        throw invalidArgument(
+          `tools.presentAs(mode): mode must be one of ${PRESENTATION_MODES.join(', ')}, got ${describeValue(mode)}`,
+        )
+      }
+      if (state.mode !== undefined) {
+        throw new ToolsError({
+          code: 'MODE_ALREADY_DECLARED',
+          message: `tools.presentAs("${mode}"): scope "${ctx.scope.name}" already declared presentation mode "${state.mode}"; dispose that declaration first`,
+        })
+      }
+      const dispose = scoped(() => {
+        if (state.mode === mode) {
+          state.mode = undefined
+          changed('present', [])
+        }
+      })
+      state.mode = mode
+      changed('present', [])
+      return dispose
+    },
+
+    presentation(scope) {
+      return presentationOf(stateFor('presentation', scope))
+    },
+
+    describeCall(name, args) {
+      const presentCall = visibleTools(state).get(name)?.definition.presentCall
+      if (presentCall !== undefined) {
+        try {
+          const label: unknown = presentCall(args)
+          if (typeof label === 'string') return label
+        } catch {
+          // a UI label must never break a call; fall back to the default line
+        }
+      }
+      let text: string
+      try {
+        text = JSON.stringify(args)
+      } catch {
+        text = '…'
+      }
+      return `${name}(${text.length > 120 ? `${text.slice(0, 117)}...` : text})`
+    },
+  }
+  return view
+}

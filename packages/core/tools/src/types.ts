@@ -1,0 +1,257 @@
+import type { Context, Disposer, EmitEvent, ScopeInfo, WaterfallEvent } from '@deepseek-ai/dsh-context'
+import type { CallId, JsonObject, JsonValue, ToolResultContent, ToolSchema } from '@deepseek-ai/dsh-llm'
+import type { ToolErrorCode } from './codes.ts'
+import type { TOOL_RUNTIME_SCHEDULER } from './scheduler/scheduler-key.ts'
+import type { ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
+
+/** A JSON Schema object describing a tool's arguments (root `type: "object"`). */
+export type JsonSchemaObject = JsonObject
+
+/** Outcome of validating raw JSON arguments against a tool's schema. */
+export type ArgumentValidation<Args> =
+  | { readonly ok: true; readonly value: Args }
+  | { readonly ok: false; readonly issues: readonly { readonly path: string; readonly message: string }[] }
+
+/** What a tool body sees besides its arguments. */
+export interface ToolExecContext {
+  readonly callId: CallId
+  readonly toolName: string
+  /** Aborts on caller cancellation and on timeout. A body should stop when it fires. */
+  readonly signal: AbortSignal
+  /** The scope (agent ctx) the call runs in. */
+  readonly ctx: Context
+  readonly turn: number | undefined
+  readonly step: number | undefined
+  /** Adds text for the next step's user message (delivered FIFO after the batch commits). */
+  deferContext(text: string): void
+  /** Ends the turn after this step's batch commits (only on success). */
+  concludeTurn(): void
+}
+
+/** What `finalizeContent` receives: the call's identity (the signal has settled by then). */
+export interface FinalizeContext {
+  readonly callId: CallId
+  readonly toolName: string
+  readonly ctx: Context
+}
+
+/**
+ * A tool: what the model sees (`name`, `description`, `parameters`) and how it runs. Build one with
+ * `defineTool` (zod) or `defineJsonSchemaTool` (raw JSON Schema, validated by Ajv); a plain object
+ * of this shape may be registered too (its `parameters` are then compiled with Ajv).
+ */
+export interface ToolDefinition<Args = unknown, Value = unknown> {
+  /** `^[A-Za-z0-9_-]{1,64}$` (what OpenAI-style providers accept). */
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonSchemaObject
+  /** Validates parsed JSON arguments into `Args`. Must not throw. */
+  validate?(input: JsonObject): ArgumentValidation<Args>
+  /** The body. May throw; a throw becomes a `TOOL_FAILED` result. */
+  execute(args: Args, exec: ToolExecContext): Value | Promise<Value>
+  /** Turns the value into model-facing content. Default: strings as text, everything else as JSON text. */
+  toContent?(value: Value): string | readonly ToolResultContent[]
+  /** Checks the value the body returned; failure becomes `INVALID_TOOL_OUTPUT`. Must not throw. */
+  validateOutput?(value: unknown): ArgumentValidation<unknown>
+  /**
+   * Last content-only step: synchronous, runs exactly once per outcome (success or failure), after
+   * post-execute. Captured when the call starts, so re-registering mid-call does not change it.
+   */
+  finalizeContent?(exec: FinalizeContext, result: ToolExecutionResult): readonly ToolResultContent[]
+  /** One-line UI label for a call. Must not throw (failures are contained). */
+  presentCall?(args: Args): string
+  /** One-line UI label for a result. */
+  presentResult?(args: Args, result: ToolExecutionResult): string
+  /** `true` (exactly) lets calls run in the parallel pool; anything else makes them barriers (T21). */
+  isConcurrencySafe?(args: Args): boolean
+  /**
+   * Resource keys a call touches (e.g. the path it writes). Parallel calls sharing a key never overlap;
+   * calls with disjoint keys may. Declaring keys without `isConcurrencySafe` makes a call parallel.
+   */
+  concurrencyKey?(args: Args): string | readonly string[] | undefined
+  /** Enforced by the shipped `tools/execute` timeout wrapper (T17). */
+  readonly timeoutMs?: number
+}
+
+/** A definition with its argument and value types erased, as the registry stores it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyToolDefinition = ToolDefinition<any, any>
+
+/** One call to run. `arguments` is the model's raw JSON string (or an already-parsed object). */
+export interface ToolExecutionInput {
+  readonly callId: CallId
+  readonly name: string
+  readonly arguments: string | JsonObject
+  readonly signal?: AbortSignal
+  readonly turn?: number
+  readonly step?: number
+}
+
+export interface ToolExecutionSuccess {
+  readonly isError: false
+  readonly content: readonly ToolResultContent[]
+  readonly value?: JsonValue
+  readonly meta?: JsonValue
+  readonly additionalContexts?: readonly string[]
+  readonly concludesTurn?: boolean
+}
+
+export interface ToolExecutionFailure {
+  readonly isError: true
+  readonly content: readonly ToolResultContent[]
+  readonly error: {
+    readonly message: string
+    readonly info?: { readonly name: string; readonly code: string }
+  }
+  readonly meta?: JsonValue
+  readonly additionalContexts?: readonly string[]
+}
+
+/** T15. Returned frozen and lossless-JSON from every entry point (T14). */
+export type ToolExecutionResult = ToolExecutionSuccess | ToolExecutionFailure
+
+/** What listeners and guards learn about a call. Frozen; `args` is the parsed JSON the model sent. */
+export interface ToolCallInfo {
+  readonly callId: CallId
+  readonly toolName: string
+  readonly args: JsonObject
+  readonly scope: ScopeInfo
+  readonly turn: number | undefined
+  readonly step: number | undefined
+}
+
+export type PreExecuteDecision =
+  | { readonly type: 'allow' }
+  | { readonly type: 'deny'; readonly reason: string }
+  | { readonly type: 'ask'; readonly reason?: string }
+  /** A policy answers the call itself (e.g. a cache); the answer still goes through post-execute. */
+  | {
+      readonly type: 'respond'
+      readonly content: string | readonly ToolResultContent[]
+      readonly value?: JsonValue
+    }
+
+export type PostExecuteDecision =
+  | {
+      readonly type: 'accept'
+      readonly content?: string | readonly ToolResultContent[]
+      readonly value?: JsonValue
+      readonly additionalContexts?: readonly string[]
+    }
+  | { readonly type: 'block'; readonly feedback: string; readonly additionalContexts?: readonly string[] }
+
+export interface PostExecuteCall extends ToolCallInfo {
+  readonly result: ToolExecutionResult
+}
+
+/** What a `tools/execute` wrapper sees; it may pass a replacement `signal` to `next`. */
+export interface ExecuteCall extends ToolCallInfo {
+  readonly signal: AbortSignal
+  readonly timeoutMs: number | undefined
+}
+
+export type GuardVerdict =
+  void | undefined | { readonly type: 'abstain' } | { readonly type: 'deny'; readonly reason: string }
+
+/** A monotonic guard: it may deny or abstain, never allow. */
+export type ToolGuard = (call: ToolCallInfo) => GuardVerdict | Promise<GuardVerdict>
+
+export type ApprovalDecision =
+  | { readonly type: 'allowed-once' }
+  | { readonly type: 'allowed-for-session' }
+  | { readonly type: 'rejected'; readonly feedback?: string }
+  | { readonly type: 'cancelled' }
+  | { readonly type: 'unavailable'; readonly reason?: string }
+
+export interface ApprovalRequest {
+  readonly toolName: string
+  readonly callId: CallId
+  readonly reason: string | undefined
+  readonly args: JsonObject
+  readonly signal: AbortSignal
+  readonly agent: ScopeInfo
+}
+
+/** `ctx.approval`: asks someone (a user, a policy server) whether an `ask` call may run. */
+export interface ApprovalService {
+  request(request: ApprovalRequest): Promise<ApprovalDecision>
+}
+
+export type ExecutionMode = 'parallel' | 'exclusive'
+
+export interface CallConcurrency {
+  readonly mode: ExecutionMode
+  /** Resource keys; only meaningful for parallel calls. */
+  readonly keys: readonly string[]
+}
+
+export type PresentationMode = 'native' | 'code' | 'both'
+
+export interface ToolsChange {
+  readonly scope: ScopeInfo
+  readonly reason: 'register' | 'unregister' | 'restrict' | 'unrestrict' | 'present'
+  readonly names: readonly string[]
+}
+
+export interface RegisterOptions {
+  /** Who registers (a plugin name); named in duplicate-name errors. */
+  readonly registrant?: string
+}
+
+export interface Restriction {
+  readonly allow?: readonly string[]
+  readonly deny?: readonly string[]
+}
+
+export interface BatchOptions {
+  readonly signal?: AbortSignal
+  /** Pool size for parallel calls (default: `ctx.agentLoop.config.maxParallelToolCalls`, else 10). */
+  readonly maxParallel?: number
+}
+
+/** `ctx.tools`: the scoped registry view of one scope. */
+export interface ToolRuntime {
+  readonly scope: Context
+  /** The staged pipeline for schedulers (T18, T19); read it with `resolveToolRuntimeScheduler`. */
+  readonly [TOOL_RUNTIME_SCHEDULER]: ToolRuntimeScheduler
+  /** Registers in this scope (global from the root ctx). Returns a disposer. */
+  register(definition: AnyToolDefinition, options?: RegisterOptions): Disposer
+  /** Filters inherited tools for this scope and its descendants; restrictions intersect (T9–T12). */
+  restrict(restriction: Restriction): Disposer
+  /** Adds a monotonic guard for calls in this scope and its descendants. */
+  guard(guard: ToolGuard): Disposer
+  /** The visible definition, or undefined (hidden and unknown look the same). */
+  get(name: string, scope?: Context): AnyToolDefinition | undefined
+  /** Visible definitions in a stable order. */
+  list(scope?: Context): readonly AnyToolDefinition[]
+  /** Model-facing schemas: an allow-listed, detached projection (T2). */
+  schemas(scope?: Context): ToolSchema[]
+  executionMode(input: ToolExecutionInput): ExecutionMode
+  concurrency(input: ToolExecutionInput): CallConcurrency
+  /** Runs one call through every stage (T20). Never rejects. */
+  execute(input: ToolExecutionInput): Promise<ToolExecutionResult>
+  /** Runs calls with the loop's scheduling contract; results in model order (T20). Never rejects. */
+  executeBatch(inputs: readonly ToolExecutionInput[], options?: BatchOptions): Promise<ToolExecutionResult[]>
+  /** Declares the presentation mode for this scope (T6). */
+  presentAs(mode: PresentationMode): Disposer
+  /** The mode in force here: nearest declaration on the chain, else the deployment default. */
+  presentation(scope?: Context): PresentationMode
+  /** UI label for a call (contained `presentCall`), or a default `name(args)` line. */
+  describeCall(name: string, args: JsonObject): string
+}
+
+declare module '@deepseek-ai/dsh-context' {
+  interface Services {
+    tools: ToolRuntime
+    approval?: ApprovalService
+  }
+  interface Events {
+    'tools/pre-execute': WaterfallEvent<[call: ToolCallInfo], PreExecuteDecision>
+    'tools/execute': WaterfallEvent<[call: ExecuteCall], ToolExecutionResult>
+    'tools/post-execute': WaterfallEvent<[call: PostExecuteCall], PostExecuteDecision>
+    'tools/result': EmitEvent<[result: ToolExecutionResult, call: ToolCallInfo]>
+    'tools/change': EmitEvent<[change: ToolsChange]>
+  }
+}
+
+export type { ToolErrorCode }

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest'
+import { ToolsError } from '@deepseek-ai/dsh-tools'
+import { call, codeOf, setup, tool } from './fixtures.ts'
+
+function world() {
+  const env = setup()
+  let received: unknown
+  env.ctx.tools.register(
+    tool('take', (args) => {
+      received = args
+      return 'ok'
+    }),
+  )
+  return { ...env, received: () => received }
+}
+
+const messageOf = (r: { isError: boolean; error?: { message: string } }): string =>
+  r.isError ? (r.error?.message ?? '') : ''
+
+describe('bad input from the model (SPEC §10)', () => {
+  it('invalid JSON is kept as text and fails validation with a clear message', async () => {
+    const { ctx } = world()
+    const result = await ctx.tools.execute(call('take', '{"path": "a",'))
+    expect(codeOf(result)).toBe('INVALID_ARGUMENTS')
+    expect(messageOf(result)).toMatch(
+      /^Invalid arguments for tool "take": arguments are not valid JSON \(.+\); received: \{"path": "a",$/,
+    )
+  })
+
+  it('a non-object root is refused', async () => {
+    const { ctx } = world()
+    expect(messageOf(await ctx.tools.execute(call('take', '[1,2]')))).toContain(
+      'arguments must be a JSON object, got an array of length 2',
+    )
+    expect(messageOf(await ctx.tools.execute(call('take', '"str"')))).toContain(
+      'arguments must be a JSON object, got the string "str"',
+    )
+  })
+
+  it('a 10 MB argument string is refused before parsing, naming its size and the limit', async () => {
+    const { ctx } = world()
+    const huge = JSON.stringify({ blob: 'x'.repeat(10 * 1024 * 1024) })
+    const result = await ctx.tools.execute(call('take', huge))
+    expect(codeOf(result)).toBe('INVALID_ARGUMENTS')
+    expect(messageOf(result)).toBe(
+      `Invalid arguments for tool "take": arguments are ${huge.length} bytes; the limit is 1048576 bytes`,
+    )
+  })
+
+  it('10,000-deep nesting is refused without overflowing the stack', async () => {
+    const { ctx } = world()
+    const deep = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)
+    const result = await ctx.tools.execute(call('take', deep))
+    expect(messageOf(result)).toBe('Invalid arguments for tool "take": arguments nest deeper than 64 levels')
+    const deepObject: Record<string, unknown> = {}
+    let cursor = deepObject
+    for (let i = 0; i < 10_000; i++) cursor = cursor.a = {} as Record<string, unknown>
+    const fromObject = await ctx.tools.execute({ callId: 'd', name: 'take', arguments: deepObject as never })
+    expect(codeOf(fromObject)).toBe('INVALID_ARGUMENTS')
+  })
+
+  it('a "__proto__" key is refused, at any depth, from a string or an object', async () => {
+    const { ctx, received } = world()
+    const result = await ctx.tools.execute(call('take', '{"a":{"__proto__":{"polluted":true}}}'))
+    expect(messageOf(result)).toBe(
+      'Invalid arguments for tool "take": arguments must not contain a "__proto__" key',
+    )
+    const obj = JSON.parse('{"__proto__":{"polluted":true}}') as never
+    expect(codeOf(await ctx.tools.execute({ callId: 'o', name: 'take', arguments: obj }))).toBe(
+      'INVALID_ARGUMENTS',
+    )
+    expect(received()).toBeUndefined()
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+  })
+
+  it('a "constructor" key is plain data', async () => {
+    const { ctx, received } = world()
+    expect(codeOf(await ctx.tools.execute(call('take', { constructor: { prototype: 1 } })))).toBe('OK')
+    expect(received()).toEqual({ constructor: { prototype: 1 } })
+    expect(Object.getPrototypeOf(received())).toBe(Object.prototype)
+  })
+
+  it('an empty argument string means no arguments', async () => {
+    const { ctx, received } = world()
+    expect(codeOf(await ctx.tools.execute(call('take', '  ')))).toBe('OK')
+    expect(received()).toEqual({})
+  })
+
+  it('unknown tools get UNKNOWN_TOOL listing what exists', async () => {
+    const { ctx } = world()
+    expect(messageOf(await ctx.tools.execute(call('tkae')))).toBe(
+      'Unknown tool "tkae". Available tools: take.',
+    )
+  })
+
+  it('limits are configurable and validated', async () => {
+    const { ctx } = setup({ maxArgumentBytes: 14, maxArgumentDepth: 2 })
+    ctx.tools.register(tool('take'))
+    expect(messageOf(await ctx.tools.execute(call('take', { a: 'more than ten' })))).toContain(
+      'the limit is 14 bytes',
+    )
+    expect(messageOf(await ctx.tools.execute(call('take', '{"a":{"b":{}}}')))).toContain(
+      'arguments nest deeper than 2 levels',
+    )
+    expect(() => setup({ maxArgumentBytes: 0 })).toThrow(
+      /options.maxArgumentBytes must be a positive integer, got the number 0/,
+    )
+  })
+})
+
+describe('API misuse throws a ToolsError naming the argument', () => {
+  it.each([
+    [null, /input must be an object, got null/],
+    [{ callId: '', name: 'take', arguments: '{}' }, /input.callId must be a non-empty string/],
+    [{ callId: 'c', name: 7, arguments: '{}' }, /input.name must be a string, got the number 7/],
+    [
+      { callId: 'c', name: 'take', arguments: 5 },
+      /input.arguments must be a JSON string or object, got the number 5/,
+    ],
+    [{ callId: 'c', name: 'take', arguments: '{}', signal: 'stop' }, /input.signal must be an AbortSignal/],
+  ])('execute(%o)', async (input, message) => {
+    const { ctx } = world()
+    const error: unknown = await ctx.tools.execute(input as never).catch((e: unknown) => e)
+    expect(ToolsError.isInstance(error)).toBe(true)
+    expect((error as Error).message).toMatch(message)
+  })
+
+  it('installTools refuses something that is not a ctx', async () => {
+    const { installTools } = await import('@deepseek-ai/dsh-tools')
+    expect(() => installTools({} as never)).toThrow(
+      /ctx must be a context from createContext\(\), got an object/,
+    )
+  })
+})

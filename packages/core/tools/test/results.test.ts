@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest'
+import {
+  TOOL_ABORTED_BEFORE_DISPATCH,
+  ToolErrorCodes,
+  type ToolExecutionResult,
+} from '@deepseek-ai/dsh-tools'
+import { call, codeOf, setup, tool } from './fixtures.ts'
+
+function isDeepFrozen(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true
+  return Object.isFrozen(value) && Object.values(value).every(isDeepFrozen)
+}
+
+describe('result contract', () => {
+  it('T14: the returned and observed result is one deep-frozen, lossless-JSON object', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(tool('t', () => ({ nested: { list: [1, 'two', null] } })))
+    const observed: ToolExecutionResult[] = []
+    ctx.on('tools/result', (result) => void observed.push(result))
+    const result = await ctx.tools.execute(call('t'))
+    expect(observed[0]).toBe(result)
+    expect(isDeepFrozen(result)).toBe(true)
+    expect(JSON.parse(JSON.stringify(result))).toEqual(result)
+  })
+
+  it('T14: the result is detached from the value the body returned', async () => {
+    const { ctx } = setup()
+    const mine = { n: 1 }
+    ctx.tools.register(tool('t', () => mine))
+    const result = await ctx.tools.execute(call('t'))
+    mine.n = 2
+    expect(result).toMatchObject({ value: { n: 1 } })
+  })
+
+  it.each([
+    ['a BigInt', () => ({ n: 10n }), 'value.n'],
+    ['NaN', () => ({ n: Number.NaN }), 'value.n'],
+    [
+      'a cycle',
+      () => {
+        const o: Record<string, unknown> = {}
+        o.self = o
+        return o
+      },
+      'value.self',
+    ],
+    ['a function', () => ({ f: () => 1 }), 'value.f'],
+    ['a Date', () => ({ d: new Date(0) }), 'value.d'],
+    ['a Map', () => new Map(), 'value'],
+    [
+      'a throwing getter',
+      () => ({
+        get boom() {
+          throw new Error('getter')
+        },
+      }),
+      'value.boom',
+    ],
+    ['a proxy', () => new Proxy({}, {}), 'value'],
+  ])('T14: a value with %s is INVALID_TOOL_OUTPUT, not silent corruption', async (_label, body, path) => {
+    const { ctx } = setup()
+    ctx.tools.register(tool('t', body))
+    const result = await ctx.tools.execute(call('t'))
+    expect(codeOf(result)).toBe('INVALID_TOOL_OUTPUT')
+    expect(result.isError && result.error.message).toContain(
+      `returned a value that is not lossless JSON: ${path}`,
+    )
+  })
+
+  it('T15: success and failure have exactly the documented shapes', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(tool('ok', () => 'fine'))
+    ctx.tools.register(
+      tool('bad', () => {
+        throw new Error('nope')
+      }),
+    )
+    expect(await ctx.tools.execute(call('ok'))).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: 'fine' }],
+      value: 'fine',
+    })
+    expect(await ctx.tools.execute(call('bad'))).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'Tool "bad" failed: nope' }],
+      error: { message: 'Tool "bad" failed: nope', info: { name: 'ToolFailed', code: 'TOOL_FAILED' } },
+    })
+  })
+
+  it('T16: the error codes are the documented stable strings', () => {
+    expect(ToolErrorCodes).toMatchObject({
+      UNKNOWN_TOOL: 'UNKNOWN_TOOL',
+      INVALID_ARGUMENTS: 'INVALID_ARGUMENTS',
+      DENIED: 'DENIED',
+      ABORTED: 'ABORTED',
+      ABORTED_BEFORE_DISPATCH: 'ABORTED_BEFORE_DISPATCH',
+      INVALID_TOOL_OUTPUT: 'INVALID_TOOL_OUTPUT',
+      TIMEOUT: 'TIMEOUT',
+    })
+    expect(TOOL_ABORTED_BEFORE_DISPATCH).toBe('ABORTED_BEFORE_DISPATCH')
+  })
+
+  it('T16: ABORTED when cancelled after the body started, ABORTED_BEFORE_DISPATCH when before', async () => {
+    const { ctx } = setup()
+    let started = false
+    ctx.tools.register(
+      tool('slow', () => {
+        started = true
+        return new Promise<never>(() => {})
+      }),
+    )
+    const before = new AbortController()
+    before.abort()
+    expect(codeOf(await ctx.tools.execute(call('slow', {}, { signal: before.signal })))).toBe(
+      'ABORTED_BEFORE_DISPATCH',
+    )
+    expect(started).toBe(false)
+    const during = new AbortController()
+    const pending = ctx.tools.execute(call('slow', {}, { signal: during.signal }))
+    await new Promise((r) => setImmediate(r))
+    expect(started).toBe(true)
+    during.abort()
+    expect(codeOf(await pending)).toBe('ABORTED')
+  })
+
+  it('T16: a body sees its signal abort when the caller cancels', async () => {
+    const { ctx } = setup()
+    let bodySignal: AbortSignal | undefined
+    ctx.tools.register({
+      ...tool('t'),
+      execute: (_args: unknown, exec: { signal: AbortSignal }) => {
+        bodySignal = exec.signal
+        return new Promise<never>(() => {})
+      },
+    })
+    const controller = new AbortController()
+    const pending = ctx.tools.execute(call('t', {}, { signal: controller.signal }))
+    await new Promise((r) => setImmediate(r))
+    controller.abort()
+    await pending
+    expect(bodySignal?.aborted).toBe(true)
+  })
+})

@@ -1,0 +1,110 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createMetricsWrapper, type ToolMetric } from '@deepseek-ai/dsh-tools'
+import { call, codeOf, setup, tool } from './fixtures.ts'
+
+describe('enforced timeouts', () => {
+  beforeEach(() => {
+    vi.useFakeTimers()
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('T17: timeoutMs aborts the body signal and settles with TIMEOUT', async () => {
+    const { ctx } = setup()
+    let signal: AbortSignal | undefined
+    ctx.tools.register({
+      ...tool('slow'),
+      timeoutMs: 50,
+      execute: (_a: unknown, exec: { signal: AbortSignal }) => {
+        signal = exec.signal
+        return new Promise((resolve) => exec.signal.addEventListener('abort', () => resolve('stopped')))
+      },
+    })
+    const pending = ctx.tools.execute(call('slow'))
+    await vi.advanceTimersByTimeAsync(49)
+    expect(signal?.aborted).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    const result = await pending
+    expect(signal?.aborted).toBe(true)
+    expect(result).toMatchObject({
+      isError: true,
+      error: { message: 'Tool "slow" timed out after 50 ms.', info: { code: 'TIMEOUT' } },
+    })
+  })
+
+  it('T17: a body that ignores its signal still settles on time; the late value is discarded and reported', async () => {
+    const { ctx, logger } = setup()
+    ctx.tools.register({
+      ...tool('stubborn'),
+      timeoutMs: 20,
+      execute: () => new Promise((resolve) => setTimeout(() => resolve('too late'), 1000)),
+    })
+    const pending = ctx.tools.execute(call('stubborn'))
+    await vi.advanceTimersByTimeAsync(20)
+    expect(codeOf(await pending)).toBe('TIMEOUT')
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(logger.entries.some((e) => e.level === 'warn' && /stubborn.*discarded/.test(e.message))).toBe(true)
+  })
+
+  it('T17: the runtime default applies to tools that declare no timeout; a fast body is unaffected', async () => {
+    const { ctx } = setup({ defaultTimeoutMs: 30 })
+    ctx.tools.register({ ...tool('hang'), execute: () => new Promise<never>(() => {}) })
+    ctx.tools.register(tool('fast', () => 'ok'))
+    const pending = ctx.tools.execute(call('hang'))
+    await vi.advanceTimersByTimeAsync(30)
+    expect(codeOf(await pending)).toBe('TIMEOUT')
+    expect(codeOf(await ctx.tools.execute(call('fast')))).toBe('OK')
+  })
+
+  it('T17: enforceTimeouts: false leaves timeoutMs unenforced (the wrapper is what enforces it)', async () => {
+    const { ctx } = setup({ enforceTimeouts: false })
+    ctx.tools.register({
+      ...tool('slow'),
+      timeoutMs: 10,
+      execute: () => new Promise((r) => setTimeout(() => r('done'), 50)),
+    })
+    const pending = ctx.tools.execute(call('slow'))
+    await vi.advanceTimersByTimeAsync(50)
+    expect(codeOf(await pending)).toBe('OK')
+  })
+
+  it('an outer wrapper cannot detach the caller’s cancellation by replacing the signal', async () => {
+    const { ctx } = setup()
+    let bodySignal: AbortSignal | undefined
+    ctx.tools.register({
+      ...tool('t'),
+      execute: (_a: unknown, exec: { signal: AbortSignal }) => {
+        bodySignal = exec.signal
+        return new Promise<never>(() => {})
+      },
+    })
+    ctx.on('tools/execute', (c, next) => next({ ...c, signal: new AbortController().signal }))
+    const controller = new AbortController()
+    const pending = ctx.tools.execute(call('t', {}, { signal: controller.signal }))
+    await vi.advanceTimersByTimeAsync(0)
+    controller.abort()
+    expect(codeOf(await pending)).toBe('ABORTED')
+    expect(bodySignal?.aborted).toBe(true)
+  })
+
+  it('the metrics wrapper reports one metric per call with its outcome, outside the timeout', async () => {
+    const { ctx } = setup()
+    const metrics: ToolMetric[] = []
+    ctx.on(
+      'tools/execute',
+      createMetricsWrapper((m) => metrics.push(m)),
+    )
+    ctx.tools.register({ ...tool('slow'), timeoutMs: 5, execute: () => new Promise<never>(() => {}) })
+    ctx.tools.register(tool('fast'))
+    const pending = ctx.tools.execute(call('slow'))
+    await vi.advanceTimersByTimeAsync(5)
+    await pending
+    await ctx.tools.execute(call('fast'))
+    expect(metrics.map((m) => [m.toolName, m.outcome])).toEqual([
+      ['slow', 'TIMEOUT'],
+      ['fast', 'ok'],
+    ])
+    expect(metrics[0]!.durationMs).toBeGreaterThanOrEqual(5)
+  })
+})

@@ -1,0 +1,40 @@
+import { fileURLToPath } from 'node:url'
+import { defineProject, type TestProjectConfiguration } from 'vitest/config'
+
+/**
+ * The real list of test projects: one per package. The root `vitest.config.ts`
+ * imports it. Workspace packages resolve to their TypeScript sources, so tests
+ * never depend on a stale `dist/`.
+ */
+export const packages = [
+  { name: 'llm', dir: 'packages/llm/llm', id: '@deepseek-ai/dsh-llm' },
+  { name: 'context', dir: 'packages/core/context', id: '@deepseek-ai/dsh-context' },
+  { name: 'session', dir: 'packages/core/session', id: '@deepseek-ai/dsh-session' },
+  { name: 'tools', dir: 'packages/core/tools', id: '@deepseek-ai/dsh-tools', typeTests: true },
+  { name: 'agent-loop', dir: 'packages/core/agent-loop', id: '@deepseek-ai/dsh-agent-loop' },
+] as const
+
+const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
+
+export const sourceAliases = packages.map((pkg) => ({
+  find: new RegExp(`^${pkg.id.replace('/', '\\/')}$`),
+  replacement: here(`${pkg.dir}/src/index.ts`),
+}))
+
+export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
+  defineProject({
+    resolve: { alias: sourceAliases },
+    test: {
+      name: pkg.name,
+      root: here(pkg.dir),
+      include: ['test/**/*.test.ts'],
+      benchmark: { include: ['bench/**/*.bench.ts'] },
+      // Type-level tests (*.test-d.ts) only where a package has them: each enabled project runs tsc.
+      typecheck: {
+        enabled: 'typeTests' in pkg,
+        include: ['test/**/*.test-d.ts'],
+        tsconfig: here('tsconfig.json'),
+      },
+    },
+  }),
+)
