@@ -1,0 +1,33 @@
+import { types } from 'node:util'
+
+/**
+ * Freezes `value` and every object reachable through its own data properties (string and symbol
+ * keys), then returns it. Iterative, so depth is bounded only by memory; shared and cyclic references
+ * are frozen once. Getters are never invoked. Typed arrays and DataViews are left as they are: the
+ * engine cannot freeze views with elements.
+ *
+ * Meant for trusted data such as a `snapshotJsonValue` copy: a proxy is frozen through its traps.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (!isReference(value)) return value
+  const seen = new Set<object>()
+  const pending: object[] = [value]
+  while (pending.length > 0) {
+    const next = pending.pop() as object
+    if (seen.has(next)) continue
+    seen.add(next)
+    if (types.isArrayBufferView(next)) continue
+    Object.freeze(next)
+    for (const key of Reflect.ownKeys(next)) {
+      const descriptor = Reflect.getOwnPropertyDescriptor(next, key)
+      if (descriptor !== undefined && 'value' in descriptor && isReference(descriptor.value)) {
+        pending.push(descriptor.value)
+      }
+    }
+  }
+  return value
+}
+
+function isReference(value: unknown): value is object {
+  return (typeof value === 'object' && value !== null) || typeof value === 'function'
+}

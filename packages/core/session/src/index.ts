@@ -1,0 +1,24 @@
+export type {
+  AppendOptions,
+  JsonlDurability,
+  JsonlRepair,
+  JsonlSession,
+  JsonlSessionOptions,
+  MemorySessionOptions,
+  ReadOptions,
+  Session,
+  SessionEvent,
+  SessionLogger,
+  SurfaceOp,
+  ToolCallEventData,
+  ToolResultEventData,
+} from './types.ts'
+export { createMemorySession } from './create-memory-session.ts'
+export { openJsonlSession } from './open-jsonl-session.ts'
+export { snapshotJsonValue } from './snapshot-json-value.ts'
+export type { SnapshotOptions, SnapshotResult } from './snapshot-json-value.ts'
+export { deepFreeze } from './deep-freeze.ts'
+export { verifyToolPairs } from './verify-tool-pairs.ts'
+export type { ToolPairProblem, ToolPairProblemKind, ToolPairReport } from './verify-tool-pairs.ts'
+export { SessionError } from './errors.ts'
+export type { SessionErrorCode, SessionErrorDetails, SessionErrorOptions } from './errors.ts'

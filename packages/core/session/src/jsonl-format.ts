@@ -1,0 +1,101 @@
+import { describeValue } from '@deepseek-ai/dsh-llm'
+import { deepFreeze } from './deep-freeze.ts'
+import { SessionError } from './errors.ts'
+import { eventTypeProblem, sourceEventSeqsProblem, surfaceOpProblem } from './event-fields.ts'
+import type { SessionEvent } from './types.ts'
+
+export const FORMAT_NAME = 'dsh-session'
+/** Major version this build writes and the newest it reads. */
+export const FORMAT_VERSION = 1
+
+/** The first line of a new session file, newline included. */
+export function formatHeaderLine(createdAt: string): string {
+  return `${JSON.stringify({ format: FORMAT_NAME, version: FORMAT_VERSION, createdAt })}\n`
+}
+
+/** One event as one line, newline included. `JSON.stringify` escapes every newline inside strings. */
+export function formatEventLine(event: SessionEvent): string {
+  return `${JSON.stringify(event)}\n`
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true })
+
+/** Decodes and parses one whole line; `line` is 1-based. */
+export function parseLine(path: string, line: number, bytes: Uint8Array): unknown {
+  let text: string
+  try {
+    text = decoder.decode(bytes)
+  } catch {
+    throw corrupt(path, line, 'is not valid UTF-8')
+  }
+  if (text.trim() === '') throw corrupt(path, line, 'is empty')
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    throw corrupt(
+      path,
+      line,
+      `is not valid JSON (${error instanceof Error ? error.message : describeValue(error)})`,
+    )
+  }
+}
+
+/** Accepts a header of this format at version ≤ FORMAT_VERSION; extra header fields are ignored. */
+export function checkHeader(path: string, header: unknown): void {
+  const where = `openJsonlSession(path)`
+  if (!isRecord(header) || header.format !== FORMAT_NAME) {
+    const found = isRecord(header) ? describeValue(header.format) : describeValue(header)
+    throw new SessionError({
+      code: 'UNSUPPORTED_FORMAT',
+      message: `${where}: "${path}" is not a ${FORMAT_NAME} file (line 1 should be a header with format "${FORMAT_NAME}", found ${found})`,
+      details: { path, line: 1 },
+    })
+  }
+  const version = header.version
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1 || version > FORMAT_VERSION) {
+    throw new SessionError({
+      code: 'UNSUPPORTED_FORMAT',
+      message: `${where}: "${path}" has ${FORMAT_NAME} format version ${describeValue(version).replace(/^the number /, '')}; this build reads version ${FORMAT_VERSION}`,
+      details: { path, line: 1, foundVersion: version, supportedVersion: FORMAT_VERSION },
+    })
+  }
+}
+
+/**
+ * Validates one parsed event line and freezes it. Unknown `type`s and extra fields are kept as
+ * written; the known fields must be well-formed and seqs must continue without a gap.
+ */
+export function checkEvent(path: string, line: number, value: unknown, expectedSeq: number): SessionEvent {
+  if (!isRecord(value)) throw corrupt(path, line, `must be an event object, got ${describeValue(value)}`)
+  if (value.seq !== expectedSeq) {
+    const found = typeof value.seq === 'number' ? String(value.seq) : describeValue(value.seq)
+    throw corrupt(path, line, `has seq ${found} where ${expectedSeq} was expected`)
+  }
+  const typeProblem = eventTypeProblem(value.type, Number.MAX_SAFE_INTEGER)
+  if (typeProblem !== undefined) throw corrupt(path, line, `has a type that ${typeProblem}`)
+  if (typeof value.time !== 'string')
+    throw corrupt(path, line, `has a time that is ${describeValue(value.time)}`)
+  if (!Object.hasOwn(value, 'data')) throw corrupt(path, line, 'has no data')
+  if (Object.hasOwn(value, 'surfaceOp')) {
+    const problem = surfaceOpProblem(value.surfaceOp)
+    if (problem !== undefined) throw corrupt(path, line, `has a surfaceOp that ${problem}`)
+  }
+  if (Object.hasOwn(value, 'sourceEventSeqs')) {
+    const problem = sourceEventSeqsProblem(value.sourceEventSeqs, expectedSeq)
+    if (problem !== undefined)
+      throw corrupt(path, line, `has sourceEventSeqs${problem.startsWith('[') ? '' : ' that '}${problem}`)
+  }
+  return deepFreeze(value) as unknown as SessionEvent
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function corrupt(path: string, line: number, what: string): SessionError {
+  return new SessionError({
+    code: 'CORRUPT_LINE',
+    message: `openJsonlSession(path): line ${line} of "${path}" ${what}; the file is left untouched (only a torn last line is repaired)`,
+    details: { path, line },
+  })
+}

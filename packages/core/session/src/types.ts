@@ -1,0 +1,121 @@
+import type { JsonValue, ToolMessage } from '@deepseek-ai/dsh-llm'
+
+/** How an event changes the model-visible history. */
+export type SurfaceOp = 'append' | 'replace' | 'remove'
+
+/**
+ * One entry of the append-only log. Events handed out by a session are deep-frozen and detached
+ * from whatever the caller passed to `append`.
+ *
+ * Events read back from a file keep any extra fields a newer writer added, exactly as written.
+ */
+export interface SessionEvent<T extends string = string, D extends JsonValue = JsonValue> {
+  /** 1-based, strictly increasing by one within a session. */
+  readonly seq: number
+  /** Free-form, e.g. `tool/call`; unknown types are kept as-is. */
+  readonly type: T
+  /** ISO-8601 time at append, from the session's clock. */
+  readonly time: string
+  readonly data: D
+  readonly surfaceOp?: SurfaceOp
+  /** Seqs of earlier events this one derives from (a `tool/result` cites its `tool/call`). */
+  readonly sourceEventSeqs?: readonly number[]
+}
+
+export interface AppendOptions {
+  readonly surfaceOp?: SurfaceOp
+  /** Integers, each ≥ 1 and below the new event's seq, without repeats. */
+  readonly sourceEventSeqs?: readonly number[]
+}
+
+export interface ReadOptions {
+  /** Only events with `seq > afterSeq` (default 0: all). */
+  readonly afterSeq?: number
+  /** Only events of these types. */
+  readonly types?: readonly string[]
+}
+
+/**
+ * An append-only event log (T28).
+ *
+ * @example
+ * const session = createMemorySession()
+ * const call = session.append('tool/call', { turn: 1, step: 1, callId: 'c1', name: 'ls', arguments: '{}' })
+ * session.append('tool/result', resultData, { surfaceOp: 'append', sourceEventSeqs: [call.seq] })
+ */
+export interface Session {
+  /**
+   * Appends one event and returns it. Synchronous. Validates `type` (non-empty, ≤ 200 chars) and
+   * `options`, snapshots `data` as lossless JSON (detached; later mutation of the caller's value never
+   * reaches the log) and deep-freezes the event. The event is durable per the store's policy before
+   * this returns. Throws `SessionError` (`INVALID_ARGUMENT`, `NOT_JSON`, `CLOSED`, `IO`) and then
+   * appends nothing.
+   */
+  append(type: string, data: unknown, options?: AppendOptions): SessionEvent
+  /** All events in seq order, as a frozen array (a fresh view, never the live internal array). */
+  events(): readonly SessionEvent[]
+  /** Events with `seq > afterSeq`, optionally only the given types, in seq order. */
+  read(options?: ReadOptions): readonly SessionEvent[]
+  /** Seq of the last event; 0 when empty. */
+  readonly lastSeq: number
+  readonly closed: boolean
+  /** Idempotent. Later `append` throws `SessionError` `CLOSED`; reads keep working. */
+  close(): void
+}
+
+/** Structural logger; the ctx logger of `@deepseek-ai/dsh-context` fits. Must not throw. */
+export interface SessionLogger {
+  warn(message: string, fields?: Readonly<Record<string, unknown>>): void
+}
+
+export interface MemorySessionOptions {
+  /** Source of event times (default `() => new Date()`). */
+  readonly clock?: () => Date
+}
+
+/**
+ * `fsync` (default): every append is written and fsynced before it returns; survives power loss.
+ * `write`: written to the kernel only; survives a crash or SIGKILL of the process, not power loss.
+ */
+export type JsonlDurability = 'fsync' | 'write'
+
+export interface JsonlSessionOptions {
+  readonly durability?: JsonlDurability
+  readonly clock?: () => Date
+  /** Receives the torn-tail repair report on open. */
+  readonly logger?: SessionLogger
+}
+
+/** What opening a file cut off its torn tail. */
+export interface JsonlRepair {
+  readonly bytesCut: number
+  /** File size after the cut: the end of the last whole line. */
+  readonly atOffset: number
+}
+
+export interface JsonlSession extends Session {
+  /** Absolute path of the session file. */
+  readonly path: string
+  /** Set when opening cut a torn tail off the file (T31); `undefined` when the file was intact. */
+  readonly repaired: JsonlRepair | undefined
+}
+
+/** `data` of a `tool/call` event (T28). */
+export interface ToolCallEventData {
+  turn: number
+  step: number
+  callId: string
+  name: string
+  /** The raw JSON string exactly as the model wrote it. */
+  arguments: string
+}
+
+/** `data` of a `tool/result` event (T28, T29); append it with `{ surfaceOp: 'append', sourceEventSeqs: [callSeq] }`. */
+export interface ToolResultEventData {
+  turn: number
+  step: number
+  /** `createToolResultMessage({ callId, content, isError })`; its callId pairs it with the call. */
+  message: ToolMessage
+  error?: { name: string; code: string }
+  meta?: JsonValue
+}
