@@ -36,8 +36,9 @@ let id = 0
 const input = () => ({ callId: `c${++id}`, name: 'add', arguments: raw })
 
 describe('one trivial tool call', () => {
+  const schema = z.object({ a: z.number(), b: z.number() })
   bench('direct: JSON.parse + zod parse + body', async () => {
-    const args = z.object({ a: z.number(), b: z.number() }).parse(JSON.parse(raw))
+    const args = schema.parse(JSON.parse(raw))
     await add.execute(args, undefined as never)
   })
   bench('ctx.tools.execute, no listeners', async () => {

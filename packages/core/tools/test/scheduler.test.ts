@@ -95,7 +95,7 @@ describe('TOOL_RUNTIME_SCHEDULER', () => {
       },
     }
     expect(() => resolveToolRuntimeScheduler(foreign)).toThrow(
-      /ctx.tools was installed by @deepseek-ai\/dsh-tools@7\.0\.0 at \/plugins\/x\/node_modules\/@deepseek-ai\/dsh-tools, but @deepseek-ai\/dsh-tools@0\.1\.0 at .+ cannot drive it/,
+      /ctx.tools was installed by @deepseek-ai\/dsh-tools@7\.0\.0 at \/plugins\/x\/node_modules\/@deepseek-ai\/dsh-tools, but @deepseek-ai\/dsh-tools@\d+\.\d+\.\d+ at .+ cannot drive it/,
     )
   })
 
@@ -109,7 +109,7 @@ describe('TOOL_RUNTIME_SCHEDULER', () => {
     }
     expect(ToolsError.isInstance(caught) && caught.code).toBe('ALREADY_INSTALLED')
     expect((caught as Error).message).toMatch(
-      /already installed in scope "agent" \(by @deepseek-ai\/dsh-tools@0\.1\.0 at /,
+      /already installed in scope "agent" \(by @deepseek-ai\/dsh-tools@\d+\.\d+\.\d+ at /,
     )
   })
 })

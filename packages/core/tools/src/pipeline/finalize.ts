@@ -2,7 +2,7 @@ import { ToolsError } from '../errors.ts'
 import type { PostExecuteCall, PostExecuteDecision, ToolExecutionResult } from '../types.ts'
 import { readPostExecuteDecision } from './decisions.ts'
 import { materializeResult } from './materialize.ts'
-import { describeThrown, failure, toBlocks } from './results.ts'
+import { describeThrown, failure, isTrusted, toBlocks, trust } from './results.ts'
 import type { RunState } from './run-state.ts'
 import { settleOrAbort } from './signals.ts'
 

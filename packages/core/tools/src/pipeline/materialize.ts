@@ -1,7 +1,7 @@
 import type { JsonValue } from '@deepseek-ai/dsh-llm'
 import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '../types.ts'
-import { failure } from './results.ts'
+import { failure, isTrusted } from './results.ts'
 
 function contentProblem(content: unknown): string | undefined {
   if (!Array.isArray(content)) return 'content must be an array of blocks'
@@ -25,6 +25,7 @@ function contentProblem(content: unknown): string | undefined {
  * result into `INVALID_TOOL_OUTPUT` instead of being silently corrupted. Never throws.
  */
 export function materializeResult(candidate: ToolExecutionResult, toolName: string): ToolExecutionResult {
+  if (isTrusted(candidate)) return freezeTrusted(candidate)
   const snapshot = snapshotJsonValue(candidate)
   if (!snapshot.ok) {
     return deepFreeze(
@@ -48,4 +49,17 @@ export function materializeResult(candidate: ToolExecutionResult, toolName: stri
 export function defaultContent(value: JsonValue | undefined): { type: 'text'; text: string }[] {
   if (value === undefined) return []
   return [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }]
+}
+
+/** Freezes a pipeline-built result along its known shape (cheaper than a generic deep freeze). */
+function freezeTrusted(result: ToolExecutionResult): ToolExecutionResult {
+  for (const block of result.content) Object.freeze(block)
+  Object.freeze(result.content)
+  if (result.additionalContexts !== undefined) Object.freeze(result.additionalContexts)
+  if (result.isError) {
+    if (result.error.info !== undefined) Object.freeze(result.error.info)
+    Object.freeze(result.error)
+  } else if (typeof result.value === 'object' && result.value !== null) deepFreeze(result.value)
+  if (typeof result.meta === 'object' && result.meta !== null) deepFreeze(result.meta)
+  return Object.freeze(result)
 }

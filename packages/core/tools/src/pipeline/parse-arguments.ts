@@ -12,6 +12,7 @@ export type ParsedArguments =
   { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly message: string }
 
 const PREVIEW = 200
+const OVERFLOW_RISK = /\d[eE]|\d{300}/
 
 function preview(raw: string): string {
   return raw.length > PREVIEW ? `${raw.slice(0, PREVIEW)}… (${raw.length} chars)` : raw
@@ -53,17 +54,30 @@ export function parseToolArguments(raw: string | JsonObject, limits: ArgumentLim
     if (jsonTextDepth(raw, limits.maxDepth) > limits.maxDepth) {
       return { ok: false, message: `arguments nest deeper than ${limits.maxDepth} levels` }
     }
+    // A key can only decode to "__proto__" if the text spells it or uses an escape, and a number can
+    // only overflow to Infinity with an exponent or ~309 digits; only then is the slower reviver run.
+    const suspicious = raw.includes('__proto__') || raw.includes('\\u') || OVERFLOW_RISK.test(raw)
     let protoKey = false
+    let overflow = false
     try {
-      parsed = JSON.parse(raw, (key, value: unknown) => {
-        if (key === '__proto__') protoKey = true
-        return value
-      })
+      parsed = suspicious
+        ? JSON.parse(raw, (key, value: unknown) => {
+            if (key === '__proto__') protoKey = true
+            if (typeof value === 'number' && !Number.isFinite(value)) overflow = true
+            return value
+          })
+        : JSON.parse(raw)
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
       return { ok: false, message: `arguments are not valid JSON (${reason}); received: ${preview(raw)}` }
     }
     if (protoKey) return { ok: false, message: 'arguments must not contain a "__proto__" key' }
+    if (overflow) return { ok: false, message: 'arguments contain a number too large to represent' }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      return { ok: false, message: `arguments must be a JSON object, got ${describeValue(parsed)}` }
+    }
+    // JSON.parse builds fresh plain objects of JSON values: already a detached lossless copy.
+    return { ok: true, value: parsed as JsonObject }
   } else {
     parsed = raw
   }

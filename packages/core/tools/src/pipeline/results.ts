@@ -17,18 +17,35 @@ const NAMES: Record<ToolErrorCode, string> = {
   INTERRUPTED: 'Interrupted',
 }
 
+/**
+ * Results the pipeline built itself from strings and already-snapshotted values. They are plain
+ * lossless JSON by construction, so materializing them skips the defensive snapshot (the hot path
+ * of a trivial call); anything a listener, wrapper or `toContent` produced is snapshotted.
+ */
+const trusted = new WeakSet<object>()
+
+export function isTrusted(result: object): boolean {
+  return trusted.has(result)
+}
+
+export function trust<T extends object>(result: T): T {
+  trusted.add(result)
+  return result
+}
+
 /** A failed result whose content is the message the model reads. `name` refines the code (e.g. `ApprovalRejected`). */
 export function failure(
   code: ToolErrorCode,
   message: string,
   options: { readonly name?: string; readonly meta?: JsonValue } = {},
 ): ToolExecutionFailure {
-  return {
+  const result: ToolExecutionFailure = {
     isError: true,
     content: [{ type: 'text', text: message }],
     error: { message, info: { name: options.name ?? NAMES[code], code } },
     ...(options.meta === undefined ? {} : { meta: options.meta }),
   }
+  return options.meta === undefined ? trust(result) : result
 }
 
 export function success(content: readonly ToolResultContent[], value?: JsonValue): ToolExecutionSuccess {

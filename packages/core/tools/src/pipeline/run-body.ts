@@ -2,7 +2,7 @@ import type { JsonValue } from '@deepseek-ai/dsh-llm'
 import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import type { ToolExecContext, ToolExecutionResult } from '../types.ts'
 import { defaultContent } from './materialize.ts'
-import { describeThrown, failure, success, toBlocks } from './results.ts'
+import { describeThrown, failure, success, toBlocks, trust } from './results.ts'
 import type { RunState } from './run-state.ts'
 import { fuseSignals, settleOrAbort, type Settled } from './signals.ts'
 
@@ -103,7 +103,7 @@ function valueResult(run: RunState, value: unknown): ToolExecutionResult {
     )
   }
   const json: JsonValue | undefined = snapshot.value
-  if (definition.toContent === undefined) return success(defaultContent(json), json)
+  if (definition.toContent === undefined) return trust(success(defaultContent(json), json))
   try {
     return success(toBlocks(definition.toContent(value)), json)
   } catch (error) {

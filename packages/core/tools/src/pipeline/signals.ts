@@ -29,6 +29,12 @@ export function settleOrAbort<T>(
   signal: AbortSignal,
   onLate: (late: Settled<T>) => void,
 ): Promise<Settled<T>> {
+  if (signal === NEVER_ABORTED) {
+    return promise.then(
+      (value) => ({ kind: 'value', value }),
+      (error: unknown) => ({ kind: 'error', error }),
+    )
+  }
   if (signal.aborted) {
     promise.then(
       (value) => onLate({ kind: 'value', value }),

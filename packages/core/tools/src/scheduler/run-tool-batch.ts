@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from '../errors.ts'
 import type { ExecutionMode, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
@@ -93,6 +94,9 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
   const hooks = options.hooks ?? {}
   const count = options.calls.length
   const batch = new AbortController()
+  // Every stage of every running call races this signal, so a full pool holds more than Node's
+  // default of 10 abort listeners; without this a normal batch printed MaxListenersExceededWarning.
+  setMaxListeners(0, batch.signal)
   const external = options.signal
   const onExternalAbort = (): void => batch.abort(external?.reason)
   if (external?.aborted) batch.abort(external.reason)
