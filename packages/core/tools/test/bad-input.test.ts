@@ -75,14 +75,20 @@ describe('bad input from the model (SPEC §10)', () => {
 
   it('a number that overflows to Infinity is refused (it would not survive JSON)', async () => {
     const { ctx } = world()
-    expect(messageOf(await ctx.tools.execute(call('take', '{"n":1e400}')))).toContain('a number too large to represent')
-    expect(messageOf(await ctx.tools.execute(call('take', `{"n":${'9'.repeat(400)}}`)))).toContain('too large')
+    expect(messageOf(await ctx.tools.execute(call('take', '{"n":1e400}')))).toContain(
+      'a number too large to represent',
+    )
+    expect(messageOf(await ctx.tools.execute(call('take', `{"n":${'9'.repeat(400)}}`)))).toContain(
+      'too large',
+    )
     expect(codeOf(await ctx.tools.execute(call('take', '{"n":1e3}')))).toBe('OK')
   })
 
   it('an escaped "__proto__" key is caught too', async () => {
     const { ctx } = world()
-    expect(messageOf(await ctx.tools.execute(call('take', '{"\\u005f_proto__":{}}')))).toContain('"__proto__" key')
+    expect(messageOf(await ctx.tools.execute(call('take', '{"\\u005f_proto__":{}}')))).toContain(
+      '"__proto__" key',
+    )
   })
 
   it('a "constructor" key is plain data', async () => {

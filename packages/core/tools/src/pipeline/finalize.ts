@@ -131,6 +131,9 @@ function withRunExtras(run: RunState, result: ToolExecutionResult): ToolExecutio
       ? result.additionalContexts
       : [...(result.additionalContexts ?? []), ...run.deferred]
   const extras = contexts === undefined ? {} : { additionalContexts: contexts }
-  if (result.isError) return { ...result, ...extras }
-  return { ...result, ...extras, ...(run.concludes ? { concludesTurn: true } : {}) }
+  const next: ToolExecutionResult = result.isError
+    ? { ...result, ...extras }
+    : { ...result, ...extras, ...(run.concludes ? { concludesTurn: true } : {}) }
+  // deferred contexts are strings (checked by deferContext), so trust carries over
+  return isTrusted(result) ? trust(next) : next
 }

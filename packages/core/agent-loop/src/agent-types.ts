@@ -1,0 +1,64 @@
+import type { Context } from '@deepseek-ai/dsh-context'
+import type { LanguageModel, UserMessage } from '@deepseek-ai/dsh-llm'
+import type { Session } from '@deepseek-ai/dsh-session'
+import type { AgentEvent, AgentLoopConfig, TurnResult } from './types.ts'
+
+export interface CreateAgentOptions {
+  /** The parent scope; it must have `ctx.tools` (installTools). The agent gets a child scope. */
+  readonly ctx: Context
+  /** Names the agent's scope. */
+  readonly name: string
+  readonly model: LanguageModel
+  /** Where the agent records its turns; may already hold earlier turns (turn numbers continue). */
+  readonly session: Session
+  /** System text sent with every model step. */
+  readonly system?: string
+  readonly config?: Partial<AgentLoopConfig>
+}
+
+export interface RunOptions {
+  /** Aborts the turn: a model call in flight is abandoned, a tool batch drains (T26). */
+  readonly signal?: AbortSignal
+  /** Every `AgentEvent` of the turn. Must not throw (a throw is logged and the event dropped). */
+  readonly onEvent?: (event: AgentEvent) => void
+}
+
+export interface StreamOptions {
+  readonly signal?: AbortSignal
+}
+
+/** The events of one turn; iterate it once. A failed turn throws its error after `turn-end`. */
+export interface AgentEventStream extends AsyncIterable<AgentEvent> {
+  /** The turn's result, whether or not the stream is read. */
+  readonly result: Promise<TurnResult>
+}
+
+export interface Agent {
+  readonly name: string
+  /** The agent's scope (a child of the `ctx` it was created from), providing `agentLoop`. */
+  readonly ctx: Context
+  readonly session: Session
+  readonly config: AgentLoopConfig
+  readonly model: LanguageModel
+  /** True while a turn runs; one turn at a time. */
+  readonly running: boolean
+  readonly disposed: boolean
+  /**
+   * Runs one turn: records `turn/start` and the `user/message`, then steps until the model calls no
+   * tool, a result concludes the turn, `maxSteps` is reached or the signal aborts; records
+   * `turn/end`. Resolves with the result (also for an aborted turn); rejects with the error of a
+   * turn that ended with reason `error`. Rejects with `RESUME_REQUIRED` when the session ends in an
+   * unfinished turn.
+   */
+  run(input: string | UserMessage, options?: RunOptions): Promise<TurnResult>
+  /** `run` as an event stream. */
+  stream(input: string | UserMessage, options?: StreamOptions): AgentEventStream
+  /**
+   * Continues a session an earlier process left unfinished: answers every unanswered `tool/call`
+   * with `INTERRUPTED`, then runs the last turn's next steps. For a session whose last turn ended it
+   * only returns that turn's result; for a session with no turn, `undefined`.
+   */
+  resume(options?: RunOptions): Promise<TurnResult | undefined>
+  /** Aborts a running turn and disposes the agent's scope (once that turn has recorded its end). Idempotent. */
+  dispose(): void
+}

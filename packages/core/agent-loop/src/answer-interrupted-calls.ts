@@ -1,0 +1,69 @@
+import { toolCallsOf } from '@deepseek-ai/dsh-llm'
+import type { Session } from '@deepseek-ai/dsh-session'
+import type { ToolExecutionInput, ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
+import { appendToolCall } from './append-tool-call.ts'
+import { appendToolResult } from './append-tool-result.ts'
+import { findUnansweredCalls } from './find-unanswered-calls.ts'
+import { readLastTurn } from './read-last-turn.ts'
+import { readToolCall } from './session-records.ts'
+
+function interrupted(input: ToolExecutionInput): string {
+  return `Tool call "${input.name}" was interrupted: the process stopped before its result was recorded, and the session was resumed.`
+}
+
+/**
+ * Makes a session left by a stopped process replayable again: every `tool/call` without a
+ * `tool/result` gets a synthetic `INTERRUPTED` result, in log order; and when the unfinished last
+ * turn ends in an assistant message whose tool calls were never recorded (the process stopped
+ * before the batch began), those calls are recorded and answered the same way. Results come from
+ * `scheduler.synthesize`, so `tools/result` observers see them. Returns how many calls it answered.
+ */
+export function answerInterruptedCalls(options: {
+  readonly session: Session
+  readonly scheduler: ToolRuntimeScheduler
+}): number {
+  const { session, scheduler } = options
+  const events = session.events()
+  let answered = 0
+  for (const call of findUnansweredCalls(events)) {
+    const input: ToolExecutionInput = {
+      callId: call.callId,
+      name: call.name,
+      arguments: call.arguments,
+      turn: call.turn,
+      step: call.step,
+    }
+    const result = scheduler.synthesize(input, 'INTERRUPTED', interrupted(input))
+    appendToolResult({
+      session,
+      turn: call.turn,
+      step: call.step,
+      callId: call.callId,
+      callSeq: call.seq,
+      result,
+    })
+    answered++
+  }
+
+  const last = readLastTurn(events)
+  if (last === undefined || last.end !== undefined || last.lastAssistant === undefined) return answered
+  const recorded = new Set(
+    events.filter((event) => event.type === 'tool/call').map((event) => readToolCall(event).callId),
+  )
+  const { turn, steps: step } = last
+  for (const block of toolCallsOf(last.lastAssistant)) {
+    if (recorded.has(block.id)) continue
+    const callSeq = appendToolCall({ session, turn, step, block })
+    const input: ToolExecutionInput = {
+      callId: block.id,
+      name: block.name,
+      arguments: block.arguments,
+      turn,
+      step,
+    }
+    const result = scheduler.synthesize(input, 'INTERRUPTED', interrupted(input))
+    appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
+    answered++
+  }
+  return answered
+}

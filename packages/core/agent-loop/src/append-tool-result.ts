@@ -1,0 +1,30 @@
+import { createToolResultMessage } from '@deepseek-ai/dsh-llm'
+import type { Session, ToolResultEventData } from '@deepseek-ai/dsh-session'
+import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+
+/**
+ * Records one result as `tool/result` (T28, T29): `{ turn, step, message, error?, meta? }` where
+ * `message` is `createToolResultMessage({ callId, content, isError })`, appended with
+ * `{ surfaceOp: 'append', sourceEventSeqs: [callSeq] }` so it cites its `tool/call`.
+ * Throws whatever the session throws; nothing is recorded then.
+ */
+export function appendToolResult(options: {
+  readonly session: Session
+  readonly turn: number
+  readonly step: number
+  readonly callId: string
+  readonly callSeq: number
+  readonly result: ToolExecutionResult
+}): number {
+  const { session, turn, step, callId, callSeq, result } = options
+  const message = createToolResultMessage({ callId, content: result.content, isError: result.isError })
+  const info = result.isError ? result.error.info : undefined
+  const data: ToolResultEventData = {
+    turn,
+    step,
+    message,
+    ...(info === undefined ? {} : { error: { name: info.name, code: info.code } }),
+    ...(result.meta === undefined ? {} : { meta: result.meta }),
+  }
+  return session.append('tool/result', data, { surfaceOp: 'append', sourceEventSeqs: [callSeq] }).seq
+}

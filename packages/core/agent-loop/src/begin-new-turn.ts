@@ -1,0 +1,42 @@
+import type { UserMessage } from '@deepseek-ai/dsh-llm'
+import type { Session } from '@deepseek-ai/dsh-session'
+import { AgentLoopError } from './errors.ts'
+import { findUnansweredCalls } from './find-unanswered-calls.ts'
+import { readLastTurn } from './read-last-turn.ts'
+import type { TurnStart } from './run-turn.ts'
+import { ZERO_USAGE } from './session-records.ts'
+import type { TurnStartEventData, UserMessageEventData } from './types.ts'
+
+/**
+ * Opens the next turn of `session`: refuses a session that ends unfinished (`RESUME_REQUIRED`: a
+ * new turn after unanswered calls would never replay), records `turn/start`, and leaves the
+ * `user/message` to the turn's prelude so a failure there ends the turn with `error`.
+ */
+export function beginNewTurn(session: Session, message: UserMessage, where: string): TurnStart {
+  const events = session.events()
+  const last = readLastTurn(events)
+  const open = last !== undefined && last.end === undefined
+  const unanswered = findUnansweredCalls(events).length
+  if (open || unanswered > 0) {
+    throw new AgentLoopError({
+      code: 'RESUME_REQUIRED',
+      message:
+        `${where}: the session ends in an unfinished turn` +
+        (open ? ` (turn ${last.turn} has no turn/end)` : '') +
+        (unanswered > 0 ? ` with ${unanswered} unanswered tool call(s)` : '') +
+        '; call agent.resume() first',
+    })
+  }
+  const turn = (last?.turn ?? 0) + 1
+  const turnStart: TurnStartEventData = { turn }
+  session.append('turn/start', turnStart)
+  const input: UserMessageEventData = { turn, step: 1, message, source: 'user' }
+  return {
+    turn,
+    resumed: false,
+    steps: 0,
+    lastMessage: undefined,
+    usage: ZERO_USAGE,
+    prelude: () => void session.append('user/message', input),
+  }
+}

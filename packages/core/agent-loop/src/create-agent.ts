@@ -1,0 +1,149 @@
+import { describeValue, type UserMessage } from '@deepseek-ai/dsh-llm'
+import { resolveToolRuntimeScheduler, type ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
+import type { Agent, CreateAgentOptions, RunOptions } from './agent-types.ts'
+import { beginNewTurn } from './begin-new-turn.ts'
+import { checkAgentOptions, checkRunOptions, readUserInput } from './check-agent-options.ts'
+import { createEventChannel } from './create-event-channel.ts'
+import { AgentLoopError, invalidArgument } from './errors.ts'
+import { planResume } from './plan-resume.ts'
+import { resolveAgentLoopConfig } from './resolve-agent-loop-config.ts'
+import { runTurn, type TurnRunner } from './run-turn.ts'
+import type { AgentEvent, AgentLoopService, TurnResult } from './types.ts'
+
+/**
+ * Creates an agent: a child scope of `options.ctx` named `options.name` that provides
+ * `ctx.agentLoop` ({ config, session }), a model, and the step loop. Fails at once when `ctx.tools`
+ * is missing or was installed by an incompatible copy of `@deepseek-ai/dsh-tools` (T19).
+ * @example
+ * const agent = createAgent({ ctx, name: 'helper', model, session: createMemorySession() })
+ * const result = await agent.run('List the files')
+ */
+export function createAgent(options: CreateAgentOptions): Agent {
+  const where = 'createAgent(options)'
+  checkAgentOptions(options, where)
+  const { ctx, name, model, session, system } = options
+  const config = resolveAgentLoopConfig(options.config ?? {}, where)
+  const scope = ctx.createScope({ name })
+  let scheduler: ToolRuntimeScheduler
+  try {
+    const service: AgentLoopService = Object.freeze({ config, session })
+    scope.provide('agentLoop', service)
+    scheduler = resolveToolRuntimeScheduler(scope.tools)
+  } catch (error) {
+    scope.dispose()
+    throw error
+  }
+  const runner: TurnRunner = { ctx: scope, model, session, system, config }
+  let running: AbortController | undefined
+  let disposed = false
+  let disposeWhenIdle = false
+
+  scope.onDispose(() => {
+    disposed = true
+    running?.abort(new AgentLoopError({ code: 'DISPOSED', message: `agent "${name}" was disposed` }))
+  })
+
+  const emitter = (onEvent: RunOptions['onEvent']) => (event: AgentEvent) => {
+    if (onEvent === undefined) return
+    try {
+      onEvent(event)
+    } catch (error) {
+      scope.logger.error(`agent "${name}": options.onEvent threw on "${event.type}"; the event was dropped`, {
+        error,
+      })
+    }
+  }
+
+  /** Runs `body` as the agent's only turn, with the caller's signal fused with the agent's own. */
+  const exclusive = async <T>(
+    method: string,
+    runOptions: RunOptions,
+    body: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> => {
+    checkRunOptions(runOptions, method)
+    if (disposed)
+      throw new AgentLoopError({ code: 'DISPOSED', message: `${method}: agent "${name}" was disposed` })
+    if (running !== undefined) {
+      throw new AgentLoopError({
+        code: 'BUSY',
+        message: `${method}: agent "${name}" is already running a turn; wait for it or abort it first`,
+      })
+    }
+    const controller = new AbortController()
+    running = controller
+    try {
+      const signal =
+        runOptions.signal === undefined
+          ? controller.signal
+          : AbortSignal.any([runOptions.signal, controller.signal])
+      return await body(signal)
+    } finally {
+      running = undefined
+      if (disposeWhenIdle) scope.dispose()
+    }
+  }
+
+  const run = (input: string | UserMessage, runOptions: RunOptions = {}): Promise<TurnResult> =>
+    exclusive('agent.run(input, options)', runOptions, async (signal) => {
+      const where = 'agent.run(input, options)'
+      const start = beginNewTurn(session, readUserInput(input, where), where)
+      return runTurn(runner, start, { signal, emit: emitter(runOptions.onEvent) })
+    })
+
+  const agent: Agent = {
+    name,
+    ctx: scope,
+    session,
+    config,
+    model,
+    get running() {
+      return running !== undefined
+    },
+    get disposed() {
+      return disposed
+    },
+    run,
+    stream(input, streamOptions = {}) {
+      const channel = createEventChannel<AgentEvent>('agent.stream(input, options)')
+      const result = (async () => {
+        if (typeof streamOptions !== 'object' || streamOptions === null) {
+          throw invalidArgument(
+            `agent.stream(input, options): options must be an object, got ${describeValue(streamOptions)}`,
+          )
+        }
+        return run(input, {
+          ...(streamOptions.signal === undefined ? {} : { signal: streamOptions.signal }),
+          onEvent: (event) => channel.push(event),
+        })
+      })()
+      result.then(
+        () => channel.end(),
+        (error: unknown) => channel.fail(error),
+      )
+      return { [Symbol.asyncIterator]: () => channel.iterable[Symbol.asyncIterator](), result }
+    },
+    resume: (runOptions = {}) =>
+      exclusive('agent.resume(options)', runOptions, async (signal) => {
+        const plan = planResume(session, scheduler)
+        switch (plan.kind) {
+          case 'empty':
+            return undefined
+          case 'ended':
+            return plan.result
+          case 'continue':
+            return runTurn(runner, plan.start, { signal, emit: emitter(runOptions.onEvent) })
+          default: {
+            const never: never = plan
+            return never
+          }
+        }
+      }),
+    dispose() {
+      disposed = true
+      if (running === undefined) return scope.dispose()
+      disposeWhenIdle = true
+      running.abort(new AgentLoopError({ code: 'DISPOSED', message: `agent "${name}" was disposed` }))
+    },
+  }
+  return agent
+}

@@ -1,0 +1,231 @@
+import type { Context } from '@deepseek-ai/dsh-context'
+import {
+  textBlock,
+  textOf,
+  toolCallsOf,
+  type AssistantMessage,
+  type LanguageModel,
+  type ModelRequest,
+  type TokenUsage,
+  type ToolSchema,
+} from '@deepseek-ai/dsh-llm'
+import type { Session } from '@deepseek-ai/dsh-session'
+import { callModel } from './call-model.ts'
+import { executeToolCalls } from './execute-tool-calls.ts'
+import { historyFromSession } from './history-from-session.ts'
+import { addUsage } from './session-records.ts'
+import type {
+  AgentEvent,
+  AgentLoopConfig,
+  AssistantMessageEventData,
+  TurnEndEventData,
+  TurnEndReason,
+  TurnResult,
+  UserMessageEventData,
+} from './types.ts'
+
+/** What stays the same for every turn of one agent. */
+export interface TurnRunner {
+  /** The agent's scope: provides `agentLoop` and sees `tools` (and `systemPrompt`, if any). */
+  readonly ctx: Context
+  readonly model: LanguageModel
+  readonly session: Session
+  readonly system: string | undefined
+  readonly config: AgentLoopConfig
+}
+
+/** Where a turn starts: a new turn (0 steps) or an unfinished one read back from the session. */
+export interface TurnStart {
+  readonly turn: number
+  readonly resumed: boolean
+  readonly steps: number
+  readonly lastMessage: AssistantMessage | undefined
+  readonly usage: TokenUsage
+  /** Session writes that open the turn; a failure there ends the turn with `error`. */
+  readonly prelude?: () => void
+  /** Set when the turn already has its answer and only needs its `turn/end`. */
+  readonly done?: TurnEndReason
+}
+
+function modelTools(ctx: Context, provider: string): readonly ToolSchema[] {
+  return ctx.systemPrompt !== undefined ? ctx.systemPrompt.tools(provider) : ctx.tools.schemas()
+}
+
+function failed(error: unknown): { failed: true; error: unknown } {
+  return { failed: true, error }
+}
+
+/**
+ * The step loop (SPEC §7): build the request from the session, call the model, record its
+ * message, run its tool calls with `executeToolCalls`, feed deferred contexts into the next step,
+ * and stop when the model calls no tool, a result concludes the turn, `maxSteps` is reached, the
+ * signal aborts, or something fails. Always records `turn/end` (when the session lets it); rejects
+ * with the failure for reason `error`.
+ */
+export async function runTurn(
+  runner: TurnRunner,
+  start: TurnStart,
+  options: { readonly signal: AbortSignal | undefined; readonly emit: (event: AgentEvent) => void },
+): Promise<TurnResult> {
+  const { ctx, model, session, system, config } = runner
+  const { signal, emit } = options
+  const { turn } = start
+  const turnStartedAt = performance.now()
+  let steps = start.steps
+  let lastMessage = start.lastMessage
+  let usage = start.usage
+  let reason: TurnEndReason | undefined = start.done
+  let failure: { failed: true; error: unknown } | undefined
+
+  emit({ type: 'turn-start', turn, at: turnStartedAt, resumed: start.resumed })
+  try {
+    start.prelude?.()
+    while (reason === undefined) {
+      if (signal?.aborted) {
+        reason = 'aborted'
+        break
+      }
+      if (steps >= config.maxSteps) {
+        reason = 'max-steps'
+        break
+      }
+      const step = steps + 1
+      const stepStartedAt = performance.now()
+      emit({ type: 'step-start', turn, step, at: stepStartedAt })
+      const request: ModelRequest = {
+        ...(system === undefined ? {} : { system }),
+        messages: historyFromSession(session.events()),
+        tools: modelTools(ctx, model.provider),
+        ...(signal === undefined ? {} : { signal }),
+      }
+      const modelStartedAt = performance.now()
+      emit({
+        type: 'model-call-start',
+        turn,
+        step,
+        at: modelStartedAt,
+        messages: request.messages.length,
+        tools: request.tools.length,
+      })
+      const outcome = await callModel(model, request, signal)
+      const modelEndedAt = performance.now()
+      const durationMs = modelEndedAt - modelStartedAt
+      if (outcome.kind !== 'ok') {
+        emit({
+          type: 'model-call-end',
+          turn,
+          step,
+          at: modelEndedAt,
+          durationMs,
+          outcome: outcome.kind,
+          ...(outcome.kind === 'error' ? { error: outcome.error } : {}),
+        })
+        emit({
+          type: 'step-end',
+          turn,
+          step,
+          at: modelEndedAt,
+          durationMs: modelEndedAt - stepStartedAt,
+          toolCalls: 0,
+          concludesTurn: false,
+        })
+        if (outcome.kind === 'error') throw outcome.error
+        reason = 'aborted'
+        break
+      }
+      const { message, finishReason } = outcome.response
+      const assistant: AssistantMessageEventData = {
+        turn,
+        step,
+        message,
+        finishReason,
+        usage: outcome.response.usage,
+      }
+      session.append('assistant/message', assistant)
+      steps = step
+      lastMessage = message
+      usage = addUsage(usage, outcome.response.usage)
+      emit({
+        type: 'model-call-end',
+        turn,
+        step,
+        at: modelEndedAt,
+        durationMs,
+        outcome: 'ok',
+        message,
+        finishReason,
+        usage: outcome.response.usage,
+      })
+
+      const calls = toolCallsOf(message)
+      let concludesTurn = false
+      if (calls.length > 0) {
+        const inbox: string[] = []
+        const batch = await executeToolCalls(
+          ctx,
+          turn,
+          step,
+          calls,
+          signal,
+          (text) => void inbox.push(text),
+          { onEvent: emit },
+        )
+        concludesTurn = batch.concludesTurn
+        if (inbox.length > 0) {
+          // Recorded even when the turn ends here: accepted context is never dropped, it opens the next step or turn.
+          const data: UserMessageEventData = {
+            turn,
+            step: step + 1,
+            message: { role: 'user', content: inbox.map((text) => textBlock(text)) },
+            source: 'tool-context',
+          }
+          session.append('user/message', data)
+        }
+      }
+      const stepEndedAt = performance.now()
+      emit({
+        type: 'step-end',
+        turn,
+        step,
+        at: stepEndedAt,
+        durationMs: stepEndedAt - stepStartedAt,
+        toolCalls: calls.length,
+        concludesTurn,
+      })
+      if (calls.length === 0) reason = 'completed'
+      else if (concludesTurn && !signal?.aborted) reason = 'concluded'
+    }
+  } catch (error) {
+    failure = failed(error)
+    reason = 'error'
+  }
+
+  const final: TurnEndReason = reason ?? 'error'
+  try {
+    const data: TurnEndEventData = { turn, reason: final, steps }
+    session.append('turn/end', data)
+  } catch (error) {
+    // The turn's own failure matters more than the missing turn/end; resume() closes the turn later.
+    if (failure === undefined) failure = failed(error)
+    else ctx.logger.error(`agent turn ${turn}: could not record turn/end after the turn failed`, { error })
+  }
+  const result: TurnResult = Object.freeze({
+    turn,
+    reason: failure === undefined ? final : 'error',
+    steps,
+    message: lastMessage,
+    text: lastMessage === undefined ? '' : textOf(lastMessage.content),
+    usage,
+  })
+  const endedAt = performance.now()
+  emit({
+    type: 'turn-end',
+    turn,
+    at: endedAt,
+    durationMs: endedAt - turnStartedAt,
+    result,
+    ...(failure === undefined ? {} : { error: failure.error }),
+  })
+  if (failure !== undefined) throw failure.error
+  return result
+}

@@ -1,0 +1,98 @@
+import type { Logger } from '@deepseek-ai/dsh-context'
+import type { JsonObject, ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import type { ExecutionMode, ToolExecutionResult, ToolRuntime } from '@deepseek-ai/dsh-tools'
+import type { ToolCallProgressEvent } from './types.ts'
+
+/** Turns scheduler hooks into `ToolCallProgressEvent`s with timings. */
+export interface ToolCallProgress {
+  queued(index: number): void
+  started(index: number, mode: ExecutionMode | undefined): void
+  settled(index: number): void
+  committed(index: number, result: ToolExecutionResult): void
+  /** Later hook calls (bodies an abort or failure left running) are dropped. */
+  close(): void
+}
+
+function parsedArgs(raw: string): JsonObject {
+  try {
+    const value: unknown = JSON.parse(raw)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : {}
+  } catch {
+    return {}
+  }
+}
+
+export function createToolCallProgress(options: {
+  readonly turn: number
+  readonly step: number
+  readonly blocks: readonly ToolCallBlock[]
+  readonly tools: ToolRuntime
+  readonly logger: Logger
+  readonly onEvent: ((event: ToolCallProgressEvent) => void) | undefined
+}): ToolCallProgress {
+  const { turn, step, blocks, tools, logger, onEvent } = options
+  const queuedAt: number[] = []
+  const startedAt: (number | undefined)[] = []
+  const settledAt: (number | undefined)[] = []
+  const committed = new Set<number>()
+  let open = true
+
+  const emit = (event: ToolCallProgressEvent): void => {
+    if (onEvent === undefined) return
+    try {
+      onEvent(event)
+    } catch (error) {
+      // A UI callback must not break the step: the session log is the record, events are a view.
+      logger.error(`executeToolCalls: options.onEvent threw on "${event.type}"; the event was dropped`, {
+        error,
+      })
+    }
+  }
+  const base = (index: number, at: number) => {
+    const block = blocks[index]!
+    return { turn, step, index, callId: block.id, name: block.name, at }
+  }
+
+  return {
+    queued(index) {
+      if (!open) return
+      const at = performance.now()
+      queuedAt[index] = at
+      if (onEvent === undefined) return
+      const block = blocks[index]!
+      emit({
+        type: 'tool-call-queued',
+        ...base(index, at),
+        label: tools.describeCall(block.name, parsedArgs(block.arguments)),
+      })
+    },
+    started(index, mode) {
+      if (!open || mode === undefined) return
+      const at = performance.now()
+      startedAt[index] = at
+      emit({ type: 'tool-call-start', ...base(index, at), mode, queueMs: at - (queuedAt[index] ?? at) })
+    },
+    settled(index) {
+      // After a scheduler failure a call may be answered before its body settles: keep end last.
+      if (!open || committed.has(index)) return
+      const at = performance.now()
+      settledAt[index] = at
+      emit({ type: 'tool-call-settled', ...base(index, at), runMs: at - (startedAt[index] ?? at) })
+    },
+    committed(index, result) {
+      if (!open) return
+      committed.add(index)
+      const at = performance.now()
+      const start = startedAt[index]
+      const settled = settledAt[index] ?? start ?? at
+      const timings =
+        start === undefined
+          ? { queueMs: at - (queuedAt[index] ?? at), runMs: 0, commitMs: 0 }
+          : { queueMs: start - (queuedAt[index] ?? start), runMs: settled - start, commitMs: at - settled }
+      emit({ type: 'tool-call-end', ...base(index, at), result, started: start !== undefined, timings })
+    },
+    close() {
+      open = false
+    },
+  }
+}

@@ -1,0 +1,224 @@
+import type {
+  AssistantMessage,
+  FinishReason,
+  TokenUsage,
+  ToolSchema,
+  UserMessage,
+} from '@deepseek-ai/dsh-llm'
+import type { Session } from '@deepseek-ai/dsh-session'
+import type { ExecutionMode, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+
+/** Limits of one agent's loop. */
+export interface AgentLoopConfig {
+  /** Size of the rolling pool for parallel tool calls of one step (T23). A positive integer; default 10. */
+  readonly maxParallelToolCalls: number
+  /** Model steps one turn may take before it ends with reason `max-steps`. A positive integer; default 25. */
+  readonly maxSteps: number
+}
+
+/**
+ * `ctx.agentLoop`: what `executeToolCalls` reads from the scope it runs in. `createAgent` provides it
+ * on the agent's scope; a harness that drives `executeToolCalls` itself provides its own.
+ */
+export interface AgentLoopService {
+  readonly config: AgentLoopConfig
+  /** Where `tool/call` and `tool/result` (and the loop's own events) are recorded. */
+  readonly session: Session
+}
+
+/**
+ * `ctx.systemPrompt`, as far as the loop needs it: the tool schemas the model sees for a provider
+ * (SPEC T5). When a scope has none, the loop sends `ctx.tools.schemas()`.
+ */
+export interface SystemPromptService {
+  tools(provider: string): readonly ToolSchema[]
+}
+
+declare module '@deepseek-ai/dsh-context' {
+  interface Services {
+    agentLoop?: AgentLoopService
+    systemPrompt?: SystemPromptService
+  }
+}
+
+/** Why a turn ended. */
+export type TurnEndReason = 'completed' | 'concluded' | 'max-steps' | 'aborted' | 'error'
+
+/** What a turn produced; also what `resume` returns for a session whose last turn had ended. */
+export interface TurnResult {
+  readonly turn: number
+  readonly reason: TurnEndReason
+  /** Model steps taken in the turn (including steps taken before a resume). */
+  readonly steps: number
+  /** The turn's last assistant message, if the model answered at least once. */
+  readonly message: AssistantMessage | undefined
+  /** Text of `message` (reasoning excluded); `''` without one. */
+  readonly text: string
+  /** Token usage summed over the turn's steps. */
+  readonly usage: TokenUsage
+}
+
+interface ToolCallEventBase {
+  readonly turn: number
+  readonly step: number
+  /** Position of the call in the assistant message (model order). */
+  readonly index: number
+  readonly callId: string
+  readonly name: string
+  /** `performance.now()` when the event happened. */
+  readonly at: number
+}
+
+/** Every call of the step, at once, when the batch begins. `label` is `ctx.tools.describeCall`. */
+export interface ToolCallQueuedEvent extends ToolCallEventBase {
+  readonly type: 'tool-call-queued'
+  readonly label: string
+}
+
+/** The call took a pool slot (`parallel`) or its barrier turn (`exclusive`); its policy stage runs next. */
+export interface ToolCallStartEvent extends ToolCallEventBase {
+  readonly type: 'tool-call-start'
+  readonly mode: ExecutionMode
+  /** ms from queued to start. */
+  readonly queueMs: number
+}
+
+/** A candidate result exists; for a parallel call its pool slot is free again. */
+export interface ToolCallSettledEvent extends ToolCallEventBase {
+  readonly type: 'tool-call-settled'
+  /** ms from start to settled. */
+  readonly runMs: number
+}
+
+/**
+ * Time spent in each phase of one call. For a call that never started (an abort skipped it),
+ * `queueMs` runs up to its synthetic commit and the other two are 0.
+ */
+export interface ToolCallTimings {
+  /** queued → start. */
+  readonly queueMs: number
+  /** start → settled (policy, approval, guards, body). */
+  readonly runMs: number
+  /** settled → committed (post-execute, finalizeContent, recording `tool/result`). */
+  readonly commitMs: number
+}
+
+/** The call's final result was recorded as `tool/result` (model order). */
+export interface ToolCallEndEvent extends ToolCallEventBase {
+  readonly type: 'tool-call-end'
+  readonly result: ToolExecutionResult
+  /** False for a call that never took a slot (abort, scheduler failure before it started). */
+  readonly started: boolean
+  readonly timings: ToolCallTimings
+}
+
+/** How one step's tool calls move through the scheduler; a UI can draw the pool from these. */
+export type ToolCallProgressEvent =
+  ToolCallQueuedEvent | ToolCallStartEvent | ToolCallSettledEvent | ToolCallEndEvent
+
+export interface TurnStartEvent {
+  readonly type: 'turn-start'
+  readonly turn: number
+  readonly at: number
+  /** True when `resume` continues a turn an earlier process left unfinished. */
+  readonly resumed: boolean
+}
+
+export interface StepStartEvent {
+  readonly type: 'step-start'
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+}
+
+export interface ModelCallStartEvent {
+  readonly type: 'model-call-start'
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+  /** Messages and tool schemas sent. */
+  readonly messages: number
+  readonly tools: number
+}
+
+export interface ModelCallEndEvent {
+  readonly type: 'model-call-end'
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+  readonly durationMs: number
+  readonly outcome: 'ok' | 'aborted' | 'error'
+  /** Present when `outcome` is `ok`. */
+  readonly message?: AssistantMessage
+  readonly finishReason?: FinishReason
+  readonly usage?: TokenUsage
+  /** Present when `outcome` is `error`. */
+  readonly error?: unknown
+}
+
+export interface StepEndEvent {
+  readonly type: 'step-end'
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+  readonly durationMs: number
+  /** Tool calls the model made in this step. */
+  readonly toolCalls: number
+  readonly concludesTurn: boolean
+}
+
+export interface TurnEndEvent {
+  readonly type: 'turn-end'
+  readonly turn: number
+  readonly at: number
+  readonly durationMs: number
+  readonly result: TurnResult
+  /** Present when `result.reason` is `error`: what `run` rejects with. */
+  readonly error?: unknown
+}
+
+/**
+ * The model-facing event stream of a turn, one naming rule (`x-start` / `x-end`). In order:
+ * `turn-start`, then per step `step-start`, `model-call-start`, `model-call-end`, the tool-call
+ * progress events, `step-end`; finally `turn-end`.
+ */
+export type AgentEvent =
+  | TurnStartEvent
+  | StepStartEvent
+  | ModelCallStartEvent
+  | ModelCallEndEvent
+  | ToolCallProgressEvent
+  | StepEndEvent
+  | TurnEndEvent
+
+/** `data` of a `turn/start` session event. */
+export interface TurnStartEventData {
+  turn: number
+}
+
+/** `data` of a `turn/end` session event. */
+export interface TurnEndEventData {
+  turn: number
+  reason: TurnEndReason
+  steps: number
+}
+
+/**
+ * `data` of a `user/message` session event: the turn's input (`source: 'user'`, step 1 of the turn)
+ * or the contexts tool results deferred, joined FIFO for the step they feed (`source: 'tool-context'`).
+ */
+export interface UserMessageEventData {
+  turn: number
+  step: number
+  message: UserMessage
+  source: 'user' | 'tool-context'
+}
+
+/** `data` of an `assistant/message` session event. */
+export interface AssistantMessageEventData {
+  turn: number
+  step: number
+  message: AssistantMessage
+  finishReason: FinishReason
+  usage: TokenUsage
+}

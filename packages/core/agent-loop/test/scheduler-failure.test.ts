@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest'
+import { textBlock, toolCallBlock } from '@deepseek-ai/dsh-llm'
+import {
+  createMemorySession,
+  verifyToolPairs,
+  type Session,
+  type ToolResultEventData,
+} from '@deepseek-ai/dsh-session'
+import { AgentLoopError } from '@deepseek-ai/dsh-agent-loop'
+import { agentWith, shape } from './support/agents.ts'
+
+/** A session that refuses the tool/result of `callId` while `fault.on` (once, or until switched off). */
+function refusingSession(
+  callId: string,
+  times: 'once' | 'until-off',
+): { session: Session; fault: { on: boolean } } {
+  const inner = createMemorySession()
+  const fault = { on: true }
+  const session: Session = Object.create(inner) as Session
+  Object.defineProperty(session, 'append', {
+    value: (type: string, data: unknown, options?: Parameters<Session['append']>[2]) => {
+      const answered = (data as Partial<ToolResultEventData>).message?.content[0]?.callId
+      if (fault.on && type === 'tool/result' && answered === callId) {
+        if (times === 'once') fault.on = false
+        throw new Error(`disk full while recording the result of ${callId}`)
+      }
+      return inner.append(type, data, options)
+    },
+  })
+  return { session, fault }
+}
+
+const calls = ['a', 'b', 'c'].map((id) => toolCallBlock({ id, name: 'echo', args: { text: id } }))
+
+describe('a scheduler failure in the loop', () => {
+  it('a tool/result the session refuses once is retried as SCHEDULER_FAILED: every call answered, the turn ends "error"', async () => {
+    const { session } = refusingSession('b', 'once')
+    const { agent } = agentWith([calls, [textBlock('unused')]], { session })
+    const error = await agent.run('go').catch((e: unknown) => e)
+    expect((error as Error).message).toBe('disk full while recording the result of b')
+    expect(shape(session.events()).slice(3)).toEqual([
+      'tool/call a',
+      'tool/call b',
+      'tool/call c',
+      'tool/result a',
+      'tool/result b',
+      'tool/result c',
+      'turn/end error',
+    ])
+    const codes = session
+      .events()
+      .flatMap((e) =>
+        e.type === 'tool/result' ? [(e.data as unknown as ToolResultEventData).error?.code ?? 'OK'] : [],
+      )
+    expect(codes).toEqual(['OK', 'SCHEDULER_FAILED', 'SCHEDULER_FAILED'])
+    expect(verifyToolPairs(session.events()).ok).toBe(true)
+  })
+
+  it('reports exactly the calls it could not answer (UNRECORDED_RESULTS), never records out of order, and resume repairs them', async () => {
+    const { session, fault } = refusingSession('b', 'until-off')
+    const { agent } = agentWith([calls, [textBlock('unused')]], { session })
+    const error = await agent.run('go').catch((e: unknown) => e)
+    expect(AgentLoopError.isInstance(error) && error.code).toBe('UNRECORDED_RESULTS')
+    const callSeq = (id: string) =>
+      session.events().find((e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === id)!
+        .seq
+    expect((error as AgentLoopError).details.unanswered).toEqual([
+      { callId: 'b', callSeq: callSeq('b') },
+      { callId: 'c', callSeq: callSeq('c') },
+    ])
+    expect((error as Error).message).toMatch(
+      /refused the tool\/result of "b" \(tool\/call seq \d+\), "c" \(tool\/call seq \d+\)/,
+    )
+    expect((error as Error).cause).toMatchObject({ message: 'disk full while recording the result of b' })
+    const report = verifyToolPairs(session.events())
+    expect(report.problems.map((p) => [p.kind, p.callId])).toEqual([
+      ['unanswered-call', 'b'],
+      ['unanswered-call', 'c'],
+    ])
+    expect(shape(session.events()).at(-1)).toBe('turn/end error')
+
+    fault.on = false
+    expect(await agent.resume()).toMatchObject({ reason: 'error', steps: 1 })
+    expect(shape(session.events()).slice(-2)).toEqual(['tool/result b', 'tool/result c'])
+    expect(verifyToolPairs(session.events()).ok).toBe(true)
+  })
+})
