@@ -1,11 +1,1 @@
-import { defineConfig } from 'tsup'
-
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  tsconfig: 'tsconfig.build.json',
-})
+export { default } from '../../../tsup.shared.ts'

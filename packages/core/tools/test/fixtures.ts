@@ -51,18 +51,6 @@ export function codeOf(result: { isError: boolean; error?: { info?: { code: stri
   return result.isError ? (result.error?.info?.code ?? 'NO_CODE') : 'OK'
 }
 
-export function deferred<T = void>(): {
-  promise: Promise<T>
-  resolve: (value: T) => void
-  reject: (error: unknown) => void
-} {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
+export { deferred } from '../../../../test-support/deferred.ts'
 
 export const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))

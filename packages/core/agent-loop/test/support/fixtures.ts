@@ -33,21 +33,9 @@ export function setup(
   return { root, ctx, session, logger }
 }
 
-export interface Deferred<T = void> {
-  readonly promise: Promise<T>
-  resolve(value: T): void
-  reject(error: unknown): void
-}
+import { deferred, type Deferred } from '../../../../../test-support/deferred.ts'
 
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { promise, resolve, reject }
-}
+export { deferred, type Deferred }
 
 /** A log of what happened, in order: `start:<callId>`, `end:<callId>`, … */
 export type Journal = string[]
