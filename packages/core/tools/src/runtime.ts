@@ -1,13 +1,12 @@
 import type { Context, Disposer } from '@deepseek-ai/dsh-context'
-import { describeValue, type JsonObject, type ToolSchema } from '@deepseek-ai/dsh-llm'
-import { deepFreeze } from '@deepseek-ai/dsh-session'
+import { describeValue, type ToolSchema } from '@deepseek-ai/dsh-llm'
 import { ToolsError, invalidArgument } from './errors.ts'
 import { callConcurrency } from './pipeline/concurrency.ts'
 import { dispatchCall } from './pipeline/dispatch.ts'
 import { finalizeCall, finishCall } from './pipeline/finalize.ts'
 import { materializeResult } from './pipeline/materialize.ts'
-import { parseToolArguments } from './pipeline/parse-arguments.ts'
-import { prepareCall } from './pipeline/prepare.ts'
+import { checkExecutionInput } from './pipeline/check-input.ts'
+import { callInfoOf, prepareCall } from './pipeline/prepare.ts'
 import { failure } from './pipeline/results.ts'
 import type { RunState } from './pipeline/run-state.ts'
 import { normalizeDefinition } from './registry/normalize-definition.ts'
@@ -187,29 +186,8 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
     return run as RunState
   }
 
-  const checkInput = (method: string, input: ToolExecutionInput): void => {
-    const where = `tools.${method}(input)`
-    if (typeof input !== 'object' || input === null)
-      throw invalidArgument(`${where}: input must be an object, got ${describeValue(input)}`)
-    if (typeof input.callId !== 'string' || input.callId === '') {
-      throw invalidArgument(
-        `${where}: input.callId must be a non-empty string, got ${describeValue(input.callId)}`,
-      )
-    }
-    if (typeof input.name !== 'string')
-      throw invalidArgument(`${where}: input.name must be a string, got ${describeValue(input.name)}`)
-    const args: unknown = input.arguments
-    if (typeof args !== 'string' && (typeof args !== 'object' || args === null)) {
-      throw invalidArgument(
-        `${where}: input.arguments must be a JSON string or object, got ${describeValue(args)}`,
-      )
-    }
-    if (input.signal !== undefined && !(input.signal instanceof AbortSignal)) {
-      throw invalidArgument(
-        `${where}: input.signal must be an AbortSignal, got ${describeValue(input.signal)}`,
-      )
-    }
-  }
+  const checkInput = (method: string, input: ToolExecutionInput): void =>
+    checkExecutionInput(`tools.${method}(input)`, 'input', input)
 
   const scheduler: ToolRuntimeScheduler = {
     protocol: LOCAL_PROTOCOL,
@@ -237,18 +215,7 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
     },
     synthesize(input, code, message) {
       checkInput('synthesize', input)
-      const parsed = parseToolArguments(input.arguments, {
-        maxBytes: registry.options.maxArgumentBytes,
-        maxDepth: registry.options.maxArgumentDepth,
-      })
-      const call = Object.freeze({
-        callId: input.callId,
-        toolName: input.name,
-        args: parsed.ok ? deepFreeze(parsed.value) : (Object.freeze({}) as JsonObject),
-        scope: ctx.scope,
-        turn: input.turn,
-        step: input.step,
-      })
+      const call = callInfoOf(state, input)
       const result = materializeResult(failure(code, message), input.name)
       if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', result, call)
       return result

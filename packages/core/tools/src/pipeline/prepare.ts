@@ -18,21 +18,24 @@ const EMPTY_ARGS: JsonObject = Object.freeze({})
 const MAX_LISTED_TOOLS = 50
 
 /** T10: the same words whether the tool never existed or a restriction hides it. */
-export function unknownToolMessage(name: string, state: ScopeToolsState): string {
+function unknownToolMessage(name: string, state: ScopeToolsState): string {
   const names = [...visibleTools(state).keys()]
   const listed =
     names.length > MAX_LISTED_TOOLS ? `${names.slice(0, MAX_LISTED_TOOLS).join(', ')}, …` : names.join(', ')
   return `Unknown tool "${name}". Available tools: ${names.length > 0 ? listed : 'none'}.`
 }
 
-/** Observers still learn what the model sent for a tool that does not exist. */
-function unknownToolArgs(state: ScopeToolsState, input: ToolExecutionInput): JsonObject {
+/**
+ * Call info for a call whose arguments were not validated against a tool (an unknown tool, a
+ * synthetic result): observers still learn what the model sent, or `{}` if it was not JSON.
+ */
+export function callInfoOf(state: ScopeToolsState, input: ToolExecutionInput): ToolCallInfo {
   const { maxArgumentBytes, maxArgumentDepth } = state.registry.options
   const parsed = parseToolArguments(input.arguments, {
     maxBytes: maxArgumentBytes,
     maxDepth: maxArgumentDepth,
   })
-  return parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS
+  return callInfo(state, input, parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS)
 }
 
 function callInfo(state: ScopeToolsState, input: ToolExecutionInput, args: JsonObject): ToolCallInfo {
@@ -61,11 +64,10 @@ export async function prepareCall(
   const signal = signalOrNever(input.signal)
   const tool: RegisteredTool | undefined = visibleTools(state).get(input.name)
   const args = tool === undefined ? undefined : callArguments(state.registry, input, tool)
-  const call = callInfo(
-    state,
-    input,
-    args === undefined ? unknownToolArgs(state, input) : args.kind === 'unparsable' ? EMPTY_ARGS : args.json,
-  )
+  const call =
+    args === undefined
+      ? callInfoOf(state, input)
+      : callInfo(state, input, args.kind === 'unparsable' ? EMPTY_ARGS : args.json)
   const settle = (result: ToolExecutionResult): ScheduledToolPreparation =>
     final(createRun({ state, call, signal, tool, args: undefined }), result)
 

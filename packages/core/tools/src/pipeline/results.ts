@@ -1,5 +1,5 @@
 import type { JsonValue, ToolResultContent } from '@deepseek-ai/dsh-llm'
-import { ToolErrorCodes, type ToolErrorCode } from '../codes.ts'
+import type { ToolErrorCode } from '../codes.ts'
 import type { ToolExecutionFailure, ToolExecutionSuccess } from '../types.ts'
 
 const NAMES: Record<ToolErrorCode, string> = {
@@ -91,5 +91,3 @@ export function describeThrown(thrown: unknown): string {
     return 'a thrown value that could not be inspected'
   }
 }
-
-export const isFailureCode = (code: string): code is ToolErrorCode => code in ToolErrorCodes

@@ -79,7 +79,3 @@ export function presentationOf(state: ScopeToolsState): PresentationMode {
     if (s.mode !== undefined) return s.mode
   return state.registry.options.defaultPresentation
 }
-
-export function hasGrant(state: ScopeToolsState, toolName: string): boolean {
-  return state.grants.has(toolName)
-}

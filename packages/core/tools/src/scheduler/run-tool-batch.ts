@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from '../errors.ts'
+import { checkExecutionInput } from '../pipeline/check-input.ts'
 import type { ExecutionMode, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
 import { resolveToolRuntimeScheduler } from './scheduler-key.ts'
 import type {
@@ -56,24 +57,11 @@ function validate(options: RunToolBatchOptions): number {
   }
   const ids = new Set<string>()
   calls.forEach((call: unknown, i) => {
-    const c = call as Partial<ToolExecutionInput> | null
-    if (typeof c !== 'object' || c === null)
-      throw invalidArgument(`${where}: calls[${i}] must be an object, got ${describeValue(c)}`)
-    if (typeof c.callId !== 'string' || c.callId === '') {
-      throw invalidArgument(
-        `${where}: calls[${i}].callId must be a non-empty string, got ${describeValue(c.callId)}`,
-      )
-    }
-    if (typeof c.name !== 'string')
-      throw invalidArgument(`${where}: calls[${i}].name must be a string, got ${describeValue(c.name)}`)
-    if (typeof c.arguments !== 'string' && (typeof c.arguments !== 'object' || c.arguments === null)) {
-      throw invalidArgument(
-        `${where}: calls[${i}].arguments must be a JSON string or object, got ${describeValue(c.arguments)}`,
-      )
-    }
-    if (ids.has(c.callId))
-      throw invalidArgument(`${where}: calls[${i}].callId "${c.callId}" is used twice in one batch`)
-    ids.add(c.callId)
+    checkExecutionInput(where, `calls[${i}]`, call)
+    const { callId } = call as ToolExecutionInput
+    if (ids.has(callId))
+      throw invalidArgument(`${where}: calls[${i}].callId "${callId}" is used twice in one batch`)
+    ids.add(callId)
   })
   return maxParallel
 }
