@@ -1,7 +1,9 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import {
+  describeThrown,
   resolveToolRuntimeScheduler,
+  toolMessages,
   runToolBatch,
   type ToolExecutionInput,
   type ToolExecutionResult,
@@ -82,14 +84,6 @@ function readTools(ctx: Context): ToolRuntime {
     })
   }
   return tools as ToolRuntime
-}
-
-function describeError(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : describeValue(error)
-  } catch {
-    return 'an uninspectable error'
-  }
 }
 
 /**
@@ -186,7 +180,7 @@ export async function executeToolCalls(
       },
     })
   } catch (error) {
-    const message = `The tool scheduler failed before this call could finish: ${describeError(error)}`
+    const message = toolMessages.schedulerFailed(error)
     const unanswered = ledger.answerRemaining(
       (index) => scheduler.synthesize(calls[index]!, 'SCHEDULER_FAILED', message),
       (index, result) => progress.committed(index, result),
@@ -199,7 +193,7 @@ export async function executeToolCalls(
       cause: error,
       details: { unanswered },
       message:
-        `${WHERE}: the tool batch failed (${describeError(error)}) and the session refused the tool/result of ` +
+        `${WHERE}: the tool batch failed (${describeThrown(error)}) and the session refused the tool/result of ` +
         `${unanswered.map((u) => `"${u.callId}" (tool/call seq ${u.callSeq})`).join(', ')}; ` +
         'the log is not replayable until they are answered (resuming the session answers them with INTERRUPTED)',
     })

@@ -35,6 +35,7 @@ import type {
   ToolsChange,
 } from './types.ts'
 import { createTimeoutWrapper } from './wrappers/timeout.ts'
+import { toolMessages } from './messages.ts'
 
 export interface InstallToolsOptions {
   /** Largest raw argument string, in UTF-8 bytes (default 1 MiB). */
@@ -349,11 +350,7 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
         return inputs.map(
           (input, index) =>
             results[index] ??
-            scheduler.synthesize(
-              input,
-              'SCHEDULER_FAILED',
-              'The tool scheduler failed before this call could finish.',
-            ),
+            scheduler.synthesize(input, 'SCHEDULER_FAILED', toolMessages.schedulerFailed(error)),
         )
       }
     },

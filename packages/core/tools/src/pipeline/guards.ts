@@ -3,6 +3,7 @@ import type { GuardVerdict, ToolExecutionFailure, ToolGuard } from '../types.ts'
 import { readGuardVerdict } from './decisions.ts'
 import { describeThrown, failure } from './results.ts'
 import type { RunState } from './run-state.ts'
+import { toolMessages } from '../messages.ts'
 import { settleOrAbort } from './signals.ts'
 
 function guardsOnChain(state: ScopeToolsState): ToolGuard[] | undefined {
@@ -32,10 +33,7 @@ export async function runGuards(run: RunState): Promise<ToolExecutionFailure | u
           () => {},
         )
         if (settled.kind === 'aborted') {
-          return failure(
-            'ABORTED_BEFORE_DISPATCH',
-            `Tool call "${run.toolName}" was cancelled before it started.`,
-          )
+          return failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(run.toolName))
         }
         if (settled.kind === 'error') throw settled.error
         verdict = settled.value

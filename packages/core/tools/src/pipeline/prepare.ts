@@ -11,6 +11,7 @@ import { callArguments } from './call-arguments.ts'
 import { parseToolArguments } from './parse-arguments.ts'
 import { describeThrown, failure, success, toBlocks } from './results.ts'
 import { createRun, type RunState } from './run-state.ts'
+import { toolMessages } from '../messages.ts'
 import { settleOrAbort, signalOrNever } from './signals.ts'
 
 const ALLOW: PreExecuteDecision = Object.freeze({ type: 'allow' })
@@ -72,9 +73,7 @@ export async function prepareCall(
     final(createRun({ state, call, signal, tool, args: undefined }), result)
 
   if (signal.aborted) {
-    return settle(
-      failure('ABORTED_BEFORE_DISPATCH', `Tool call "${input.name}" was cancelled before it started.`),
-    )
+    return settle(failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
   }
   if (tool === undefined || args === undefined)
     return settle(failure('UNKNOWN_TOOL', unknownToolMessage(input.name, state)))
@@ -106,10 +105,7 @@ export async function prepareCall(
         () => {},
       )
       if (settled.kind === 'aborted') {
-        return final(
-          run,
-          failure('ABORTED_BEFORE_DISPATCH', `Tool call "${input.name}" was cancelled before it started.`),
-        )
+        return final(run, failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
       }
       if (settled.kind === 'error') throw settled.error
       const read = readPreExecuteDecision(settled.value)
@@ -158,10 +154,7 @@ export async function prepareCall(
   const guarded = await runGuards(run)
   if (guarded !== undefined) return final(run, guarded)
   if (signal.aborted) {
-    return final(
-      run,
-      failure('ABORTED_BEFORE_DISPATCH', `Tool call "${input.name}" was cancelled before it started.`),
-    )
+    return final(run, failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
   }
   return { stage: 'dispatch', run }
 }

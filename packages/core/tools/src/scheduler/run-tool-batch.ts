@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from '../errors.ts'
 import { checkExecutionInput } from '../pipeline/check-input.ts'
+import { toolMessages } from '../messages.ts'
 import type { ExecutionMode, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
 import { resolveToolRuntimeScheduler } from './scheduler-key.ts'
 import type {
@@ -226,11 +227,7 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
       started = index + 1
       commit(
         index,
-        scheduler.synthesize(
-          input,
-          'ABORTED_BEFORE_DISPATCH',
-          `Tool call "${input.name}" was cancelled before it started.`,
-        ),
+        scheduler.synthesize(input, 'ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)),
       )
     }
   } catch (error) {
@@ -240,7 +237,7 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
   }
 
   if (failure !== undefined) {
-    const message = `The tool scheduler failed before this call could finish: ${describeFailure(failure.error)}`
+    const message = toolMessages.schedulerFailed(failure.error)
     for (let index = committed; index < started; index++) {
       const input = inputs[index]!
       const result = scheduler.synthesize(input, 'SCHEDULER_FAILED', message)
@@ -254,12 +251,4 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
     throw failure.error
   }
   return results as ToolExecutionResult[]
-}
-
-function describeFailure(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : describeValue(error)
-  } catch {
-    return 'an uninspectable error'
-  }
 }
