@@ -93,6 +93,14 @@ export async function* streamChatCompletion(
     )
   }
 
+  // Parts already parsed are not handed out once the signal has aborted.
+  function* release(parts: ModelStreamPart[]): Generator<ModelStreamPart, void, undefined> {
+    for (const part of parts.splice(0, parts.length)) {
+      yield part
+      if (signal?.aborted) throw aborted(signal)
+    }
+  }
+
   arm()
   try {
     const headers = new Headers({
@@ -156,7 +164,7 @@ export async function* streamChatCompletion(
       }
       assembler.push(completionAsChunk(parsed), out)
       assembler.end('done', out)
-      yield* out
+      yield* release(out)
       return
     }
 
@@ -206,13 +214,13 @@ export async function* streamChatCompletion(
         } catch (error) {
           failure = error
         }
-        for (const part of out.splice(0, out.length)) yield part
+        yield* release(out)
         if (failure !== undefined) throw failure
         if (ended) return
       }
       if (result.done) {
         assembler.end('eof', out)
-        for (const part of out.splice(0, out.length)) yield part
+        yield* release(out)
         return
       }
     }
