@@ -74,7 +74,7 @@ describe('options and environment', () => {
       expect(construction(undefined).code).toBe('MISSING_API_KEY')
     } finally {
       names.forEach((name, i) => {
-        if (saved[i] === undefined) delete process.env[name]
+        if (saved[i] === undefined) Reflect.deleteProperty(process.env, name)
         else process.env[name] = saved[i]
       })
     }
