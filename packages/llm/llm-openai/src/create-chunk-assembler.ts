@@ -81,6 +81,9 @@ export function createChunkAssembler(): ChunkAssembler {
       // Some providers send nothing at all for a call without parameters.
       arguments: call.args === '' ? '{}' : call.args,
     }
+    // Results are paired with calls by id: two calls sharing one could never both be answered.
+    if (calls.some((earlier) => earlier.id === block.id))
+      throw malformed(`tool call ${call.index} reuses the id "${block.id}" of an earlier call`)
     calls.push(block)
     out.push({ type: 'tool-call', call: block })
   }

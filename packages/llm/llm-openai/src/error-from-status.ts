@@ -53,7 +53,13 @@ export function errorFromStatus(options: {
   const info = providerErrorInfo(options.body)
   const code = codeFor(status, info)
   const subject = code === 'MODEL_NOT_FOUND' ? ` (model "${model}")` : ''
-  const said = info.message === undefined ? '' : `: ${info.message}`
+  const location = status >= 300 && status < 400 ? headers.get('location') : null
+  const said =
+    location !== null
+      ? `: redirected to ${location}; point baseUrl there`
+      : info.message === undefined
+        ? ''
+        : `: ${info.message}`
   const wait = retryAfterMs(headers)
   return new ChatCompletionsError({
     code,

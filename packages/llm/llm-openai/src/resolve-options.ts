@@ -129,7 +129,15 @@ function checkExtraBody(extraBody: unknown): Readonly<Record<string, unknown>> {
       throw invalid(`options.extraBody must not set "${field}": the adapter writes it from the request`)
   }
   // Detached now, so later changes to the caller's object cannot alter requests.
-  return Object.freeze(structuredClone(extraBody))
+  let copy: Record<string, unknown>
+  try {
+    copy = JSON.parse(JSON.stringify(extraBody)) as Record<string, unknown>
+  } catch (error) {
+    throw invalid(
+      `options.extraBody must be JSON data (${error instanceof Error ? error.message : String(error)})`,
+    )
+  }
+  return Object.freeze(copy)
 }
 
 function checkPositive(value: unknown, name: string, integer: boolean): number | undefined {

@@ -3,8 +3,10 @@ import type { ModelRequest, ModelStreamPart } from '@deepseek-ai/dsh-llm'
 import { applyEvent } from './apply-event.ts'
 import { completionAsChunk } from './completion-as-chunk.ts'
 import { createChunkAssembler } from './create-chunk-assembler.ts'
+import { abortedError, createRequestLifetime } from './create-request-lifetime.ts'
 import { errorFromStatus } from './error-from-status.ts'
 import { ChatCompletionsError } from './errors.ts'
+import { readText } from './read-text.ts'
 import type { ResolvedOptions } from './resolve-options.ts'
 import { toRequestBody } from './to-request-body.ts'
 
@@ -13,30 +15,16 @@ const MAX_EVENT_CHARS = 16 * 1024 * 1024
 /** How much of an error body or an unexpected body is read for the message. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024
 
-function aborted(signal: AbortSignal): ChatCompletionsError {
-  return new ChatCompletionsError({
-    code: 'ABORTED',
-    message: 'the chat completion was aborted',
-    cause: signal.reason,
-  })
-}
-
-async function readText(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<string> {
-  const reader = body.getReader()
-  const decoder = new TextDecoder()
-  let text = ''
-  let bytes = 0
+function serialize(request: ModelRequest, options: ResolvedOptions): string {
+  const body = toRequestBody(request, options)
   try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      bytes += value.byteLength
-      text += decoder.decode(value, { stream: true })
-      if (bytes >= maxBytes) break
-    }
-    return text + decoder.decode()
-  } finally {
-    reader.cancel().catch(() => {})
+    return JSON.stringify(body)
+  } catch (error) {
+    throw new ChatCompletionsError({
+      code: 'INVALID_REQUEST',
+      message: `the request is not JSON data: ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    })
   }
 }
 
@@ -50,58 +38,10 @@ export async function* streamChatCompletion(
   request: ModelRequest,
 ): AsyncGenerator<ModelStreamPart, void, undefined> {
   const signal = request.signal
-  if (signal?.aborted) throw aborted(signal)
-  const body = JSON.stringify(toRequestBody(request, options))
-  const controller = new AbortController()
-  const onAbort = (): void => controller.abort(signal?.reason)
-  signal?.addEventListener('abort', onAbort, { once: true })
-  let connected = false
-  let timedOut = false
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const arm = (): void => {
-    clearTimeout(timer)
-    timer = setTimeout(() => {
-      timedOut = true
-      controller.abort()
-    }, options.timeoutMs)
-  }
-  const fail = (error: unknown): ChatCompletionsError => {
-    if (signal?.aborted) return aborted(signal)
-    if (timedOut) {
-      const what = connected
-        ? `the stream was silent for ${options.timeoutMs} ms`
-        : `no response within ${options.timeoutMs} ms`
-      return new ChatCompletionsError({
-        code: 'TIMEOUT',
-        message: `POST ${options.url}: ${what}`,
-        cause: error,
-      })
-    }
-    if (ChatCompletionsError.isInstance(error)) return error
-    return new ChatCompletionsError(
-      connected
-        ? {
-            code: 'CONNECTION_LOST',
-            message: `POST ${options.url}: the connection dropped mid-stream: ${String(error)}`,
-            cause: error,
-          }
-        : {
-            code: 'CONNECTION_FAILED',
-            message: `POST ${options.url}: could not connect: ${String(error)}`,
-            cause: error,
-          },
-    )
-  }
-
-  // Parts already parsed are not handed out once the signal has aborted.
-  function* release(parts: ModelStreamPart[]): Generator<ModelStreamPart, void, undefined> {
-    for (const part of parts.splice(0, parts.length)) {
-      yield part
-      if (signal?.aborted) throw aborted(signal)
-    }
-  }
-
-  arm()
+  if (signal?.aborted) throw abortedError(signal)
+  const body = serialize(request, options)
+  const lifetime = createRequestLifetime({ url: options.url, timeoutMs: options.timeoutMs, signal })
+  lifetime.arm()
   try {
     const headers = new Headers({
       'content-type': 'application/json',
@@ -111,25 +51,29 @@ export async function* streamChatCompletion(
     for (const [name, value] of Object.entries(options.headers)) headers.set(name, value)
     let response: Response
     try {
+      // Redirects are not followed: a POST turned into a GET, or a key sent to another host, is worse
+      // than an error that names the new location.
       response = await options.fetch(options.url, {
         method: 'POST',
         headers,
         body,
-        signal: controller.signal,
+        signal: lifetime.signal,
+        redirect: 'manual',
       })
     } catch (error) {
-      throw fail(error)
+      throw lifetime.fail(error)
     }
-    connected = true
-    arm()
+    lifetime.connected()
+    lifetime.arm()
     const contentType = response.headers.get('content-type') ?? ''
     if (!response.ok || response.body === null || !/event-stream|json/i.test(contentType)) {
       let text = ''
       try {
-        if (response.body !== null) text = await readText(response.body, MAX_ERROR_BODY_BYTES)
+        if (response.body !== null) text = await readText(response.body, MAX_ERROR_BODY_BYTES, lifetime.arm)
       } catch (error) {
         // The status says enough; only an abort or a timeout while reading the body wins over it.
-        if (signal?.aborted || timedOut) throw fail(error)
+        const failure = lifetime.fail(error)
+        if (failure.code === 'ABORTED' || failure.code === 'TIMEOUT') throw failure
       }
       if (!response.ok) {
         throw errorFromStatus({
@@ -153,9 +97,9 @@ export async function* streamChatCompletion(
       // A server that ignored `stream: true` and answered with one JSON completion.
       let parsed: unknown
       try {
-        parsed = JSON.parse(await readText(response.body, Number.POSITIVE_INFINITY))
+        parsed = JSON.parse(await readText(response.body, Number.POSITIVE_INFINITY, lifetime.arm))
       } catch (error) {
-        if (!(error instanceof SyntaxError)) throw fail(error)
+        if (!(error instanceof SyntaxError)) throw lifetime.fail(error)
         throw new ChatCompletionsError({
           code: 'INVALID_RESPONSE',
           message: `POST ${options.url}: the JSON body does not parse: ${error.message}`,
@@ -164,7 +108,7 @@ export async function* streamChatCompletion(
       }
       assembler.push(completionAsChunk(parsed), out)
       assembler.end('done', out)
-      yield* release(out)
+      for (const part of out) yield part
       return
     }
 
@@ -184,9 +128,9 @@ export async function* streamChatCompletion(
       try {
         result = await reader.read()
       } catch (error) {
-        throw fail(error)
+        throw lifetime.fail(error)
       }
-      arm()
+      lifetime.arm()
       let chars: string
       try {
         chars = result.done ? decoder.decode() : decoder.decode(result.value, { stream: true })
@@ -214,20 +158,26 @@ export async function* streamChatCompletion(
         } catch (error) {
           failure = error
         }
-        yield* release(out)
+        // The finish part waits for the end of the body, so the next step can reuse the connection.
+        if (ended && failure === undefined) await lifetime.drain(reader)
+        // Parts already parsed are not handed out once the signal has aborted.
+        for (let i = 0; i < out.length; i++) {
+          yield out[i]!
+          if (signal?.aborted) throw abortedError(signal)
+        }
+        out.length = 0
         if (failure !== undefined) throw failure
         if (ended) return
       }
       if (result.done) {
         assembler.end('eof', out)
-        yield* release(out)
+        for (const part of out) yield part
         return
       }
     }
   } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
-    // Closes the connection when the consumer left early; harmless once the body is consumed.
-    controller.abort()
+    // An error, an abort or a consumer that left early closes the connection now; after a drained
+    // body this changes nothing.
+    lifetime.close()
   }
 }

@@ -37,6 +37,16 @@ export function toWireTools(tools: readonly ToolSchema[], strict: (tool: ToolSch
       description: typeof tool.description === 'string' ? tool.description : '',
       parameters: tool.parameters,
     }
-    return { type: 'function', function: strict(tool) === true ? { ...fn, strict: true } : fn }
+    let isStrict: boolean
+    try {
+      isStrict = strict(tool) === true
+    } catch (error) {
+      throw new ChatCompletionsError({
+        code: 'INVALID_REQUEST',
+        message: `request.tools[${i}]: options.strictTools threw for "${tool.name}": ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      })
+    }
+    return { type: 'function', function: isStrict ? { ...fn, strict: true } : fn }
   })
 }

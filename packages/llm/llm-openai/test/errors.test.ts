@@ -189,6 +189,38 @@ describe('connection and stream failures', () => {
     expect(renamed.message).toContain('changed its function name')
   })
 
+  it('two tool calls with one id are MALFORMED_STREAM (results pair with calls by id)', async () => {
+    server.respond(
+      sse(
+        sseText([
+          chunk({
+            tool_calls: [
+              { index: 0, id: 'same', type: 'function', function: { name: 'a', arguments: '{}' } },
+            ],
+          }),
+          chunk({
+            tool_calls: [
+              { index: 1, id: 'same', type: 'function', function: { name: 'b', arguments: '{}' } },
+            ],
+          }),
+          chunk({}, 'tool_calls'),
+        ]),
+      ),
+    )
+    const { parts, error } = await collectUntilError(modelFor(server).stream(simpleRequest))
+    expect(parts.map((p) => p.type)).toEqual(['tool-call'])
+    expect(error).toMatchObject({ code: 'MALFORMED_STREAM' })
+    expect((error as Error).message).toContain('reuses the id "same"')
+  })
+
+  it('a redirect is not followed: HTTP_ERROR naming the new location, and nothing is sent there', async () => {
+    server.respond(answer(307, '', { location: `${server.baseUrl}/elsewhere` }))
+    const error = await failure()
+    expect(error).toMatchObject({ code: 'HTTP_ERROR', status: 307 })
+    expect(error.message).toContain(`redirected to ${server.baseUrl}/elsewhere; point baseUrl there`)
+    expect(server.requests).toHaveLength(1)
+  })
+
   it('bytes that are not UTF-8 are MALFORMED_STREAM', async () => {
     server.respond(async (res) => {
       writeSseHead(res)

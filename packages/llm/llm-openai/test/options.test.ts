@@ -97,6 +97,7 @@ describe('options and environment', () => {
       [{ ...ok, headers: { a: 1 } }, /options\.headers\["a"\] must be a string/],
       [{ ...ok, extraBody: { messages: [] } }, /options\.extraBody must not set "messages"/],
       [{ ...ok, extraBody: [] }, /options\.extraBody must be a plain object/],
+      [{ ...ok, extraBody: { seed: 1n } }, /options\.extraBody must be JSON data/],
       [{ ...ok, fetch: 'fetch' }, /options\.fetch must be a function/],
     ]
     for (const [options, message] of cases) {

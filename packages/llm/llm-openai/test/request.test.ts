@@ -236,6 +236,18 @@ describe('messages mapping', () => {
     expect(wire).toEqual([{ role: 'user', content: 'one\n\ntwo' }])
   })
 
+  it('a strictTools predicate that throws is INVALID_REQUEST naming the tool; nothing is sent', async () => {
+    const model = modelFor(server, {
+      strictTools: () => {
+        throw new Error('boom')
+      },
+    })
+    const error = await model.step({ ...simpleRequest, tools: [weatherTool] }).catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST' })
+    expect((error as Error).message).toContain('options.strictTools threw for "get_weather": boom')
+    expect(server.requests).toHaveLength(0)
+  })
+
   it('refuses what it cannot map with INVALID_REQUEST naming the place', async () => {
     const model = modelFor(server)
     const bad: [unknown, RegExp][] = [
@@ -245,6 +257,10 @@ describe('messages mapping', () => {
       [{ messages: [], tools: [weatherTool, weatherTool] }, /"get_weather" appears twice/],
       [{ messages: [], tools: [{ name: 'x', description: '', parameters: null }] }, /tools\[0\]\.parameters/],
       [{ messages: 'nope', tools: [] }, /request\.messages/],
+      [
+        { messages: [], tools: [{ name: 'x', description: '', parameters: { default: 1n } }] },
+        /not JSON data/,
+      ],
     ]
     for (const [request, message] of bad) {
       const error = await model.step(request as ModelRequest).catch((e: unknown) => e)

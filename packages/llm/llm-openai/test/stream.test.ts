@@ -10,7 +10,7 @@ import {
   toolCallChunks,
 } from './support/fixtures.ts'
 import { collect, modelFor, simpleRequest, weatherTool } from './support/model.ts'
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts'
+import { startReplayServer, type ReplayServer, type Responder } from './support/replay-server.ts'
 import { byteOffsetsOf, sse, sseText, writePiece, writeSseHead } from './support/sse.ts'
 
 let server: ReplayServer
@@ -94,6 +94,25 @@ describe('stream: text and reasoning', () => {
     const fromStep = await model.step(simpleRequest)
     const finish = (await collect(model.stream(simpleRequest))).at(-1)
     expect(finish).toEqual({ type: 'finish', response: fromStep })
+  })
+
+  it('keeps the connection alive between steps: the finish part waits for the end of the body after [DONE]', async () => {
+    // The server ends the body a little after [DONE]; closing at [DONE] would cost the connection.
+    const endLate: Responder = async (res) => {
+      writeSseHead(res)
+      await writePiece(res, sseText(textChunks))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      res.end()
+    }
+    server.respond(endLate, endLate)
+    const model = modelFor(server)
+    await model.step(simpleRequest)
+    // undici hands a finished connection back to its pool on a later tick.
+    await new Promise((resolve) => setImmediate(resolve))
+    await model.step(simpleRequest)
+    const [first, second] = server.requests
+    expect(first!.remotePort).toBeDefined()
+    expect(second!.remotePort).toBe(first!.remotePort)
   })
 
   it('reads a server that ignores stream: true and answers one JSON completion', async () => {

@@ -8,6 +8,8 @@ export interface ReceivedRequest {
   readonly path: string
   readonly headers: IncomingHttpHeaders
   readonly body: Record<string, unknown>
+  /** The client's port: equal for two requests means one reused connection. */
+  readonly remotePort: number | undefined
   readonly closed: Promise<void>
 }
 
@@ -45,6 +47,7 @@ export async function startReplayServer(): Promise<ReplayServer> {
         path: req.url ?? '',
         headers: req.headers,
         body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+        remotePort: req.socket.remotePort,
         closed: closed.promise,
       }
       requests.push(request)
