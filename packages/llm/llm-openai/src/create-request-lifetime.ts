@@ -1,3 +1,4 @@
+import { describeValue } from '@deepseek-ai/dsh-llm'
 import { ChatCompletionsError } from './errors.ts'
 
 /** After `[DONE]`, how long the end of the body may take before the connection is simply closed. */
@@ -19,6 +20,15 @@ export interface RequestLifetime {
   drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void>
   /** Ends the request: stops the timer, forgets the signal, closes the connection unless it was drained. */
   close(): void
+}
+
+/** `fetch failed (connect ECONNREFUSED 127.0.0.1:9)`: undici hides the useful part in `cause`. */
+function describeNetworkError(error: unknown): string {
+  if (!(error instanceof Error)) return describeValue(error)
+  const cause: unknown = error.cause
+  if (!(cause instanceof Error) || cause.message === '' || cause.message === error.message)
+    return error.message
+  return `${error.message} (${cause.message})`
 }
 
 export function abortedError(signal: AbortSignal): ChatCompletionsError {
@@ -69,12 +79,12 @@ export function createRequestLifetime(options: {
       return isConnected
         ? new ChatCompletionsError({
             code: 'CONNECTION_LOST',
-            message: `POST ${url}: the connection dropped mid-stream: ${String(error)}`,
+            message: `POST ${url}: the connection dropped mid-stream: ${describeNetworkError(error)}`,
             cause: error,
           })
         : new ChatCompletionsError({
             code: 'CONNECTION_FAILED',
-            message: `POST ${url}: could not connect: ${String(error)}`,
+            message: `POST ${url}: could not connect: ${describeNetworkError(error)}`,
             cause: error,
           })
     },

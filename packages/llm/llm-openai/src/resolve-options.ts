@@ -134,7 +134,7 @@ function checkExtraBody(extraBody: unknown): Readonly<Record<string, unknown>> {
     copy = JSON.parse(JSON.stringify(extraBody)) as Record<string, unknown>
   } catch (error) {
     throw invalid(
-      `options.extraBody must be JSON data (${error instanceof Error ? error.message : String(error)})`,
+      `options.extraBody must be JSON data (${error instanceof Error ? error.message : describeValue(error)})`,
     )
   }
   return Object.freeze(copy)

@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import type { ModelRequest, ModelStreamPart } from '@deepseek-ai/dsh-llm'
+import { describeValue, type ModelRequest, type ModelStreamPart } from '@deepseek-ai/dsh-llm'
 import { applyEvent } from './apply-event.ts'
 import { completionAsChunk } from './completion-as-chunk.ts'
 import { createChunkAssembler } from './create-chunk-assembler.ts'
@@ -22,7 +22,7 @@ function serialize(request: ModelRequest, options: ResolvedOptions): string {
   } catch (error) {
     throw new ChatCompletionsError({
       code: 'INVALID_REQUEST',
-      message: `the request is not JSON data: ${error instanceof Error ? error.message : String(error)}`,
+      message: `the request is not JSON data: ${error instanceof Error ? error.message : describeValue(error)}`,
       cause: error,
     })
   }
@@ -159,7 +159,10 @@ export async function* streamChatCompletion(
           failure = error
         }
         // The finish part waits for the end of the body, so the next step can reuse the connection.
-        if (ended && failure === undefined) await lifetime.drain(reader)
+        if (ended && failure === undefined) {
+          await lifetime.drain(reader)
+          if (signal?.aborted) throw abortedError(signal)
+        }
         // Parts already parsed are not handed out once the signal has aborted.
         for (let i = 0; i < out.length; i++) {
           yield out[i]!

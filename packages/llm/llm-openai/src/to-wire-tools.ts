@@ -43,7 +43,7 @@ export function toWireTools(tools: readonly ToolSchema[], strict: (tool: ToolSch
     } catch (error) {
       throw new ChatCompletionsError({
         code: 'INVALID_REQUEST',
-        message: `request.tools[${i}]: options.strictTools threw for "${tool.name}": ${error instanceof Error ? error.message : String(error)}`,
+        message: `request.tools[${i}]: options.strictTools threw for "${tool.name}": ${error instanceof Error ? error.message : describeValue(error)}`,
         cause: error,
       })
     }

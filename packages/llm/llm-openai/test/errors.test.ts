@@ -130,6 +130,9 @@ describe('connection and stream failures', () => {
     })
     const { parts, error } = await collectUntilError(modelFor(server).stream(simpleRequest))
     expect(error).toMatchObject({ code: 'CONNECTION_LOST', retryable: true })
+    expect((error as Error).message).toContain(
+      'the connection dropped mid-stream: terminated (other side closed)',
+    )
     expect(
       parts.filter((p) => p.type === 'tool-call').map((p) => p.type === 'tool-call' && p.call.id),
     ).toEqual(['call_0_abc'])
@@ -293,6 +296,8 @@ describe('connection and stream failures', () => {
       .step(simpleRequest)
       .catch((e: unknown) => e)
     expect(error).toMatchObject({ code: 'CONNECTION_FAILED', retryable: true })
+    // undici's own message is only "fetch failed"; the reason is in its cause.
+    expect((error as Error).message).toContain('ECONNREFUSED')
   })
 
   it('no response within timeoutMs is TIMEOUT, and the server sees the connection close', async () => {
