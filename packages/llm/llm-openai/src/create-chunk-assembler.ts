@@ -139,7 +139,7 @@ export function createChunkAssembler(): ChunkAssembler {
   function applyChoice(choice: unknown, out: ModelStreamPart[]): void {
     if (!isObject(choice)) throw malformed(`a choice must be an object, got ${describeValue(choice)}`)
     // One completion is requested; other choice indexes would only come from a misbehaving server.
-    if (choice.index !== undefined && choice.index !== 0) return
+    if (typeof choice.index === 'number' && choice.index !== 0) return
     const delta = choice.delta === undefined || choice.delta === null ? {} : choice.delta
     if (!isObject(delta)) throw malformed(`choices[0].delta must be an object, got ${describeValue(delta)}`)
     const thought =
