@@ -104,13 +104,26 @@ afterAll(async () => {
 })
 
 describe('one 0.9 MB streamed step (3,800 events, 8 tool calls)', () => {
-  bench('baseline: decode + split + JSON.parse only', async () => {
-    await baseline()
-  })
-  bench('adapter: model.step, in-memory body', async () => {
-    await inMemory.step(request)
-  })
-  bench('adapter: model.step over 127.0.0.1', async () => {
-    await overSocket.step(request)
-  })
+  const options = { time: 2000 }
+  bench(
+    'baseline: decode + split + JSON.parse only',
+    async () => {
+      await baseline()
+    },
+    options,
+  )
+  bench(
+    'adapter: model.step, in-memory body',
+    async () => {
+      await inMemory.step(request)
+    },
+    options,
+  )
+  bench(
+    'adapter: model.step over 127.0.0.1',
+    async () => {
+      await overSocket.step(request)
+    },
+    options,
+  )
 })
