@@ -7,6 +7,12 @@ export interface TokenUsage {
   readonly inputTokens: number
   readonly outputTokens: number
   readonly totalTokens: number
+  /** Of `inputTokens`, how many the provider served from its prompt cache, when it reports it. */
+  readonly cacheHitInputTokens?: number
+  /** Of `inputTokens`, how many missed the provider's prompt cache, when it reports it. */
+  readonly cacheMissInputTokens?: number
+  /** Of `outputTokens`, how many were reasoning, when the provider reports it. */
+  readonly reasoningTokens?: number
 }
 
 /** One model step: the history so far, the tools the model may call, and a cancellation signal. */
@@ -23,7 +29,11 @@ export interface ModelResponse {
   readonly usage: TokenUsage
 }
 
-/** Incremental output of a streaming step; the last part is always `finish`. */
+/**
+ * Incremental output of a streaming step; the last part is always `finish`, whose message holds
+ * every `tool-call` part yielded before it, in the same order. A `tool-call` part is yielded once
+ * that call is complete (its arguments will not change), which may be long before `finish`.
+ */
 export type ModelStreamPart =
   | { readonly type: 'text-delta'; readonly text: string }
   | { readonly type: 'reasoning-delta'; readonly text: string }

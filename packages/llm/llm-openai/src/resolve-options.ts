@@ -1,0 +1,225 @@
+import { describeValue, type ToolSchema } from '@deepseek-ai/dsh-llm'
+import { ChatCompletionsError } from './errors.ts'
+
+/** DeepSeek's API, the default endpoint. */
+export const DEEPSEEK_BASE_URL = 'https://api.deepseek.com'
+
+/** Default for `timeoutMs`: the longest wait for the response headers or for the next body bytes. */
+export const DEFAULT_TIMEOUT_MS = 300_000
+
+/**
+ * When assistant messages carry their reasoning back as `reasoning_content`:
+ * - `tool-turns` (default, DeepSeek's documented rule): in every stretch of the conversation between
+ *   two user messages where the model called a tool, each assistant message carries it (an empty
+ *   string when the message has no reasoning); elsewhere it is left out, as the provider ignores it.
+ * - `always`: every assistant message carries it.
+ * - `never`: no message carries it (providers that reject unknown message fields).
+ */
+export type ReasoningReplay = 'tool-turns' | 'always' | 'never'
+
+export interface OpenAICompatibleModelOptions {
+  /** Bearer token. Else `DSH_API_KEY`; missing both is a `MISSING_API_KEY` error right here. */
+  readonly apiKey?: string
+  /** Else `DSH_BASE_URL`, else DeepSeek's `https://api.deepseek.com`. `/chat/completions` is appended. */
+  readonly baseUrl?: string
+  /** Else `DSH_MODEL`; missing both is a `MISSING_MODEL` error. */
+  readonly model?: string
+  /** `LanguageModel.provider`; defaults to `deepseek` for DeepSeek's host, else `openai-compatible`. */
+  readonly provider?: string
+  /** Where the `DSH_*` variables are read; defaults to `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Extra request headers (they win over the defaults, `Authorization` included). */
+  readonly headers?: Readonly<Record<string, string>>
+  /** See {@link ReasoningReplay}; default `tool-turns`. */
+  readonly reasoningReplay?: ReasoningReplay
+  /**
+   * Marks tools `strict: true` (provider-enforced schema adherence). Off by default: providers
+   * refuse schemas outside their strict subset, and DeepSeek only offers it on its beta endpoint.
+   */
+  readonly strictTools?: boolean | ((tool: ToolSchema) => boolean)
+  /** Sent as `max_tokens`. */
+  readonly maxTokens?: number
+  /** More request fields (`temperature`, `thinking`, `reasoning_effort`, …); cannot set the ones this adapter owns. */
+  readonly extraBody?: Readonly<Record<string, unknown>>
+  /** See {@link DEFAULT_TIMEOUT_MS}. */
+  readonly timeoutMs?: number
+  /** A `fetch` to use instead of the global one (proxies, instrumentation). */
+  readonly fetch?: typeof fetch
+}
+
+export interface ResolvedOptions {
+  readonly url: string
+  readonly apiKey: string
+  readonly model: string
+  readonly provider: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly reasoningReplay: ReasoningReplay
+  readonly strict: (tool: ToolSchema) => boolean
+  readonly maxTokens: number | undefined
+  readonly extraBody: Readonly<Record<string, unknown>>
+  readonly timeoutMs: number
+  readonly fetch: typeof fetch
+}
+
+const OWNED_FIELDS = ['model', 'messages', 'tools', 'stream']
+const REPLAY_MODES: readonly string[] = ['tool-turns', 'always', 'never']
+const WHERE = 'createOpenAICompatibleModel(options)'
+
+function invalid(message: string): ChatCompletionsError {
+  return new ChatCompletionsError({ code: 'INVALID_OPTIONS', message: `${WHERE}: ${message}` })
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const proto: unknown = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+/** An option, else its environment variable; empty strings count as unset. */
+function pick(
+  value: unknown,
+  name: string,
+  env: Readonly<Record<string, string | undefined>>,
+  variable: string,
+): string | undefined {
+  if (value !== undefined) {
+    if (typeof value !== 'string' || value === '')
+      throw invalid(`options.${name} must be a non-empty string, got ${describeValue(value)}`)
+    return value
+  }
+  const fromEnv = env[variable]
+  return typeof fromEnv === 'string' && fromEnv !== '' ? fromEnv : undefined
+}
+
+function chatCompletionsUrl(baseUrl: string, source: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(baseUrl)
+  } catch {
+    throw invalid(`${source} must be an absolute http(s) URL, got ${describeValue(baseUrl)}`)
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw invalid(`${source} must be an http(s) URL, got the protocol "${parsed.protocol}"`)
+  if (parsed.username !== '' || parsed.password !== '')
+    throw invalid(`${source} must not carry credentials; pass the key as apiKey / DSH_API_KEY`)
+  const path = parsed.pathname.replace(/\/+$/, '')
+  parsed.pathname = path.endsWith('/chat/completions') ? path : `${path}/chat/completions`
+  return parsed.href
+}
+
+function checkHeaders(headers: unknown): Readonly<Record<string, string>> {
+  if (headers === undefined) return {}
+  if (!isPlainObject(headers))
+    throw invalid(`options.headers must be a plain object of strings, got ${describeValue(headers)}`)
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== 'string')
+      throw invalid(`options.headers[${JSON.stringify(name)}] must be a string, got ${describeValue(value)}`)
+    out[name] = value
+  }
+  return Object.freeze(out)
+}
+
+function checkExtraBody(extraBody: unknown): Readonly<Record<string, unknown>> {
+  if (extraBody === undefined) return {}
+  if (!isPlainObject(extraBody))
+    throw invalid(`options.extraBody must be a plain object, got ${describeValue(extraBody)}`)
+  for (const field of OWNED_FIELDS) {
+    if (Object.prototype.hasOwnProperty.call(extraBody, field))
+      throw invalid(`options.extraBody must not set "${field}": the adapter writes it from the request`)
+  }
+  // Detached now, so later changes to the caller's object cannot alter requests.
+  let copy: Record<string, unknown>
+  try {
+    copy = JSON.parse(JSON.stringify(extraBody)) as Record<string, unknown>
+  } catch (error) {
+    throw invalid(
+      `options.extraBody must be JSON data (${error instanceof Error ? error.message : describeValue(error)})`,
+    )
+  }
+  return Object.freeze(copy)
+}
+
+function checkPositive(value: unknown, name: string, integer: boolean): number | undefined {
+  if (value === undefined) return undefined
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value <= 0 ||
+    (integer && !Number.isInteger(value))
+  ) {
+    throw invalid(
+      `options.${name} must be a positive ${integer ? 'integer' : 'number'}, got ${describeValue(value)}`,
+    )
+  }
+  return value
+}
+
+/**
+ * Reads the options once, with the `DSH_*` environment variables as fallbacks, and fails at once
+ * on anything that would only surface as an HTTP error later (a missing key above all).
+ */
+export function resolveOptions(options: OpenAICompatibleModelOptions | undefined): ResolvedOptions {
+  if (options !== undefined && (typeof options !== 'object' || options === null))
+    throw invalid(`options must be an object, got ${describeValue(options)}`)
+  const o: OpenAICompatibleModelOptions = options ?? {}
+  const env = o.env ?? process.env
+  if (typeof env !== 'object' || env === null)
+    throw invalid(`options.env must be an object, got ${describeValue(env)}`)
+
+  const apiKey = pick(o.apiKey, 'apiKey', env, 'DSH_API_KEY')
+  if (apiKey === undefined) {
+    throw new ChatCompletionsError({
+      code: 'MISSING_API_KEY',
+      message: `${WHERE}: no API key: pass options.apiKey or set the DSH_API_KEY environment variable`,
+    })
+  }
+  // A key that cannot travel in a header would fail every request with an obscure fetch error.
+  if (!/^[\x21-\x7e]+$/.test(apiKey))
+    throw invalid('the API key contains spaces, control or non-ASCII characters')
+  const model = pick(o.model, 'model', env, 'DSH_MODEL')
+  if (model === undefined) {
+    throw new ChatCompletionsError({
+      code: 'MISSING_MODEL',
+      message: `${WHERE}: no model: pass options.model or set the DSH_MODEL environment variable`,
+    })
+  }
+  const fromOption = o.baseUrl !== undefined
+  const baseUrl = pick(o.baseUrl, 'baseUrl', env, 'DSH_BASE_URL') ?? DEEPSEEK_BASE_URL
+  const url = chatCompletionsUrl(
+    baseUrl,
+    fromOption ? 'options.baseUrl' : env.DSH_BASE_URL ? 'DSH_BASE_URL' : 'the base URL',
+  )
+  if (o.provider !== undefined && (typeof o.provider !== 'string' || o.provider === ''))
+    throw invalid(`options.provider must be a non-empty string, got ${describeValue(o.provider)}`)
+  const provider =
+    o.provider ?? (/(^|\.)deepseek\.com$/.test(new URL(url).hostname) ? 'deepseek' : 'openai-compatible')
+
+  const reasoningReplay = o.reasoningReplay ?? 'tool-turns'
+  if (!REPLAY_MODES.includes(reasoningReplay))
+    throw invalid(
+      `options.reasoningReplay must be one of ${REPLAY_MODES.join(', ')}, got ${describeValue(reasoningReplay)}`,
+    )
+  const strictTools = o.strictTools ?? false
+  if (typeof strictTools !== 'boolean' && typeof strictTools !== 'function')
+    throw invalid(
+      `options.strictTools must be a boolean or a function of the tool, got ${describeValue(strictTools)}`,
+    )
+  const fetchImpl = o.fetch ?? globalThis.fetch
+  if (typeof fetchImpl !== 'function')
+    throw invalid(`options.fetch must be a function, got ${describeValue(fetchImpl)}`)
+
+  return Object.freeze({
+    url,
+    apiKey,
+    model,
+    provider,
+    headers: checkHeaders(o.headers),
+    reasoningReplay,
+    strict: typeof strictTools === 'function' ? strictTools : () => strictTools,
+    maxTokens: checkPositive(o.maxTokens, 'maxTokens', true),
+    extraBody: checkExtraBody(o.extraBody),
+    timeoutMs: checkPositive(o.timeoutMs, 'timeoutMs', false) ?? DEFAULT_TIMEOUT_MS,
+    fetch: fetchImpl,
+  })
+}
