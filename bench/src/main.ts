@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { CASES, selectCases, type CaseDefinition } from './cases/registry.ts'
@@ -63,39 +63,59 @@ function runChild(id: string, options: BenchOptions): Promise<ProcessReport> {
   })
 }
 
+/** The bench measures the packages as users get them: from their built dist/, never their sources. */
+function requireBuiltPackages(): void {
+  for (const name of ['llm', 'context', 'session', 'tools', 'agent-loop']) {
+    const entry = new URL(`../node_modules/@deepseek-ai/dsh-${name}/dist/index.js`, import.meta.url)
+    if (!existsSync(entry)) {
+      throw new Error(
+        `@deepseek-ai/dsh-${name} is not built (${fileURLToPath(entry)}); run \`pnpm build\` first`,
+      )
+    }
+  }
+}
+
 const loads = (values: readonly number[]) => values.map((l) => l.toFixed(2)).join(' ')
 
-const cli = parseCli(process.argv.slice(2))
-const machine = describeMachine()
-const start = performance.now()
-process.stderr.write(
-  `dsh bench (${cli.preset}): ${cli.cases.length} processes on ${machine.cpuModel} ×${machine.cores}, ` +
-    `Node ${machine.node}, load average ${loads(machine.loadavgStart)}\n`,
-)
-const reports: ProcessReport[] = []
-for (const [i, definition] of cli.cases.entries()) {
-  process.stderr.write(`[${i + 1}/${cli.cases.length}] ${definition.id}\n`)
-  reports.push(await runChild(definition.id, cli.options))
+async function main(): Promise<void> {
+  const cli = parseCli(process.argv.slice(2))
+  requireBuiltPackages()
+  const machine = describeMachine()
+  const start = performance.now()
+  process.stderr.write(
+    `dsh bench (${cli.preset}): ${cli.cases.length} processes on ${machine.cpuModel} ×${machine.cores}, ` +
+      `Node ${machine.node}, load average ${loads(machine.loadavgStart)}\n`,
+  )
+  const reports: ProcessReport[] = []
+  for (const [i, definition] of cli.cases.entries()) {
+    process.stderr.write(`[${i + 1}/${cli.cases.length}] ${definition.id}\n`)
+    reports.push(await runChild(definition.id, cli.options))
+  }
+  const rows = analyze(reports)
+  const goals = checkGoals(rows)
+  const loadavgEnd = loadavg()
+  const durationMs = performance.now() - start
+  const results = {
+    schema: 1,
+    machine: { ...machine, loadavgEnd },
+    preset: cli.preset,
+    options: cli.options,
+    peers: peerVersions(['ai', '@openai/agents-core', '@langchain/core', '@langchain/langgraph', 'zod']),
+    durationMs,
+    processes: reports,
+    rows,
+    pending: PENDING_CASES,
+    goals,
+  }
+  writeFileSync(cli.out, `${JSON.stringify(results, null, 2)}\n`)
+  process.stdout.write(`\n${formatReport(rows, goals, PENDING_CASES)}\n\n`)
+  process.stdout.write(
+    `load average ${loads(machine.loadavgStart)} at start, ${loads(loadavgEnd)} at end; ` +
+      `${(durationMs / 1000).toFixed(0)} s; written to ${cli.out}\n`,
+  )
 }
-const rows = analyze(reports)
-const goals = checkGoals(rows)
-const loadavgEnd = loadavg()
-const durationMs = performance.now() - start
-const results = {
-  schema: 1,
-  machine: { ...machine, loadavgEnd },
-  preset: cli.preset,
-  options: cli.options,
-  peers: peerVersions(['ai', '@openai/agents-core', '@langchain/core', '@langchain/langgraph', 'zod']),
-  durationMs,
-  processes: reports,
-  rows,
-  pending: PENDING_CASES,
-  goals,
-}
-writeFileSync(cli.out, `${JSON.stringify(results, null, 2)}\n`)
-process.stdout.write(`\n${formatReport(rows, goals, PENDING_CASES)}\n\n`)
-process.stdout.write(
-  `load average ${loads(machine.loadavgStart)} at start, ${loads(loadavgEnd)} at end; ` +
-    `${(durationMs / 1000).toFixed(0)} s; written to ${cli.out}\n`,
-)
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exitCode = 1
+})

@@ -4,7 +4,7 @@ import type { BenchOptions } from './types.ts'
 export const FULL_OPTIONS: BenchOptions = {
   warmupMs: 500,
   warmupCalls: 30_000,
-  warmupMaxMs: 10_000,
+  warmupMaxMs: 5_000,
   roundMs: 100,
   rounds: 15,
   allocRounds: 3,
