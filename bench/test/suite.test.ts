@@ -74,8 +74,12 @@ describe('one small round of each case', () => {
           expect(result.kind).toBe('timed')
           expectFinite(result.wallUsPerCall, `${result.id} wall`)
           expectFinite(result.cpuUsPerCall, `${result.id} cpu`)
-          expectFinite(result.bytesPerCall, `${result.id} bytes`)
           expect(result.wallUsPerCall.median).toBeGreaterThan(0)
+          if (result.id === 'floor.end') {
+            expect(result.bytesPerCall).toBeNull() // the drift check skips the allocation pass
+            continue
+          }
+          expectFinite(result.bytesPerCall, `${result.id} bytes`)
           expect(result.bytesPerCall!.median).toBeGreaterThan(0)
         }
       } else {

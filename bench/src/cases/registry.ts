@@ -120,6 +120,17 @@ export function selectCases(selector: string): CaseDefinition[] {
   return found
 }
 
+/** The closing floor only checks for drift: a short warm-up, a third of the rounds, no allocation pass. */
+function driftCheck(options: BenchOptions): BenchOptions {
+  return {
+    ...options,
+    warmupMs: Math.min(options.warmupMs, 100),
+    warmupCalls: 0,
+    rounds: Math.max(1, Math.ceil(options.rounds / 3)),
+    allocRounds: 0,
+  }
+}
+
 /** Runs one case in this process: a timed case between two floors, a figures case as it is. */
 export async function runCaseInProcess(
   definition: CaseDefinition,
@@ -132,7 +143,7 @@ export async function runCaseInProcess(
   if (definition.kind === 'timed') {
     results.push(await measureCase(floorCase('floor'), options, log))
     results.push(await measureCase(await definition.load(), options, log))
-    results.push(await measureCase(floorCase('floor.end'), options, log))
+    results.push(await measureCase(floorCase('floor.end'), driftCheck(options), log))
   } else {
     results.push(...(await definition.run(options, log)))
   }
