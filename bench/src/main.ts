@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { CASES, selectCases, type CaseDefinition } from './cases/registry.ts'
@@ -12,9 +12,11 @@ import { formatReport } from './report/table.ts'
 import type { BenchOptions, ProcessReport } from './types.ts'
 
 const USAGE = `usage: pnpm bench [--quick] [--only id-or-prefix,…] [--out file]
+       pnpm bench --report results.json   (prints the table of a saved run again, with today's analysis)
 cases: ${CASES.map((c) => c.id).join(', ')}`
 
 interface Cli {
+  readonly report?: string
   readonly preset: 'full' | 'quick'
   readonly options: BenchOptions
   readonly cases: readonly CaseDefinition[]
@@ -25,6 +27,7 @@ function parseCli(argv: readonly string[]): Cli {
   let preset: Cli['preset'] = 'full'
   let cases: readonly CaseDefinition[] = CASES
   let out = fileURLToPath(new URL('../results.json', import.meta.url))
+  let report: string | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = argv[i + 1]
@@ -37,12 +40,21 @@ function parseCli(argv: readonly string[]): Cli {
     else if (arg === '--only' && value !== undefined) {
       cases = [...new Set(value.split(',').flatMap(selectCases))]
       i += 1
+    } else if (arg === '--report' && value !== undefined) {
+      report = value
+      i += 1
     } else if (arg === '--out' && value !== undefined) {
       out = value
       i += 1
     } else throw new Error(`Unknown argument "${arg}".\n${USAGE}`)
   }
-  return { preset, options: preset === 'quick' ? QUICK_OPTIONS : FULL_OPTIONS, cases, out }
+  return {
+    ...(report === undefined ? {} : { report }),
+    preset,
+    options: preset === 'quick' ? QUICK_OPTIONS : FULL_OPTIONS,
+    cases,
+    out,
+  }
 }
 
 /** One case in a fresh `node --expose-gc` process; resolves with the report it sends over IPC. */
@@ -77,8 +89,23 @@ function requireBuiltPackages(): void {
 
 const loads = (values: readonly number[]) => values.map((l) => l.toFixed(2)).join(' ')
 
+/** Prints the table of a saved results.json again (its processes analyzed by this version). */
+function printSaved(path: string): void {
+  const saved = JSON.parse(readFileSync(path, 'utf8')) as {
+    machine: { date: string; loadavgStart: number[]; loadavgEnd: number[] }
+    processes: ProcessReport[]
+  }
+  const rows = analyze(saved.processes)
+  process.stdout.write(`${formatReport(rows, checkGoals(rows), PENDING_CASES)}\n\n`)
+  process.stdout.write(
+    `run of ${saved.machine.date}; load average ${loads(saved.machine.loadavgStart)} at start, ` +
+      `${loads(saved.machine.loadavgEnd)} at end\n`,
+  )
+}
+
 async function main(): Promise<void> {
   const cli = parseCli(process.argv.slice(2))
+  if (cli.report !== undefined) return printSaved(cli.report)
   requireBuiltPackages()
   const machine = describeMachine()
   const start = performance.now()

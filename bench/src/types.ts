@@ -56,7 +56,7 @@ export interface PendingResult {
 
 export type CaseResult = TimedResult | FiguresResult | PendingResult
 
-/** Round-loop settings shared by every suite; the presets live in options.ts. */
+/** Round-loop settings shared by every case; the presets live in options.ts. */
 export interface BenchOptions {
   /** Warm-up per case before any round is kept: at least this long… */
   readonly warmupMs: number

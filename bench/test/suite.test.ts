@@ -4,6 +4,7 @@ import { CASES, findCase, runCaseInProcess, selectCases } from '../src/cases/reg
 import { PENDING_CASES } from '../src/cases/pending.ts'
 import { SMOKE_OPTIONS } from '../src/options.ts'
 import { batchByBatchMakespan, greedyPoolMakespan, heavyTailedDurations } from '../src/harness/pool-model.ts'
+import { countAllocatedBytes } from '../src/harness/allocation.ts'
 import { summarize } from '../src/harness/stats.ts'
 import { analyze } from '../src/report/analyze.ts'
 import { checkGoals } from '../src/report/goals.ts'
@@ -139,6 +140,18 @@ describe('pool model', () => {
 })
 
 describe('figures', () => {
+  it('counts the heap bytes of a known allocation, across the GCs it triggers', async () => {
+    const count = 20_000
+    const keep: number[][] = []
+    const bytes = await countAllocatedBytes(async () => {
+      for (let i = 0; i < count; i++) keep.push(new Array<number>(100).fill(1.5))
+    })
+    expect(keep).toHaveLength(count)
+    // 100 unboxed doubles are 800 bytes of elements; headers add a few dozen bytes per array
+    expect(bytes / count).toBeGreaterThanOrEqual(800)
+    expect(bytes / count).toBeLessThan(1000)
+  })
+
   it('summarize gives the median, quartiles and MAD', () => {
     expect(summarize([5, 1, 4, 2, 3])).toEqual({ n: 5, median: 3, p25: 2, p75: 4, mad: 1, min: 1, max: 5 })
     expect(summarize([1, 2, 3, 4]).median).toBe(2.5)
@@ -187,6 +200,14 @@ describe('figures', () => {
       ['dsh.execute', 10, 1],
       ['ai-sdk.generateText.100', 100, 10],
     ])
+  })
+
+  it('derives appends per second from each round of the store cases', () => {
+    const rows = analyze([process('store.append.write', 'dsh', 0.5, 20)])
+    const appends = rows.find((row) => row.kind === 'figures' && row.result.id === 'store.appends-per-second')
+    expect(
+      appends?.kind === 'figures' && appends.result.figures.map((f) => [f.name, f.stats.median]),
+    ).toEqual([['appends per second, write', 50_000]])
   })
 
   it('checks the goals on the medians and leaves unmeasured ones open', () => {

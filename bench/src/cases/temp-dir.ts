@@ -8,7 +8,7 @@ export interface TempDir {
   remove(): void
 }
 
-/** A private directory for JSONL sessions, removed when the suite ends. */
+/** A private directory for JSONL sessions, removed when the case is done. */
 export function createTempDir(prefix: string): TempDir {
   const path = mkdtempSync(join(tmpdir(), `dsh-bench-${prefix}-`))
   return {

@@ -1,4 +1,5 @@
-import type { FiguresResult, ProcessReport, Stats, TimedResult } from '../types.ts'
+import { summarize } from '../harness/stats.ts'
+import type { Figure, FiguresResult, ProcessReport, Stats, TimedResult } from '../types.ts'
 
 /** A timed case with the floors of its own process and what it costs in multiples of them. */
 export interface TimedRow {
@@ -8,6 +9,9 @@ export interface TimedRow {
   readonly result: TimedResult
   readonly floor: TimedResult
   readonly floorEnd: TimedResult | undefined
+  /** The lower of the two floor CPU medians: the floor is fixed work, so interference only adds to it. */
+  readonly floorCpu: number
+  readonly floorWall: number
   /** Case CPU ÷ floor CPU, medians, same process. */
   readonly cpuVsFloor: number
   readonly wallVsFloor: number
@@ -42,6 +46,8 @@ export function analyze(reports: readonly ProcessReport[]): Row[] {
       if (result.kind === 'figures')
         rows.push({ kind: 'figures', library: report.library, pid: report.pid, result })
       else if (result.kind === 'timed' && floor !== undefined && result !== floor && result !== floorEnd) {
+        const floorCpu = Math.min(floor.cpuUsPerCall.median, floorEnd?.cpuUsPerCall.median ?? Infinity)
+        const floorWall = Math.min(floor.wallUsPerCall.median, floorEnd?.wallUsPerCall.median ?? Infinity)
         rows.push({
           kind: 'timed',
           library: report.library,
@@ -49,18 +55,46 @@ export function analyze(reports: readonly ProcessReport[]): Row[] {
           result,
           floor,
           floorEnd,
-          cpuVsFloor: result.cpuUsPerCall.median / floor.cpuUsPerCall.median,
-          wallVsFloor: result.wallUsPerCall.median / floor.wallUsPerCall.median,
+          floorCpu,
+          floorWall,
+          cpuVsFloor: result.cpuUsPerCall.median / floorCpu,
+          wallVsFloor: result.wallUsPerCall.median / floorWall,
           cpuVsExecute: null,
         })
       }
     }
   }
+  const appends = appendsPerSecond(rows)
+  if (appends !== undefined) rows.push(appends)
   const execute = rows.find((row): row is TimedRow => row.kind === 'timed' && row.result.id === 'dsh.execute')
   if (execute === undefined) return rows
   return rows.map((row) =>
     row.kind === 'timed' ? { ...row, cpuVsExecute: row.cpuVsFloor / execute.cpuVsFloor } : row,
   )
+}
+
+/** `store`: appends per second of each store, from each round's wall time per append. */
+function appendsPerSecond(rows: readonly Row[]): FiguresRow | undefined {
+  const appends = rows.filter(
+    (row): row is TimedRow => row.kind === 'timed' && row.result.id.startsWith('store.append.'),
+  )
+  if (appends.length === 0) return undefined
+  const figures: Figure[] = appends.map((row) => ({
+    name: `appends per second, ${row.result.id.slice('store.append.'.length)}`,
+    unit: '/s',
+    stats: summarize(row.result.samples.wallUsPerCall.map((us) => 1e6 / us)),
+  }))
+  return {
+    kind: 'figures',
+    library: 'dsh',
+    pid: appends[0]!.pid,
+    result: {
+      kind: 'figures',
+      id: 'store.appends-per-second',
+      label: 'session appends per second (wall)',
+      figures,
+    },
+  }
 }
 
 export function timedRow(rows: readonly Row[], id: string): TimedRow | undefined {

@@ -37,7 +37,7 @@ export function formatReport(
       'CPU µs/call [p25–p75]',
       'wall µs/call [p25–p75]',
       'B/call',
-      'floor CPU µs (end)',
+      'floor CPU µs start/end',
       '×floor',
       '×execute',
     ],
@@ -53,7 +53,7 @@ export function formatReport(
         withSpread(result.cpuUsPerCall),
         withSpread(result.wallUsPerCall),
         result.bytesPerCall === null ? '—' : formatNumber(result.bytesPerCall.median),
-        `${formatNumber(row.floor.cpuUsPerCall.median)} (${row.floorEnd === undefined ? '—' : formatNumber(row.floorEnd.cpuUsPerCall.median)})`,
+        `${formatNumber(row.floor.cpuUsPerCall.median)}/${row.floorEnd === undefined ? '—' : formatNumber(row.floorEnd.cpuUsPerCall.median)}`,
         formatNumber(row.cpuVsFloor),
         row.cpuVsExecute === null ? '—' : formatNumber(row.cpuVsExecute),
       ])
