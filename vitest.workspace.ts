@@ -39,3 +39,12 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
     },
   }),
 )
+
+// The benchmark suite's smoke test (bench/test): one small round of every case, so a case that
+// breaks is caught in CI. The suite itself runs only with `pnpm bench` (slow and noisy).
+projects.push(
+  defineProject({
+    resolve: { alias: sourceAliases },
+    test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'] },
+  }),
+)

@@ -1,0 +1,94 @@
+import { rmSync } from 'node:fs'
+import { createMemorySession, openJsonlSession, type JsonlSession } from '@deepseek-ai/dsh-session'
+import type { ExecuteToolCallsResult } from '@deepseek-ai/dsh-agent-loop'
+import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import { runStep } from '../adapters/run-step.ts'
+import type { TimedCase } from '../harness/measure-case.ts'
+import { callInput, callInputs, createDshRuntime, expectSums, stepBlocks } from './dsh-runtime.ts'
+import { createTempDir } from './temp-dir.ts'
+
+const noContext = (): void => {}
+
+/** `ctx.tools.execute` of the trivial tool, with or without a declared `timeoutMs`. */
+export function executeCase(options: { readonly timeout: boolean }): TimedCase<ToolExecutionResult> {
+  const runtime = createDshRuntime()
+  const name = options.timeout ? 'add_timeout' : 'add'
+  return {
+    id: options.timeout ? 'dsh.execute.timeout' : 'dsh.execute',
+    label: options.timeout ? 'dsh ctx.tools.execute, tool with timeoutMs' : 'dsh ctx.tools.execute',
+    callsPerOp: 1,
+    op: () => runtime.agent.tools.execute(callInput(name)),
+    verify: (result) => expectSums('execute', [result], 1),
+  }
+}
+
+/** `ctx.tools.executeBatch` of 100 parallel-safe calls: the scheduler without a session. */
+export function batchCase(): TimedCase<ToolExecutionResult[]> {
+  const runtime = createDshRuntime()
+  return {
+    id: 'dsh.executeBatch.100',
+    label: 'dsh ctx.tools.executeBatch, 100 calls, no session',
+    callsPerOp: 100,
+    op: () => runtime.agent.tools.executeBatch(callInputs('add', 100)),
+    verify: (results) => expectSums('executeBatch', results, 100),
+  }
+}
+
+export interface StepShape {
+  readonly calls: 10 | 100
+  readonly mode: 'parallel' | 'exclusive'
+  readonly store: 'memory' | 'jsonl'
+}
+
+export const stepCaseId = (shape: StepShape) => `dsh.step.${shape.calls}.${shape.mode}.${shape.store}`
+
+/**
+ * One `executeToolCalls` step per op. Each round records into a fresh session: a new memory
+ * session, or a new JSONL file with `write` durability in a private temp dir.
+ */
+export function stepCase(shape: StepShape): TimedCase<ExecuteToolCallsResult> {
+  const runtime = createDshRuntime()
+  const dir = shape.store === 'jsonl' ? createTempDir('step') : undefined
+  const name = shape.mode === 'parallel' ? 'add' : 'add_exclusive'
+  let step = 0
+  let round = 0
+  let file: JsonlSession | undefined
+  return {
+    id: stepCaseId(shape),
+    label: `dsh executeToolCalls, ${shape.calls} ${shape.mode} calls, ${dir === undefined ? 'memory session' : "JSONL session ('write')"}`,
+    callsPerOp: shape.calls,
+    beforeRound: () => {
+      if (dir === undefined) runtime.loop.session = createMemorySession()
+      else {
+        file = openJsonlSession(dir.file(`round-${++round}.jsonl`), { durability: 'write' })
+        runtime.loop.session = file
+      }
+    },
+    afterRound: () => {
+      if (file === undefined) return
+      file.close()
+      rmSync(file.path)
+      file = undefined
+    },
+    dispose: () => dir?.remove(),
+    op: () => {
+      step += 1
+      return runStep({
+        ctx: runtime.agent,
+        turn: 1,
+        step,
+        toolCalls: stepBlocks(step, name, shape.calls),
+        acceptContext: noContext,
+      })
+    },
+    verify: ({ results }) => {
+      expectSums('executeToolCalls', results, shape.calls)
+      const recorded = runtime.loop.session.read({ types: ['tool/call', 'tool/result'] }).length
+      if (recorded !== 2 * shape.calls) {
+        throw new Error(
+          `executeToolCalls: expected ${2 * shape.calls} tool events in the session, got ${recorded}`,
+        )
+      }
+    },
+  }
+}

@@ -1,0 +1,94 @@
+import { createContext, silentLogger, type Context } from '@deepseek-ai/dsh-context'
+import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import { createMemorySession, type Session } from '@deepseek-ai/dsh-session'
+import {
+  defineTool,
+  installTools,
+  type ToolExecutionInput,
+  type ToolExecutionResult,
+} from '@deepseek-ai/dsh-tools'
+import { resolveAgentLoopConfig, type AgentLoopConfig } from '@deepseek-ai/dsh-agent-loop'
+import { RAW_ARGS, addBody, addSchema } from './floor.ts'
+
+/** The trivial tool in its three shapes: parallel-safe, exclusive (the default), parallel with a timeout. */
+export type AddTool = 'add' | 'add_exclusive' | 'add_timeout'
+
+/** The `ctx.agentLoop` service, with a session the bench swaps between rounds. */
+export interface BenchLoopService {
+  readonly config: AgentLoopConfig
+  session: Session
+}
+
+export interface DshRuntime {
+  readonly root: Context
+  /** A child scope providing `agentLoop`: where every dsh case runs (a harness's agent scope). */
+  readonly agent: Context
+  readonly loop: BenchLoopService
+}
+
+/** A root ctx with tools installed the default way (timeouts enforced) and the trivial tools registered. */
+export function createDshRuntime(config: Partial<AgentLoopConfig> = {}): DshRuntime {
+  const root = createContext({ logger: silentLogger })
+  installTools(root)
+  const description = 'Add two numbers'
+  root.tools.register(
+    defineTool({
+      name: 'add',
+      description,
+      parameters: addSchema,
+      isConcurrencySafe: () => true,
+      execute: addBody,
+    }),
+  )
+  root.tools.register(
+    defineTool({ name: 'add_exclusive', description, parameters: addSchema, execute: addBody }),
+  )
+  root.tools.register(
+    defineTool({
+      name: 'add_timeout',
+      description,
+      parameters: addSchema,
+      isConcurrencySafe: () => true,
+      timeoutMs: 30_000,
+      execute: addBody,
+    }),
+  )
+  const agent = root.createScope({ name: 'agent' })
+  const loop: BenchLoopService = { config: resolveAgentLoopConfig(config), session: createMemorySession() }
+  agent.provide('agentLoop', loop)
+  return { root, agent, loop }
+}
+
+const ids = Array.from({ length: 1024 }, (_, i) => `call_${i}`)
+let next = 0
+
+/** A fresh input object per call, as a harness makes one from each model tool call. */
+export function callInput(name: AddTool): ToolExecutionInput {
+  next = (next + 1) & 1023
+  return { callId: ids[next]!, name, arguments: RAW_ARGS }
+}
+
+export function callInputs(name: AddTool, count: number): ToolExecutionInput[] {
+  const inputs: ToolExecutionInput[] = []
+  for (let i = 0; i < count; i++) inputs.push(callInput(name))
+  return inputs
+}
+
+/** A step's tool-call blocks as a model would send them, with ids unique across the session. */
+export function stepBlocks(step: number, name: AddTool, count: number): ToolCallBlock[] {
+  const blocks: ToolCallBlock[] = []
+  for (let i = 0; i < count; i++)
+    blocks.push({ type: 'tool-call', id: `s${step}_${i}`, name, arguments: RAW_ARGS })
+  return blocks
+}
+
+/** Throws unless every result is a success whose text is the sum. */
+export function expectSums(where: string, results: readonly ToolExecutionResult[], count: number): void {
+  if (results.length !== count) throw new Error(`${where}: expected ${count} results, got ${results.length}`)
+  for (const result of results) {
+    const first = result.content[0]
+    if (result.isError || first?.type !== 'text' || first.text !== '3') {
+      throw new Error(`${where}: expected the text "3", got ${JSON.stringify(result)}`)
+    }
+  }
+}

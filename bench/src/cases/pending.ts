@@ -1,0 +1,24 @@
+import type { PendingResult } from '../types.ts'
+
+/**
+ * Extension points for cases whose feature has not landed. When one lands, add its case to
+ * `CASES` in registry.ts (a `TimedCase` factory, measured between two floors in its own process,
+ * or a `figures` runner) and remove its entry here. Until then it appears in results.json and in
+ * the table as pending, with no figures.
+ */
+export const PENDING_CASES: readonly PendingResult[] = [
+  {
+    kind: 'pending',
+    id: 'code_mode',
+    label:
+      'code_mode: one run_code call whose script makes 100 tool calls, per call, against the native 100-call step',
+    reason: 'run_code (dsh-code-runtime) does not exist yet',
+  },
+  {
+    kind: 'pending',
+    id: 'eager_dispatch',
+    label:
+      'eager_dispatch: with a streaming fake model, time from a tool-call block to its result while the message still streams',
+    reason: 'the loop does not dispatch tool calls before the assistant message is complete yet',
+  },
+]

@@ -1,0 +1,103 @@
+import { rmSync, statSync } from 'node:fs'
+import {
+  createMemorySession,
+  openJsonlSession,
+  type Session,
+  type SessionEvent,
+} from '@deepseek-ai/dsh-session'
+import { runStep } from '../adapters/run-step.ts'
+import type { TimedCase } from '../harness/measure-case.ts'
+import { summarize } from '../harness/stats.ts'
+import type { CaseResult } from '../types.ts'
+import { createDshRuntime, expectSums, stepBlocks } from './dsh-runtime.ts'
+import { createTempDir } from './temp-dir.ts'
+
+export type Store = 'memory' | 'write' | 'fsync'
+
+/** A typical `tool/result` payload, as the loop records it (about 300 bytes of JSON). */
+const resultData = {
+  turn: 3,
+  step: 2,
+  message: {
+    role: 'tool',
+    content: [
+      {
+        type: 'tool-result',
+        callId: 'call_42',
+        content: [{ type: 'text', text: 'x'.repeat(160) }],
+        isError: false,
+      },
+    ],
+  },
+  meta: { durationMs: 12 },
+}
+const resultOptions = { surfaceOp: 'append', sourceEventSeqs: [1] } as const
+
+/**
+ * One `session.append` of a `tool/result` per op, into a fresh session each round (a new file in a
+ * private temp dir for JSONL). Its wall time per append also gives appends per second.
+ */
+export function appendCase(store: Store): TimedCase<SessionEvent> {
+  const dir = store === 'memory' ? undefined : createTempDir('store')
+  let session: Session | undefined
+  let path: string | undefined
+  let round = 0
+  return {
+    id: `store.append.${store}`,
+    label: `session.append of a tool/result, ${store === 'memory' ? 'memory session' : `JSONL '${store}'`}`,
+    callsPerOp: 1,
+    beforeRound: () => {
+      if (dir === undefined || store === 'memory') session = createMemorySession()
+      else {
+        path = dir.file(`round-${++round}.jsonl`)
+        session = openJsonlSession(path, { durability: store })
+      }
+      session.append('tool/call', { turn: 3, step: 2, callId: 'call_42', name: 'add', arguments: '{}' })
+    },
+    afterRound: () => {
+      session?.close()
+      if (path !== undefined) rmSync(path, { force: true })
+      session = undefined
+      path = undefined
+    },
+    dispose: () => dir?.remove(),
+    op: () => session!.append('tool/result', resultData, resultOptions),
+    verify: (event) => {
+      if (event.type !== 'tool/result' || event.seq !== 2) {
+        throw new Error(`store: unexpected event ${JSON.stringify(event)}`)
+      }
+    },
+  }
+}
+
+/** Bytes one call adds to a JSONL session (its tool/call and tool/result lines), from one 100-call step. */
+export async function jsonlBytesPerCall(): Promise<CaseResult[]> {
+  const dir = createTempDir('bytes')
+  try {
+    const runtime = createDshRuntime()
+    const path = dir.file('step.jsonl')
+    const session = openJsonlSession(path, { durability: 'write' })
+    runtime.loop.session = session
+    const before = statSync(path).size
+    const { results } = await runStep({
+      ctx: runtime.agent,
+      turn: 1,
+      step: 1,
+      toolCalls: stepBlocks(1, 'add', 100),
+      acceptContext: () => {},
+    })
+    expectSums('store', results, 100)
+    const bytes = (statSync(path).size - before) / 100
+    session.close()
+    return [
+      {
+        kind: 'figures',
+        id: 'store.jsonl-bytes',
+        label: 'bytes of JSONL per call (its tool/call and tool/result lines), trivial tool',
+        figures: [{ name: 'bytes of JSONL per call', unit: 'B', stats: summarize([bytes]) }],
+      },
+    ]
+  } finally {
+    dir.remove()
+  }
+}

@@ -1,0 +1,227 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { CASES, findCase, runCaseInProcess, selectCases } from '../src/cases/registry.ts'
+import { PENDING_CASES } from '../src/cases/pending.ts'
+import { SMOKE_OPTIONS } from '../src/options.ts'
+import { batchByBatchMakespan, greedyPoolMakespan, heavyTailedDurations } from '../src/harness/pool-model.ts'
+import { countAllocatedBytes } from '../src/harness/allocation.ts'
+import { summarize } from '../src/harness/stats.ts'
+import { analyze } from '../src/report/analyze.ts'
+import { checkGoals } from '../src/report/goals.ts'
+import type { ProcessReport, Stats, TimedResult } from '../src/types.ts'
+
+// The suite itself runs with `pnpm bench` (minutes, noisy, never in CI). This file only proves that
+// every case still runs and produces finite figures, and that the arithmetic behind the table holds.
+
+const issueCases = [
+  'dsh.execute',
+  'dsh.execute.timeout',
+  'dsh.executeBatch.100',
+  'dsh.step.10.parallel.memory',
+  'dsh.step.10.parallel.jsonl',
+  'dsh.step.10.exclusive.memory',
+  'dsh.step.10.exclusive.jsonl',
+  'dsh.step.100.parallel.memory',
+  'dsh.step.100.parallel.jsonl',
+  'dsh.step.100.exclusive.memory',
+  'dsh.step.100.exclusive.jsonl',
+  'ai-sdk.generateText.100',
+  'openai-agents.run.100',
+  'langgraph.ToolNode.100',
+  'pool_efficiency',
+  'memory',
+  'memory.timeout',
+  'store.append.memory',
+  'store.append.write',
+  'store.append.fsync',
+  'store.jsonl-bytes',
+]
+
+function expectFinite(stats: Stats | null, where: string): void {
+  expect(stats, where).not.toBeNull()
+  for (const value of Object.values(stats!)) expect(Number.isFinite(value), `${where}: ${value}`).toBe(true)
+}
+
+describe('case list', () => {
+  it('has every case of the issue once, each in its own process', () => {
+    const ids = CASES.map((c) => c.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect([...ids].sort()).toEqual([...issueCases].sort())
+  })
+
+  it('lists code_mode and eager_dispatch as pending, with no figures and no runnable case', () => {
+    expect(PENDING_CASES.map((p) => p.id)).toEqual(['code_mode', 'eager_dispatch'])
+    for (const pending of PENDING_CASES) {
+      expect(Object.keys(pending).sort()).toEqual(['id', 'kind', 'label', 'reason'])
+      expect(() => findCase(pending.id)).toThrow(/Unknown case/)
+    }
+  })
+
+  it('selects a case by id or by a dotted prefix, and names the cases when nothing matches', () => {
+    expect(selectCases('dsh.step.100').map((c) => c.id)).toHaveLength(4)
+    expect(selectCases('memory').map((c) => c.id)).toEqual(['memory', 'memory.timeout'])
+    expect(() => selectCases('dsh.exec')).toThrow(/No case matches "dsh.exec"\. Cases: dsh\.execute, /)
+  })
+})
+
+describe('one small round of each case', () => {
+  for (const definition of CASES) {
+    it(`${definition.id} runs and reports finite figures`, async () => {
+      const report = await runCaseInProcess(definition, SMOKE_OPTIONS, () => {})
+      expect(report.caseId).toBe(definition.id)
+      if (definition.kind === 'timed') {
+        expect(report.results.map((r) => r.id)).toEqual(['floor', definition.id, 'floor.end'])
+        for (const result of report.results as TimedResult[]) {
+          expect(result.kind).toBe('timed')
+          expectFinite(result.wallUsPerCall, `${result.id} wall`)
+          expectFinite(result.cpuUsPerCall, `${result.id} cpu`)
+          expect(result.wallUsPerCall.median).toBeGreaterThan(0)
+          if (result.id === 'floor.end') {
+            expect(result.bytesPerCall).toBeNull() // the drift check skips the allocation pass
+            continue
+          }
+          expectFinite(result.bytesPerCall, `${result.id} bytes`)
+          expect(result.bytesPerCall!.median).toBeGreaterThan(0)
+        }
+      } else {
+        expect(report.results.length).toBeGreaterThan(0)
+        for (const result of report.results) {
+          expect(result.kind).toBe('figures')
+          if (result.kind !== 'figures') continue
+          expect(result.figures.length).toBeGreaterThan(0)
+          for (const figure of result.figures) expectFinite(figure.stats, `${result.id}: ${figure.name}`)
+        }
+      }
+    }, 60_000)
+  }
+})
+
+describe('pool model', () => {
+  const durations = fc.array(fc.double({ min: 0.01, max: 100, noNaN: true }), { minLength: 1, maxLength: 60 })
+  const cap = fc.integer({ min: 1, max: 12 })
+
+  it('the ideal greedy pool is never slower than batch-by-batch, nor faster than the longest call or the work ÷ cap', () => {
+    fc.assert(
+      fc.property(durations, cap, (ds, k) => {
+        const greedy = greedyPoolMakespan(ds, k)
+        const sum = ds.reduce((a, b) => a + b, 0)
+        expect(greedy).toBeLessThanOrEqual(batchByBatchMakespan(ds, k) + 1e-9)
+        expect(greedy).toBeGreaterThanOrEqual(Math.max(...ds) - 1e-9)
+        expect(greedy).toBeGreaterThanOrEqual(sum / k - 1e-9)
+      }),
+    )
+  })
+
+  it('with one slot both schedulers take the sum; with a slot per call, the longest call', () => {
+    fc.assert(
+      fc.property(durations, (ds) => {
+        const sum = ds.reduce((a, b) => a + b, 0)
+        expect(greedyPoolMakespan(ds, 1)).toBeCloseTo(sum, 6)
+        expect(batchByBatchMakespan(ds, 1)).toBeCloseTo(sum, 6)
+        expect(greedyPoolMakespan(ds, ds.length)).toBe(Math.max(...ds))
+      }),
+    )
+  })
+
+  it('starts each call in order at the earliest free slot', () => {
+    // slots: [5, 1] → third call (2) starts at 1 on slot 2 → ends 3; fourth (4) starts at 3 → ends 7
+    expect(greedyPoolMakespan([5, 1, 2, 4], 2)).toBe(7)
+    expect(batchByBatchMakespan([5, 1, 2, 4], 2)).toBe(9)
+  })
+
+  it('draws the same heavy-tailed durations for the same seed, within the cap', () => {
+    const a = heavyTailedDurations({ count: 200, seed: 15, maxMs: 200 })
+    expect(heavyTailedDurations({ count: 200, seed: 15, maxMs: 200 })).toEqual(a)
+    expect(Math.min(...a)).toBeGreaterThanOrEqual(1)
+    expect(Math.max(...a)).toBeLessThanOrEqual(200)
+    // heavy tail: the longest call is many times the median one
+    expect(Math.max(...a) / summarize(a).median).toBeGreaterThan(10)
+  })
+})
+
+describe('figures', () => {
+  it('counts the heap bytes of a known allocation, across the GCs it triggers', async () => {
+    const count = 20_000
+    const keep: number[][] = []
+    const bytes = await countAllocatedBytes(async () => {
+      for (let i = 0; i < count; i++) keep.push(new Array<number>(100).fill(1.5))
+    })
+    expect(keep).toHaveLength(count)
+    // 100 unboxed doubles are 800 bytes of elements; headers add a few dozen bytes per array
+    expect(bytes / count).toBeGreaterThanOrEqual(800)
+    expect(bytes / count).toBeLessThan(1000)
+  })
+
+  it('summarize gives the median, quartiles and MAD', () => {
+    expect(summarize([5, 1, 4, 2, 3])).toEqual({ n: 5, median: 3, p25: 2, p75: 4, mad: 1, min: 1, max: 5 })
+    expect(summarize([1, 2, 3, 4]).median).toBe(2.5)
+    expect(() => summarize([])).toThrow(/no values/)
+    expect(() => summarize([1, Number.NaN])).toThrow(/not a finite number/)
+  })
+
+  const timed = (id: string, cpu: number, bytes = 100): TimedResult => {
+    const stats = summarize([cpu])
+    return {
+      kind: 'timed',
+      id,
+      label: id,
+      callsPerOp: 1,
+      opsPerRound: 1,
+      wallUsPerCall: stats,
+      cpuUsPerCall: stats,
+      bytesPerCall: summarize([bytes]),
+      samples: { wallUsPerCall: [cpu], cpuUsPerCall: [cpu], bytesPerCall: [bytes] },
+    }
+  }
+  const process = (
+    caseId: string,
+    library: string,
+    floor: number,
+    cpu: number,
+    bytes = 100,
+  ): ProcessReport => ({
+    caseId,
+    library,
+    pid: 1,
+    loadavgStart: [0, 0, 0],
+    loadavgEnd: [0, 0, 0],
+    durationMs: 1,
+    results: [timed('floor', floor), timed(caseId, cpu, bytes), timed('floor.end', floor)],
+  })
+
+  it('reads each case against the floor of its own process, and peers against execute through their floors', () => {
+    const rows = analyze([
+      process('dsh.execute', 'dsh', 0.5, 5),
+      process('ai-sdk.generateText.100', 'ai-sdk', 1, 100),
+    ])
+    expect(
+      rows.map((row) => row.kind === 'timed' && [row.result.id, row.cpuVsFloor, row.cpuVsExecute]),
+    ).toEqual([
+      ['dsh.execute', 10, 1],
+      ['ai-sdk.generateText.100', 100, 10],
+    ])
+  })
+
+  it('derives appends per second from each round of the store cases', () => {
+    const rows = analyze([process('store.append.write', 'dsh', 0.5, 20)])
+    const appends = rows.find((row) => row.kind === 'figures' && row.result.id === 'store.appends-per-second')
+    expect(
+      appends?.kind === 'figures' && appends.result.figures.map((f) => [f.name, f.stats.median]),
+    ).toEqual([['appends per second, write', 50_000]])
+  })
+
+  it('checks the goals on the medians and leaves unmeasured ones open', () => {
+    const rows = analyze([
+      process('dsh.execute', 'dsh', 0.5, 2, 1000),
+      process('dsh.execute.timeout', 'dsh', 0.5, 3),
+      process('dsh.step.100.parallel.memory', 'dsh', 0.5, 2.5, 2500),
+    ])
+    const status = Object.fromEntries(checkGoals(rows).map((g) => [g.goal, g.status]))
+    expect(status['execute ≤ 3 µs CPU per call']).toBe('met')
+    expect(status['call with timeoutMs ≤ 1.3× a call without']).toBe('missed')
+    expect(status['100-call step, memory session ≤ 1.5× execute per call']).toBe('met')
+    expect(status['bytes allocated per call in a step ≤ 2× execute']).toBe('missed')
+    expect(status['memory-session append ≤ 2 µs']).toBe('not measured')
+    expect(status['execute ≥ 100× cheaper than upstream DSH']).toBe('not measured')
+  })
+})
