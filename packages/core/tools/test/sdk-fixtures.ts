@@ -65,7 +65,12 @@ export function featureTools(): AnyToolDefinition[] {
         type: 'object',
         properties: {
           mode: { const: 'fast' },
-          point: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }], items: false, minItems: 2 },
+          point: {
+            type: 'array',
+            prefixItems: [{ type: 'number' }, { type: 'number' }],
+            items: false,
+            minItems: 2,
+          },
           level: { type: 'integer', nullable: true, description: 'OpenAPI-style nullable' },
         },
         required: ['mode', 'point'],
@@ -131,7 +136,12 @@ export function featureTools(): AnyToolDefinition[] {
         properties: {
           title: { type: 'string' },
           sections: { type: 'array', items: { $ref: '#' } },
-          extra: { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] }] },
+          extra: {
+            allOf: [
+              { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+              { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] },
+            ],
+          },
           labels: { type: 'object', additionalProperties: { type: 'string' } },
           kind: { type: ['string', 'number'] },
         },

@@ -38,7 +38,10 @@ export function typeCheck(files: Readonly<Record<string, string>>): Diagnostic[]
   const program = ts.createProgram(Object.keys(files), options, host)
   return ts.getPreEmitDiagnostics(program).map((d) => ({
     file: d.file?.fileName ?? '(global)',
-    line: d.file === undefined || d.start === undefined ? 0 : d.file.getLineAndCharacterOfPosition(d.start).line + 1,
+    line:
+      d.file === undefined || d.start === undefined
+        ? 0
+        : d.file.getLineAndCharacterOfPosition(d.start).line + 1,
     code: d.code,
     message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
   }))

@@ -31,7 +31,11 @@ function plainSchema(where: string, field: string, value: unknown): JsonObject {
   return snapshot.value as JsonObject
 }
 
-function compile<T>(where: string, field: string, schema: JsonObject): ReturnType<typeof compileJsonSchema<T>> {
+function compile<T>(
+  where: string,
+  field: string,
+  schema: JsonObject,
+): ReturnType<typeof compileJsonSchema<T>> {
   try {
     return compileJsonSchema<T>(schema)
   } catch (error) {

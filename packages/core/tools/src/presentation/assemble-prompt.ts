@@ -2,17 +2,17 @@ import { describeValue, type ToolSchema } from '@deepseek-ai/dsh-llm'
 import { RUN_CODE_TOOL_NAME } from '../codes.ts'
 import { describeThrown } from '../pipeline/results.ts'
 import { generateToolSdk, type SdkTool } from '../sdk/generate-tool-sdk.ts'
-import {
-  CODE_MODE_SECTION,
-  codeModeRule,
-  codeModeSectionText,
-} from './code-mode-section.ts'
+import { CODE_MODE_SECTION, codeModeRule, codeModeSectionText } from './code-mode-section.ts'
 import { callableToolNames, mayCallTool } from './may-call-tool.ts'
 import { orderToolNames } from './order-tool-names.ts'
 import { sectionsOf, toolOrderOf, toolsOf, type PromptScope } from './prompt-scope.ts'
 import { runCodeToolSchema } from './run-code-schema.ts'
 import { SystemPromptError } from './system-prompt-error.ts'
-import type { SystemPromptContext, SystemPromptSection, SystemPromptTextOptions } from './system-prompt-types.ts'
+import type {
+  SystemPromptContext,
+  SystemPromptSection,
+  SystemPromptTextOptions,
+} from './system-prompt-types.ts'
 
 /**
  * The declared tool order in force, after checking that it names only tools the declaring scope
@@ -21,7 +21,11 @@ import type { SystemPromptContext, SystemPromptSection, SystemPromptTextOptions 
 function checkedToolOrder(scope: PromptScope, method: string): readonly string[] | undefined {
   const declared = toolOrderOf(scope)
   if (declared === undefined) return undefined
-  const known = new Set(toolsOf(declared.declaredIn, method).list().map((tool) => tool.name))
+  const known = new Set(
+    toolsOf(declared.declaredIn, method)
+      .list()
+      .map((tool) => tool.name),
+  )
   known.add(RUN_CODE_TOOL_NAME)
   const unknown = declared.names.filter((name) => !known.has(name))
   if (unknown.length > 0) {
@@ -46,7 +50,8 @@ export function presentedTools(scope: PromptScope, provider: string): ToolSchema
   const mode = tools.presentation()
   // The transport may be registered in the registry; the model always sees the one schema of T32.
   const byName = new Map<string, ToolSchema>()
-  for (const schema of tools.schemas()) if (schema.name !== RUN_CODE_TOOL_NAME) byName.set(schema.name, schema)
+  for (const schema of tools.schemas())
+    if (schema.name !== RUN_CODE_TOOL_NAME) byName.set(schema.name, schema)
   const direct = callableToolNames(mode, [RUN_CODE_TOOL_NAME, ...byName.keys()], 'model')
   return orderToolNames(direct, order).map((name) =>
     name === RUN_CODE_TOOL_NAME ? runCodeToolSchema() : byName.get(name)!,

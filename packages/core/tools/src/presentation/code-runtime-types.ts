@@ -1,7 +1,8 @@
 import type { JsonValue } from '@deepseek-ai/dsh-llm'
 
 /** How a Code Mode program run failed. */
-export type CodeRunErrorKind = 'exception' | 'timeout' | 'abort' | 'memory' | 'invalid-output' | 'output-limit'
+export type CodeRunErrorKind =
+  'exception' | 'timeout' | 'abort' | 'memory' | 'invalid-output' | 'output-limit'
 
 /** Bounds of one run. Omitted fields use the runtime's defaults. */
 export interface CodeRunLimits {

@@ -119,10 +119,14 @@ export function installSystemPrompt(ctx: Context, options: InstallSystemPromptOp
     ctx === null ||
     typeof (ctx as Partial<Context>).provideScoped !== 'function'
   ) {
-    throw invalid(`installSystemPrompt(ctx): ctx must be a context from createContext(), got ${describeValue(ctx)}`)
+    throw invalid(
+      `installSystemPrompt(ctx): ctx must be a context from createContext(), got ${describeValue(ctx)}`,
+    )
   }
   if (typeof options !== 'object' || options === null) {
-    throw invalid(`installSystemPrompt(ctx, options): options must be an object, got ${describeValue(options)}`)
+    throw invalid(
+      `installSystemPrompt(ctx, options): options must be an object, got ${describeValue(options)}`,
+    )
   }
   if ((ctx as { tools?: unknown }).tools === undefined) {
     throw new SystemPromptError({

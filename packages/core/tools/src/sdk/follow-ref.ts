@@ -35,15 +35,16 @@ function resolvePointer(root: JsonValue, ref: string): { pointer: string; node: 
  * (a schema from a remote server must not make the generator fetch anything); a loop of bare
  * references, or a pointer to nothing, is `undefined`.
  */
-export function followRef(
-  root: JsonValue,
-  ref: string,
-): { pointer: string; node: JsonValue } | undefined {
+export function followRef(root: JsonValue, ref: string): { pointer: string; node: JsonValue } | undefined {
   const seen = new Set<string>()
   let target = resolvePointer(root, ref)
   for (let hops = 0; target !== undefined && hops < MAX_REF_HOPS; hops++) {
     const node = target.node
-    if (!isObject(node) || typeof node.$ref !== 'string' || !Object.keys(node).every((k) => ANNOTATIONS.has(k)))
+    if (
+      !isObject(node) ||
+      typeof node.$ref !== 'string' ||
+      !Object.keys(node).every((k) => ANNOTATIONS.has(k))
+    )
       return target
     if (seen.has(target.pointer)) return undefined
     seen.add(target.pointer)
@@ -51,4 +52,3 @@ export function followRef(
   }
   return undefined
 }
-

@@ -30,12 +30,14 @@ function acceptsNoArguments(parameters: JsonValue): boolean {
   return !Array.isArray(schema.required) || schema.required.length === 0
 }
 
-/** A detached plain-JSON copy, or `undefined` for anything that is not a JSON object. */
-function plainObject(value: unknown): JsonObject | undefined {
+/** A detached plain-JSON copy of a schema object, or why it is not one. */
+function plainObject(value: unknown): JsonObject | string {
   const snapshot = snapshotJsonValue(value)
-  if (!snapshot.ok) return undefined
+  if (!snapshot.ok) return `${snapshot.path} ${snapshot.reason}`
   const copy = snapshot.value
-  return typeof copy === 'object' && copy !== null && !Array.isArray(copy) ? (copy as JsonObject) : undefined
+  return typeof copy === 'object' && copy !== null && !Array.isArray(copy)
+    ? (copy as JsonObject)
+    : `it is ${describeValue(copy)}`
 }
 
 /**
@@ -62,10 +64,14 @@ export function generateToolSdk(tools: readonly SdkTool[]): string {
     if (seen.has(tool.name)) throw invalidArgument(`${where}: the name "${tool.name}" appears twice`)
     seen.add(tool.name)
     const parameters = plainObject(tool.parameters)
-    if (parameters === undefined) {
-      throw invalidArgument(`${where} ("${tool.name}"): parameters must be a plain JSON Schema object`)
+    if (typeof parameters === 'string') {
+      throw invalidArgument(
+        `${where} ("${tool.name}"): parameters must be a plain JSON Schema object (${parameters})`,
+      )
     }
-    const output = tool.outputSchema === undefined ? undefined : plainObject(tool.outputSchema)
+    // An output schema only refines the result type: one that is not plain JSON leaves it `unknown`.
+    const plainOutput = tool.outputSchema === undefined ? undefined : plainObject(tool.outputSchema)
+    const output = typeof plainOutput === 'string' ? undefined : plainOutput
     const stem = pascalCase(tool.name)
     const argsDoc: SchemaDocument = { root: parameters, stem, rootName: `${stem}Args` }
     const args = documentType(argsDoc, names, '  ')
@@ -88,6 +94,7 @@ export function generateToolSdk(tools: readonly SdkTool[]): string {
   })
   const declarations = drainNamedTypes(names, '  ')
   const parts = [`interface Tools {\n${members.join('')}}`, 'declare const tools: Tools']
-  if (declarations.length > 0) parts.push(`declare namespace ${TYPES_NAMESPACE} {\n${declarations.join('\n')}\n}`)
+  if (declarations.length > 0)
+    parts.push(`declare namespace ${TYPES_NAMESPACE} {\n${declarations.join('\n')}\n}`)
   return `${parts.join('\n\n')}\n`
 }

@@ -15,7 +15,12 @@ export interface SchemaDocument {
 export interface TypeNames {
   readonly used: Set<string>
   readonly byDocument: Map<SchemaDocument, Map<string, string>>
-  readonly pending: { readonly name: string; readonly doc: SchemaDocument; readonly node: JsonValue; readonly pointer: string }[]
+  readonly pending: {
+    readonly name: string
+    readonly doc: SchemaDocument
+    readonly node: JsonValue
+    readonly pointer: string
+  }[]
 }
 
 export const TYPES_NAMESPACE = 'ToolTypes'
@@ -59,6 +64,17 @@ const CONSTRAINTS = [
   'minItems',
   'maxItems',
 ] as const
+
+/** Members of TypeScript's `Object` interface, which every object type inherits. */
+const OBJECT_MEMBERS = new Set([
+  'constructor',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+])
 
 const isObject = (value: JsonValue | undefined): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -217,7 +233,8 @@ function reference(ref: string, site: Site): Rendered {
   const target = followRef(site.doc.root, ref)
   if (target === undefined) return UNKNOWN
   if (site.inline !== undefined) {
-    if (site.inline.has(target.pointer)) return UNKNOWN
+    // `S = S | string` adds nothing through its own S: the fixed point is `string`.
+    if (site.inline.has(target.pointer)) return NEVER
     return render(target.node, { ...site, inline: new Set([...site.inline, target.pointer]) })
   }
   return { text: qualified(nameFor(site.doc, site.names, target.pointer, target.node)), prec: ATOM }
@@ -227,7 +244,11 @@ function baseType(node: JsonObject, site: Site): Rendered | undefined {
   let types: readonly JsonValue[]
   if (typeof node.type === 'string') types = [node.type]
   else if (Array.isArray(node.type)) types = node.type
-  else if (isObject(node.properties) || node.additionalProperties !== undefined || isObject(node.patternProperties))
+  else if (
+    isObject(node.properties) ||
+    node.additionalProperties !== undefined ||
+    isObject(node.patternProperties)
+  )
     types = ['object']
   else if (node.items !== undefined || Array.isArray(node.prefixItems)) types = ['array']
   else return undefined
@@ -261,7 +282,11 @@ function nested(site: Site, indent: string): Site {
 
 function arrayType(node: JsonObject, site: Site): Rendered {
   const inner = nested(site, site.indent)
-  const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined
+  const tuple = Array.isArray(node.prefixItems)
+    ? node.prefixItems
+    : Array.isArray(node.items)
+      ? node.items
+      : undefined
   if (tuple === undefined) return { text: `${postfix(render(node.items, inner))}[]`, prec: ATOM }
   const rest = Array.isArray(node.prefixItems) ? node.items : node.additionalItems
   const required = typeof node.minItems === 'number' ? node.minItems : 0
@@ -287,8 +312,14 @@ function objectType(node: JsonObject, site: Site): Rendered {
   }
   const lines = properties.map(([name, schema]) => {
     const type = render(schema, nested(site, inner))
-    const optional = required.has(name) ? '' : '?'
-    return `${jsDoc(docLines(schema), inner)}${inner}${memberName(name)}${optional}: ${type.text}\n`
+    const doc = docLines(schema)
+    if (required.has(name)) return `${jsDoc(doc, inner)}${inner}${memberName(name)}: ${type.text}\n`
+    // TypeScript checks an omitted optional `constructor` (or `toString`, …) against the member every
+    // object inherits, so any narrower type would reject every call that leaves it out.
+    if (OBJECT_MEMBERS.has(name) && type.text !== 'unknown') {
+      return `${jsDoc([...doc, `Declared type: ${type.text.replace(/\s+/g, ' ')}`], inner)}${inner}${memberName(name)}?: unknown\n`
+    }
+    return `${jsDoc(doc, inner)}${inner}${memberName(name)}?: ${type.text}\n`
   })
   // With named properties the index type must admit all of them, so anything extra is `unknown`.
   if (!closed) lines.push(`${inner}[key: string]: unknown\n`)

@@ -9,7 +9,9 @@ const LINE_BREAK = /\r\n|[\r\n\u2028\u2029]/
 
 /** Writes a string literal: JSON's escaping plus the two line separators JSON leaves raw. */
 export function stringLiteral(text: string): string {
-  return JSON.stringify(text).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+  return JSON.stringify(text)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
 }
 
 /** A member name: bare when it is an identifier (`read_file`), quoted otherwise (`"my-tool"`). */
