@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import {
   ToolsError,
   defineJsonSchemaTool,
@@ -12,7 +13,7 @@ import {
 import { call, codeOf, setup } from './fixtures.ts'
 import { typeCheck } from './typescript-check.ts'
 
-const object = (properties: Record<string, unknown>, required: string[] = Object.keys(properties)) => ({
+const object = (properties: JsonObject, required: string[] = Object.keys(properties)): JsonObject => ({
   type: 'object',
   properties,
   required,
