@@ -80,5 +80,5 @@ describe('the shared call predicate', () => {
       }),
       { numRuns: 60 },
     )
-  })
+  }, 30_000) // 60 fresh registries: a safety net on a busy machine, not a timing check
 })

@@ -153,7 +153,7 @@ describe('generateToolSdk', () => {
       ].join('\n'),
     })
     expect(diagnostics).toEqual([])
-  })
+  }, 60_000) // building a TypeScript program takes seconds on a busy machine
 
   it('T35: the same input gives the same text; bad input is refused with the index and the reason', () => {
     const tools: SdkTool[] = [{ name: 'a', description: 'd', parameters: object({ x: { type: 'string' } }) }]

@@ -87,5 +87,5 @@ describe('deterministic assembly', () => {
       ),
       { numRuns: 60 },
     )
-  })
+  }, 30_000) // 60 fresh registries: a safety net on a busy machine, not a timing check
 })

@@ -1,9 +1,9 @@
 import { describeValue, type JsonObject, type JsonValue } from '@deepseek-ai/dsh-llm'
 import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import { invalidArgument } from '../errors.ts'
+import { docLines } from './doc-lines.ts'
 import {
   createTypeNames,
-  docLines,
   documentType,
   drainNamedTypes,
   TYPES_NAMESPACE,

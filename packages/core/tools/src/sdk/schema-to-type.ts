@@ -1,6 +1,17 @@
 import type { JsonObject, JsonValue } from '@deepseek-ai/dsh-llm'
 import { followRef } from './follow-ref.ts'
-import { jsDoc, memberName, pascalCase, stringLiteral } from './ts-syntax.ts'
+import { docLines } from './doc-lines.ts'
+import {
+  ATOM,
+  NEVER,
+  UNKNOWN,
+  intersection,
+  literal,
+  postfix,
+  union,
+  type Rendered,
+} from './rendered-type.ts'
+import { jsDoc, memberName, pascalCase } from './ts-syntax.ts'
 
 /** One JSON Schema document (a tool's parameters or its output schema): `$ref`s resolve inside it. */
 export interface SchemaDocument {
@@ -25,16 +36,6 @@ export interface TypeNames {
 
 export const TYPES_NAMESPACE = 'ToolTypes'
 
-/** Precedence of a rendered type: a union needs parentheses inside `&` and before `[]`. */
-const UNION = 0
-const PREFIX = 1
-const ATOM = 2
-
-interface Rendered {
-  readonly text: string
-  readonly prec: number
-}
-
 interface Site {
   readonly doc: SchemaDocument
   readonly names: TypeNames
@@ -49,22 +50,6 @@ interface Site {
 }
 
 const MAX_DEPTH = 32
-const UNKNOWN: Rendered = { text: 'unknown', prec: ATOM }
-const NEVER: Rendered = { text: 'never', prec: ATOM }
-const CONSTRAINTS = [
-  'format',
-  'pattern',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minLength',
-  'maxLength',
-  'minItems',
-  'maxItems',
-] as const
-
 /** Members of TypeScript's `Object` interface, which every object type inherits. */
 const OBJECT_MEMBERS = new Set([
   'constructor',
@@ -81,27 +66,6 @@ const isObject = (value: JsonValue | undefined): value is JsonObject =>
 
 export function createTypeNames(): TypeNames {
   return { used: new Set(), byDocument: new Map(), pending: [] }
-}
-
-/** JSDoc lines for a schema: its description (else title), then the constraints the type cannot say. */
-export function docLines(node: JsonValue | undefined): string[] {
-  if (!isObject(node)) return []
-  const lines: string[] = []
-  const text = typeof node.description === 'string' ? node.description : node.title
-  if (typeof text === 'string' && text.trim() !== '') lines.push(text)
-  if (node.type === 'integer') lines.push('@integer')
-  for (const key of CONSTRAINTS) {
-    const value = node[key]
-    // zod bounds every int by the safe-integer range; saying so on each field is noise.
-    if (typeof value === 'number' && Math.abs(value) === Number.MAX_SAFE_INTEGER) continue
-    if (typeof value === 'string' || typeof value === 'number') lines.push(`@${key} ${String(value)}`)
-  }
-  if (node.default !== undefined) {
-    const text = JSON.stringify(node.default)
-    lines.push(`@default ${text.length > 200 ? `${text.slice(0, 197)}...` : text}`)
-  }
-  if (node.deprecated === true) lines.push('@deprecated')
-  return lines
 }
 
 /**
@@ -157,54 +121,6 @@ function nameFor(doc: SchemaDocument, names: TypeNames, pointer: string, node: J
   known.set(pointer, name)
   names.pending.push({ name, doc, node, pointer })
   return name
-}
-
-function union(members: readonly Rendered[]): Rendered {
-  const texts: string[] = []
-  for (const member of members) {
-    if (member.text === 'unknown') return UNKNOWN
-    if (member.text !== 'never' && !texts.includes(member.text)) texts.push(member.text)
-  }
-  if (texts.length === 0) return NEVER
-  if (texts.length === 1) return members.find((m) => m.text === texts[0])!
-  return { text: texts.join(' | '), prec: UNION }
-}
-
-function intersection(parts: readonly Rendered[]): Rendered {
-  const kept: Rendered[] = []
-  for (const part of parts) {
-    if (part.text === 'never') return NEVER
-    if (part.text !== 'unknown' && !kept.some((k) => k.text === part.text)) kept.push(part)
-  }
-  if (kept.length === 0) return UNKNOWN
-  if (kept.length === 1) return kept[0]!
-  return { text: kept.map((p) => (p.prec === UNION ? `(${p.text})` : p.text)).join(' & '), prec: PREFIX }
-}
-
-function postfix(type: Rendered): string {
-  return type.prec === ATOM ? type.text : `(${type.text})`
-}
-
-function literal(value: JsonValue, depth: number): Rendered {
-  if (depth > MAX_DEPTH) return UNKNOWN
-  if (value === null) return { text: 'null', prec: ATOM }
-  switch (typeof value) {
-    case 'boolean':
-      return { text: String(value), prec: ATOM }
-    case 'number':
-      return { text: String(value), prec: value < 0 ? PREFIX : ATOM }
-    case 'string':
-      return { text: stringLiteral(value), prec: ATOM }
-    default:
-      break
-  }
-  if (Array.isArray(value)) {
-    return { text: `[${value.map((item) => literal(item, depth + 1).text).join(', ')}]`, prec: ATOM }
-  }
-  const entries = Object.entries(value as JsonObject)
-  if (entries.length === 0) return { text: '{ [key: string]: never }', prec: ATOM }
-  const members = entries.map(([key, item]) => `${memberName(key)}: ${literal(item, depth + 1).text}`)
-  return { text: `{ ${members.join('; ')} }`, prec: ATOM }
 }
 
 function render(node: JsonValue | undefined, site: Site): Rendered {
