@@ -49,13 +49,14 @@ export function presentedTools(scope: PromptScope, provider: string): ToolSchema
   const order = checkedToolOrder(scope, 'tools(provider)')
   const mode = tools.presentation()
   // The transport may be registered in the registry; the model always sees the one schema of T32.
-  const byName = new Map<string, ToolSchema>()
-  for (const schema of tools.schemas())
-    if (schema.name !== RUN_CODE_TOOL_NAME) byName.set(schema.name, schema)
-  const direct = callableToolNames(mode, [RUN_CODE_TOOL_NAME, ...byName.keys()], 'model')
-  return orderToolNames(direct, order).map((name) =>
-    name === RUN_CODE_TOOL_NAME ? runCodeToolSchema() : byName.get(name)!,
-  )
+  const names = [RUN_CODE_TOOL_NAME]
+  for (const tool of tools.list()) if (tool.name !== RUN_CODE_TOOL_NAME) names.push(tool.name)
+  const direct = orderToolNames(callableToolNames(mode, names, 'model'), order)
+  // Detached copies (T2) only when some registry schema is shown: under `code` none is.
+  const schemas = direct.some((name) => name !== RUN_CODE_TOOL_NAME)
+    ? new Map(tools.schemas().map((schema) => [schema.name, schema]))
+    : undefined
+  return direct.map((name) => (name === RUN_CODE_TOOL_NAME ? runCodeToolSchema() : schemas!.get(name)!))
 }
 
 /** T35: declarations of every tool a program in this scope may call; cached until the registry changes. */
