@@ -263,7 +263,7 @@ describe('ctx.systemPrompt: tool order', () => {
     expect(() => prompt.tools('p')).toThrow(/names unknown tool\(s\) "alpha"/)
   })
 
-  it('twice in one scope, duplicates and non-names are refused', () => {
+  it('twice in one scope, duplicates and non-names are refused; the names are copied before they are checked', () => {
     const { prompt } = withPrompt()
     prompt.toolOrder([])
     expect(() => prompt.toolOrder(['a'])).toThrow(/scope "root" already declared a tool order/)
@@ -272,6 +272,16 @@ describe('ctx.systemPrompt: tool order', () => {
     expect(() => other.toolOrder('a' as never)).toThrow(
       /names must be an array of tool names, got the string "a"/,
     )
+    expect(() => other.toolOrder(['a', 7] as never)).toThrow(/got the number 7 among them/)
+    let reads = 0
+    const shifty = new Proxy(['alpha'], {
+      get: (target, key, receiver) =>
+        key === '0' && reads++ > 0 ? 'ghost' : (Reflect.get(target, key, receiver) as unknown),
+    })
+    const { ctx: third } = withPrompt()
+    third.tools.register(tool('alpha'))
+    third.systemPrompt!.toolOrder(shifty)
+    expect(names(third.systemPrompt!.tools('p'))).toEqual(['alpha'])
   })
 })
 

@@ -17,16 +17,21 @@ function invalid(message: string): SystemPromptError {
   return new SystemPromptError({ code: 'INVALID_ARGUMENT', message })
 }
 
+/** Copies the names first, then checks the copy: a proxy or getter cannot change them after the check. */
 function checkNames(where: string, names: unknown): readonly string[] {
-  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string' && name !== '')) {
+  if (!Array.isArray(names)) {
     throw invalid(`${where}: names must be an array of tool names, got ${describeValue(names)}`)
   }
+  const copy: unknown[] = [...(names as unknown[])]
   const seen = new Set<string>()
-  for (const name of names as string[]) {
+  for (const name of copy) {
+    if (typeof name !== 'string' || name === '') {
+      throw invalid(`${where}: names must be an array of tool names, got ${describeValue(name)} among them`)
+    }
     if (seen.has(name)) throw invalid(`${where}: "${name}" appears twice`)
     seen.add(name)
   }
-  return Object.freeze([...(names as string[])])
+  return Object.freeze(copy as string[])
 }
 
 /** Reads a section once (a getter cannot change it later) and checks every field. */
@@ -134,16 +139,17 @@ export function installSystemPrompt(ctx: Context, options: InstallSystemPromptOp
       message: `installSystemPrompt(ctx): scope "${ctx.scope.name}" has no ctx.tools; call installTools(ctx) first`,
     })
   }
-  const order = options.codeModeSectionOrder ?? DEFAULT_CODE_MODE_SECTION_ORDER
+  const { codeModeSectionOrder, toolOrder: declaredOrder } = options
+  const order = codeModeSectionOrder ?? DEFAULT_CODE_MODE_SECTION_ORDER
   if (typeof order !== 'number' || !Number.isFinite(order)) {
     throw invalid(
       `installSystemPrompt(ctx, options): options.codeModeSectionOrder must be a finite number, got ${describeValue(order)}`,
     )
   }
   const toolOrder =
-    options.toolOrder === undefined
+    declaredOrder === undefined
       ? undefined
-      : checkNames('installSystemPrompt(ctx, options): options.toolOrder', options.toolOrder)
+      : checkNames('installSystemPrompt(ctx, options): options.toolOrder', declaredOrder)
   const shared: PromptShared = { version: 0, codeSectionOrder: order, scopes: new WeakMap() }
   // Any registry change anywhere in the tree may change what a scope sees: invalidate every SDK.
   const stopWatching = ctx.root.on('tools/change', () => void shared.version++)
