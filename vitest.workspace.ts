@@ -13,6 +13,11 @@ export const packages = [
   { name: 'session', dir: 'packages/core/session', id: '@deepseek-ai/dsh-session' },
   { name: 'tools', dir: 'packages/core/tools', id: '@deepseek-ai/dsh-tools', typeTests: true },
   { name: 'agent-loop', dir: 'packages/core/agent-loop', id: '@deepseek-ai/dsh-agent-loop' },
+  {
+    name: 'agent-tool-presentation',
+    dir: 'packages/core/agent-tool-presentation',
+    id: '@deepseek-ai/dsh-agent-tool-presentation',
+  },
 ] as const
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))

@@ -14,6 +14,7 @@ const packages = [
   'packages/core/session',
   'packages/core/tools',
   'packages/core/agent-loop',
+  'packages/core/agent-tool-presentation',
 ]
 const consumer = mkdtempSync(join(tmpdir(), 'dsh-consumer-'))
 try {

@@ -47,8 +47,18 @@ export interface TurnStart {
   readonly done?: TurnEndReason
 }
 
-function modelTools(ctx: Context, provider: string): readonly ToolSchema[] {
-  return ctx.systemPrompt !== undefined ? ctx.systemPrompt.tools(provider) : ctx.tools.schemas()
+/**
+ * What the model is told this step. With `ctx.systemPrompt` the prompt is assembled there: the
+ * agent's `system` first, then the sections, and the tools in the presentation mode's form (T5).
+ */
+function modelPrompt(
+  ctx: Context,
+  provider: string,
+  system: string | undefined,
+): { readonly system: string | undefined; readonly tools: readonly ToolSchema[] } {
+  const prompt = ctx.systemPrompt
+  if (prompt === undefined) return { system, tools: ctx.tools.schemas() }
+  return { system: prompt.text({ provider, system }), tools: prompt.tools(provider) }
 }
 
 function failed(error: unknown): { failed: true; error: unknown } {
@@ -92,10 +102,11 @@ export async function runTurn(
       const step = steps + 1
       const stepStartedAt = performance.now()
       emit({ type: 'step-start', turn, step, at: stepStartedAt })
+      const prompt = modelPrompt(ctx, model.provider, system)
       const request: ModelRequest = {
-        ...(system === undefined ? {} : { system }),
+        ...(prompt.system === undefined ? {} : { system: prompt.system }),
         messages: historyFromSession(session.events()),
-        tools: modelTools(ctx, model.provider),
+        tools: prompt.tools,
         ...(signal === undefined ? {} : { signal }),
       }
       const modelStartedAt = performance.now()

@@ -1,10 +1,4 @@
-import type {
-  AssistantMessage,
-  FinishReason,
-  TokenUsage,
-  ToolSchema,
-  UserMessage,
-} from '@deepseek-ai/dsh-llm'
+import type { AssistantMessage, FinishReason, TokenUsage, UserMessage } from '@deepseek-ai/dsh-llm'
 import type { Session } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 
@@ -27,17 +21,15 @@ export interface AgentLoopService {
 }
 
 /**
- * `ctx.systemPrompt`, as far as the loop needs it: the tool schemas the model sees for a provider
- * (SPEC T5). When a scope has none, the loop sends `ctx.tools.schemas()`.
+ * `ctx.systemPrompt` (SPEC T5), declared and installed by `@deepseek-ai/dsh-tools`
+ * (`installSystemPrompt`). The loop asks it for the prompt text (`text`) and the tool schemas
+ * (`tools`) of every step; a scope without one gets the agent's `system` and `ctx.tools.schemas()`.
  */
-export interface SystemPromptService {
-  tools(provider: string): readonly ToolSchema[]
-}
+export type { SystemPromptService } from '@deepseek-ai/dsh-tools'
 
 declare module '@deepseek-ai/dsh-context' {
   interface Services {
     agentLoop?: AgentLoopService
-    systemPrompt?: SystemPromptService
   }
 }
 

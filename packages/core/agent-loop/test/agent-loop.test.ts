@@ -156,18 +156,21 @@ describe('the step loop', () => {
     expect(shape(session.events())).toEqual(['turn/start', 'user/message user', 'turn/end error'])
   })
 
-  it('uses ctx.systemPrompt.tools(provider) for the model-visible tools when the scope has one', async () => {
+  it('uses ctx.systemPrompt.tools(provider) and .text() for what the model sees when the scope has one', async () => {
     const { agent, model } = agentWith([[textBlock('ok')]])
     const seen: string[] = []
+    // Only the two methods the loop calls.
     agent.ctx.provide('systemPrompt', {
-      tools: (provider) => {
+      tools: (provider: string) => {
         seen.push(provider)
         return [{ name: 'run_code', description: 'Run a program', parameters: { type: 'object' } }]
       },
-    })
+      text: ({ provider }: { provider: string }) => `prompt for ${provider}`,
+    } as never)
     await agent.run('hi')
     expect(seen).toEqual(['scripted'])
     expect(model.requests[0]!.tools.map((t) => t.name)).toEqual(['run_code'])
+    expect(model.requests[0]!.system).toBe('prompt for scripted')
   })
 
   it('turn numbers continue across runs and history carries earlier turns', async () => {

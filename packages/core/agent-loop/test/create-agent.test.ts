@@ -79,7 +79,7 @@ describe('config and createAgent', () => {
     const scopes: Context[] = []
     foreign.provideScoped('systemPrompt', (scopeCtx) => {
       scopes.push(scopeCtx)
-      return { tools: () => [] }
+      return { tools: () => [] } as never
     })
     foreign.provide('tools', {
       [TOOL_RUNTIME_SCHEDULER]: {

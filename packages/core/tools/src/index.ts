@@ -26,3 +26,20 @@ export { createTimeoutWrapper } from './wrappers/timeout.ts'
 export { createMetricsWrapper } from './wrappers/metrics.ts'
 export type { ToolMetric } from './wrappers/metrics.ts'
 export type * from './types.ts'
+export { installSystemPrompt } from './presentation/install-system-prompt.ts'
+export type { InstallSystemPromptOptions } from './presentation/install-system-prompt.ts'
+export type * from './presentation/system-prompt-types.ts'
+export type * from './presentation/code-runtime-types.ts'
+export { SystemPromptError } from './presentation/system-prompt-error.ts'
+export type { SystemPromptErrorCode } from './presentation/system-prompt-error.ts'
+export { mayCallTool, callableToolNames } from './presentation/may-call-tool.ts'
+export type { ToolCallOrigin } from './presentation/may-call-tool.ts'
+export { runCodeToolSchema } from './presentation/run-code-schema.ts'
+export { orderToolNames } from './presentation/order-tool-names.ts'
+export {
+  CODE_MODE_SECTION,
+  DEFAULT_CODE_MODE_SECTION_ORDER,
+  codeModeRule,
+} from './presentation/code-mode-section.ts'
+export { generateToolSdk } from './sdk/generate-tool-sdk.ts'
+export type { SdkTool } from './sdk/generate-tool-sdk.ts'

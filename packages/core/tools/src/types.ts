@@ -54,6 +54,11 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
   /** Checks the value the body returned; failure becomes `INVALID_TOOL_OUTPUT`. Must not throw. */
   validateOutput?(value: unknown): ArgumentValidation<unknown>
   /**
+   * JSON Schema of the value the body resolves with. Never sent as a tool schema (T2); the Code
+   * Mode SDK declares it as the call's result type (`unknown` without one).
+   */
+  readonly outputSchema?: JsonSchemaObject
+  /**
    * Last content-only step: synchronous, runs exactly once per outcome (success or failure), after
    * post-execute. Captured when the call starts, so re-registering mid-call does not change it.
    */

@@ -1,4 +1,5 @@
-import { describe, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
 import { checkReadmeExample } from '../../../../test-support/readme-example.ts'
 
 describe('README', () => {
@@ -8,5 +9,17 @@ describe('README', () => {
       load: () => import('../examples/readme-example.ts'),
       lines: 5,
     })
+  })
+
+  it('T5/T7/T35: the system prompt example runs as shown, and the prompt quoted in full is what text() returns', async () => {
+    await checkReadmeExample({
+      packageUrl: new URL('../', import.meta.url),
+      load: () => import('../examples/system-prompt-example.ts'),
+      example: 'examples/system-prompt-example.ts',
+      lines: 5,
+    })
+    const { prompt } = await import('../examples/system-prompt-example.ts')
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    expect(readme).toContain('````text\n' + prompt + '\n````')
   })
 })

@@ -79,9 +79,11 @@ export function defineTool<Params extends z.ZodObject, Value>(
   }
   if (spec.strict !== false) parameters = strictify(where, parameters)
   const { parameters: params, output, strict: _strict, ...behaviour } = spec
+  const outputSchema = output === undefined ? undefined : outputJsonSchema(where, output)
   return {
     ...behaviour,
     parameters,
+    ...(outputSchema === undefined ? {} : { outputSchema }),
     validate: (input) => {
       const parsed = params.safeParse(input)
       return parsed.success
@@ -98,6 +100,27 @@ export function defineTool<Params extends z.ZodObject, Value>(
               : { ok: false, issues: zodIssues(parsed.error) }
           },
         }),
+  }
+}
+
+/**
+ * The value's JSON Schema, for the Code Mode SDK's result type. Output mode describes what the body
+ * returns; a part JSON Schema cannot express (a date, a transform) widens to `{}` (`unknown`) rather
+ * than refusing a tool whose runtime check is still exact.
+ */
+function outputJsonSchema(where: string, output: z.ZodType): JsonObject {
+  try {
+    const { $schema: _drop, ...schema } = z.toJSONSchema(output, {
+      io: 'output',
+      unrepresentable: 'any',
+    }) as Record<string, unknown>
+    return schema as JsonObject
+  } catch (error) {
+    throw new ToolsError({
+      code: 'UNSUPPORTED_SCHEMA',
+      message: `${where}: output cannot be expressed as JSON Schema (${error instanceof Error ? error.message : String(error)})`,
+      cause: error,
+    })
   }
 }
 

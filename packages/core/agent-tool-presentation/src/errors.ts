@@ -1,0 +1,14 @@
+import { DshError, type DshErrorOptions } from '@deepseek-ai/dsh-llm'
+
+export type ToolPresentationErrorCode = 'INVALID_ARGUMENT' | 'INVALID_CONFIG' | 'NOT_INSTALLED'
+
+/** Misuse of the presentation plugin: a bad ctx or config, or a ctx without `ctx.tools`. */
+export class ToolPresentationError extends DshError<ToolPresentationErrorCode> {
+  constructor(options: DshErrorOptions<ToolPresentationErrorCode>) {
+    super('toolPresentation', options)
+  }
+
+  static isInstance(value: unknown): value is ToolPresentationError {
+    return DshError.isOfFamily(value, 'toolPresentation')
+  }
+}

@@ -1,0 +1,5 @@
+export { agentToolPresentation } from './agent-tool-presentation.ts'
+export { readConfig as readToolPresentationConfig, toolPresentationConfigSchema } from './read-config.ts'
+export type { ToolPresentationConfig } from './read-config.ts'
+export { ToolPresentationError } from './errors.ts'
+export type { ToolPresentationErrorCode } from './errors.ts'
