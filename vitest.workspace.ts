@@ -12,6 +12,7 @@ export const packages = [
   { name: 'session', dir: 'packages/core/session', id: '@deepseek-ai/dsh-session' },
   { name: 'tools', dir: 'packages/core/tools', id: '@deepseek-ai/dsh-tools', typeTests: true },
   { name: 'agent-loop', dir: 'packages/core/agent-loop', id: '@deepseek-ai/dsh-agent-loop' },
+  { name: 'code-runtime', dir: 'packages/code-runtime/code-runtime', id: '@deepseek-ai/dsh-code-runtime' },
 ] as const
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))

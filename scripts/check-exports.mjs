@@ -14,6 +14,7 @@ const packages = [
   'packages/core/session',
   'packages/core/tools',
   'packages/core/agent-loop',
+  'packages/code-runtime/code-runtime',
 ]
 const consumer = mkdtempSync(join(tmpdir(), 'dsh-consumer-'))
 try {
