@@ -36,13 +36,17 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
   }
   for (const key of Object.keys(options)) {
     if (!OPTION_FIELDS.includes(key)) {
-      throw invalidArgument(`${where}: unknown option ${JSON.stringify(key)}; known options: ${OPTION_FIELDS.join(', ')}`)
+      throw invalidArgument(
+        `${where}: unknown option ${JSON.stringify(key)}; known options: ${OPTION_FIELDS.join(', ')}`,
+      )
     }
   }
   const defaults = readLimits(options.limits, DEFAULT_CODE_RUN_LIMITS, `${where}: options.limits`)
   const onEngineFault = options.onEngineFault
   if (onEngineFault !== undefined && typeof onEngineFault !== 'function') {
-    throw invalidArgument(`${where}: options.onEngineFault must be a function, got ${describeValue(onEngineFault)}`)
+    throw invalidArgument(
+      `${where}: options.onEngineFault must be a function, got ${describeValue(onEngineFault)}`,
+    )
   }
   const loader = createEngineLoader()
   const disposal = new AbortController()
@@ -53,7 +57,10 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
   return {
     async run(request) {
       if (disposal.signal.aborted) {
-        throw new CodeRuntimeError({ code: 'DISPOSED', message: 'run(request): the code runtime was disposed' })
+        throw new CodeRuntimeError({
+          code: 'DISPOSED',
+          message: 'run(request): the code runtime was disposed',
+        })
       }
       const { program, language, bindings, signal, limits } = readRunRequest(request, defaults)
       const deadline = Date.now() + limits.timeoutMs
@@ -61,7 +68,10 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
         if (signal?.aborted === true) return failed('abort', 'The run was aborted by its signal')
         if (disposal.signal.aborted) return failed('abort', 'The code runtime was disposed')
         if (Date.now() > deadline) {
-          return failed('timeout', `The program ran out of its time budget of ${limits.timeoutMs} ms (limits.timeoutMs)`)
+          return failed(
+            'timeout',
+            `The program ran out of its time budget of ${limits.timeoutMs} ms (limits.timeoutMs)`,
+          )
         }
         return undefined
       }

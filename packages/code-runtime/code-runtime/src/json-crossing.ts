@@ -4,11 +4,11 @@ import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 /** Deepest nesting a value may have when it crosses the sandbox boundary (as in session snapshots). */
 export const MAX_JSON_DEPTH = 1000
 
-export type Decoded = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly reason: string }
+export type Decoded =
+  { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly reason: string }
 
 export type Encoded =
-  | { readonly ok: true; readonly text: string | undefined }
-  | { readonly ok: false; readonly reason: string }
+  { readonly ok: true; readonly text: string | undefined } | { readonly ok: false; readonly reason: string }
 
 /**
  * Parses JSON text that came out of the sandbox. The sandbox already encoded it losslessly, but it
@@ -62,7 +62,8 @@ function findProblem(root: JsonValue): string | undefined {
     if (typeof value !== 'object' || value === null) continue
     if (depth + 1 > MAX_JSON_DEPTH) return `${pathOf(item)} nests deeper than ${MAX_JSON_DEPTH} levels`
     if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) stack.push({ value: value[i]!, parent: item, key: i, depth: depth + 1 })
+      for (let i = 0; i < value.length; i++)
+        stack.push({ value: value[i]!, parent: item, key: i, depth: depth + 1 })
       continue
     }
     for (const key of Object.keys(value)) {
@@ -78,7 +79,11 @@ function pathOf(item: Pending): string {
   for (let at: Pending | undefined = item; at?.key !== undefined; at = at.parent) {
     const key = at.key
     segments.push(
-      typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`,
+      typeof key === 'number'
+        ? `[${key}]`
+        : /^[A-Za-z_$][\w$]*$/.test(key)
+          ? `.${key}`
+          : `[${JSON.stringify(key)}]`,
     )
   }
   return `$${segments.reverse().join('')}`

@@ -1,7 +1,7 @@
 import { types } from 'node:util'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from './errors.ts'
-import type { CodeRunLimits, ResolvedCodeRunLimits } from './types.ts'
+import type { ResolvedCodeRunLimits } from './types.ts'
 
 const KIB = 1024
 const MIB = 1024 * KIB
@@ -40,14 +40,20 @@ const NAMES = Object.keys(BOUNDS) as (keyof ResolvedCodeRunLimits)[]
  * Reads `limits` once (each property a single read) over `base`, and throws `INVALID_ARGUMENT`
  * naming the first bad or unknown field. `where` prefixes messages (`run(request).limits`).
  */
-export function readLimits(limits: unknown, base: ResolvedCodeRunLimits, where: string): ResolvedCodeRunLimits {
+export function readLimits(
+  limits: unknown,
+  base: ResolvedCodeRunLimits,
+  where: string,
+): ResolvedCodeRunLimits {
   if (limits === undefined) return base
   if (typeof limits !== 'object' || limits === null || Array.isArray(limits) || types.isProxy(limits)) {
     throw invalidArgument(`${where} must be a plain object, got ${describeValue(limits)}`)
   }
   for (const key of Object.keys(limits)) {
     if (!(NAMES as string[]).includes(key)) {
-      throw invalidArgument(`${where} has an unknown field ${JSON.stringify(key)}; known fields: ${NAMES.join(', ')}`)
+      throw invalidArgument(
+        `${where} has an unknown field ${JSON.stringify(key)}; known fields: ${NAMES.join(', ')}`,
+      )
     }
   }
   const resolved: Record<string, number> = { ...base }
@@ -56,7 +62,9 @@ export function readLimits(limits: unknown, base: ResolvedCodeRunLimits, where: 
     if (value === undefined) continue
     const { min, max } = BOUNDS[name]
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-      throw invalidArgument(`${where}.${name} must be an integer from ${min} to ${max}, got ${describeValue(value)}`)
+      throw invalidArgument(
+        `${where}.${name} must be an integer from ${min} to ${max}, got ${describeValue(value)}`,
+      )
     }
     resolved[name] = value
   }

@@ -52,7 +52,12 @@ export function readRunRequest(request: unknown, defaults: ResolvedCodeRunLimits
 function readBindings(bindings: unknown): ReadonlyMap<string, CodeBinding> {
   const map = new Map<string, CodeBinding>()
   if (bindings === undefined) return map
-  if (typeof bindings !== 'object' || bindings === null || Array.isArray(bindings) || types.isProxy(bindings)) {
+  if (
+    typeof bindings !== 'object' ||
+    bindings === null ||
+    Array.isArray(bindings) ||
+    types.isProxy(bindings)
+  ) {
     throw invalidArgument(
       `${WHERE}: request.bindings must be an object of functions, got ${describeValue(bindings)}`,
     )

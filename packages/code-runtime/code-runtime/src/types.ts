@@ -84,12 +84,7 @@ export interface CodeLogEntry {
  * - `output-limit`: logs plus the returned value exceeded `outputBytes`.
  */
 export type CodeRunFailureKind =
-  | 'exception'
-  | 'timeout'
-  | 'abort'
-  | 'memory'
-  | 'invalid-output'
-  | 'output-limit'
+  'exception' | 'timeout' | 'abort' | 'memory' | 'invalid-output' | 'output-limit'
 
 export interface CodeRunError {
   readonly kind: CodeRunFailureKind

@@ -1,3 +1,4 @@
+import type { transform as esbuildTransform } from 'esbuild'
 import type { CodeLanguage } from './types.ts'
 
 /** The file name the sandbox reports in stack traces of the program. */
@@ -8,15 +9,14 @@ const HEADER = '(async function () {'
 const FOOTER = '\n})'
 
 export type WrappedProgram =
-  | { readonly ok: true; readonly source: string }
-  | { readonly ok: false; readonly message: string }
+  { readonly ok: true; readonly source: string } | { readonly ok: false; readonly message: string }
 
 interface EsbuildMessage {
   readonly text: string
   readonly location: { readonly line: number; readonly column: number } | null
 }
 
-type Transform = (typeof import('esbuild'))['transform']
+type Transform = typeof esbuildTransform
 
 let transformPromise: Promise<Transform> | undefined
 

@@ -17,7 +17,10 @@ describe('bad input to run (SPEC §10)', () => {
   it('a request that is not a plain object is refused with INVALID_ARGUMENT', async () => {
     await rejectsWith(undefined, 'run(request): request must be a plain object, got undefined')
     await rejectsWith('return 1', 'run(request): request must be a plain object, got the string "return 1"')
-    await rejectsWith(new Proxy({ program: '' }, {}), 'run(request): request must be a plain object, got an object')
+    await rejectsWith(
+      new Proxy({ program: '' }, {}),
+      'run(request): request must be a plain object, got an object',
+    )
   })
 
   it('a missing program, an unknown field and a bad language name what is wrong', async () => {

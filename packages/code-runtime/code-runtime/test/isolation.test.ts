@@ -38,7 +38,16 @@ describe('a warmed engine instance is reused only without leaking state', () => 
     const second = await runOnce(`
       return [typeof secret, typeof leaked, typeof ({}).polluted, typeof [].extra,
         JSON.stringify({ a: 1 }), typeof sticky, typeof big, Object.keys(globalThis).length]`)
-    expect(second.value).toEqual(['undefined', 'undefined', 'undefined', 'undefined', '{"a":1}', 'undefined', 'undefined', 0])
+    expect(second.value).toEqual([
+      'undefined',
+      'undefined',
+      'undefined',
+      'undefined',
+      '{"a":1}',
+      'undefined',
+      'undefined',
+      0,
+    ])
     // The proof is about reuse: both runs had the very same WebAssembly instance.
     expect(instances[1]).toBe(instances[0])
   })

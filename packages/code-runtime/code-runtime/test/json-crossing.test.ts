@@ -16,7 +16,10 @@ describe('values cross the boundary as lossless JSON', () => {
   it('T32: any JSON value a binding returns reaches the program, and the program returns it unchanged', async () => {
     await fc.assert(
       fc.asyncProperty(json, async (value) => {
-        const result = await runtime.run({ program: 'return await tools.give()', bindings: { give: () => value } })
+        const result = await runtime.run({
+          program: 'return await tools.give()',
+          bindings: { give: () => value },
+        })
         expect(result).toEqual({ value, logs: [] })
       }),
       { numRuns: 40 },
@@ -38,16 +41,28 @@ describe('values cross the boundary as lossless JSON', () => {
   })
 
   it('lone surrogates, escapes and -0 survive as JSON defines them', async () => {
-    const result = await runtime.run({ program: 'return ["\\ud800", "\\u0000\\n\\"", -0, 1e308]', language: 'javascript' })
+    const result = await runtime.run({
+      program: 'return ["\\ud800", "\\u0000\\n\\"", -0, 1e308]',
+      language: 'javascript',
+    })
     expect(result.value).toEqual(['\ud800', '\u0000\n"', 0, 1e308])
   })
 
   it('the host side refuses "__proto__" keys (also spelled with escapes) and nesting past 1000 levels', () => {
-    expect(decodeJsonText('{"a":{"\\u005f_proto__":{}}}')).toEqual({ ok: false, reason: '$.a has a "__proto__" key' })
+    expect(decodeJsonText('{"a":{"\\u005f_proto__":{}}}')).toEqual({
+      ok: false,
+      reason: '$.a has a "__proto__" key',
+    })
     const deep = '['.repeat(1001) + ']'.repeat(1001)
-    expect(decodeJsonText(deep)).toMatchObject({ ok: false, reason: expect.stringContaining('nests deeper than 1000 levels') })
+    expect(decodeJsonText(deep)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('nests deeper than 1000 levels'),
+    })
     expect(decodeJsonText('['.repeat(1000) + ']'.repeat(1000)).ok).toBe(true)
-    expect(encodeJsonValue(JSON.parse('{"__proto__": 1}'))).toEqual({ ok: false, reason: '$ has a "__proto__" key' })
+    expect(encodeJsonValue(JSON.parse('{"__proto__": 1}'))).toEqual({
+      ok: false,
+      reason: '$ has a "__proto__" key',
+    })
     expect(encodeJsonValue({ when: new Date(0) })).toMatchObject({ ok: false })
     expect(encodeJsonValue(undefined)).toEqual({ ok: true, text: undefined })
   })

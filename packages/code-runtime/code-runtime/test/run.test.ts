@@ -66,7 +66,10 @@ describe('run: the seam', () => {
   })
 
   it('T32: language javascript runs the text as is (TypeScript syntax is then an error)', async () => {
-    expect(await runtime.run({ program: 'return 2 ** 10', language: 'javascript' })).toEqual({ value: 1024, logs: [] })
+    expect(await runtime.run({ program: 'return 2 ** 10', language: 'javascript' })).toEqual({
+      value: 1024,
+      logs: [],
+    })
     const typed = await runtime.run({ program: 'const a: number = 1', language: 'javascript' })
     expect(errorOf(typed).kind).toBe('exception')
     expect(errorOf(typed).message).toMatch(/^SyntaxError: /)
@@ -87,7 +90,11 @@ describe('run: the seam', () => {
         },
       },
     })
-    expect(result.value).toEqual({ first: { path: 'a.ts', list: [1, { deep: 'x' }] }, none: true, same: false })
+    expect(result.value).toEqual({
+      first: { path: 'a.ts', list: [1, { deep: 'x' }] },
+      none: true,
+      same: false,
+    })
     expect(seen).toEqual([{ path: 'a.ts', list: [1, { deep: 'x' }] }, undefined])
   })
 

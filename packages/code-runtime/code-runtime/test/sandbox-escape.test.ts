@@ -23,9 +23,23 @@ describe('sandbox escape attempts (SPEC T34)', () => {
     const names = result.value as string[]
     expect(names).toContain('tools')
     expect(names).toContain('console')
-    for (const hostName of ['process', 'require', 'setTimeout', 'setInterval', 'setImmediate', 'fetch',
-      'WebAssembly', 'queueMicrotask', 'structuredClone', 'std', 'os',
-      'XMLHttpRequest', 'importScripts', 'Deno', 'Bun']) {
+    for (const hostName of [
+      'process',
+      'require',
+      'setTimeout',
+      'setInterval',
+      'setImmediate',
+      'fetch',
+      'WebAssembly',
+      'queueMicrotask',
+      'structuredClone',
+      'std',
+      'os',
+      'XMLHttpRequest',
+      'importScripts',
+      'Deno',
+      'Bun',
+    ]) {
       expect(names, hostName).not.toContain(hostName)
     }
     await expectHealthy(runtime)
@@ -42,7 +56,9 @@ describe('sandbox escape attempts (SPEC T34)', () => {
   })
 
   it('T34: a static import is a syntax error, reported with kind exception', async () => {
-    const result = await run('import { readFileSync } from "node:fs"\nreturn readFileSync("/etc/passwd", "utf8")')
+    const result = await run(
+      'import { readFileSync } from "node:fs"\nreturn readFileSync("/etc/passwd", "utf8")',
+    )
     expect(errorOf(result).kind).toBe('exception')
     expect(errorOf(result).message).toMatch(/^SyntaxError: /)
     await expectHealthy(runtime)
@@ -62,7 +78,9 @@ describe('sandbox escape attempts (SPEC T34)', () => {
   })
 
   it('T34: eval and indirect eval run inside the sandbox', async () => {
-    const result = await run('return [eval("typeof process"), (0, eval)("typeof require"), eval("this") === undefined || eval("this") === globalThis]')
+    const result = await run(
+      'return [eval("typeof process"), (0, eval)("typeof require"), eval("this") === undefined || eval("this") === globalThis]',
+    )
     expect(result.value).toEqual(['undefined', 'undefined', true])
     await expectHealthy(runtime)
   })
@@ -93,7 +111,10 @@ describe('sandbox escape attempts (SPEC T34)', () => {
       proc: () => process,
       withFn: () => ({ ok: true, exit: () => process.exit(1) }),
       proto: () => Object.prototype,
-      cls: () => new (class Secret {})(),
+      cls: () =>
+        new (class Secret {
+          readonly kept = 'host'
+        })(),
     }
     const result = await run(
       `const out = {}
@@ -172,7 +193,9 @@ describe('sandbox escape attempts (SPEC T34)', () => {
        return { clean: true }`,
     )
     expect(polluted).toEqual({ value: { clean: true }, logs: [] })
-    const next = await run('const a = []; a.push(1); return [typeof ({}).polluted, a.length, JSON.parse("1"), typeof leak]')
+    const next = await run(
+      'const a = []; a.push(1); return [typeof ({}).polluted, a.length, JSON.parse("1"), typeof leak]',
+    )
     expect(next.value).toEqual(['undefined', 1, 1, 'undefined'])
     await expectHealthy(runtime)
   })
@@ -244,7 +267,10 @@ describe('sandbox escape attempts (SPEC T34)', () => {
 
   it('T34: recursion inside built-ins (JSON.stringify, the parser) on deep data cannot take the host down', async () => {
     const faults: unknown[] = []
-    const own = createQuickJsCodeRuntime({ limits: TEST_LIMITS, onEngineFault: (error) => faults.push(error) })
+    const own = createQuickJsCodeRuntime({
+      limits: TEST_LIMITS,
+      onEngineFault: (error) => faults.push(error),
+    })
     const programs = [
       'let x = []; for (let i = 0; i < 100000; i++) x = [x]; return JSON.stringify(x).length',
       'let x = []; for (let i = 0; i < 100000; i++) x = [x]; return String(x).length',
@@ -282,7 +308,10 @@ describe('sandbox escape attempts (SPEC T34)', () => {
 
   it('T34: huge log output ends with kind output-limit and the kept logs stay within the cap', async () => {
     const outputBytes = 1000
-    const result = await runtime.run({ program: 'for (;;) console.log("spam ".repeat(7))', limits: { outputBytes } })
+    const result = await runtime.run({
+      program: 'for (;;) console.log("spam ".repeat(7))',
+      limits: { outputBytes },
+    })
     expect(errorOf(result).kind).toBe('output-limit')
     const bytes = result.logs.reduce((sum, entry) => sum + Buffer.byteLength(entry.text) + 1, 0)
     expect(bytes).toBeLessThanOrEqual(outputBytes)
@@ -299,7 +328,10 @@ describe('sandbox escape attempts (SPEC T34)', () => {
   }, 60_000)
 
   it('T34: a promise that never settles ends the run at once (no pending call can settle it)', async () => {
-    const result = await runtime.run({ program: 'await new Promise(() => {}); return 1', limits: { timeoutMs: 60_000 } })
+    const result = await runtime.run({
+      program: 'await new Promise(() => {}); return 1',
+      limits: { timeoutMs: 60_000 },
+    })
     expect(errorOf(result)).toEqual({
       kind: 'exception',
       message:
@@ -364,7 +396,12 @@ describe('sandbox escape attempts (SPEC T34)', () => {
           running--
         },
       },
-      limits: { maxConcurrentBindingCalls: 10, maxBindingCalls: 500, timeoutMs: 30_000, memoryBytes: 64 * 1024 * 1024 },
+      limits: {
+        maxConcurrentBindingCalls: 10,
+        maxBindingCalls: 500,
+        timeoutMs: 30_000,
+        memoryBytes: 64 * 1024 * 1024,
+      },
     })
     expect(result.error).toBeUndefined()
     expect(result.value).toEqual({
@@ -409,7 +446,10 @@ describe('sandbox escape attempts (SPEC T34)', () => {
       ['throw Symbol("s")', 'Uncaught Symbol(s)'],
       ['throw { code: 7 }', 'Uncaught { code: 7 }'],
       ['throw new Proxy({}, { ownKeys() { throw 1 }, get() { throw 2 } })', 'Uncaught [unprintable]'],
-      ['const e = new Error("x"); Object.defineProperty(e, "message", { get() { throw 1 } }); throw e', 'Error'],
+      [
+        'const e = new Error("x"); Object.defineProperty(e, "message", { get() { throw 1 } }); throw e',
+        'Error',
+      ],
       ['await Promise.reject(new TypeError("bad"))', 'TypeError: bad'],
     ]
     for (const [program, message] of cases) {
@@ -421,11 +461,14 @@ describe('sandbox escape attempts (SPEC T34)', () => {
   it("T34: a program cannot read another run's globals, sequential or overlapping", async () => {
     let resume: (() => void) | undefined
     const writer = runtime.run({
-      program: 'globalThis.secret = "s3cr3t"; var hoisted = 1; Object.prototype.mark = 1; await tools.wait(); return typeof secret',
+      program:
+        'globalThis.secret = "s3cr3t"; var hoisted = 1; Object.prototype.mark = 1; await tools.wait(); return typeof secret',
       bindings: { wait: () => new Promise<void>((resolve) => (resume = resolve)) },
     })
     while (resume === undefined) await new Promise((resolve) => setImmediate(resolve))
-    const reader = await run('return [typeof secret, typeof hoisted, typeof ({}).mark, Object.keys(globalThis).length]')
+    const reader = await run(
+      'return [typeof secret, typeof hoisted, typeof ({}).mark, Object.keys(globalThis).length]',
+    )
     expect(reader.value).toEqual(['undefined', 'undefined', 'undefined', 0])
     resume()
     expect((await writer).value).toBe('string')
@@ -440,7 +483,11 @@ describe('sandbox escape attempts (SPEC T34)', () => {
     )
     expect(result.value).toEqual(Array(8).fill('undefined'))
     // Nothing the attempts above did created files next to the test.
-    expect(readdirSync(new URL('.', import.meta.url)).filter((name) => !name.endsWith('.ts') && name !== 'fixtures')).toEqual([])
+    expect(
+      readdirSync(new URL('.', import.meta.url)).filter(
+        (name) => !name.endsWith('.ts') && name !== 'fixtures',
+      ),
+    ).toEqual([])
     await expectHealthy(runtime)
   })
 

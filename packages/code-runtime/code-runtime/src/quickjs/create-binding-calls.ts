@@ -68,7 +68,8 @@ export function createBindingCalls(host: CallHost): BindingCalls {
       call.args.dispose()
       const decoded = utf8Length(text) > limits.valueBytes ? undefined : decodeJsonText(text)
       if (decoded === undefined || !decoded.ok) {
-        const why = decoded === undefined ? tooLarge('argument', limits.valueBytes) : `the argument ${decoded.reason}`
+        const why =
+          decoded === undefined ? tooLarge('argument', limits.valueBytes) : `the argument ${decoded.reason}`
         rejectNow(call.deferred, call.name, why)
         call.deferred.dispose()
         return
@@ -107,7 +108,8 @@ export function createBindingCalls(host: CallHost): BindingCalls {
       return
     }
     const encoded = encodeJsonValue(outcome)
-    if (!encoded.ok) return void rejectNow(deferred, name, `returned a value that is not JSON: ${encoded.reason}`)
+    if (!encoded.ok)
+      return void rejectNow(deferred, name, `returned a value that is not JSON: ${encoded.reason}`)
     if (encoded.text === undefined) return deferred.resolve()
     if (utf8Length(encoded.text) > limits.valueBytes) {
       return void rejectNow(deferred, name, tooLarge('result', limits.valueBytes))
@@ -140,7 +142,8 @@ export function createBindingCalls(host: CallHost): BindingCalls {
         // A UTF-16 unit is at least one UTF-8 byte: a longer string cannot fit and is never copied.
         const units = vm.typeof(argsHandle) === 'string' ? stringLength(vm, argsHandle) : undefined
         if (units === undefined) return rejectNow(deferred, name, 'the argument did not arrive as JSON text')
-        if (units > limits.valueBytes) return rejectNow(deferred, name, tooLarge('argument', limits.valueBytes))
+        if (units > limits.valueBytes)
+          return rejectNow(deferred, name, tooLarge('argument', limits.valueBytes))
         args = argsHandle.dup()
       }
       queue.push({ index: accepted++, name, binding, args, deferred })

@@ -1,7 +1,18 @@
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
+import type {
+  QuickJSContext,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten-core'
 import { createOutputBudget } from '../create-output-budget.ts'
 import { decodeJsonText } from '../json-crossing.ts'
-import type { CodeBinding, CodeLogLevel, CodeRunFailureKind, CodeRunResult, ResolvedCodeRunLimits } from '../types.ts'
+import type {
+  CodeBinding,
+  CodeLogLevel,
+  CodeRunFailureKind,
+  CodeRunResult,
+  ResolvedCodeRunLimits,
+} from '../types.ts'
 import { PROGRAM_FILE } from '../wrap-program.ts'
 import { createBindingCalls, type BindingCalls } from './create-binding-calls.ts'
 import { PRELUDE_SOURCE } from './prelude-source.ts'
@@ -82,7 +93,8 @@ export function runInSandbox(run: SandboxRun): Promise<CodeRunResult> {
       // Out of memory at the WebAssembly level, QuickJS may not even manage to build its error
       // object and throws null instead: with the memory full, that is the memory limit speaking.
       if (result.error?.kind === 'exception' && /^Uncaught (?:null|undefined)$/.test(result.error.message)) {
-        if (run.memoryExhausted()) result = fail('memory', `InternalError: out of memory (${result.error.message})`)
+        if (run.memoryExhausted())
+          result = fail('memory', `InternalError: out of memory (${result.error.message})`)
       }
       let reusable = false
       if (!broken) {
@@ -114,7 +126,10 @@ export function runInSandbox(run: SandboxRun): Promise<CodeRunResult> {
     const fault = (error: unknown): void => {
       broken = true
       run.onEngineFault?.(error)
-      stop ??= error instanceof RangeError ? { kind: 'memory', by: 'native-stack' } : { kind: 'exception', by: 'engine', error }
+      stop ??=
+        error instanceof RangeError
+          ? { kind: 'memory', by: 'native-stack' }
+          : { kind: 'exception', by: 'engine', error }
     }
 
     /** Enters the VM; returns undefined when the engine failed (the run is then stopping). */
@@ -169,9 +184,10 @@ export function runInSandbox(run: SandboxRun): Promise<CodeRunResult> {
       if (!LEVELS.has(level) || vm.typeof(textHandle) !== 'string') return
       const room = budget.remaining()
       const units = stringLength(vm, textHandle)
-      const fits = units < room
-        ? budget.addLog(level as CodeLogLevel, vm.getString(textHandle))
-        : budget.addLog(level as CodeLogLevel, room > 1 ? readCapped(textHandle, room) : '', { cut: true })
+      const fits =
+        units < room
+          ? budget.addLog(level as CodeLogLevel, vm.getString(textHandle))
+          : budget.addLog(level as CodeLogLevel, room > 1 ? readCapped(textHandle, room) : '', { cut: true })
       if (!fits) stop ??= { kind: 'output-limit' }
     }
 
@@ -252,9 +268,18 @@ export function runInSandbox(run: SandboxRun): Promise<CodeRunResult> {
     enter(() => {
       const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, 'prelude.js'))
       const hostFunctions = [
-        vm.newFunction('hostCall', guard((name, args) => calls!.call(name!, args))),
-        vm.newFunction('hostLog', guard((level, text) => hostLog(level!, text!))),
-        vm.newFunction('hostSettle', guard((kind, text) => hostSettle(kind!, text!))),
+        vm.newFunction(
+          'hostCall',
+          guard((name, args) => calls!.call(name!, args)),
+        ),
+        vm.newFunction(
+          'hostLog',
+          guard((level, text) => hostLog(level!, text!)),
+        ),
+        vm.newFunction(
+          'hostSettle',
+          guard((kind, text) => hostSettle(kind!, text!)),
+        ),
         vm.newString(JSON.stringify([...run.bindings.keys()])),
       ]
       const exported = vm.callFunction(prelude, vm.undefined, ...hostFunctions)
