@@ -9,8 +9,14 @@ import {
 /** Small limits keep bombs and loops quick; tests that need more say so. */
 export const TEST_LIMITS: CodeRunLimits = { timeoutMs: 2_000, memoryBytes: 8 * 1024 * 1024 }
 
+const faults = new WeakMap<CodeRuntime, unknown[]>()
+
+/** A runtime whose engine faults (including a QuickJS runtime that failed to tear down, i.e. a leaked handle) are recorded. */
 export function createTestRuntime(limits: CodeRunLimits = TEST_LIMITS): CodeRuntime {
-  return createQuickJsCodeRuntime({ limits })
+  const seen: unknown[] = []
+  const runtime = createQuickJsCodeRuntime({ limits, onEngineFault: (error) => seen.push(error) })
+  faults.set(runtime, seen)
+  return runtime
 }
 
 const snapshot = (value: object): string[] => Reflect.ownKeys(value).map(String).sort()
@@ -25,9 +31,11 @@ const HOST_GLOBALS = snapshot(globalThis)
 
 /**
  * The host is healthy: no built-in prototype or global gained or lost a key, `process` is the real
- * one, and the runtime still runs a program that calls a binding and logs.
+ * one, the runtime's engine never failed to tear a run down, and the runtime still runs a program
+ * that calls a binding and logs.
  */
 export async function expectHealthy(runtime: CodeRuntime): Promise<void> {
+  expect(faults.get(runtime) ?? []).toEqual([])
   expect(snapshot(Object.prototype)).toEqual(HOST_PROTOTYPES.object)
   expect(snapshot(Array.prototype)).toEqual(HOST_PROTOTYPES.array)
   expect(snapshot(Function.prototype)).toEqual(HOST_PROTOTYPES.function)

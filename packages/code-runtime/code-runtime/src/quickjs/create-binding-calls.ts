@@ -37,7 +37,7 @@ export interface BindingCalls {
   pump(): void
   /** Calls started or queued and not yet settled into the sandbox. */
   pending(): number
-  /** Frees the queued calls' handles (the run ended). */
+  /** Frees the handles of queued and running calls (the run ended; late answers are ignored). */
   drop(): void
 }
 
@@ -51,7 +51,8 @@ export function createBindingCalls(host: CallHost): BindingCalls {
   const { vm, limits } = host
   const queue: (QueuedCall | undefined)[] = []
   let head = 0
-  let running = 0
+  // Calls started and not yet settled: their promises are freed by `drop` if the run ends first.
+  const running = new Set<QueuedCall>()
   let accepted = 0
 
   const rejectNow = (deferred: QuickJSDeferredPromise, name: string, message: string): QuickJSHandle => {
@@ -76,7 +77,7 @@ export function createBindingCalls(host: CallHost): BindingCalls {
       }
       args = decoded.value
     }
-    running++
+    running.add(call)
     const info: CodeBindingCall = { name: call.name, index: call.index, signal: host.signal }
     void Promise.resolve()
       .then(() => call.binding(args as never, info))
@@ -87,8 +88,7 @@ export function createBindingCalls(host: CallHost): BindingCalls {
   }
 
   const settle = (call: QueuedCall, ok: boolean, outcome: unknown): void => {
-    running--
-    if (host.signal.aborted) return
+    if (!running.delete(call) || host.signal.aborted) return
     try {
       deliver(call, ok, outcome)
       call.deferred.dispose()
@@ -150,7 +150,7 @@ export function createBindingCalls(host: CallHost): BindingCalls {
       return deferred.handle
     },
     pump() {
-      while (running < limits.maxConcurrentBindingCalls && head < queue.length && !host.closed()) {
+      while (running.size < limits.maxConcurrentBindingCalls && head < queue.length && !host.closed()) {
         const call = queue[head]!
         queue[head++] = undefined
         start(call)
@@ -160,8 +160,10 @@ export function createBindingCalls(host: CallHost): BindingCalls {
         head = 0
       }
     },
-    pending: () => running + (queue.length - head),
+    pending: () => running.size + (queue.length - head),
     drop() {
+      for (const call of running) call.deferred.dispose()
+      running.clear()
       for (let i = head; i < queue.length; i++) {
         const call = queue[i]!
         call.args?.dispose()
