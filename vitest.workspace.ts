@@ -18,6 +18,7 @@ export const packages = [
     dir: 'packages/core/agent-tool-presentation',
     id: '@deepseek-ai/dsh-agent-tool-presentation',
   },
+  { name: 'code-runtime', dir: 'packages/code-runtime/code-runtime', id: '@deepseek-ai/dsh-code-runtime' },
 ] as const
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))

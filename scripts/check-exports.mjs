@@ -15,6 +15,7 @@ const packages = [
   'packages/core/tools',
   'packages/core/agent-loop',
   'packages/core/agent-tool-presentation',
+  'packages/code-runtime/code-runtime',
 ]
 const consumer = mkdtempSync(join(tmpdir(), 'dsh-consumer-'))
 try {

@@ -1,0 +1,52 @@
+import { utf8Length } from './text.ts'
+import type { CodeLogEntry, CodeLogLevel } from './types.ts'
+
+export interface OutputBudget {
+  readonly logs: CodeLogEntry[]
+  /** UTF-8 bytes still available. */
+  remaining(): number
+  /**
+   * Records a log line costing its UTF-8 bytes plus one (so empty lines are not free). When it
+   * does not fit, or `cut` says it is only the start of a longer line, keeps the prefix that fits,
+   * spends the whole budget and returns false.
+   */
+  addLog(level: CodeLogLevel, text: string, options?: { readonly cut?: boolean }): boolean
+  /** Spends `text`'s bytes if they fit; returns false (spending nothing) when they do not. */
+  spend(text: string): boolean
+}
+
+const encoder = new TextEncoder()
+
+/** Tracks a run's output (logs and returned JSON) against one byte cap. */
+export function createOutputBudget(limitBytes: number): OutputBudget {
+  const logs: CodeLogEntry[] = []
+  let used = 0
+  return {
+    logs,
+    remaining: () => limitBytes - used,
+    addLog(level, text, options) {
+      const room = limitBytes - used - 1
+      const bytes = utf8Length(text)
+      if (bytes <= room && options?.cut !== true) {
+        used += bytes + 1
+        logs.push({ level, text })
+        return true
+      }
+      if (room > 0) logs.push({ level, text: utf8Prefix(text, room) })
+      used = limitBytes
+      return false
+    },
+    spend(text) {
+      const bytes = utf8Length(text)
+      if (bytes > limitBytes - used) return false
+      used += bytes
+      return true
+    },
+  }
+}
+
+/** The longest prefix of `text` whose UTF-8 encoding fits in `bytes`, never splitting a character. */
+function utf8Prefix(text: string, bytes: number): string {
+  const { read } = encoder.encodeInto(text, new Uint8Array(bytes))
+  return text.slice(0, read)
+}

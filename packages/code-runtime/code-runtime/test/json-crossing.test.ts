@@ -1,0 +1,85 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { JsonValue } from '@deepseek-ai/dsh-llm'
+import { decodeJsonText, encodeJsonValue } from '../src/json-crossing.ts'
+import { createTestRuntime } from './support.ts'
+
+const runtime = createTestRuntime({ timeoutMs: 10_000, memoryBytes: 32 * 1024 * 1024 })
+
+// Lossless JSON as the boundary defines it: no -0 (JSON has none) and no "__proto__" key (refused).
+const json = fc
+  .jsonValue({ maxDepth: 4, noUnicodeString: false })
+  .filter((value) => !JSON.stringify(value).includes('__proto__'))
+  .map((value) => JSON.parse(JSON.stringify(value)) as JsonValue)
+
+describe('values cross the boundary as lossless JSON', () => {
+  it('T32: any JSON value a binding returns reaches the program, and the program returns it unchanged', async () => {
+    await fc.assert(
+      fc.asyncProperty(json, async (value) => {
+        const result = await runtime.run({
+          program: 'return await tools.give()',
+          bindings: { give: () => value },
+        })
+        expect(result).toEqual({ value, logs: [] })
+      }),
+      { numRuns: 40 },
+    )
+  })
+
+  it('T32: any JSON value the program passes reaches the binding unchanged', async () => {
+    await fc.assert(
+      fc.asyncProperty(json, async (value) => {
+        let received: unknown = 'not called'
+        await runtime.run({
+          program: 'await tools.take(await tools.give())',
+          bindings: { give: () => value, take: (args) => void (received = args) },
+        })
+        expect(received).toEqual(value)
+      }),
+      { numRuns: 40 },
+    )
+  })
+
+  it('lone surrogates, escapes and -0 survive as JSON defines them', async () => {
+    const result = await runtime.run({
+      program: 'return ["\\ud800", "\\u0000\\n\\"", -0, 1e308]',
+      language: 'javascript',
+    })
+    expect(result.value).toEqual(['\ud800', '\u0000\n"', 0, 1e308])
+  })
+
+  it('the host side refuses "__proto__" keys (also spelled with escapes) and nesting past 1000 levels', () => {
+    expect(decodeJsonText('{"a":{"\\u005f_proto__":{}}}')).toEqual({
+      ok: false,
+      reason: '$.a has a "__proto__" key',
+    })
+    const deep = '['.repeat(1001) + ']'.repeat(1001)
+    expect(decodeJsonText(deep)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('nests deeper than 1000 levels'),
+    })
+    expect(decodeJsonText('['.repeat(1000) + ']'.repeat(1000)).ok).toBe(true)
+    expect(encodeJsonValue(JSON.parse('{"__proto__": 1}'))).toEqual({
+      ok: false,
+      reason: '$ has a "__proto__" key',
+    })
+    expect(encodeJsonValue({ when: new Date(0) })).toMatchObject({ ok: false })
+    expect(encodeJsonValue(undefined)).toEqual({ ok: true, text: undefined })
+  })
+
+  it('a binding result getter is read once, so a value that changes between reads cannot differ', async () => {
+    let reads = 0
+    const result = await runtime.run({
+      program: 'return await tools.give()',
+      bindings: {
+        give: () => ({
+          get n() {
+            return ++reads
+          },
+        }),
+      },
+    })
+    expect(result.value).toEqual({ n: 1 })
+    expect(reads).toBe(1)
+  })
+})
