@@ -1,8 +1,16 @@
-import { z } from 'zod'
+import { safeParse, toJSONSchema } from 'zod/v4/core'
+import type { $ZodObject, $ZodType, output } from 'zod/v4/core'
 import type { JsonObject, ToolResultContent } from '@deepseek-ai/dsh-llm'
 import { ToolsError } from '../errors.ts'
-import type { FinalizeContext, ToolDefinition, ToolExecContext, ToolExecutionResult } from '../types.ts'
+import type {
+  ArgumentValidation,
+  FinalizeContext,
+  ToolDefinition,
+  ToolExecContext,
+  ToolExecutionResult,
+} from '../types.ts'
 import { checkStrictSchema } from './strict-schema.ts'
+import { checkZodSchema } from './check-zod-schema.ts'
 import { zodIssues } from './zod-issues.ts'
 
 /** The optional behaviour shared by `defineTool` and `defineJsonSchemaTool`. */
@@ -22,14 +30,18 @@ export interface ToolBehaviour<Args, Value> {
   readonly timeoutMs?: number
 }
 
-export interface DefineToolSpec<Params extends z.ZodObject, Value> extends ToolBehaviour<
-  z.output<Params>,
+/**
+ * Schemas are typed against `zod/v4/core`, which zod 4 and the `zod/v4` entry of zod 3.25.76+ both
+ * ship: zod is a peer dependency, so these types are the consumer's own zod, never a second copy.
+ */
+export interface DefineToolSpec<Params extends $ZodObject, Value> extends ToolBehaviour<
+  output<Params>,
   Value
 > {
-  /** A zod object schema; compiled to JSON Schema with zod's own converter. */
+  /** A zod object schema (zod 4); compiled to JSON Schema with zod's own converter. */
   readonly parameters: Params
   /** Optional schema the returned value must satisfy (else `INVALID_TOOL_OUTPUT`). */
-  readonly output?: z.ZodType<Value>
+  readonly output?: $ZodType<Value>
   /**
    * Refuse schemas that OpenAI-style strict function calling rejects (default true): every property
    * must be required (use `.nullable()` for optional data; `.optional()` and `.default()` are
@@ -50,22 +62,21 @@ export interface DefineToolSpec<Params extends z.ZodObject, Value> extends ToolB
  *   execute: async ({ path }) => fs.readFile(path, 'utf8'),
  * })
  */
-export function defineTool<Params extends z.ZodObject, Value>(
+export function defineTool<Params extends $ZodObject, Value>(
   spec: DefineToolSpec<Params, Value>,
-): ToolDefinition<z.output<Params>, Value> {
+): ToolDefinition<output<Params>, Value> {
   if (typeof spec !== 'object' || spec === null) {
     throw new ToolsError({ code: 'INVALID_DEFINITION', message: 'defineTool(spec): spec must be an object' })
   }
   const where = `defineTool({ name: ${JSON.stringify(spec.name)} })`
-  if (!(spec.parameters instanceof z.ZodObject)) {
-    throw new ToolsError({
-      code: 'INVALID_DEFINITION',
-      message: `${where}: parameters must be a zod object schema (z.object({...}))`,
-    })
-  }
+  const params = checkZodSchema({ where, field: 'parameters', value: spec.parameters, objectOnly: true })
+  const output =
+    spec.output === undefined
+      ? undefined
+      : checkZodSchema({ where, field: 'output', value: spec.output, objectOnly: false })
   let parameters: JsonObject
   try {
-    const { $schema: _drop, ...schema } = z.toJSONSchema(spec.parameters, {
+    const { $schema: _drop, ...schema } = toJSONSchema(params, {
       io: 'input',
       unrepresentable: 'throw',
     }) as Record<string, unknown>
@@ -78,27 +89,20 @@ export function defineTool<Params extends z.ZodObject, Value>(
     })
   }
   if (spec.strict !== false) parameters = strictify(where, parameters)
-  const { parameters: params, output, strict: _strict, ...behaviour } = spec
+  const { parameters: _params, output: _output, strict: _strict, ...behaviour } = spec
   return {
     ...behaviour,
     parameters,
-    validate: (input) => {
-      const parsed = params.safeParse(input)
-      return parsed.success
-        ? { ok: true, value: parsed.data }
-        : { ok: false, issues: zodIssues(parsed.error) }
-    },
-    ...(output === undefined
-      ? {}
-      : {
-          validateOutput: (value: unknown) => {
-            const parsed = output.safeParse(value)
-            return parsed.success
-              ? { ok: true, value: parsed.data }
-              : { ok: false, issues: zodIssues(parsed.error) }
-          },
-        }),
+    validate: (input) => parseWith<output<Params>>(params, input),
+    ...(output === undefined ? {} : { validateOutput: (value: unknown) => parseWith(output, value) }),
   }
+}
+
+function parseWith<T>(schema: $ZodType, input: unknown): ArgumentValidation<T> {
+  const parsed = safeParse(schema, input)
+  return parsed.success
+    ? { ok: true, value: parsed.data as T }
+    : { ok: false, issues: zodIssues(parsed.error) }
 }
 
 /** zod's input-mode schema omits `additionalProperties`; strict mode needs it on every object. */
