@@ -28,7 +28,7 @@ export interface AgentLoopService {
 
 /**
  * `ctx.systemPrompt`, as far as the loop needs it: the tool schemas the model sees for a provider
- * (SPEC T5). When a scope has none, the loop sends `ctx.tools.schemas()`.
+ * (docs/spec.md T5). When a scope has none, the loop sends `ctx.tools.schemas()`.
  */
 export interface SystemPromptService {
   tools(provider: string): readonly ToolSchema[]
