@@ -59,17 +59,7 @@ describe('defineTool (zod)', () => {
     expect(result).toMatchObject({ isError: false, value: { query: 'a', limit: 2, path: null, kinds: [] } })
   })
 
-  it('strict mode refuses optional and defaulted properties and points to nullable()', () => {
-    expect(() =>
-      defineTool({
-        name: 'x',
-        description: 'd',
-        parameters: z.object({ a: z.string().optional() }),
-        execute: () => 1,
-      }),
-    ).toThrow(
-      /\$.properties.a: every property must be required in strict mode; make it nullable instead of optional/,
-    )
+  it('strict mode refuses defaulted and nullish optional properties, saying why and what to use', () => {
     expect(() =>
       defineTool({
         name: 'x',
@@ -77,7 +67,19 @@ describe('defineTool (zod)', () => {
         parameters: z.object({ a: z.number().default(1) }),
         execute: () => 1,
       }),
-    ).toThrow(ToolsError)
+    ).toThrow(
+      'defineTool({ name: "x" }): parameters are not accepted by strict function calling: $.properties.a: has a default (.default()), which strict function calling cannot declare; use .optional() (the body then gets undefined and applies the default) (pass strict: false to allow it)',
+    )
+    expect(() =>
+      defineTool({
+        name: 'x',
+        description: 'd',
+        parameters: z.object({ a: z.string().nullish() }),
+        execute: () => 1,
+      }),
+    ).toThrow(
+      'defineTool({ name: "x" }): parameters are not accepted by strict function calling: $.properties.a: is optional and also accepts null (.nullish(), or a type without one), so the model could not tell an omitted value from null; use .nullable() or .optional() alone (pass strict: false to allow it)',
+    )
   })
 
   it('strict mode refuses keywords strict providers reject; strict: false allows them', () => {

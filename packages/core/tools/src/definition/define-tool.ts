@@ -11,6 +11,8 @@ import type {
 } from '../types.ts'
 import { checkStrictSchema } from './strict-schema.ts'
 import { checkZodSchema } from './check-zod-schema.ts'
+import { makeOptionalsNullable, type OmittedKeysPlan } from './make-optionals-nullable.ts'
+import { restoreOmittedKeys } from './restore-omitted-keys.ts'
 import { zodIssues } from './zod-issues.ts'
 
 /** The optional behaviour shared by `defineTool` and `defineJsonSchemaTool`. */
@@ -43,9 +45,11 @@ export interface DefineToolSpec<Params extends $ZodObject, Value> extends ToolBe
   /** Optional schema the returned value must satisfy (else `INVALID_TOOL_OUTPUT`). */
   readonly output?: $ZodType<Value>
   /**
-   * Refuse schemas that OpenAI-style strict function calling rejects (default true): every property
-   * must be required (use `.nullable()` for optional data; `.optional()` and `.default()` are
-   * refused), objects may not accept unknown keys, and only supported keywords may appear.
+   * Emit a schema that OpenAI-style strict function calling accepts (default true), or throw
+   * `UNSUPPORTED_SCHEMA` naming each offending path. Every property must be required there: an
+   * `.optional()` property is sent as required and nullable, and a `null` from the model reaches
+   * zod (and the body) as an omitted key. Refused: `.optional()` on a property that also accepts
+   * null (`.nullish()`), `.default()`, objects with unknown keys, and unsupported keywords.
    */
   readonly strict?: boolean
 }
@@ -88,12 +92,17 @@ export function defineTool<Params extends $ZodObject, Value>(
       cause: error,
     })
   }
-  if (spec.strict !== false) parameters = strictify(where, parameters)
+  let omitted: OmittedKeysPlan | undefined
+  if (spec.strict !== false) ({ schema: parameters, plan: omitted } = strictify(where, parameters))
   const { parameters: _params, output: _output, strict: _strict, ...behaviour } = spec
+  const plan = omitted
   return {
     ...behaviour,
     parameters,
-    validate: (input) => parseWith<output<Params>>(params, input),
+    validate:
+      plan === undefined
+        ? (input) => parseWith<output<Params>>(params, input)
+        : (input) => parseWith<output<Params>>(params, restoreOmittedKeys(input, plan)),
     ...(output === undefined ? {} : { validateOutput: (value: unknown) => parseWith(output, value) }),
   }
 }
@@ -105,10 +114,21 @@ function parseWith<T>(schema: $ZodType, input: unknown): ArgumentValidation<T> {
     : { ok: false, issues: zodIssues(parsed.error) }
 }
 
-/** zod's input-mode schema omits `additionalProperties`; strict mode needs it on every object. */
-function strictify(where: string, schema: JsonObject): JsonObject {
-  const closed = closeObjects(schema) as JsonObject
-  const problems = checkStrictSchema(closed)
+/**
+ * zod's input-mode schema omits `additionalProperties`; strict mode needs it on every object, and
+ * every property required (optional ones become nullable, see makeOptionalsNullable).
+ */
+function strictify(
+  where: string,
+  schema: JsonObject,
+): { readonly schema: JsonObject; readonly plan: OmittedKeysPlan | undefined } {
+  const converted = makeOptionalsNullable(closeObjects(schema) as JsonObject)
+  // A property makeOptionalsNullable refused is reported once, with its reason.
+  const explained = new Set(converted.problems.map((p) => p.path))
+  const problems = [
+    ...converted.problems,
+    ...checkStrictSchema(converted.schema).filter((p) => !explained.has(p.path)),
+  ]
   if (problems.length > 0) {
     throw new ToolsError({
       code: 'UNSUPPORTED_SCHEMA',
@@ -117,7 +137,7 @@ function strictify(where: string, schema: JsonObject): JsonObject {
         .join('; ')} (pass strict: false to allow it)`,
     })
   }
-  return closed
+  return converted
 }
 
 function closeObjects(node: unknown): unknown {
