@@ -143,8 +143,10 @@ function strictify(
 function closeObjects(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(closeObjects)
   if (typeof node !== 'object' || node === null) return node
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(node)) out[key] = closeObjects(value)
+  // fromEntries defines keys, so a property named "__proto__" stays a property.
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, closeObjects(value)]),
+  )
   const isObjectSchema =
     out.type === 'object' || (typeof out.properties === 'object' && out.properties !== null)
   if (isObjectSchema && !('additionalProperties' in out)) out.additionalProperties = false

@@ -64,17 +64,19 @@ export function makeOptionalsNullable(schema: JsonObject): {
     let items: OmittedKeysPlan | undefined
     if (isObject(node.properties)) {
       const required = new Set(Array.isArray(node.required) ? node.required : [])
-      const props: Record<string, JsonValue> = {}
+      const entries: [string, JsonValue][] = []
       for (const [name, child] of Object.entries(node.properties)) {
         const at = `${path}.properties.${name}`
         if (!isObject(child)) {
-          props[name] = child
+          entries.push([name, child])
           continue
         }
         const inner = visit(child, at)
         if (!isEmpty(inner.plan)) properties.set(name, inner.plan)
-        props[name] = inner.node
-        if (required.has(name)) continue
+        if (required.has(name)) {
+          entries.push([name, inner.node])
+          continue
+        }
         if ('default' in child) {
           problems.push({
             path: at,
@@ -82,6 +84,7 @@ export function makeOptionalsNullable(schema: JsonObject): {
               'has a default (.default()), which strict function calling cannot declare; use .optional() ' +
               '(the body then gets undefined and applies the default)',
           })
+          entries.push([name, inner.node])
         } else if (acceptsNull(child)) {
           problems.push({
             path: at,
@@ -89,11 +92,14 @@ export function makeOptionalsNullable(schema: JsonObject): {
               'is optional and also accepts null (.nullish(), or a type without one), so the model could not ' +
               'tell an omitted value from null; use .nullable() or .optional() alone',
           })
+          entries.push([name, inner.node])
         } else {
-          props[name] = nullable(inner.node)
+          entries.push([name, nullable(inner.node)])
           omit.push(name)
         }
       }
+      // fromEntries defines keys, so a property named "__proto__" stays a property.
+      const props = Object.fromEntries(entries)
       const names = Object.keys(props)
       out =
         names.length === 0 ? { ...out, properties: props } : { ...out, properties: props, required: names }
