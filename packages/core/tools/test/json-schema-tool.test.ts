@@ -51,17 +51,17 @@ describe('defineJsonSchemaTool compiles each schema on its own', () => {
   })
 
   it('a $ref resolves inside its own schema only, never to another registration', () => {
-    readTool(withId('https://tools.example/shared.json'))
+    readTool(withId('https://tools.example/common.json'))
     const borrowing: JsonObject = {
       type: 'object',
-      properties: { file: { $ref: 'https://tools.example/shared.json#/$defs/path' } },
+      properties: { file: { $ref: 'https://tools.example/common.json#/$defs/path' } },
       required: ['file'],
       additionalProperties: false,
     }
     const attempt = () => readTool(borrowing)
     expect(attempt).toThrow(ToolsError)
     expect(attempt).toThrow(
-      /defineJsonSchemaTool\(\{ name: "read" \}\): parameters are not a valid JSON Schema \(can't resolve reference https:\/\/tools\.example\/shared\.json#\/\$defs\/path/,
+      /defineJsonSchemaTool\(\{ name: "read" \}\): parameters are not a valid JSON Schema \(can't resolve reference https:\/\/tools\.example\/common\.json#\/\$defs\/path/,
     )
   })
 
