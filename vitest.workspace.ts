@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { defineProject, type TestProjectConfiguration } from 'vitest/config'
 
@@ -23,10 +24,22 @@ export const packages = [
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
 
-export const sourceAliases = packages.map((pkg) => ({
-  find: new RegExp(`^${pkg.id.replace('/', '\\/')}$`),
-  replacement: here(`${pkg.dir}/src/index.ts`),
-}))
+/** Every entry of every package (`.` and subpaths such as `/json-schema`), from its `dsh-source` export. */
+export const sourceAliases = packages.flatMap((pkg) => {
+  const manifest = JSON.parse(readFileSync(here(`${pkg.dir}/package.json`), 'utf8')) as {
+    exports: Record<string, string | { 'dsh-source'?: string }>
+  }
+  return Object.entries(manifest.exports).flatMap(([subpath, target]) =>
+    typeof target === 'object' && target['dsh-source'] !== undefined
+      ? [
+          {
+            find: new RegExp(`^${(pkg.id + subpath.slice(1)).replace(/[/.]/g, '\\$&')}$`),
+            replacement: here(`${pkg.dir}/${target['dsh-source']}`),
+          },
+        ]
+      : [],
+  )
+})
 
 export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
   defineProject({

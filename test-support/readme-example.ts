@@ -3,14 +3,16 @@ import { inspect } from 'node:util'
 import { expect, vi } from 'vitest'
 
 /**
- * Keeps a package README honest: the README must contain the example file (default
- * `examples/readme-example.ts`) verbatim, and running that file must print exactly the lines its
- * `// …` comments announce. `printed` matches the lines whose trailing comment is an expected output line.
+ * Keeps a README honest: the README must contain the example file verbatim, and running that file
+ * must print exactly the lines its `// …` comments announce. `printed` matches the lines whose
+ * trailing comment is an expected output line (default: `console.log(…) // expected`).
  */
 export async function checkReadmeExample(options: {
+  /** The directory holding README.md and the example (a package, or the repository root). */
   readonly packageUrl: URL
-  readonly load: () => Promise<unknown>
+  /** The example file, relative to `packageUrl`. */
   readonly example?: string
+  readonly load: () => Promise<unknown>
   readonly printed?: RegExp
   readonly lines: number
 }): Promise<void> {
@@ -34,4 +36,19 @@ export async function checkReadmeExample(options: {
   const expected = [...example.matchAll(pattern)].map((m) => m[1])
   expect(expected).toHaveLength(options.lines)
   expect(lines).toEqual(expected)
+}
+
+/**
+ * The runnable code blocks of a README: every block fenced as exactly ```ts. Fragments and type
+ * sketches that are not meant to run are fenced ```ts sketch instead.
+ */
+export function readmeCodeBlocks(packageUrl: URL): string[] {
+  const readme = readFileSync(new URL('README.md', packageUrl), 'utf8')
+  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!)
+}
+
+/** Every runnable block of the README is one of `examples` (each checked by checkReadmeExample). */
+export function expectEveryBlockIsAnExample(packageUrl: URL, examples: readonly string[]): void {
+  const files = examples.map((path) => readFileSync(new URL(path, packageUrl), 'utf8'))
+  expect(readmeCodeBlocks(packageUrl)).toEqual(files)
 }

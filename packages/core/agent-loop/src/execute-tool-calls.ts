@@ -87,7 +87,7 @@ function readTools(ctx: Context): ToolRuntime {
 }
 
 /**
- * Runs one assistant step's tool calls (SPEC §7) with `runToolBatch`, the scheduler of
+ * Runs one assistant step's tool calls (docs/spec.md §7) with `runToolBatch`, the scheduler of
  * `@deepseek-ai/dsh-tools`: exclusive calls are barriers, parallel calls share a rolling pool of
  * `ctx.agentLoop.config.maxParallelToolCalls` slots, modes are read again before each start, and
  * results commit in model order. Each call is recorded in `ctx.agentLoop.session` as `tool/call`

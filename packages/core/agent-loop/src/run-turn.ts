@@ -66,7 +66,7 @@ function failed(error: unknown): { failed: true; error: unknown } {
 }
 
 /**
- * The step loop (SPEC §7): build the request from the session, call the model, record its
+ * The step loop (docs/spec.md §7): build the request from the session, call the model, record its
  * message, run its tool calls with `executeToolCalls`, feed deferred contexts into the next step,
  * and stop when the model calls no tool, a result concludes the turn, `maxSteps` is reached, the
  * signal aborts, or something fails. Always records `turn/end` (when the session lets it); rejects

@@ -21,7 +21,7 @@ export interface AgentLoopService {
 }
 
 /**
- * `ctx.systemPrompt` (SPEC T5), declared and installed by `@deepseek-ai/dsh-tools`
+ * `ctx.systemPrompt` (docs/spec.md T5), declared and installed by `@deepseek-ai/dsh-tools`
  * (`installSystemPrompt`). The loop asks it for the prompt text (`text`) and the tool schemas
  * (`tools`) of every step; a scope without one gets the agent's `system` and `ctx.tools.schemas()`.
  */

@@ -15,7 +15,7 @@ function codeOf(result: ToolExecutionResult | undefined): string {
   return result === undefined ? 'missing' : result.isError ? (result.error.info?.code ?? 'no-code') : 'OK'
 }
 
-describe('executeToolCalls scheduling (SPEC §7)', () => {
+describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
   it('T21: parallel only when isConcurrencySafe returns exactly true; unknown, throwing, truthy or undeclared calls are exclusive', async () => {
     const { root, ctx } = setup()
     const tool = (name: string, safe?: () => unknown) =>

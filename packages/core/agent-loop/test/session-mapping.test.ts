@@ -6,7 +6,7 @@ import { defineTool, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { appendToolCall, appendToolResult, executeToolCalls } from '@deepseek-ai/dsh-agent-loop'
 import { setup } from './support/fixtures.ts'
 
-describe('the session mapping (SPEC §8)', () => {
+describe('the session mapping (docs/spec.md §8)', () => {
   it('T28: tool/call data is { turn, step, callId, name, arguments } with the raw argument string', async () => {
     const { root, ctx, session } = setup()
     root.tools.register(

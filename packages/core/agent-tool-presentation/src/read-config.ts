@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import { z } from 'zod/v4'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { ToolPresentationError } from './errors.ts'
 

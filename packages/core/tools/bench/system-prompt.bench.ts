@@ -1,11 +1,7 @@
 import { bench, describe } from 'vitest'
 import { createContext, silentLogger } from '@deepseek-ai/dsh-context'
-import {
-  defineJsonSchemaTool,
-  generateToolSdk,
-  installSystemPrompt,
-  installTools,
-} from '@deepseek-ai/dsh-tools'
+import { generateToolSdk, installSystemPrompt, installTools } from '@deepseek-ai/dsh-tools'
+import { defineJsonSchemaTool } from '@deepseek-ai/dsh-tools/json-schema'
 import { featureTools } from '../test/sdk-fixtures.ts'
 
 // What a model step pays for its prompt. The SDK is cached per scope until the registry changes:

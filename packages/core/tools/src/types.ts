@@ -37,15 +37,16 @@ export interface FinalizeContext {
 
 /**
  * A tool: what the model sees (`name`, `description`, `parameters`) and how it runs. Build one with
- * `defineTool` (zod) or `defineJsonSchemaTool` (raw JSON Schema, validated by Ajv); a plain object
- * of this shape may be registered too (its `parameters` are then compiled with Ajv).
+ * `defineTool` (zod) or `defineJsonSchemaTool` from `@deepseek-ai/dsh-tools/json-schema` (raw JSON
+ * Schema, validated by Ajv); a plain object of this shape may be registered too when it brings its
+ * own `validate`.
  */
 export interface ToolDefinition<Args = unknown, Value = unknown> {
   /** `^[A-Za-z0-9_-]{1,64}$` (what OpenAI-style providers accept). */
   readonly name: string
   readonly description: string
   readonly parameters: JsonSchemaObject
-  /** Validates parsed JSON arguments into `Args`. Must not throw. */
+  /** Validates parsed JSON arguments into `Args`. Must not throw. Required to register. */
   validate?(input: JsonObject): ArgumentValidation<Args>
   /** The body. May throw; a throw becomes a `TOOL_FAILED` result. */
   execute(args: Args, exec: ToolExecContext): Value | Promise<Value>

@@ -17,7 +17,7 @@ function world() {
 const messageOf = (r: { isError: boolean; error?: { message: string } }): string =>
   r.isError ? (r.error?.message ?? '') : ''
 
-describe('bad input from the model (SPEC §10)', () => {
+describe('bad input from the model (docs/spec.md §10)', () => {
   it('invalid JSON is kept as text and fails validation with a clear message', async () => {
     const { ctx } = world()
     const result = await ctx.tools.execute(call('take', '{"path": "a",'))

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { ToolsError, checkStrictSchema, defineJsonSchemaTool, defineTool } from '@deepseek-ai/dsh-tools'
+import { z as zod3 } from 'zod3'
+import { z as zod3v4 } from 'zod3/v4'
+import * as zm from 'zod/mini'
+import { ToolsError, checkStrictSchema, defineTool } from '@deepseek-ai/dsh-tools'
+import { defineJsonSchemaTool } from '@deepseek-ai/dsh-tools/json-schema'
 import { call, codeOf, setup } from './fixtures.ts'
 
 describe('defineTool (zod)', () => {
@@ -55,17 +59,7 @@ describe('defineTool (zod)', () => {
     expect(result).toMatchObject({ isError: false, value: { query: 'a', limit: 2, path: null, kinds: [] } })
   })
 
-  it('strict mode refuses optional and defaulted properties and points to nullable()', () => {
-    expect(() =>
-      defineTool({
-        name: 'x',
-        description: 'd',
-        parameters: z.object({ a: z.string().optional() }),
-        execute: () => 1,
-      }),
-    ).toThrow(
-      /\$.properties.a: every property must be required in strict mode; make it nullable instead of optional/,
-    )
+  it('strict mode refuses defaulted and nullish optional properties, saying why and what to use', () => {
     expect(() =>
       defineTool({
         name: 'x',
@@ -73,7 +67,19 @@ describe('defineTool (zod)', () => {
         parameters: z.object({ a: z.number().default(1) }),
         execute: () => 1,
       }),
-    ).toThrow(ToolsError)
+    ).toThrow(
+      'defineTool({ name: "x" }): parameters are not accepted by strict function calling: $.properties.a: has a default (.default()), which strict function calling cannot declare; use .optional() (the body then gets undefined and applies the default) (pass strict: false to allow it)',
+    )
+    expect(() =>
+      defineTool({
+        name: 'x',
+        description: 'd',
+        parameters: z.object({ a: z.string().nullish() }),
+        execute: () => 1,
+      }),
+    ).toThrow(
+      'defineTool({ name: "x" }): parameters are not accepted by strict function calling: $.properties.a: is optional and also accepts null (.nullish(), or a type without one), so the model could not tell an omitted value from null; use .nullable() or .optional() alone (pass strict: false to allow it)',
+    )
   })
 
   it('strict mode refuses keywords strict providers reject; strict: false allows them', () => {
@@ -145,6 +151,63 @@ describe('defineTool (zod)', () => {
   })
 })
 
+describe('which zod defineTool reads', () => {
+  const body = { name: 'x', description: 'd', execute: () => 1 }
+
+  it('refuses a zod 3 schema, naming the zod it runs with and the versions it supports', () => {
+    const attempt = () => defineTool({ ...body, parameters: zod3.object({ a: zod3.string() }) as never })
+    expect(attempt).toThrow(ToolsError)
+    expect(attempt).toThrow(
+      new RegExp(
+        `^defineTool\\(\\{ name: "x" \\}\\): parameters must be a zod object schema \\(z\\.object\\(\\{\\.\\.\\.\\}\\)\\); ` +
+          `got a zod 3 schema, which @deepseek-ai/dsh-tools does not read \\(it runs with zod 4\\.\\d+\\.\\d+\\)\\. ` +
+          'Build it with zod \\^4\\.0\\.0, or the "zod/v4" entry of zod \\^3\\.25\\.76',
+      ),
+    )
+  })
+
+  it('refuses a zod 3 output schema the same way', () => {
+    expect(() => defineTool({ ...body, parameters: z.object({}), output: zod3.number() as never })).toThrow(
+      /output must be a zod schema; got a zod 3 schema/,
+    )
+  })
+
+  it('refuses a schema from another copy of zod, naming both versions, rather than losing its descriptions', () => {
+    // zod 3.25.76 carries zod 4.0.0 under "zod/v4": a second copy beside the workspace's zod 4.
+    const foreign = zod3v4.object({ path: zod3v4.string().describe('where') })
+    expect(() => defineTool({ ...body, parameters: foreign as never })).toThrow(
+      /made by another copy of zod \(4\.0\.0\) than the one @deepseek-ai\/dsh-tools loaded \(4\.\d+\.\d+\)/,
+    )
+  })
+
+  it('refuses values that are not zod schemas at all', () => {
+    expect(() => defineTool({ ...body, parameters: { type: 'object' } as never })).toThrow(
+      /parameters must be a zod object schema \(z\.object\(\{\.\.\.\}\)\); got \{…\}, which is not a zod schema|parameters must be a zod object schema .*which is not a zod schema/,
+    )
+    expect(() => defineTool({ ...body, parameters: undefined as never })).toThrow(
+      /parameters must be a zod object schema \(z\.object\(\{\.\.\.\}\)\); got undefined/,
+    )
+  })
+
+  it('T3: reads zod/mini schemas of the same zod, and validates with them', async () => {
+    const t = defineTool({
+      ...body,
+      parameters: zm.object({ n: zm.number(), tag: zm.nullable(zm.string()) }),
+      execute: ({ n, tag }) => `${n}:${tag}`,
+    })
+    expect(t.parameters).toEqual({
+      type: 'object',
+      properties: { n: { type: 'number' }, tag: { type: ['string', 'null'] } },
+      required: ['n', 'tag'],
+      additionalProperties: false,
+    })
+    const { ctx } = setup()
+    ctx.tools.register(t)
+    expect(await ctx.tools.execute(call('x', { n: 1, tag: null }))).toMatchObject({ value: '1:null' })
+    expect(codeOf(await ctx.tools.execute(call('x', { n: 'one', tag: null })))).toBe('INVALID_ARGUMENTS')
+  })
+})
+
 describe('defineJsonSchemaTool (Ajv)', () => {
   it('validates raw JSON Schema arguments with Ajv and names each failing path', async () => {
     const { ctx } = setup()
@@ -172,16 +235,18 @@ describe('defineJsonSchemaTool (Ajv)', () => {
     expect(message).toContain('$.more: is not an allowed property')
   })
 
-  it('a plain definition without validate() is compiled with Ajv at registration', async () => {
+  it('a plain definition without validate() is refused, naming both ways to build one', () => {
     const { ctx } = setup()
-    ctx.tools.register({
-      name: 'plain',
-      description: 'd',
-      parameters: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
-      execute: (args: { n: number }) => args.n + 1,
-    })
-    expect(await ctx.tools.execute(call('plain', { n: 1 }))).toMatchObject({ value: 2 })
-    expect(codeOf(await ctx.tools.execute(call('plain', { n: '1' })))).toBe('INVALID_ARGUMENTS')
+    expect(() =>
+      ctx.tools.register({
+        name: 'plain',
+        description: 'd',
+        parameters: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+        execute: (args: { n: number }) => args.n + 1,
+      }),
+    ).toThrow(
+      /definition.validate is missing: build the tool with defineTool \(zod\), or with defineJsonSchemaTool from '@deepseek-ai\/dsh-tools\/json-schema'/,
+    )
   })
 
   it('refuses a schema Ajv cannot compile', () => {

@@ -9,7 +9,7 @@ import {
 } from '@deepseek-ai/dsh-tools'
 import { call, codeOf, deferred, setup, tool } from './fixtures.ts'
 
-describe('stage order (SPEC §5)', () => {
+describe('stage order (docs/spec.md §5)', () => {
   it('runs pre-execute → approval → guards → wrappers → body → post-execute → finalizeContent → tools/result', async () => {
     const { ctx } = setup()
     const trace: string[] = []
@@ -108,7 +108,7 @@ describe('pre-execute policy', () => {
   })
 })
 
-describe('approval (SPEC §5 step 4)', () => {
+describe('approval (docs/spec.md §5 step 4)', () => {
   function askAll() {
     const env = setup()
     let runs = 0
@@ -220,7 +220,7 @@ describe('approval (SPEC §5 step 4)', () => {
   })
 })
 
-describe('monotonic guards (SPEC §5 step 5)', () => {
+describe('monotonic guards (docs/spec.md §5 step 5)', () => {
   it('a guard denial cannot be undone by any listener or by other guards', async () => {
     const { ctx } = setup()
     ctx.tools.register(tool('t'))

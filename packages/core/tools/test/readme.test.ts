@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
-import { checkReadmeExample } from '../../../../test-support/readme-example.ts'
+import { checkReadmeExample, expectEveryBlockIsAnExample } from '../../../../test-support/readme-example.ts'
 
 describe('README', () => {
+  it('every runnable code block is an example file that a test runs', () => {
+    expectEveryBlockIsAnExample(new URL('../', import.meta.url), [
+      'examples/readme-example.ts',
+      'examples/readme-strict.ts',
+      'examples/system-prompt-example.ts',
+    ])
+  })
+
   it('shows the example file verbatim, and the example prints what its comments say', async () => {
     await checkReadmeExample({
       packageUrl: new URL('../', import.meta.url),
@@ -21,5 +29,15 @@ describe('README', () => {
     const { prompt } = await import('../examples/system-prompt-example.ts')
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
     expect(readme).toContain('````text\n' + prompt + '\n````')
+  })
+
+  it('strict schemas: the example prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl: new URL('../', import.meta.url),
+      example: 'examples/readme-strict.ts',
+      load: () => import('../examples/readme-strict.ts'),
+      printed: /^\s*console\.log\(.*\) \/\/ (.*)$/gm,
+      lines: 4,
+    })
   })
 })

@@ -39,6 +39,7 @@ describe('what the model sees', () => {
       name: 'raw',
       description: 'd',
       parameters: { type: 'object', properties: {} },
+      validate: (input: Record<string, unknown>) => ({ ok: true, value: input }),
       execute: () => 1,
       [sneaky]: 'runtime state',
       secret: () => 'leak',
@@ -235,8 +236,8 @@ describe('registration', () => {
       /definition.isConcurrencySafe must be a function/,
     ],
     [
-      { name: 'x', description: 'd', parameters: { type: 'object', properties: 5 }, execute: () => 1 },
-      /not a valid JSON Schema/,
+      { name: 'x', description: 'd', parameters: { type: 'object', properties: {} }, execute: () => 1 },
+      /definition.validate is missing/,
     ],
   ]
   it.each(cases)('a bad definition is refused with the field named (%#)', (definition, message) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { Context } from '@deepseek-ai/dsh-context'
-import { defineJsonSchemaTool, defineTool, type AnyToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineTool, type AnyToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineJsonSchemaTool } from '@deepseek-ai/dsh-tools/json-schema'
 
 type TreeNode = { value: number; children: TreeNode[] }
 const TreeNode: z.ZodType<TreeNode> = z.object({

@@ -3,13 +3,13 @@ import { z } from 'zod'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import {
   ToolsError,
-  defineJsonSchemaTool,
   defineTool,
   generateToolSdk,
   installSystemPrompt,
   type AnyToolDefinition,
   type SdkTool,
 } from '@deepseek-ai/dsh-tools'
+import { defineJsonSchemaTool } from '@deepseek-ai/dsh-tools/json-schema'
 import { call, codeOf, setup } from './fixtures.ts'
 import { typeCheck } from './typescript-check.ts'
 

@@ -2,12 +2,12 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createContext, silentLogger } from '@deepseek-ai/dsh-context'
 import {
-  defineJsonSchemaTool,
   installSystemPrompt,
   installTools,
   type PresentationMode,
   type SystemPromptSection,
 } from '@deepseek-ai/dsh-tools'
+import { defineJsonSchemaTool } from '@deepseek-ai/dsh-tools/json-schema'
 import { featureTools } from './sdk-fixtures.ts'
 
 const MODES: readonly PresentationMode[] = ['native', 'code', 'both']

@@ -27,7 +27,7 @@ console.log(first.finishReason) // tool-calls
 const [call] = toolCallsOf(first.message)
 console.log(call?.arguments) // {"path":"a.txt"}
 
-// The model's answer goes back as a tool message paired by call id.
+// The tool's answer goes back as a tool message paired by call id.
 const answer = createToolResultMessage({ callId: call!.id, content: 'hello', isError: false })
 const second = await model.step({
   messages: [userMessage('What is in a.txt?'), first.message, answer],

@@ -1,7 +1,11 @@
 import { describe, it } from 'vitest'
-import { checkReadmeExample } from '../../../../test-support/readme-example.ts'
+import { checkReadmeExample, expectEveryBlockIsAnExample } from '../../../../test-support/readme-example.ts'
 
 describe('README', () => {
+  it('every runnable code block is the example file', () => {
+    expectEveryBlockIsAnExample(new URL('../', import.meta.url), ['examples/readme-example.ts'])
+  })
+
   it('shows the example file verbatim, and the example prints what its comments say', async () => {
     await checkReadmeExample({
       packageUrl: new URL('../', import.meta.url),

@@ -1,8 +1,18 @@
-import { z } from 'zod'
+import { safeParse, toJSONSchema } from 'zod/v4/core'
+import type { $ZodObject, $ZodType, output } from 'zod/v4/core'
 import type { JsonObject, ToolResultContent } from '@deepseek-ai/dsh-llm'
 import { ToolsError } from '../errors.ts'
-import type { FinalizeContext, ToolDefinition, ToolExecContext, ToolExecutionResult } from '../types.ts'
+import type {
+  ArgumentValidation,
+  FinalizeContext,
+  ToolDefinition,
+  ToolExecContext,
+  ToolExecutionResult,
+} from '../types.ts'
 import { checkStrictSchema } from './strict-schema.ts'
+import { checkZodSchema } from './check-zod-schema.ts'
+import { makeOptionalsNullable, type OmittedKeysPlan } from './make-optionals-nullable.ts'
+import { restoreOmittedKeys } from './restore-omitted-keys.ts'
 import { zodIssues } from './zod-issues.ts'
 
 /** The optional behaviour shared by `defineTool` and `defineJsonSchemaTool`. */
@@ -22,18 +32,24 @@ export interface ToolBehaviour<Args, Value> {
   readonly timeoutMs?: number
 }
 
-export interface DefineToolSpec<Params extends z.ZodObject, Value> extends ToolBehaviour<
-  z.output<Params>,
+/**
+ * Schemas are typed against `zod/v4/core`, which zod 4 and the `zod/v4` entry of zod 3.25.76+ both
+ * ship: zod is a peer dependency, so these types are the consumer's own zod, never a second copy.
+ */
+export interface DefineToolSpec<Params extends $ZodObject, Value> extends ToolBehaviour<
+  output<Params>,
   Value
 > {
-  /** A zod object schema; compiled to JSON Schema with zod's own converter. */
+  /** A zod object schema (zod 4); compiled to JSON Schema with zod's own converter. */
   readonly parameters: Params
   /** Optional schema the returned value must satisfy (else `INVALID_TOOL_OUTPUT`). */
-  readonly output?: z.ZodType<Value>
+  readonly output?: $ZodType<Value>
   /**
-   * Refuse schemas that OpenAI-style strict function calling rejects (default true): every property
-   * must be required (use `.nullable()` for optional data; `.optional()` and `.default()` are
-   * refused), objects may not accept unknown keys, and only supported keywords may appear.
+   * Emit a schema that OpenAI-style strict function calling accepts (default true), or throw
+   * `UNSUPPORTED_SCHEMA` naming each offending path. Every property must be required there: an
+   * `.optional()` property is sent as required and nullable, and a `null` from the model reaches
+   * zod (and the body) as an omitted key. Refused: `.optional()` on a property that also accepts
+   * null (`.nullish()`), `.default()`, objects with unknown keys, and unsupported keywords.
    */
   readonly strict?: boolean
 }
@@ -50,22 +66,21 @@ export interface DefineToolSpec<Params extends z.ZodObject, Value> extends ToolB
  *   execute: async ({ path }) => fs.readFile(path, 'utf8'),
  * })
  */
-export function defineTool<Params extends z.ZodObject, Value>(
+export function defineTool<Params extends $ZodObject, Value>(
   spec: DefineToolSpec<Params, Value>,
-): ToolDefinition<z.output<Params>, Value> {
+): ToolDefinition<output<Params>, Value> {
   if (typeof spec !== 'object' || spec === null) {
     throw new ToolsError({ code: 'INVALID_DEFINITION', message: 'defineTool(spec): spec must be an object' })
   }
   const where = `defineTool({ name: ${JSON.stringify(spec.name)} })`
-  if (!(spec.parameters instanceof z.ZodObject)) {
-    throw new ToolsError({
-      code: 'INVALID_DEFINITION',
-      message: `${where}: parameters must be a zod object schema (z.object({...}))`,
-    })
-  }
+  const params = checkZodSchema({ where, field: 'parameters', value: spec.parameters, objectOnly: true })
+  const output =
+    spec.output === undefined
+      ? undefined
+      : checkZodSchema({ where, field: 'output', value: spec.output, objectOnly: false })
   let parameters: JsonObject
   try {
-    const { $schema: _drop, ...schema } = z.toJSONSchema(spec.parameters, {
+    const { $schema: _drop, ...schema } = toJSONSchema(params, {
       io: 'input',
       unrepresentable: 'throw',
     }) as Record<string, unknown>
@@ -77,29 +92,20 @@ export function defineTool<Params extends z.ZodObject, Value>(
       cause: error,
     })
   }
-  if (spec.strict !== false) parameters = strictify(where, parameters)
-  const { parameters: params, output, strict: _strict, ...behaviour } = spec
+  let omitted: OmittedKeysPlan | undefined
+  if (spec.strict !== false) ({ schema: parameters, plan: omitted } = strictify(where, parameters))
+  const { parameters: _params, output: _output, strict: _strict, ...behaviour } = spec
+  const plan = omitted
   const outputSchema = output === undefined ? undefined : outputJsonSchema(where, output)
   return {
     ...behaviour,
     parameters,
     ...(outputSchema === undefined ? {} : { outputSchema }),
-    validate: (input) => {
-      const parsed = params.safeParse(input)
-      return parsed.success
-        ? { ok: true, value: parsed.data }
-        : { ok: false, issues: zodIssues(parsed.error) }
-    },
-    ...(output === undefined
-      ? {}
-      : {
-          validateOutput: (value: unknown) => {
-            const parsed = output.safeParse(value)
-            return parsed.success
-              ? { ok: true, value: parsed.data }
-              : { ok: false, issues: zodIssues(parsed.error) }
-          },
-        }),
+    validate:
+      plan === undefined
+        ? (input) => parseWith<output<Params>>(params, input)
+        : (input) => parseWith<output<Params>>(params, restoreOmittedKeys(input, plan)),
+    ...(output === undefined ? {} : { validateOutput: (value: unknown) => parseWith(output, value) }),
   }
 }
 
@@ -108,9 +114,9 @@ export function defineTool<Params extends z.ZodObject, Value>(
  * returns; a part JSON Schema cannot express (a date, a transform) widens to `{}` (`unknown`) rather
  * than refusing a tool whose runtime check is still exact.
  */
-function outputJsonSchema(where: string, output: z.ZodType): JsonObject {
+function outputJsonSchema(where: string, output: $ZodType): JsonObject {
   try {
-    const { $schema: _drop, ...schema } = z.toJSONSchema(output, {
+    const { $schema: _drop, ...schema } = toJSONSchema(output, {
       io: 'output',
       unrepresentable: 'any',
     }) as Record<string, unknown>
@@ -124,10 +130,28 @@ function outputJsonSchema(where: string, output: z.ZodType): JsonObject {
   }
 }
 
-/** zod's input-mode schema omits `additionalProperties`; strict mode needs it on every object. */
-function strictify(where: string, schema: JsonObject): JsonObject {
-  const closed = closeObjects(schema) as JsonObject
-  const problems = checkStrictSchema(closed)
+function parseWith<T>(schema: $ZodType, input: unknown): ArgumentValidation<T> {
+  const parsed = safeParse(schema, input)
+  return parsed.success
+    ? { ok: true, value: parsed.data as T }
+    : { ok: false, issues: zodIssues(parsed.error) }
+}
+
+/**
+ * zod's input-mode schema omits `additionalProperties`; strict mode needs it on every object, and
+ * every property required (optional ones become nullable, see makeOptionalsNullable).
+ */
+function strictify(
+  where: string,
+  schema: JsonObject,
+): { readonly schema: JsonObject; readonly plan: OmittedKeysPlan | undefined } {
+  const converted = makeOptionalsNullable(closeObjects(schema) as JsonObject)
+  // A property makeOptionalsNullable refused is reported once, with its reason.
+  const explained = new Set(converted.problems.map((p) => p.path))
+  const problems = [
+    ...converted.problems,
+    ...checkStrictSchema(converted.schema).filter((p) => !explained.has(p.path)),
+  ]
   if (problems.length > 0) {
     throw new ToolsError({
       code: 'UNSUPPORTED_SCHEMA',
@@ -136,14 +160,16 @@ function strictify(where: string, schema: JsonObject): JsonObject {
         .join('; ')} (pass strict: false to allow it)`,
     })
   }
-  return closed
+  return converted
 }
 
 function closeObjects(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(closeObjects)
   if (typeof node !== 'object' || node === null) return node
-  const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(node)) out[key] = closeObjects(value)
+  // fromEntries defines keys, so a property named "__proto__" stays a property.
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [key, closeObjects(value)]),
+  )
   const isObjectSchema =
     out.type === 'object' || (typeof out.properties === 'object' && out.properties !== null)
   if (isObjectSchema && !('additionalProperties' in out)) out.additionalProperties = false

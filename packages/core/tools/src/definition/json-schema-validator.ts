@@ -2,12 +2,18 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import type { ArgumentValidation } from '../types.ts'
 
-let shared: Ajv2020 | undefined
+const OPTIONS = { allErrors: true, strict: false, validateFormats: false } as const
 
-function ajv(): Ajv2020 {
-  // strict: false so that unknown keywords in user schemas (x-*, examples) do not refuse compilation
-  shared ??= new Ajv2020({ allErrors: true, strict: false, validateFormats: false })
-  return shared
+// Checks schemas against the draft 2020-12 meta-schema and nothing else: no user schema is ever
+// added to it, so it holds no `$id` and does not grow. (Building the meta-schema validator is the
+// expensive part of an Ajv instance, so it is built once.)
+let metaChecker: Ajv2020 | undefined
+
+function checkAgainstMetaSchema(schema: JsonObject): void {
+  metaChecker ??= new Ajv2020(OPTIONS)
+  if (!metaChecker.validateSchema(schema)) {
+    throw new Error(`schema is invalid: ${metaChecker.errorsText(metaChecker.errors)}`)
+  }
 }
 
 function pointerToPath(pointer: string): string {
@@ -38,13 +44,18 @@ function describeIssue(error: ErrorObject): { path: string; message: string } {
 
 /**
  * Compiles a JSON Schema (draft 2020-12, which also reads most draft-07 schemas) into a validator.
- * Throws Ajv's own error when the schema itself is invalid; callers wrap it.
+ * Each schema gets its own small Ajv instance, owned by the returned function: an `$id` belongs to
+ * that schema alone (the same schema compiles again for another scope, a re-registration or a
+ * reconnected server), a `$ref` resolves only inside the schema, and everything is garbage once the
+ * validator is dropped. Throws Ajv's own error when the schema itself is invalid; callers wrap it.
  */
 export function compileJsonSchema<Args = JsonObject>(
   schema: JsonObject,
 ): (input: JsonObject) => ArgumentValidation<Args> {
   const { $schema: _ignored, ...rest } = schema as JsonObject & { $schema?: unknown }
-  const validate = ajv().compile(rest)
+  checkAgainstMetaSchema(rest)
+  const own = new Ajv2020({ ...OPTIONS, meta: false, validateSchema: false })
+  const validate = own.compile(rest)
   return (input) => {
     if (validate(input)) return { ok: true, value: input as Args }
     return { ok: false, issues: (validate.errors ?? []).map(describeIssue) }

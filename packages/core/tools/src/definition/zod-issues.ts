@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type { $ZodError } from 'zod/v4/core'
 
 /** `['a', 0, 'b']` → `$.a[0].b` */
 export function formatIssuePath(path: readonly PropertyKey[]): string {
@@ -7,6 +7,6 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
   return out
 }
 
-export function zodIssues(error: z.ZodError): { path: string; message: string }[] {
+export function zodIssues(error: $ZodError): { path: string; message: string }[] {
   return error.issues.map((issue) => ({ path: formatIssuePath(issue.path), message: issue.message }))
 }

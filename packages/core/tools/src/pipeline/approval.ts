@@ -4,7 +4,7 @@ import type { RunState } from './run-state.ts'
 import { settleOrAbort } from './signals.ts'
 
 /**
- * SPEC §5 step 4: an `ask` goes to `ctx.approval` before the guards. Every way of not getting a yes
+ * docs/spec.md §5 step 4: an `ask` goes to `ctx.approval` before the guards. Every way of not getting a yes
  * (no service, rejection, cancellation, an unavailable channel, a failing or hanging service) is a
  * denial with its own `error.info.name`. Returns undefined when the call may proceed.
  */

@@ -20,7 +20,7 @@ function looksLikeResult(value: unknown): value is ToolExecutionResult {
 }
 
 /**
- * SPEC §5 steps 6–7: the `tools/execute` wrappers around the body, and nothing else, so dispatches
+ * docs/spec.md §5 steps 6–7: the `tools/execute` wrappers around the body, and nothing else, so dispatches
  * may overlap while policy stays ordered. A wrapper may pass `next({ ...call, signal })`: only the
  * signal is honoured, fused with the caller's. Wrapper failures fail the call closed.
  */

@@ -8,7 +8,7 @@ import { settleOrAbort } from './signals.ts'
 
 const ACCEPT: PostExecuteDecision = Object.freeze({ type: 'accept' })
 
-/** SPEC §5 step 8 then `finishCall`: `tools/post-execute` may accept (and replace) or block. */
+/** docs/spec.md §5 step 8 then `finishCall`: `tools/post-execute` may accept (and replace) or block. */
 export async function finalizeCall(run: RunState, result: ToolExecutionResult): Promise<ToolExecutionResult> {
   assertOpen(run, 'finalize')
   let next = result
@@ -80,7 +80,7 @@ function assertOpen(run: RunState, stage: string): void {
 }
 
 /**
- * SPEC §5 steps 9–11 (no post-execute): deferred context and `concludeTurn` ride the result,
+ * docs/spec.md §5 steps 9–11 (no post-execute): deferred context and `concludeTurn` ride the result,
  * `finalizeContent` runs exactly once, the result is materialized (lossless, frozen) and
  * `tools/result` observers are notified. Synchronous by contract.
  */

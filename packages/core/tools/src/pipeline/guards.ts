@@ -15,7 +15,7 @@ function guardsOnChain(state: ScopeToolsState): ToolGuard[] | undefined {
 }
 
 /**
- * SPEC §5 step 5: monotonic guards. Each sees the frozen call and may deny or abstain; the first
+ * docs/spec.md §5 step 5: monotonic guards. Each sees the frozen call and may deny or abstain; the first
  * denial wins and nothing after it can undo it. A guard that throws, hangs past an abort or returns
  * something else fails closed. Returns undefined when every guard abstained.
  */

@@ -55,7 +55,7 @@ function final(run: RunState, result: ToolExecutionResult): ScheduledToolPrepara
 }
 
 /**
- * SPEC §5 steps 2–5, in order: parse and validate arguments, `tools/pre-execute`, approval for
+ * docs/spec.md §5 steps 2–5, in order: parse and validate arguments, `tools/pre-execute`, approval for
  * `ask`, then the monotonic guards. Every outcome is a stage decision (T18); nothing throws.
  */
 export async function prepareCall(

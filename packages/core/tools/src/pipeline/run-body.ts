@@ -32,7 +32,7 @@ function execContext(run: RunState, signal: AbortSignal): ToolExecContext {
 }
 
 /**
- * SPEC §5 step 7: the body, raced against its signal. The signal is the caller's fused with any
+ * docs/spec.md §5 step 7: the body, raced against its signal. The signal is the caller's fused with any
  * replacement a wrapper passed, so cancellation always reaches the body. A body that ignores its
  * signal still ends the call on abort; its late outcome is discarded and logged.
  */

@@ -11,7 +11,7 @@ export interface RunState extends ToolRunContext {
   readonly state: ScopeToolsState
   readonly tool: RegisteredTool | undefined
   readonly args: unknown
-  /** Captured when the call started (SPEC §5 step 10). */
+  /** Captured when the call started (docs/spec.md §5 step 10). */
   readonly finalizeContent:
     ((exec: FinalizeContext, result: ToolExecutionResult) => readonly unknown[]) | undefined
   readonly deferred: string[]

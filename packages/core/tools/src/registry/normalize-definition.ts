@@ -1,7 +1,6 @@
 import { describeValue, type JsonObject } from '@deepseek-ai/dsh-llm'
 import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import { RUN_CODE_TOOL_NAME } from '../codes.ts'
-import { compileJsonSchema } from '../definition/json-schema-validator.ts'
 import { ToolsError } from '../errors.ts'
 import type { AnyToolDefinition, ArgumentValidation } from '../types.ts'
 
@@ -89,17 +88,15 @@ export function normalizeDefinition(
       `definition.parameters.type must be "object", got ${describeValue((parameters as JsonObject).type)}`,
     )
   }
-  let validate = def.validate as RegisteredTool['validate'] | undefined
+  const validate = def.validate as RegisteredTool['validate'] | undefined
   if (validate === undefined) {
-    try {
-      validate = compileJsonSchema(parameters as JsonObject)
-    } catch (error) {
-      throw new ToolsError({
-        code: 'UNSUPPORTED_SCHEMA',
-        message: `${at}: definition.parameters is not a valid JSON Schema (${error instanceof Error ? error.message : String(error)})`,
-        cause: error,
-      })
-    }
+    // The JSON Schema validator (Ajv) is an optional peer, loaded only through its own entry.
+    throw bad(
+      at,
+      'definition.validate is missing: build the tool with defineTool (zod), or with ' +
+        "defineJsonSchemaTool from '@deepseek-ai/dsh-tools/json-schema' for a raw JSON Schema, " +
+        'or give it validate(input)',
+    )
   }
   return Object.freeze({
     name,

@@ -24,7 +24,7 @@ export type ScheduledToolDispatch =
   | { readonly stage: 'final-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
 
 /**
- * The staged pipeline a scheduler drives (SPEC §6). `prepare` runs the ordered policy part,
+ * The staged pipeline a scheduler drives (docs/spec.md §6). `prepare` runs the ordered policy part,
  * `dispatch` only wrappers + body (safe to overlap), `finalize`/`finish` commit a result.
  * None of them rejects for a tool failure; they reject only on API misuse.
  */

@@ -1,0 +1,43 @@
+import { describe, it } from 'vitest'
+import { checkReadmeExample, expectEveryBlockIsAnExample } from '../../../../test-support/readme-example.ts'
+
+const packageUrl = new URL('../', import.meta.url)
+const examples = [
+  'examples/readme-example.ts',
+  'examples/readme-execute-tool-calls.ts',
+  'examples/readme-resume.ts',
+] as const
+
+describe('README', () => {
+  it('every runnable code block is an example file that a test runs', () => {
+    expectEveryBlockIsAnExample(packageUrl, examples)
+  })
+
+  it('createAgent: the example prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      load: () => import('../examples/readme-example.ts'),
+      printed: /^(?:console\.log\(.*\)|agent\.dispose\(\)) \/\/ (.*)$/gm,
+      lines: 3,
+    })
+  })
+
+  it('executeToolCalls with a hand-provided agentLoop service: the example prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-execute-tool-calls.ts',
+      load: () => import('../examples/readme-execute-tool-calls.ts'),
+      lines: 4,
+    })
+  })
+
+  it('resume: the example compiles, runs and prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-resume.ts',
+      load: () => import('../examples/readme-resume.ts'),
+      printed: /^(?:console\.log\(.*\)|ctx\.on\(.*\)) \/\/ (.*)$/gm,
+      lines: 4,
+    })
+  })
+})

@@ -1,0 +1,254 @@
+// Checks what npm users get: packs every package (`pnpm pack`, which runs the prepack build check),
+// inspects each tarball, installs the tarballs into scratch projects in a temp directory and runs a
+// smoke script in each: an ESM project, the same project from CommonJS, esbuild bundles of both
+// (run from a directory with no node_modules), a TypeScript consumer under `module: node16` and
+// `nodenext`, and a project on zod 3.25 (the `zod/v4` entry). Run after `pnpm build`.
+// Only zod, ajv and their dependencies come from the npm registry (`--prefer-offline`: the npm cache
+// serves them when it can); the packages under test are always the local tarballs.
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { fixtures } from './packed-fixtures.mjs'
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
+const repoRequire = createRequire(join(repo, 'package.json'))
+const packageDirs = [
+  'packages/llm/llm',
+  'packages/core/context',
+  'packages/core/session',
+  'packages/core/tools',
+  'packages/core/agent-loop',
+  'packages/core/agent-tool-presentation',
+  'packages/llm/llm-openai',
+]
+/** A zod 4 minor other than the workspace's: the consumer's zod must be the only one installed. */
+const CONSUMER_ZOD = '~4.0.0'
+const ZOD3 = '3.25.76'
+const keep = process.argv.includes('--keep')
+
+const work = mkdtempSync(join(tmpdir(), 'dsh-packed-'))
+const started = performance.now()
+const step = (label) => console.log(`[${((performance.now() - started) / 1000).toFixed(1)}s] ${label}`)
+const problems = []
+const check = (ok, message) => {
+  if (!ok) problems.push(message)
+}
+const run = (command, args, cwd, options = {}) =>
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options })
+
+function filesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  )
+}
+const bytesUnder = (dir) => filesUnder(dir).reduce((sum, file) => sum + statSync(file).size, 0)
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`
+
+/** Every string target of an `exports` map, whatever the nesting of conditions. */
+function exportTargets(value) {
+  if (typeof value === 'string') return [value]
+  if (typeof value !== 'object' || value === null) return []
+  return Object.values(value).flatMap(exportTargets)
+}
+
+function npmInstall(project, dependencies) {
+  mkdirSync(project, { recursive: true })
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies }, null, 2),
+  )
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], project)
+}
+
+function installedCopies(project, name) {
+  return filesUnder(join(project, 'node_modules'))
+    .filter((file) => file.endsWith(`node_modules/${name}/package.json`))
+    .map((file) => ({ path: dirname(file), version: JSON.parse(readFileSync(file, 'utf8')).version }))
+}
+
+function expectOutput(label, actual, expected) {
+  let parsed
+  try {
+    parsed = JSON.parse(actual)
+  } catch {
+    problems.push(`${label}: printed no JSON report:\n${actual}`)
+    return
+  }
+  const a = JSON.stringify(parsed)
+  const e = JSON.stringify(expected)
+  check(a === e, `${label}: printed\n  ${a}\nexpected\n  ${e}`)
+}
+
+try {
+  // 1. Pack and inspect.
+  step('packing')
+  const tarballs = {}
+  const sizes = []
+  const license = readFileSync(join(repo, 'LICENSE'), 'utf8')
+  const tarballDir = join(work, 'tarballs')
+  // Packed side by side: most of the time is pnpm starting up.
+  const packOutputs = await Promise.all(
+    packageDirs.map((dir) =>
+      promisify(execFile)('pnpm', ['pack', '--pack-destination', tarballDir], { cwd: join(repo, dir) }),
+    ),
+  )
+  for (const [index, dir] of packageDirs.entries()) {
+    const manifest = JSON.parse(readFileSync(join(repo, dir, 'package.json'), 'utf8'))
+    const tarball = packOutputs[index].stdout.trim().split('\n').at(-1).trim()
+    tarballs[manifest.name] = tarball
+    const unpacked = join(work, 'unpacked', manifest.name)
+    mkdirSync(unpacked, { recursive: true })
+    run('tar', ['-xzf', tarball, '-C', unpacked])
+    const root = join(unpacked, 'package')
+    const files = filesUnder(root).map((file) => relative(root, file))
+    const packed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    const text = JSON.stringify(packed)
+    const name = manifest.name
+    check(files.includes('LICENSE'), `${name}: no LICENSE in the tarball`)
+    check(
+      !files.includes('LICENSE') || readFileSync(join(root, 'LICENSE'), 'utf8') === license,
+      `${name}: LICENSE differs from the repository's`,
+    )
+    check(files.includes('README.md'), `${name}: no README.md in the tarball`)
+    check(!files.some((f) => f.endsWith('.map')), `${name}: ships source maps`)
+    check(!files.some((f) => f.startsWith('src/')), `${name}: ships src/`)
+    check(!text.includes('dsh-source'), `${name}: the published exports still name the dsh-source condition`)
+    check(!text.includes('workspace:'), `${name}: a workspace: range reached the published manifest`)
+    check(packed.license === 'MIT', `${name}: license is not MIT`)
+    for (const field of ['repository', 'homepage', 'bugs']) check(packed[field], `${name}: no ${field}`)
+    for (const target of exportTargets(packed.exports)) {
+      check(
+        files.includes(target.replace(/^\.\//, '')),
+        `${name}: exports name ${target}, not in the tarball`,
+      )
+    }
+    sizes.push({ name, tarball: statSync(tarball).size, unpacked: bytesUnder(root), files: files.length })
+  }
+  console.log('tarballs:')
+  for (const s of sizes)
+    console.log(`  ${s.name}: ${kb(s.tarball)} packed, ${kb(s.unpacked)} unpacked, ${s.files} files`)
+
+  const local = Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
+  const workspaceZod = JSON.parse(
+    readFileSync(join(repo, 'packages/core/tools/node_modules/zod/package.json'), 'utf8'),
+  )
+
+  step('installing the consumer project')
+  // 2. One consumer project: ESM, CommonJS, TypeScript; a zod 4 minor other than the workspace's.
+  const project = join(work, 'consumer')
+  npmInstall(project, { ...local, zod: CONSUMER_ZOD, ajv: '^8.17.0' })
+  const zods = installedCopies(project, 'zod')
+  check(
+    zods.length === 1,
+    `consumer: expected exactly one zod (one type tree), found ${zods.map((z) => `${z.version} at ${z.path}`).join(', ')}`,
+  )
+  check(
+    zods[0]?.version.split('.')[1] !== workspaceZod.version.split('.')[1],
+    `consumer: zod ${zods[0]?.version} is the workspace's minor; pick another to prove the peer range`,
+  )
+  console.log(
+    `consumer install: ${kb(bytesUnder(join(project, 'node_modules')))} in node_modules (zod ${zods[0]?.version}, ajv)`,
+  )
+
+  for (const [file, source] of Object.entries(fixtures.consumer)) writeFileSync(join(project, file), source)
+  step('running ESM and CommonJS smoke scripts')
+  const tools = join(project, 'node_modules/@deepseek-ai/dsh-tools/dist')
+  const expected = (location) => ({ ...fixtures.expectedReport, location })
+  expectOutput('ESM', run(process.execPath, ['smoke.mjs'], project), expected(join(tools, 'index.js')))
+  expectOutput('CommonJS', run(process.execPath, ['smoke.cjs'], project), expected(join(tools, 'index.cjs')))
+
+  step('bundling with esbuild')
+  // Bundles run from a directory with no node_modules: everything they need is inside them.
+  const esbuild = repoRequire('esbuild')
+  const bundles = join(work, 'bundles')
+  mkdirSync(bundles)
+  const bundleCases = [
+    { entry: 'smoke.mjs', format: 'esm', out: 'esm-bundle.mjs' },
+    { entry: 'smoke.cjs', format: 'cjs', out: 'cjs-bundle.cjs' },
+    // The common serverless set-up: ESM source, one CommonJS file out.
+    { entry: 'smoke.mjs', format: 'cjs', out: 'esm-to-cjs-bundle.cjs' },
+  ]
+  for (const { entry, format, out } of bundleCases) {
+    const result = await esbuild.build({
+      absWorkingDir: project,
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format,
+      outfile: join(project, 'out', out),
+      logLevel: 'silent',
+    })
+    const warnings = result.warnings.map((w) => w.id || w.text)
+    const allowed = format === 'cjs' && entry.endsWith('.mjs') ? ['empty-import-meta'] : []
+    check(
+      warnings.every((w) => allowed.includes(w)),
+      `esbuild ${out}: unexpected warnings ${warnings.join(', ')}`,
+    )
+    cpSync(join(project, 'out', out), join(bundles, out))
+    expectOutput(`esbuild ${out}`, run(process.execPath, [out], bundles), expected(join(bundles, out)))
+  }
+
+  step('type-checking consumers')
+  // TypeScript consumers: an ESM and a CommonJS file, under node16 and nodenext. The published
+  // declarations (and zod's) are checked once, under node16; nodenext checks resolution and use.
+  const tsc = join(repo, 'node_modules/typescript/bin/tsc')
+  for (const module of ['node16', 'nodenext']) {
+    const config = `tsconfig.${module}.json`
+    writeFileSync(
+      join(project, config),
+      JSON.stringify({
+        compilerOptions: {
+          module,
+          moduleResolution: module,
+          target: 'es2022',
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          noEmit: true,
+          skipLibCheck: module === 'nodenext',
+          types: [],
+        },
+        files: ['consumer.mts', 'consumer.cts'],
+      }),
+    )
+    try {
+      run(process.execPath, [tsc, '-p', config], project)
+    } catch (error) {
+      problems.push(`tsc (module ${module}) failed:\n${error.stdout}${error.stderr}`)
+    }
+  }
+
+  step('installing the zod 3.25 project')
+  // 3. zod 3.25: schemas from its `zod/v4` entry work; a classic zod 3 schema gets a clear error.
+  const zod3 = join(work, 'zod3')
+  npmInstall(zod3, { ...local, zod: ZOD3 })
+  writeFileSync(join(zod3, 'smoke.mjs'), fixtures.zod3Smoke)
+  expectOutput('zod 3.25', run(process.execPath, ['smoke.mjs'], zod3), fixtures.expectedZod3Report)
+  check(installedCopies(zod3, 'ajv').length === 0, 'zod3: ajv was installed although nobody asked for it')
+  console.log(`zod 3.25 install without ajv: ${kb(bytesUnder(join(zod3, 'node_modules')))} in node_modules`)
+} finally {
+  if (keep) console.log(`kept ${work}`)
+  else rmSync(work, { recursive: true, force: true })
+}
+
+if (problems.length > 0) {
+  console.error(`\npacked-artifact check failed:\n- ${problems.join('\n- ')}`)
+  process.exit(1)
+}
+console.log(
+  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25',
+)
