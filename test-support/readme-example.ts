@@ -40,11 +40,13 @@ export async function checkReadmeExample(options: {
 
 /**
  * The runnable code blocks of a README: every block fenced as exactly ```ts. Fragments and type
- * sketches that are not meant to run are fenced ```ts sketch instead.
+ * sketches that are not meant to run are fenced ```ts sketch instead. Text quoted inside a longer
+ * fence (````text, e.g. a whole system prompt) is not a block of the README.
  */
 export function readmeCodeBlocks(packageUrl: URL): string[] {
   const readme = readFileSync(new URL('README.md', packageUrl), 'utf8')
-  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!)
+  const outer = readme.replace(/^(````+)[^\n]*\n[\s\S]*?^\1$/gm, '')
+  return [...outer.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!)
 }
 
 /** Every runnable block of the README is one of `examples` (each checked by checkReadmeExample). */

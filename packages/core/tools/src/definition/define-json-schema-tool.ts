@@ -41,7 +41,7 @@ function compile<T>(
   } catch (error) {
     throw new ToolsError({
       code: 'UNSUPPORTED_SCHEMA',
-      message: `${where}: ${field} is not a valid JSON Schema (${error instanceof Error ? error.message : String(error)})`,
+      message: `${where}: ${field} ${field === 'parameters' ? 'are' : 'is'} not a valid JSON Schema (${error instanceof Error ? error.message : String(error)})`,
       cause: error,
     })
   }
