@@ -22,7 +22,7 @@ export interface QuickJsCodeRuntimeOptions {
    */
   readonly onEngineFault?: (error: unknown) => void
   /**
-   * The sandbox worker's entry file (a `file:` URL or an absolute path). Default: the
+   * The sandbox worker's entry (a `file:` or `data:` URL, or an absolute path). Default: the
    * `quickjs-worker.mjs` next to this package's main module, which a bundled application must copy
    * next to its bundle unless it passes this option.
    */
@@ -67,8 +67,8 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
       `${where}: options.onEngineFault must be a function, got ${describeValue(onEngineFault)}`,
     )
   }
-  const workerUrl = readFileOption(options.workerUrl, `${where}: options.workerUrl`)
-  const wasmUrl = readFileOption(options.wasmUrl, `${where}: options.wasmUrl`)
+  const workerUrl = readFileOption(options.workerUrl, `${where}: options.workerUrl`, ['file:', 'data:'])
+  const wasmUrl = readFileOption(options.wasmUrl, `${where}: options.wasmUrl`, ['file:'])
 
   let compiled: Promise<WebAssembly.Module> | undefined
   const compile = (): Promise<WebAssembly.Module> => {
@@ -168,11 +168,13 @@ function workerHeapMb(limits: ResolvedCodeRunLimits): number {
   return 64 + 8 * Math.ceil(Math.max(limits.valueBytes, limits.outputBytes) / MIB)
 }
 
-function readFileOption(value: unknown, where: string): URL | undefined {
+function readFileOption(value: unknown, where: string, protocols: readonly string[]): URL | undefined {
   if (value === undefined) return undefined
-  if (value instanceof URL && value.protocol === 'file:') return value
+  if (value instanceof URL && protocols.includes(value.protocol)) return new URL(value.href)
   if (typeof value === 'string' && isAbsolute(value)) return pathToFileURL(value)
-  throw invalidArgument(`${where} must be a file: URL or an absolute path, got ${describeValue(value)}`)
+  throw invalidArgument(
+    `${where} must be a ${protocols.join(' or ')} URL or an absolute path, got ${describeValue(value)}`,
+  )
 }
 
 function failed(kind: 'abort' | 'timeout' | 'exception', message: string): CodeRunResult {

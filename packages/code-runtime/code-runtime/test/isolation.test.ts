@@ -46,7 +46,16 @@ describe('a warmed engine instance is reused only without leaking state', () => 
         JSON.stringify({ a: 1 }), typeof sticky, typeof big, Object.keys(globalThis).length]`)
     expect(second).toEqual({
       kind: 'value',
-      text: JSON.stringify(['undefined', 'undefined', 'undefined', 'undefined', '{"a":1}', 'undefined', 'undefined', 0]),
+      text: JSON.stringify([
+        'undefined',
+        'undefined',
+        'undefined',
+        'undefined',
+        '{"a":1}',
+        'undefined',
+        'undefined',
+        0,
+      ]),
     })
     // The proof is about reuse: both runs had the very same WebAssembly instance.
     expect(instances[1]).toBe(instances[0])

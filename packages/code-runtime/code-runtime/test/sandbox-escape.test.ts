@@ -617,7 +617,10 @@ describe('CPU held inside built-ins cannot hold the host (SPEC T34)', () => {
       pending,
       new Promise<'not yet'>((resolve) => setImmediate(() => resolve('not yet'))),
     ])
-    expect(first).toEqual({ logs: [], error: { kind: 'abort', message: 'The run was aborted by its signal' } })
+    expect(first).toEqual({
+      logs: [],
+      error: { kind: 'abort', message: 'The run was aborted by its signal' },
+    })
     await expectHealthy(runtime)
   })
 

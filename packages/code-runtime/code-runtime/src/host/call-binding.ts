@@ -39,7 +39,9 @@ export function callBinding(request: BindingCallRequest): Promise<CallAnswer> {
       (value) => answerWith(name, value, valueBytes),
       (error: unknown): CallAnswer => ({ ok: false, ...describeHostError(error) }),
     )
-    .catch((error: unknown) => refusal(name, `its result could not be read (${describeHostError(error).message})`))
+    .catch((error: unknown) =>
+      refusal(name, `its result could not be read (${describeHostError(error).message})`),
+    )
 }
 
 function answerWith(name: string, value: unknown, valueBytes: number): CallAnswer {

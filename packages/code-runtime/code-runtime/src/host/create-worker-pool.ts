@@ -164,7 +164,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         if (state === 'busy') listener?.died(error, outOfMemory)
       }
 
-      worker.on('message', (message: WorkerMessage) => {
+      const onMessage = (message: WorkerMessage): void => {
         if (message.type === 'ready') {
           if (entry.state !== 'starting') return
           entry.state = 'busy'
@@ -174,6 +174,14 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         if (message.type === 'fault') return report(message.error)
         if (entry.state === 'busy') return entry.listener?.message(message)
         if (entry.state === 'draining' && message.type === 'done') toIdle(entry)
+      }
+      // A throw in a worker's event handler would be an uncaught exception of the host.
+      worker.on('message', (message: WorkerMessage) => {
+        try {
+          onMessage(message)
+        } catch (error) {
+          die(error, false)
+        }
       })
       worker.on('error', (error: Error & { code?: unknown }) =>
         die(error, error.code === 'ERR_WORKER_OUT_OF_MEMORY'),

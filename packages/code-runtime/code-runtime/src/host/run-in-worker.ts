@@ -135,8 +135,7 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
       Math.max(0, run.deadline - Date.now()),
     )
     const onAbort = (): void => end(failed('abort', stopMessage({ kind: 'abort', by: 'signal' }, limits)))
-    const onDisposed = (): void =>
-      end(failed('abort', stopMessage({ kind: 'abort', by: 'dispose' }, limits)))
+    const onDisposed = (): void => end(failed('abort', stopMessage({ kind: 'abort', by: 'dispose' }, limits)))
     run.signal?.addEventListener('abort', onAbort)
     run.disposed.addEventListener('abort', onDisposed)
     if (run.signal?.aborted) return onAbort()

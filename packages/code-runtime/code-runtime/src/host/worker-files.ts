@@ -23,7 +23,8 @@ function moduleUrl(): string {
 export async function locateWorker(option: URL | undefined): Promise<URL> {
   if (option !== undefined) return option
   const here = moduleUrl()
-  if (/\.[cm]?ts$/.test(new URL(here).pathname)) return bundleWorkerSource(new URL('../quickjs-worker.ts', here))
+  if (/\.[cm]?ts$/.test(new URL(here).pathname))
+    return bundleWorkerSource(new URL('../quickjs-worker.ts', here))
   return new URL(`./${WORKER_FILE}`, here)
 }
 
