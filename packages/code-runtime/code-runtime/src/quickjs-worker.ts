@@ -73,7 +73,11 @@ async function start(message: Extract<HostMessage, { type: 'run' }>): Promise<vo
 port.on('message', (message: HostMessage) => {
   switch (message.type) {
     case 'run':
-      void start(message)
+      start(message).catch((error: unknown) => {
+        // Nothing in `start` is expected to throw; if it does, the run still gets its one answer.
+        post({ type: 'fault', id: message.id, error: new Error(String(error)) })
+        done(message.id, { kind: 'exception', message: `The sandbox engine failed: ${String(error)}` })
+      })
       return
     case 'answer':
       if (current?.id === message.id) current.handle?.answer(message.index, message.answer)
