@@ -156,6 +156,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       const die = (error: unknown, outOfMemory: boolean): void => {
         if (entry.state === 'dead') return
         const { state, listener } = entry
+        // A spawn that never got ready fails with the worker's own error, not as disposed.
         if (state === 'starting') entry.abandon = () => reject(error)
         forget(entry)
         worker.terminate().catch(() => undefined)
