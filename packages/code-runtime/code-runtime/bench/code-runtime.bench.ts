@@ -1,31 +1,116 @@
 import { bench, describe } from 'vitest'
-import { createQuickJsCodeRuntime, DEFAULT_CODE_RUN_LIMITS } from '@deepseek-ai/dsh-code-runtime'
+import {
+  createQuickJsCodeRuntime,
+  DEFAULT_CODE_RUN_LIMITS,
+  type CodeBinding,
+} from '@deepseek-ai/dsh-code-runtime'
+import { callBinding } from '../src/host/call-binding.ts'
+import { compileWasm } from '../src/host/compile-wasm.ts'
+import { locateWasm } from '../src/host/worker-files.ts'
 import { createEngineLoader } from '../src/quickjs/create-engine-loader.ts'
+import { runInSandbox, type SandboxHandle } from '../src/quickjs/run-in-sandbox.ts'
+import type { SandboxOutcome } from '../src/worker-protocol.ts'
+import { wrapProgram } from '../src/wrap-program.ts'
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+const limits = DEFAULT_CODE_RUN_LIMITS
+const wasmModule = await compileWasm(locateWasm(undefined))
 
-describe('cold start: a new runtime and its first run (compile WebAssembly, instantiate, run)', () => {
+/**
+ * The baseline: the same sandbox core driven on the host's own thread, as the backend did before
+ * it moved into worker threads (no messages; bindings called directly; no hard time limit).
+ */
+function createInThreadRunner(): (
+  program: string,
+  bindings?: Record<string, CodeBinding>,
+) => Promise<SandboxOutcome> {
+  const loader = createEngineLoader(wasmModule)
+  return async (program, bindings = {}) => {
+    const wrapped = await wrapProgram(program, 'javascript')
+    if (!wrapped.ok) throw new Error(wrapped.message)
+    const engine = await loader.acquire(limits.memoryBytes)
+    const ended = new AbortController()
+    // Answers arrive on a later microtask, after `handle` is assigned.
+    const handle: SandboxHandle = runInSandbox({
+      engine,
+      release: (reusable) => loader.release(engine, reusable),
+      memoryExhausted: () => loader.nearlyFull(engine),
+      source: wrapped.source,
+      names: Object.keys(bindings),
+      limits,
+      deadline: Date.now() + limits.timeoutMs,
+      ended: () => false,
+      startCall: (index, name, text) =>
+        void callBinding({
+          binding: bindings[name]!,
+          name,
+          index,
+          text,
+          valueBytes: limits.valueBytes,
+          signal: ended.signal,
+        }).then((answer) => handle.answer(index, answer)),
+      log: () => undefined,
+    })
+    const outcome = await handle.outcome
+    ended.abort()
+    return outcome
+  }
+}
+
+describe('cold start: a new runtime and its first run', () => {
   bench(
-    'first run, JavaScript',
+    'worker: first run (compile WebAssembly, start a worker, instantiate, run)',
     async () => {
       const runtime = createQuickJsCodeRuntime()
       await runtime.run({ program: 'return 1', language: 'javascript' })
+      runtime.dispose()
+    },
+    { iterations: 10, warmupIterations: 1 },
+  )
+  bench(
+    'in-thread baseline: first run (compile WebAssembly, instantiate, run)',
+    async () => {
+      const loader = createEngineLoader(await compileWasm(locateWasm(undefined)))
+      const engine = await loader.acquire(limits.memoryBytes)
+      const wrapped = await wrapProgram('return 1', 'javascript')
+      if (!wrapped.ok) throw new Error(wrapped.message)
+      await runInSandbox({
+        engine,
+        release: () => undefined,
+        memoryExhausted: () => false,
+        source: wrapped.source,
+        names: [],
+        limits,
+        deadline: Date.now() + limits.timeoutMs,
+        ended: () => false,
+        startCall: () => undefined,
+        log: () => undefined,
+      }).outcome
     },
     { iterations: 10, warmupIterations: 1 },
   )
 })
 
-describe('warm run of a trivial program', () => {
+describe('warm run of a trivial program (JavaScript)', async () => {
   const runtime = createQuickJsCodeRuntime()
+  await runtime.warmUp()
+  const inThread = createInThreadRunner()
   bench(
-    'JavaScript',
+    'worker',
     async () => {
       await runtime.run({ program: 'return 1 + 1', language: 'javascript' })
     },
     { warmupIterations: 20 },
   )
   bench(
-    'TypeScript (types stripped by esbuild)',
+    'in-thread baseline',
+    async () => {
+      await inThread('return 1 + 1')
+    },
+    { warmupIterations: 20 },
+  )
+  bench(
+    'worker, TypeScript (types stripped by esbuild)',
     async () => {
       await runtime.run({ program: 'const n: number = 1; return n + 1' })
     },
@@ -33,22 +118,28 @@ describe('warm run of a trivial program', () => {
   )
 })
 
-describe('10 bindings called concurrently via Promise.all, each sleeping 20 ms', () => {
+describe('10 bindings called concurrently via Promise.all, each sleeping 20 ms', async () => {
   const runtime = createQuickJsCodeRuntime()
+  await runtime.warmUp()
+  const inThread = createInThreadRunner()
   const bindings = { sleep: async () => sleep(20) }
+  const concurrent = 'await Promise.all(Array.from({ length: 10 }, () => tools.sleep()))'
   bench(
-    'Promise.all of 10 calls (about 20 ms if they overlap, 200 ms if not)',
+    'worker: Promise.all of 10 calls (about 20 ms if they overlap, 200 ms if not)',
     async () => {
-      await runtime.run({
-        program: 'await Promise.all(Array.from({ length: 10 }, () => tools.sleep()))',
-        language: 'javascript',
-        bindings,
-      })
+      await runtime.run({ program: concurrent, language: 'javascript', bindings })
     },
     { iterations: 30, warmupIterations: 3 },
   )
   bench(
-    'the same 10 calls awaited one after the other (the serial baseline)',
+    'in-thread baseline: the same Promise.all',
+    async () => {
+      await inThread(concurrent, bindings)
+    },
+    { iterations: 30, warmupIterations: 3 },
+  )
+  bench(
+    'worker: the same 10 calls awaited one after the other (the serial baseline)',
     async () => {
       await runtime.run({
         program: 'for (let i = 0; i < 10; i++) await tools.sleep()',
@@ -60,15 +151,40 @@ describe('10 bindings called concurrently via Promise.all, each sleeping 20 ms',
   )
 })
 
-describe('engine cost per run, both ways: a reused context vs a fresh runtime and context', async () => {
-  const loader = createEngineLoader()
+describe('1 000 console.log lines (each one a message to the host)', async () => {
+  const runtime = createQuickJsCodeRuntime()
+  await runtime.warmUp()
+  const inThread = createInThreadRunner()
+  const program = 'for (let i = 0; i < 1000; i++) console.log("line", i)'
+  bench('worker', async () => {
+    await runtime.run({ program, language: 'javascript' })
+  })
+  bench('in-thread baseline', async () => {
+    await inThread(program)
+  })
+})
+
+describe('a new worker when the pool is empty (what the run after a terminated worker pays)', () => {
+  bench(
+    'start a worker and instantiate the engine in it (warmUp of a runtime whose WebAssembly is compiled)',
+    async () => {
+      const runtime = createQuickJsCodeRuntime()
+      await runtime.warmUp()
+      runtime.dispose()
+    },
+    { iterations: 10, warmupIterations: 1 },
+  )
+})
+
+describe('engine cost per run inside a worker, both ways: a reused context vs a fresh runtime and context', async () => {
+  const loader = createEngineLoader(wasmModule)
   const engine = await loader.acquire(DEFAULT_CODE_RUN_LIMITS.memoryBytes)
   const runtime = engine.newRuntime()
   const reused = runtime.newContext()
   bench('evaluate in one reused context (leaks state: not used)', () => {
     reused.unwrapResult(reused.evalCode('1 + 1')).dispose()
   })
-  bench('fresh QuickJS runtime + context per run (what run does on a pooled instance)', () => {
+  bench('fresh QuickJS runtime + context per run (what a run does on a pooled instance)', () => {
     const rt = engine.newRuntime()
     const vm = rt.newContext()
     vm.unwrapResult(vm.evalCode('1 + 1')).dispose()
@@ -76,9 +192,9 @@ describe('engine cost per run, both ways: a reused context vs a fresh runtime an
     rt.dispose()
   })
   bench(
-    'fresh WebAssembly instance per run (what a run gets when the pool is empty)',
+    'fresh WebAssembly instance per run (after a memory failure or an interrupted run)',
     async () => {
-      const fresh = createEngineLoader()
+      const fresh = createEngineLoader(wasmModule)
       const instance = await fresh.acquire(DEFAULT_CODE_RUN_LIMITS.memoryBytes)
       const rt = instance.newRuntime()
       const vm = rt.newContext()

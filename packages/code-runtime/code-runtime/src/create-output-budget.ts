@@ -2,7 +2,6 @@ import { utf8Length } from './text.ts'
 import type { CodeLogEntry, CodeLogLevel } from './types.ts'
 
 export interface OutputBudget {
-  readonly logs: CodeLogEntry[]
   /** UTF-8 bytes still available. */
   remaining(): number
   /**
@@ -15,24 +14,28 @@ export interface OutputBudget {
   spend(text: string): boolean
 }
 
+/** Receives each kept line; `cut` when it is the start of a line the cap cut off. */
+export type OutputLineSink = (entry: CodeLogEntry, cut: boolean) => void
+
 const encoder = new TextEncoder()
 
-/** Tracks a run's output (logs and returned JSON) against one byte cap. */
-export function createOutputBudget(limitBytes: number): OutputBudget {
-  const logs: CodeLogEntry[] = []
+/**
+ * Tracks a run's output (logs and returned JSON) against one byte cap. The sandbox side and the
+ * host side each keep one over the same lines, so both agree on where the cap falls.
+ */
+export function createOutputBudget(limitBytes: number, keep: OutputLineSink): OutputBudget {
   let used = 0
   return {
-    logs,
     remaining: () => limitBytes - used,
     addLog(level, text, options) {
       const room = limitBytes - used - 1
       const bytes = utf8Length(text)
       if (bytes <= room && options?.cut !== true) {
         used += bytes + 1
-        logs.push({ level, text })
+        keep({ level, text }, false)
         return true
       }
-      if (room > 0) logs.push({ level, text: utf8Prefix(text, room) })
+      if (room > 0) keep({ level, text: utf8Prefix(text, room) }, true)
       used = limitBytes
       return false
     },

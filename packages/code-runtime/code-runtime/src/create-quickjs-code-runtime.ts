@@ -1,29 +1,48 @@
-import { describeValue } from '@deepseek-ai/dsh-llm'
+import { isAbsolute } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { types } from 'node:util'
+import { describeValue } from '@deepseek-ai/dsh-llm'
 import { CodeRuntimeError, invalidArgument } from './errors.ts'
-import { createEngineLoader } from './quickjs/create-engine-loader.ts'
-import { runInSandbox } from './quickjs/run-in-sandbox.ts'
+import { compileWasm } from './host/compile-wasm.ts'
+import { createWorkerPool } from './host/create-worker-pool.ts'
+import { runInWorker } from './host/run-in-worker.ts'
+import { locateWasm, locateWorker } from './host/worker-files.ts'
 import { DEFAULT_CODE_RUN_LIMITS, readLimits } from './read-limits.ts'
 import { readRunRequest } from './read-run-request.ts'
-import type { CodeRunLimits, CodeRunResult, CodeRuntime } from './types.ts'
+import type { CodeRunLimits, CodeRunResult, CodeRuntime, ResolvedCodeRunLimits } from './types.ts'
 import { loadTransform, wrapProgram } from './wrap-program.ts'
 
 export interface QuickJsCodeRuntimeOptions {
   /** Defaults for every run of this runtime; a request's own `limits` override them field by field. */
   readonly limits?: CodeRunLimits
   /**
-   * Told when an engine instance failed underneath a run (the run itself already ended with a
-   * failure kind). For diagnostics: the instance was the run's alone and has been dropped.
+   * Told about engine trouble, for diagnostics only (the run concerned already ended with a
+   * failure kind): an engine instance that failed underneath a run, a sandbox worker that died,
+   * and a worker terminated because it was still busy after its run ended.
    */
   readonly onEngineFault?: (error: unknown) => void
+  /**
+   * The sandbox worker's entry (a `file:` or `data:` URL, or an absolute path). Default: the
+   * `quickjs-worker.mjs` next to this package's main module, which a bundled application must copy
+   * next to its bundle unless it passes this option.
+   */
+  readonly workerUrl?: URL | string
+  /**
+   * The QuickJS WebAssembly file (a `file:` URL or an absolute path). Default: resolved from the
+   * `@jitl/quickjs-wasmfile-release-sync` package.
+   */
+  readonly wasmUrl?: URL | string
 }
 
-const OPTION_FIELDS = ['limits', 'onEngineFault']
+const OPTION_FIELDS = ['limits', 'onEngineFault', 'workerUrl', 'wasmUrl']
+const MIB = 1024 * 1024
 
 /**
- * The QuickJS backend of the code-execution seam. Each run gets a fresh WebAssembly instance of the
- * engine (compiled once per runtime), a fresh runtime and context, the `tools` and `console`
- * globals and nothing else: no module loader, no timers, no host object.
+ * The QuickJS backend of the code-execution seam. Each run gets a sandbox worker thread of its own
+ * (a warm one from the pool, or a new one), a fresh QuickJS runtime and context in it, the `tools`
+ * and `console` globals and nothing else: no module loader, no timers, no host object. The host
+ * keeps the clock: when the budget runs out or the run is aborted, the run ends at once and a
+ * worker that does not stop is terminated.
  *
  * @example
  * const runtime = createQuickJsCodeRuntime()
@@ -48,20 +67,52 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
       `${where}: options.onEngineFault must be a function, got ${describeValue(onEngineFault)}`,
     )
   }
-  const loader = createEngineLoader()
+  const workerUrl = readFileOption(options.workerUrl, `${where}: options.workerUrl`, ['file:', 'data:'])
+  const wasmUrl = readFileOption(options.wasmUrl, `${where}: options.wasmUrl`, ['file:'])
+
+  let compiled: Promise<WebAssembly.Module> | undefined
+  const compile = (): Promise<WebAssembly.Module> => {
+    compiled ??= Promise.resolve()
+      .then(() => compileWasm(locateWasm(wasmUrl)))
+      .catch((error: unknown) => {
+        compiled = undefined
+        throw new CodeRuntimeError({
+          code: 'ENGINE_FAILED',
+          message:
+            'The code runtime could not load the QuickJS WebAssembly engine (pass options.wasmUrl when the engine package is not installed next to the code)',
+          cause: error,
+        })
+      })
+    return compiled
+  }
+  const pool = createWorkerPool({
+    workerUrl: () =>
+      locateWorker(workerUrl).catch((error: unknown) => {
+        throw new CodeRuntimeError({
+          code: 'ENGINE_FAILED',
+          message: 'The code runtime could not locate its sandbox worker (pass options.workerUrl)',
+          cause: error,
+        })
+      }),
+    wasmModule: compile,
+    onFault: (error) => onEngineFault?.(error),
+  })
   const disposal = new AbortController()
 
-  const engineFailed = (what: string, cause: unknown): CodeRuntimeError =>
-    new CodeRuntimeError({ code: 'ENGINE_FAILED', message: `The code runtime could not load ${what}`, cause })
+  const transpilerFailed = (error: unknown): CodeRuntimeError =>
+    new CodeRuntimeError({
+      code: 'ENGINE_FAILED',
+      message: 'The code runtime could not load the TypeScript transpiler (esbuild)',
+      cause: error,
+    })
+  const refuseDisposed = (what: string): void => {
+    if (!disposal.signal.aborted) return
+    throw new CodeRuntimeError({ code: 'DISPOSED', message: `${what}: the code runtime was disposed` })
+  }
 
   return {
     async run(request) {
-      if (disposal.signal.aborted) {
-        throw new CodeRuntimeError({
-          code: 'DISPOSED',
-          message: 'run(request): the code runtime was disposed',
-        })
-      }
+      refuseDisposed('run(request)')
       const { program, language, bindings, signal, limits } = readRunRequest(request, defaults)
       const deadline = Date.now() + limits.timeoutMs
       const early = (): CodeRunResult | undefined => {
@@ -78,44 +129,52 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
       const before = early()
       if (before !== undefined) return before
       const wrapped = await wrapProgram(program, language).catch((error: unknown) => {
-        throw engineFailed('the TypeScript transpiler (esbuild)', error)
+        throw transpilerFailed(error)
       })
       if (!wrapped.ok) return failed('exception', wrapped.message)
-      const engine = await loader.acquire(limits.memoryBytes).catch((error: unknown) => {
-        throw engineFailed('the QuickJS WebAssembly engine', error)
-      })
-      const after = early()
-      if (after !== undefined) {
-        loader.release(engine, true)
-        return after
-      }
-      return runInSandbox({
-        engine,
-        release: (reusable) => loader.release(engine, reusable),
-        memoryExhausted: () => loader.nearlyFull(engine),
+      return runInWorker({
+        pool,
+        heapMb: workerHeapMb(limits),
         source: wrapped.source,
         bindings,
         limits,
         deadline,
         signal,
         disposed: disposal.signal,
-        ...(onEngineFault === undefined ? {} : { onEngineFault }),
       })
     },
     async warmUp() {
+      refuseDisposed('warmUp()')
       await Promise.all([
-        loader.compile().catch((error: unknown) => {
-          throw engineFailed('the QuickJS WebAssembly engine', error)
-        }),
+        pool.warm(workerHeapMb(defaults), defaults.memoryBytes),
         loadTransform().catch((error: unknown) => {
-          throw engineFailed('the TypeScript transpiler (esbuild)', error)
+          throw transpilerFailed(error)
         }),
       ])
     },
     dispose() {
       disposal.abort()
+      pool.dispose()
     },
   }
+}
+
+/**
+ * The cap on a worker's own JavaScript heap: room for the worker's code plus a few copies of the
+ * largest string that crosses (a value or the output). The sandbox's heap is not in it: that is the
+ * engine's WebAssembly memory, capped by `memoryBytes`.
+ */
+function workerHeapMb(limits: ResolvedCodeRunLimits): number {
+  return 64 + 8 * Math.ceil(Math.max(limits.valueBytes, limits.outputBytes) / MIB)
+}
+
+function readFileOption(value: unknown, where: string, protocols: readonly string[]): URL | undefined {
+  if (value === undefined) return undefined
+  if (value instanceof URL && protocols.includes(value.protocol)) return new URL(value.href)
+  if (typeof value === 'string' && isAbsolute(value)) return pathToFileURL(value)
+  throw invalidArgument(
+    `${where} must be a ${protocols.join(' or ')} URL or an absolute path, got ${describeValue(value)}`,
+  )
 }
 
 function failed(kind: 'abort' | 'timeout' | 'exception', message: string): CodeRunResult {

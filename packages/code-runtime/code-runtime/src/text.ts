@@ -1,5 +1,4 @@
 import { Buffer } from 'node:buffer'
-import { describeValue } from '@deepseek-ai/dsh-llm'
 
 /** Longest message (UTF-16 units) that crosses the boundary for one error. */
 export const MAX_MESSAGE_LENGTH = 2000
@@ -17,19 +16,6 @@ export function capMessage(text: string): string {
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text
 }
 
-/**
- * The name and message a binding's failure shows inside the sandbox. Only these two strings cross:
- * never the host error object, its stack (host paths) or its other properties.
- */
-export function describeHostError(error: unknown): { name: string; message: string } {
-  try {
-    if (error instanceof Error) {
-      const name = typeof error.name === 'string' && error.name !== '' ? error.name : 'Error'
-      return { name: capMessage(name), message: capMessage(String(error.message)) }
-    }
-    if (typeof error === 'string') return { name: 'Error', message: capMessage(error) }
-  } catch {
-    // A hostile getter on the error: fall through to the neutral description.
-  }
-  return { name: 'Error', message: `the binding failed with ${describeValue(error)}` }
+export function tooLarge(what: 'argument' | 'result', limit: number): string {
+  return `the ${what} is larger than ${limit} bytes of JSON (limits.valueBytes)`
 }

@@ -73,7 +73,13 @@ describe('bad input to run (SPEC §10)', () => {
       'createQuickJsCodeRuntime(options): options.limits.outputBytes must be an integer from 1 to 1073741824, got the number -1',
     )
     expect(() => createQuickJsCodeRuntime({ limit: {} } as never)).toThrow(
-      'createQuickJsCodeRuntime(options): unknown option "limit"; known options: limits, onEngineFault',
+      'createQuickJsCodeRuntime(options): unknown option "limit"; known options: limits, onEngineFault, workerUrl, wasmUrl',
+    )
+    expect(() => createQuickJsCodeRuntime({ workerUrl: './quickjs-worker.mjs' })).toThrow(
+      'createQuickJsCodeRuntime(options): options.workerUrl must be a file: or data: URL or an absolute path, got the string "./quickjs-worker.mjs"',
+    )
+    expect(() => createQuickJsCodeRuntime({ wasmUrl: new URL('https://example.com/engine.wasm') })).toThrow(
+      'createQuickJsCodeRuntime(options): options.wasmUrl must be a file: URL or an absolute path, got an instance of URL',
     )
   })
 

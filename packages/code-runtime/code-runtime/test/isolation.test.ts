@@ -1,17 +1,22 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_CODE_RUN_LIMITS, type CodeRunResult } from '@deepseek-ai/dsh-code-runtime'
+import { DEFAULT_CODE_RUN_LIMITS } from '@deepseek-ai/dsh-code-runtime'
+import { compileWasm } from '../src/host/compile-wasm.ts'
+import { locateWasm } from '../src/host/worker-files.ts'
 import { createEngineLoader } from '../src/quickjs/create-engine-loader.ts'
 import { runInSandbox } from '../src/quickjs/run-in-sandbox.ts'
+import type { SandboxOutcome } from '../src/worker-protocol.ts'
 import { wrapProgram } from '../src/wrap-program.ts'
 
 const MIB = 1024 * 1024
 const limits = { ...DEFAULT_CODE_RUN_LIMITS, memoryBytes: 16 * MIB }
+const wasmModule = compileWasm(locateWasm(undefined))
 
+// What a sandbox worker does for each run, driven here in-thread so the test can see the instance.
 describe('a warmed engine instance is reused only without leaking state', () => {
   it('T34: a reused instance gives the next run a clean global, clean prototypes and no old values', async () => {
-    const loader = createEngineLoader()
+    const loader = createEngineLoader(await wasmModule)
     const instances: object[] = []
-    const runOnce = async (program: string): Promise<CodeRunResult> => {
+    const runOnce = async (program: string): Promise<SandboxOutcome> => {
       const engine = await loader.acquire(limits.memoryBytes)
       instances.push(engine)
       const wrapped = await wrapProgram(program, 'javascript')
@@ -19,14 +24,15 @@ describe('a warmed engine instance is reused only without leaking state', () => 
       return runInSandbox({
         engine,
         source: wrapped.source,
-        bindings: new Map(),
+        names: [],
         limits,
         deadline: Date.now() + 10_000,
-        signal: undefined,
-        disposed: new AbortController().signal,
+        ended: () => false,
+        startCall: () => undefined,
+        log: () => undefined,
         release: (reusable) => loader.release(engine, reusable),
         memoryExhausted: () => loader.nearlyFull(engine),
-      })
+      }).outcome
     }
     const first = await runOnce(`
       globalThis.secret = 'from run one'; var leaked = 1
@@ -34,26 +40,29 @@ describe('a warmed engine instance is reused only without leaking state', () => 
       Object.defineProperty(globalThis, 'sticky', { value: 1, configurable: false })
       globalThis.big = 'x'.repeat(1 << 20)
       return 'done'`)
-    expect(first.value).toBe('done')
+    expect(first).toEqual({ kind: 'value', text: '"done"' })
     const second = await runOnce(`
       return [typeof secret, typeof leaked, typeof ({}).polluted, typeof [].extra,
         JSON.stringify({ a: 1 }), typeof sticky, typeof big, Object.keys(globalThis).length]`)
-    expect(second.value).toEqual([
-      'undefined',
-      'undefined',
-      'undefined',
-      'undefined',
-      '{"a":1}',
-      'undefined',
-      'undefined',
-      0,
-    ])
+    expect(second).toEqual({
+      kind: 'value',
+      text: JSON.stringify([
+        'undefined',
+        'undefined',
+        'undefined',
+        'undefined',
+        '{"a":1}',
+        'undefined',
+        'undefined',
+        0,
+      ]),
+    })
     // The proof is about reuse: both runs had the very same WebAssembly instance.
     expect(instances[1]).toBe(instances[0])
   })
 
   it('an instance whose run failed on memory is not reused, nor is one held by a run still going', async () => {
-    const loader = createEngineLoader()
+    const loader = createEngineLoader(await wasmModule)
     const a = await loader.acquire(limits.memoryBytes)
     const b = await loader.acquire(limits.memoryBytes)
     expect(b).not.toBe(a)

@@ -1,7 +1,15 @@
 import { readdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { createQuickJsCodeRuntime, type CodeBinding } from '@deepseek-ai/dsh-code-runtime'
-import { createTestRuntime, errorOf, expectHealthy, TEST_LIMITS } from './support.ts'
+import {
+  createTestRuntime,
+  errorOf,
+  expectHealthy,
+  takeFaults,
+  terminationsOf,
+  TEST_LIMITS,
+  until,
+} from './support.ts'
 
 // One runtime for the whole suite: after every attempt the same runtime must still work.
 const runtime = createTestRuntime()
@@ -516,5 +524,119 @@ describe('sandbox escape attempts (SPEC T34)', () => {
     })
     expect(errorOf(result)).toEqual({ kind: 'abort', message: 'The run was aborted by its signal' })
     await expectHealthy(runtime)
+  })
+})
+
+const MIB = 1024 * 1024
+
+/**
+ * Counts the host's timer ticks from the moment the program says it enters its loop until the run
+ * ends. The engine runs in a worker thread, so the host's event loop keeps turning meanwhile; were
+ * the engine on the host's thread, no tick could happen between the program's call and its result.
+ */
+function hostLoopWatch(): { readonly bindings: Record<string, CodeBinding>; ticksDuringLoop(): number } {
+  let counting = false
+  let ticks = 0
+  const interval = setInterval(() => {
+    if (counting) ticks++
+  }, 5)
+  return {
+    bindings: { enterLoop: () => void (counting = true) },
+    ticksDuringLoop() {
+      counting = false
+      clearInterval(interval)
+      return ticks
+    },
+  }
+}
+
+describe('CPU held inside built-ins cannot hold the host (SPEC T34)', () => {
+  const cpuBound: [string, string][] = [
+    ['indexOf on a 1 MB string', "const s = 'x'.repeat(1 << 20); for (;;) s.indexOf('y')"],
+    [
+      'a huge JSON.stringify',
+      'const a = Array.from({ length: 100000 }, (_, i) => ({ i, s: "value " + i })); for (;;) JSON.stringify(a)',
+    ],
+    ['catastrophic regex backtracking', "const s = 'a'.repeat(40) + '!'; for (;;) /(a+)+$/.test(s)"],
+    [
+      'sorting a big array with a comparator',
+      'const a = Array.from({ length: 300000 }, (_, i) => (i * 7919) % 300007); for (;;) a.slice().sort((x, y) => x - y)',
+    ],
+  ]
+  for (const [name, loop] of cpuBound) {
+    it(`T34: a loop of ${name} ends with kind timeout while the host's event loop keeps turning`, async () => {
+      // A warm worker waits, so the budget is not spent starting one (an earlier test's was terminated).
+      await runtime.warmUp()
+      const watch = hostLoopWatch()
+      const result = await runtime.run({
+        program: `await tools.enterLoop(); ${loop}`,
+        bindings: watch.bindings,
+        limits: { timeoutMs: 1_000, memoryBytes: 64 * MIB },
+      })
+      expect(watch.ticksDuringLoop()).toBeGreaterThan(0)
+      expect(errorOf(result)).toEqual({
+        kind: 'timeout',
+        message: 'The program ran out of its time budget of 1000 ms (limits.timeoutMs)',
+      })
+      await expectHealthy(runtime)
+    })
+  }
+
+  it('T34: a worker busy inside a built-in after its run ended is terminated, and the next run gets a new one', async () => {
+    const own = createTestRuntime()
+    const result = await own.run({
+      program: "const s = 'x'.repeat(1 << 20); for (;;) s.indexOf('y')",
+      limits: { timeoutMs: 300 },
+    })
+    expect(errorOf(result).kind).toBe('timeout')
+    // The engine polls for interrupts only between built-in calls, every ~10 000 of them: this
+    // loop would keep its thread for many seconds; the host terminates it after a short grace.
+    await until(() => terminationsOf(own).length === 1)
+    expect(terminationsOf(own)[0]).toMatchObject({ name: 'CodeRuntimeError', code: 'ENGINE_FAILED' })
+    await expectHealthy(own)
+    own.dispose()
+  })
+
+  it('T34: abort ends a run busy in a CPU loop at once with kind abort, from a host timer that fires during the loop', async () => {
+    const controller = new AbortController()
+    let aborted = false
+    const pending = runtime.run({
+      program: "await tools.enterLoop(); const s = 'x'.repeat(1 << 20); for (;;) s.indexOf('y')",
+      bindings: {
+        enterLoop: () => {
+          setTimeout(() => {
+            aborted = true
+            controller.abort()
+          }, 20)
+        },
+      },
+      signal: controller.signal,
+      limits: { timeoutMs: 60_000 },
+    })
+    await until(() => aborted)
+    // "At once": the result is there before the host's next event-loop turn, whatever the worker does.
+    const first = await Promise.race([
+      pending,
+      new Promise<'not yet'>((resolve) => setImmediate(() => resolve('not yet'))),
+    ])
+    expect(first).toEqual({
+      logs: [],
+      error: { kind: 'abort', message: 'The run was aborted by its signal' },
+    })
+    await expectHealthy(runtime)
+  })
+
+  it('T34: dispose ends a run busy in a CPU loop at once and terminates its worker', async () => {
+    const own = createTestRuntime()
+    let entered = false
+    const pending = own.run({
+      program: "await tools.enterLoop(); const s = 'x'.repeat(1 << 20); for (;;) s.indexOf('y')",
+      bindings: { enterLoop: () => void (entered = true) },
+      limits: { timeoutMs: 60_000 },
+    })
+    await until(() => entered)
+    own.dispose()
+    expect(errorOf(await pending)).toEqual({ kind: 'abort', message: 'The code runtime was disposed' })
+    expect(takeFaults(own)).toEqual([])
   })
 })

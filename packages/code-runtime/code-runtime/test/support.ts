@@ -10,13 +10,49 @@ import {
 export const TEST_LIMITS: CodeRunLimits = { timeoutMs: 2_000, memoryBytes: 8 * 1024 * 1024 }
 
 const faults = new WeakMap<CodeRuntime, unknown[]>()
+const terminations = new WeakMap<CodeRuntime, unknown[]>()
 
-/** A runtime whose engine faults (including a QuickJS runtime that failed to tear down, i.e. a leaked handle) are recorded. */
-export function createTestRuntime(limits: CodeRunLimits = TEST_LIMITS): CodeRuntime {
+/** What the runtime tells `onEngineFault` when it had to terminate a worker still busy after its run. */
+export const TERMINATED = /^The sandbox worker did not stop within \d+ ms after its run ended/
+
+/**
+ * A runtime whose engine faults (including a QuickJS runtime that failed to tear down, i.e. a
+ * leaked handle, and a worker that died) are recorded. Workers terminated after a run that
+ * ended while they were busy are recorded apart (see `terminationsOf`): they are the host doing
+ * its job, not a fault.
+ */
+export function createTestRuntime(
+  limits: CodeRunLimits = TEST_LIMITS,
+  options: { readonly workerUrl?: URL } = {},
+): CodeRuntime {
   const seen: unknown[] = []
-  const runtime = createQuickJsCodeRuntime({ limits, onEngineFault: (error) => seen.push(error) })
+  const ended: unknown[] = []
+  const runtime = createQuickJsCodeRuntime({
+    limits,
+    ...options,
+    onEngineFault: (error) => {
+      if (error instanceof Error && TERMINATED.test(error.message)) ended.push(error)
+      else seen.push(error)
+    },
+  })
   faults.set(runtime, seen)
+  terminations.set(runtime, ended)
   return runtime
+}
+
+/** The faults recorded so far (taken: the list is emptied). */
+export function takeFaults(runtime: CodeRuntime): unknown[] {
+  return faults.get(runtime)!.splice(0)
+}
+
+/** The busy workers the runtime terminated so far. */
+export function terminationsOf(runtime: CodeRuntime): readonly unknown[] {
+  return terminations.get(runtime)!
+}
+
+/** Lets the event loop turn until `done()` holds (the test's own timeout bounds it). */
+export async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 2))
 }
 
 const snapshot = (value: object): string[] => Reflect.ownKeys(value).map(String).sort()

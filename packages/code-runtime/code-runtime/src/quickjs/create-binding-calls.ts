@@ -1,13 +1,12 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core'
-import { decodeJsonText, encodeJsonValue } from '../json-crossing.ts'
-import type { CodeBinding, CodeBindingCall, ResolvedCodeRunLimits } from '../types.ts'
-import { bindingLabel, describeHostError, utf8Length } from '../text.ts'
+import type { ResolvedCodeRunLimits } from '../types.ts'
+import { bindingLabel, tooLarge } from '../text.ts'
+import type { CallAnswer } from '../worker-protocol.ts'
 import { stringLength } from './string-length.ts'
 
 interface QueuedCall {
   readonly index: number
   readonly name: string
-  readonly binding: CodeBinding
   /** The argument's JSON text inside the sandbox; copied out only when the call starts. */
   readonly args: QuickJSHandle | undefined
   readonly deferred: QuickJSDeferredPromise
@@ -16,17 +15,18 @@ interface QueuedCall {
 /** What the binding calls need from the run that owns them. */
 export interface CallHost {
   readonly vm: QuickJSContext
-  readonly bindings: ReadonlyMap<string, CodeBinding>
+  /** The names of the run's bindings; the functions themselves stay on the host. */
+  readonly names: ReadonlySet<string>
   readonly limits: ResolvedCodeRunLimits
-  /** Aborted when the run ends; every call's `signal`. */
-  readonly signal: AbortSignal
   /** The sandbox's `JSON.parse`, captured before the program ran. */
   readonly decode: QuickJSHandle
   /** True once the program settled or the run is stopping: no new call may start. */
   closed(): boolean
+  /** Hands a call to the host; its answer comes back through `BindingCalls.answer`. */
+  start(index: number, name: string, text: string | undefined): void
   /** The engine failed underneath a call: the run must stop. */
   fault(error: unknown): void
-  /** Runs the jobs a settled call made ready, then re-checks the run. */
+  /** Runs the jobs an answered call made ready, then re-checks the run. */
   afterVm(): void
 }
 
@@ -35,6 +35,8 @@ export interface BindingCalls {
   call(name: QuickJSHandle, args: QuickJSHandle | undefined): QuickJSHandle
   /** Starts queued calls while fewer than `maxConcurrentBindingCalls` run. Only while the VM is idle. */
   pump(): void
+  /** Settles a started call with the host's answer (ignored when the call is unknown or over). */
+  answer(index: number, answer: CallAnswer): void
   /** Calls started or queued and not yet settled into the sandbox. */
   pending(): number
   /** Frees the handles of queued and running calls (the run ended; late answers are ignored). */
@@ -42,17 +44,17 @@ export interface BindingCalls {
 }
 
 /**
- * The binding calls of one run: a FIFO in program call order, at most `maxConcurrentBindingCalls`
- * running on the host, at most `maxBindingCalls` accepted in total. A call's argument stays in the
- * sandbox (its memory, its limit) until the call starts, so a flood of queued calls costs the host
- * almost nothing. Bindings start on a later microtask, never inside the sandbox's turn.
+ * The sandbox side of one run's binding calls: a FIFO in program call order, at most
+ * `maxConcurrentBindingCalls` started on the host, at most `maxBindingCalls` accepted in total. A
+ * call's argument stays in the sandbox (its memory, its limit) until the call starts, so a flood
+ * of queued calls costs the host nothing. The host checks and parses the argument text itself.
  */
 export function createBindingCalls(host: CallHost): BindingCalls {
   const { vm, limits } = host
   const queue: (QueuedCall | undefined)[] = []
   let head = 0
-  // Calls started and not yet settled: their promises are freed by `drop` if the run ends first.
-  const running = new Set<QueuedCall>()
+  // Calls started and not yet answered: their promises are freed by `drop` if the run ends first.
+  const running = new Map<number, QueuedCall>()
   let accepted = 0
 
   const rejectNow = (deferred: QuickJSDeferredPromise, name: string, message: string): QuickJSHandle => {
@@ -63,58 +65,24 @@ export function createBindingCalls(host: CallHost): BindingCalls {
   }
 
   const start = (call: QueuedCall): void => {
-    let args: unknown
+    let text: string | undefined
     if (call.args !== undefined) {
-      const text = vm.getString(call.args)
+      text = vm.getString(call.args)
       call.args.dispose()
-      const decoded = utf8Length(text) > limits.valueBytes ? undefined : decodeJsonText(text)
-      if (decoded === undefined || !decoded.ok) {
-        const why =
-          decoded === undefined ? tooLarge('argument', limits.valueBytes) : `the argument ${decoded.reason}`
-        rejectNow(call.deferred, call.name, why)
-        call.deferred.dispose()
-        return
-      }
-      args = decoded.value
     }
-    running.add(call)
-    const info: CodeBindingCall = { name: call.name, index: call.index, signal: host.signal }
-    void Promise.resolve()
-      .then(() => call.binding(args as never, info))
-      .then(
-        (value) => settle(call, true, value),
-        (error: unknown) => settle(call, false, error),
-      )
+    running.set(call.index, call)
+    host.start(call.index, call.name, text)
   }
 
-  const settle = (call: QueuedCall, ok: boolean, outcome: unknown): void => {
-    if (!running.delete(call) || host.signal.aborted) return
-    try {
-      deliver(call, ok, outcome)
-      call.deferred.dispose()
-    } catch (error) {
-      host.fault(error)
-      return
-    }
-    host.afterVm()
-  }
-
-  const deliver = (call: QueuedCall, ok: boolean, outcome: unknown): void => {
-    const { deferred, name } = call
-    if (!ok) {
-      const error = vm.newError(describeHostError(outcome))
+  const deliver = (deferred: QuickJSDeferredPromise, answer: CallAnswer): void => {
+    if (!answer.ok) {
+      const error = vm.newError({ name: answer.name, message: answer.message })
       deferred.reject(error)
       error.dispose()
       return
     }
-    const encoded = encodeJsonValue(outcome)
-    if (!encoded.ok)
-      return void rejectNow(deferred, name, `returned a value that is not JSON: ${encoded.reason}`)
-    if (encoded.text === undefined) return deferred.resolve()
-    if (utf8Length(encoded.text) > limits.valueBytes) {
-      return void rejectNow(deferred, name, tooLarge('result', limits.valueBytes))
-    }
-    const text = vm.newString(encoded.text)
+    if (answer.text === undefined) return deferred.resolve()
+    const text = vm.newString(answer.text)
     const parsed = vm.callFunction(host.decode, vm.undefined, text)
     text.dispose()
     const handle = parsed.error ?? parsed.value
@@ -127,9 +95,8 @@ export function createBindingCalls(host: CallHost): BindingCalls {
     call(nameHandle, argsHandle) {
       const deferred = vm.newPromise()
       const name = vm.typeof(nameHandle) === 'string' ? vm.getString(nameHandle) : ''
-      const binding = host.bindings.get(name)
       if (host.closed()) return rejectNow(deferred, name, 'the run has already ended')
-      if (binding === undefined) return rejectNow(deferred, name, 'is not a binding of this run')
+      if (!host.names.has(name)) return rejectNow(deferred, name, 'is not a binding of this run')
       if (accepted >= limits.maxBindingCalls) {
         return rejectNow(
           deferred,
@@ -146,7 +113,7 @@ export function createBindingCalls(host: CallHost): BindingCalls {
           return rejectNow(deferred, name, tooLarge('argument', limits.valueBytes))
         args = argsHandle.dup()
       }
-      queue.push({ index: accepted++, name, binding, args, deferred })
+      queue.push({ index: accepted++, name, args, deferred })
       return deferred.handle
     },
     pump() {
@@ -160,9 +127,22 @@ export function createBindingCalls(host: CallHost): BindingCalls {
         head = 0
       }
     },
+    answer(index, answer) {
+      const call = running.get(index)
+      if (call === undefined || host.closed()) return
+      running.delete(index)
+      try {
+        deliver(call.deferred, answer)
+        call.deferred.dispose()
+      } catch (error) {
+        host.fault(error)
+        return
+      }
+      host.afterVm()
+    },
     pending: () => running.size + (queue.length - head),
     drop() {
-      for (const call of running) call.deferred.dispose()
+      for (const call of running.values()) call.deferred.dispose()
       running.clear()
       for (let i = head; i < queue.length; i++) {
         const call = queue[i]!
@@ -173,8 +153,4 @@ export function createBindingCalls(host: CallHost): BindingCalls {
       head = 0
     },
   }
-}
-
-function tooLarge(what: 'argument' | 'result', limit: number): string {
-  return `the ${what} is larger than ${limit} bytes of JSON (limits.valueBytes)`
 }

@@ -1,13 +1,11 @@
-import { readFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import releaseSync from '@jitl/quickjs-wasmfile-release-sync'
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core'
 
 export interface EngineLoader {
   /**
    * An engine instance for one run whose WebAssembly memory can never grow past `memoryBytes`
-   * plus the engine's own baseline: an idle one from the pool, or a new one. A run holds its
-   * instance alone until it releases it, so runs that overlap never share one.
+   * plus the engine's own baseline: the idle one if it has that size, or a new one. A run holds
+   * its instance alone until it releases it.
    */
   acquire(memoryBytes: number): Promise<QuickJSWASMModule>
   /**
@@ -18,8 +16,6 @@ export interface EngineLoader {
   release(instance: QuickJSWASMModule, reusable: boolean): void
   /** True when the instance's memory is within a tenth of its maximum (allocations are failing). */
   nearlyFull(instance: QuickJSWASMModule): boolean
-  /** Compiles the WebAssembly module now instead of on the first run. */
-  compile(): Promise<void>
 }
 
 const PAGE = 64 * 1024
@@ -27,50 +23,37 @@ const PAGE = 64 * 1024
 const BASELINE_PAGES = 256
 
 // The global is there on every Node version; the project's `lib` setting does not declare it.
-interface WasmApi {
-  compile(bytes: Uint8Array): Promise<WebAssembly.Module>
-  Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory
-}
 interface WasmMemory {
   readonly buffer: ArrayBuffer
 }
-const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly
+const WasmMemoryCtor = (
+  globalThis as unknown as {
+    WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory }
+  }
+).WebAssembly.Memory
 
-/** Idle instances kept for reuse; more concurrent runs than this create (and then drop) instances. */
-const MAX_IDLE_INSTANCES = 2
+/** Idle instances kept: a worker runs one program at a time, so one is enough. */
+const MAX_IDLE_INSTANCES = 1
 
 /**
- * Compiles the QuickJS WebAssembly module once (lazily) and pools its instances.
+ * Instantiates the QuickJS module the host compiled, and keeps an idle instance for the next run.
  *
  * QuickJS's own heap limit cannot count bytes in this build (it has no `malloc_usable_size`, so it
  * counts allocations), and some allocations (array buffers) bypass it. The hard byte limit is
  * therefore the instance's WebAssembly memory itself: it is created here with a maximum, so an
  * allocation past it fails inside the engine (an `out of memory` error) instead of growing the
- * host process.
+ * process.
  */
-export function createEngineLoader(): EngineLoader {
+export function createEngineLoader(wasmModule: WebAssembly.Module): EngineLoader {
   const idle: { readonly instance: QuickJSWASMModule; readonly pages: number }[] = []
   const memories = new WeakMap<QuickJSWASMModule, { readonly memory: WasmMemory; readonly pages: number }>()
-  let compiled: Promise<WebAssembly.Module> | undefined
-
-  const compile = (): Promise<WebAssembly.Module> => {
-    compiled ??= readWasm().then(
-      (bytes) => wasm.compile(bytes),
-      (error: unknown) => {
-        compiled = undefined
-        throw error
-      },
-    )
-    return compiled
-  }
 
   return {
     async acquire(memoryBytes) {
       const pages = BASELINE_PAGES + Math.ceil(memoryBytes / PAGE)
       const at = idle.findIndex((entry) => entry.pages === pages)
       if (at !== -1) return idle.splice(at, 1)[0]!.instance
-      const wasmModule = await compile()
-      const wasmMemory = new wasm.Memory({ initial: BASELINE_PAGES, maximum: pages })
+      const wasmMemory = new WasmMemoryCtor({ initial: BASELINE_PAGES, maximum: pages })
       const instance = await newQuickJSWASMModuleFromVariant(
         newVariant(releaseSync, { wasmModule, wasmMemory: wasmMemory as never }),
       )
@@ -87,13 +70,5 @@ export function createEngineLoader(): EngineLoader {
       const entry = memories.get(instance)
       return entry !== undefined && entry.memory.buffer.byteLength * 10 >= entry.pages * PAGE * 9
     },
-    async compile() {
-      await compile()
-    },
   }
-}
-
-async function readWasm(): Promise<Uint8Array> {
-  const path = createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')
-  return readFile(path)
 }

@@ -5,14 +5,8 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core'
 import { createOutputBudget } from '../create-output-budget.ts'
-import { decodeJsonText } from '../json-crossing.ts'
-import type {
-  CodeBinding,
-  CodeLogLevel,
-  CodeRunFailureKind,
-  CodeRunResult,
-  ResolvedCodeRunLimits,
-} from '../types.ts'
+import type { CodeLogLevel, CodeRunFailureKind, ResolvedCodeRunLimits } from '../types.ts'
+import type { CallAnswer, SandboxOutcome } from '../worker-protocol.ts'
 import { PROGRAM_FILE } from '../wrap-program.ts'
 import { createBindingCalls, type BindingCalls } from './create-binding-calls.ts'
 import { PRELUDE_SOURCE } from './prelude-source.ts'
@@ -29,293 +23,316 @@ export interface SandboxRun {
   readonly memoryExhausted: () => boolean
   /** The wrapped program: a script whose completion value is the program's async function. */
   readonly source: string
-  readonly bindings: ReadonlyMap<string, CodeBinding>
+  /** The names of the run's bindings; the functions stay on the host. */
+  readonly names: readonly string[]
   readonly limits: ResolvedCodeRunLimits
   /** `Date.now()` after which the run is out of time. */
   readonly deadline: number
-  /** The request's signal and the runtime's disposal, either of which ends the run. */
-  readonly signal: AbortSignal | undefined
-  readonly disposed: AbortSignal
-  /** Called when the engine failed underneath the run and could not be disposed cleanly. */
+  /**
+   * True once the host has ended the run. Polled by the engine's interrupt handler: a program
+   * busy in a loop never lets a message in, so this must be readable without one.
+   */
+  readonly ended: () => boolean
+  /** Hands a binding call to the host; the answer comes back through `SandboxHandle.answer`. */
+  readonly startCall: (index: number, name: string, text: string | undefined) => void
+  /** One kept console line; `cut` when it is the start of a line that went past the output cap. */
+  readonly log: (level: CodeLogLevel, text: string, cut: boolean) => void
+  /** Called when the engine failed underneath the run or could not be disposed cleanly. */
   readonly onEngineFault?: (error: unknown) => void
+}
+
+export interface SandboxHandle {
+  /** How the program ended; never rejects. */
+  readonly outcome: Promise<SandboxOutcome>
+  /** The host's answer to call `index` (ignored once the run is over). */
+  answer(index: number, answer: CallAnswer): void
+  /** The host ended the run: tear it down now (only while the engine is idle, as messages are). */
+  stop(): void
 }
 
 const LEVELS: ReadonlySet<string> = new Set<CodeLogLevel>(['log', 'info', 'warn', 'error', 'debug'])
 const SETTLE_KINDS: ReadonlySet<string> = new Set(['value', 'exception', 'memory', 'invalid-output'])
 
 /**
- * Runs one wrapped program in its own QuickJS runtime and context and resolves with its result;
- * never rejects. The VM runs only inside this function's synchronous steps (setup, a drain of
- * ready jobs after a binding settles); host events (timer, abort, binding results) arrive while
- * it is idle, so the engine is torn down only from outside its own callbacks.
+ * Runs one wrapped program in its own QuickJS runtime and context. The VM runs only inside this
+ * function's synchronous steps (setup, a drain of ready jobs after a call is answered); host
+ * events (an answer, a stop) arrive while it is idle, so the engine is torn down only from outside
+ * its own callbacks.
  */
-export function runInSandbox(run: SandboxRun): Promise<CodeRunResult> {
+export function runInSandbox(run: SandboxRun): SandboxHandle {
   const { limits } = run
-  return new Promise((resolve) => {
-    const budget = createOutputBudget(limits.outputBytes)
-    const callsEnded = new AbortController()
-    let stop: StopReason | undefined
-    let outcome: CodeRunResult | undefined
-    let lastJobError: readonly [CodeRunFailureKind, string] | undefined
-    let broken = false
-    let busy = 0
-    let finished = false
-    const handles: QuickJSHandle[] = []
+  let resolve!: (outcome: SandboxOutcome) => void
+  const outcomePromise = new Promise<SandboxOutcome>((settle) => (resolve = settle))
+  const budget = createOutputBudget(limits.outputBytes, (entry, cut) => run.log(entry.level, entry.text, cut))
+  let stop: StopReason | undefined
+  let outcome: SandboxOutcome | undefined
+  let lastJobError: readonly [CodeRunFailureKind, string] | undefined
+  let broken = false
+  // Only the program is interrupted, never the prelude's setup.
+  let interruptible = false
+  let interrupted = false
+  let busy = 0
+  let finished = false
+  const handles: QuickJSHandle[] = []
 
-    const rt: QuickJSRuntime = run.engine.newRuntime({
-      memoryLimitBytes: limits.memoryBytes,
-      maxStackSizeBytes: limits.stackBytes,
-      interruptHandler: () => {
-        if (stop === undefined && Date.now() > run.deadline) stop = { kind: 'timeout' }
-        return stop !== undefined || outcome !== undefined
-      },
-    })
-    const vm: QuickJSContext = rt.newContext()
-    let calls: BindingCalls | undefined
-    let describe: QuickJSHandle | undefined
-
-    const fail = (kind: CodeRunFailureKind, message: string): CodeRunResult => ({
-      logs: budget.logs,
-      error: { kind, message: kind === 'memory' ? memoryMessage(message, limits) : message },
-    })
-
-    const finish = (): void => {
-      if (finished) return
-      finished = true
-      clearTimeout(timer)
-      run.signal?.removeEventListener('abort', onAbort)
-      run.disposed.removeEventListener('abort', onDisposed)
-      callsEnded.abort()
-      let result: CodeRunResult =
-        stop !== undefined
-          ? { logs: budget.logs, error: { kind: stop.kind, message: stopMessage(stop, limits) } }
-          : (outcome ?? fail('exception', 'The program ended without a result'))
-      // Out of memory at the WebAssembly level, QuickJS may not even manage to build its error
-      // object and throws null instead: with the memory full, that is the memory limit speaking.
-      if (result.error?.kind === 'exception' && /^Uncaught (?:null|undefined)$/.test(result.error.message)) {
-        if (run.memoryExhausted())
-          result = fail('memory', `InternalError: out of memory (${result.error.message})`)
+  const rt: QuickJSRuntime = run.engine.newRuntime({
+    memoryLimitBytes: limits.memoryBytes,
+    maxStackSizeBytes: limits.stackBytes,
+    interruptHandler: () => {
+      if (!interruptible) return false
+      if (stop === undefined) {
+        if (run.ended()) stop = { kind: 'abort', by: 'host' }
+        else if (Date.now() > run.deadline) stop = { kind: 'timeout' }
       }
-      let reusable = false
-      if (!broken) {
-        try {
-          calls?.drop()
-          for (const handle of handles) handle.dispose()
-          vm.dispose()
-          rt.dispose()
-          // A memory failure grew the instance's WebAssembly memory, which never shrinks: drop it.
-          reusable = result.error?.kind !== 'memory'
-        } catch (error) {
-          run.onEngineFault?.(error)
-        }
-      }
-      run.release(reusable)
-      Object.freeze(budget.logs)
-      resolve(Object.freeze(result))
-    }
+      if (stop === undefined && outcome === undefined) return false
+      interrupted = true
+      return true
+    },
+  })
+  const vm: QuickJSContext = rt.newContext()
+  let calls: BindingCalls | undefined
+  let describe: QuickJSHandle | undefined
 
-    const requestStop = (reason: StopReason): void => {
-      stop ??= reason
-      if (busy === 0) finish()
-    }
-    const onAbort = (): void => requestStop({ kind: 'abort', by: 'signal' })
-    const onDisposed = (): void => requestStop({ kind: 'abort', by: 'dispose' })
+  const fail = (kind: CodeRunFailureKind, message: string): SandboxOutcome => ({
+    kind,
+    message: kind === 'memory' ? memoryMessage(message, limits) : message,
+  })
 
-    // The engine threw on the host side (e.g. its C recursion exhausted V8's native stack): its
-    // state is unknown, so nothing is disposed and the instance (this run's alone) is dropped.
-    const fault = (error: unknown): void => {
-      broken = true
-      run.onEngineFault?.(error)
-      stop ??=
-        error instanceof RangeError
-          ? { kind: 'memory', by: 'native-stack' }
-          : { kind: 'exception', by: 'engine', error }
+  const finish = (): void => {
+    if (finished) return
+    finished = true
+    let result: SandboxOutcome =
+      stop !== undefined
+        ? { kind: stop.kind, message: stopMessage(stop, limits) }
+        : (outcome ?? fail('exception', 'The program ended without a result'))
+    // Out of memory at the WebAssembly level, QuickJS may not even manage to build its error
+    // object and throws null instead: with the memory full, that is the memory limit speaking.
+    if (result.kind === 'exception' && /^Uncaught (?:null|undefined)$/.test(result.message)) {
+      if (run.memoryExhausted()) result = fail('memory', `InternalError: out of memory (${result.message})`)
     }
-
-    /** Enters the VM; returns undefined when the engine failed (the run is then stopping). */
-    const enter = <T>(step: () => T): T | undefined => {
-      busy++
+    let reusable = false
+    // An engine interrupted in the middle of a built-in is not always consistent (an interrupted
+    // Array.prototype.sort leaks an object, and the teardown then aborts on QuickJS's own
+    // assertion): such an instance is dropped whole, never torn down or reused.
+    if (!broken && !interrupted) {
       try {
-        return step()
+        calls?.drop()
+        for (const handle of handles) handle.dispose()
+        vm.dispose()
+        rt.dispose()
+        // A memory failure grew the instance's WebAssembly memory, which never shrinks: drop it.
+        reusable = result.kind !== 'memory'
+      } catch (error) {
+        run.onEngineFault?.(error)
+      }
+    }
+    run.release(reusable)
+    resolve(result)
+  }
+
+  // The engine threw on the host side (e.g. its C recursion exhausted V8's native stack): its
+  // state is unknown, so nothing is disposed and the instance (this run's alone) is dropped.
+  const fault = (error: unknown): void => {
+    broken = true
+    run.onEngineFault?.(error)
+    stop ??=
+      error instanceof RangeError
+        ? { kind: 'memory', by: 'native-stack' }
+        : { kind: 'exception', by: 'engine', error }
+  }
+
+  /** Enters the VM; returns undefined when the engine failed (the run is then stopping). */
+  const enter = <T>(step: () => T): T | undefined => {
+    busy++
+    try {
+      return step()
+    } catch (error) {
+      fault(error)
+      return undefined
+    } finally {
+      busy--
+    }
+  }
+
+  const describeError = (error: QuickJSHandle): readonly [CodeRunFailureKind, string] => {
+    const described = describe === undefined ? undefined : vm.callFunction(describe, vm.undefined, error)
+    if (described === undefined || described.error) {
+      described?.error?.dispose()
+      return ['exception', 'The program failed with an error that could not be described']
+    }
+    const pair = described.value
+    const kind = readString(pair, 0)
+    const message = readString(pair, 1)
+    pair.dispose()
+    return [kind === 'memory' ? 'memory' : 'exception', message ?? 'Uncaught exception']
+  }
+
+  const readString = (handle: QuickJSHandle, key: number): string | undefined => {
+    const item = vm.getProp(handle, key)
+    const text = vm.typeof(item) === 'string' ? readCapped(item, MAX_MESSAGE_LENGTH) : undefined
+    item.dispose()
+    return text
+  }
+
+  /** Copies a sandbox string out only up to `maxUnits` UTF-16 units. */
+  const readCapped = (handle: QuickJSHandle, maxUnits: number): string => {
+    const units = stringLength(vm, handle)
+    if (units <= maxUnits) return vm.getString(handle)
+    const prefix = handles[3]
+    const length = vm.newNumber(maxUnits)
+    const sliced = vm.callFunction(prefix!, vm.undefined, handle, length)
+    length.dispose()
+    const text = sliced.error ? '' : vm.getString(sliced.value)
+    ;(sliced.error ?? sliced.value).dispose()
+    return text
+  }
+
+  const hostLog = (levelHandle: QuickJSHandle, textHandle: QuickJSHandle): void => {
+    if (stop !== undefined || outcome !== undefined) return
+    const level = vm.typeof(levelHandle) === 'string' ? vm.getString(levelHandle) : ''
+    if (!LEVELS.has(level) || vm.typeof(textHandle) !== 'string') return
+    const room = budget.remaining()
+    const units = stringLength(vm, textHandle)
+    const fits =
+      units < room
+        ? budget.addLog(level as CodeLogLevel, vm.getString(textHandle))
+        : budget.addLog(level as CodeLogLevel, room > 1 ? readCapped(textHandle, room) : '', { cut: true })
+    if (!fits) stop ??= { kind: 'output-limit' }
+  }
+
+  const hostSettle = (kindHandle: QuickJSHandle, textHandle: QuickJSHandle): void => {
+    if (stop !== undefined || outcome !== undefined) return
+    const kind = vm.typeof(kindHandle) === 'string' ? vm.getString(kindHandle) : ''
+    if (!SETTLE_KINDS.has(kind)) return
+    const present = vm.typeof(textHandle) === 'string'
+    if (kind !== 'value') {
+      const message = present ? readCapped(textHandle, MAX_MESSAGE_LENGTH) : 'Uncaught exception'
+      outcome = fail(kind as CodeRunFailureKind, message)
+      return
+    }
+    if (!present) {
+      outcome = { kind: 'value', text: undefined }
+      return
+    }
+    const units = stringLength(vm, textHandle)
+    const text = units > budget.remaining() ? undefined : vm.getString(textHandle)
+    if (text === undefined || !budget.spend(text)) {
+      stop ??= { kind: 'output-limit', valueDropped: true }
+      return
+    }
+    // The host parses and checks the text itself (it is what enters the host).
+    outcome = { kind: 'value', text }
+  }
+
+  const guard =
+    <A extends unknown[]>(fn: (...args: A) => QuickJSHandle | void) =>
+    (...args: A): QuickJSHandle | void => {
+      try {
+        return fn(...args)
       } catch (error) {
         fault(error)
         return undefined
-      } finally {
-        busy--
       }
     }
 
-    const describeError = (error: QuickJSHandle): readonly [CodeRunFailureKind, string] => {
-      const described = describe === undefined ? undefined : vm.callFunction(describe, vm.undefined, error)
-      if (described === undefined || described.error) {
-        described?.error?.dispose()
-        return ['exception', 'The program failed with an error that could not be described']
-      }
-      const pair = described.value
-      const kind = readString(pair, 0)
-      const message = readString(pair, 1)
-      pair.dispose()
-      return [kind === 'memory' ? 'memory' : 'exception', message ?? 'Uncaught exception']
-    }
-
-    const readString = (handle: QuickJSHandle, key: number): string | undefined => {
-      const item = vm.getProp(handle, key)
-      const text = vm.typeof(item) === 'string' ? readCapped(item, MAX_MESSAGE_LENGTH) : undefined
-      item.dispose()
-      return text
-    }
-
-    /** Copies a sandbox string out only up to `maxUnits` UTF-16 units. */
-    const readCapped = (handle: QuickJSHandle, maxUnits: number): string => {
-      const units = stringLength(vm, handle)
-      if (units <= maxUnits) return vm.getString(handle)
-      const prefix = handles[3]
-      const length = vm.newNumber(maxUnits)
-      const sliced = vm.callFunction(prefix!, vm.undefined, handle, length)
-      length.dispose()
-      const text = sliced.error ? '' : vm.getString(sliced.value)
-      ;(sliced.error ?? sliced.value).dispose()
-      return text
-    }
-
-    const hostLog = (levelHandle: QuickJSHandle, textHandle: QuickJSHandle): void => {
-      if (stop !== undefined || outcome !== undefined) return
-      const level = vm.typeof(levelHandle) === 'string' ? vm.getString(levelHandle) : ''
-      if (!LEVELS.has(level) || vm.typeof(textHandle) !== 'string') return
-      const room = budget.remaining()
-      const units = stringLength(vm, textHandle)
-      const fits =
-        units < room
-          ? budget.addLog(level as CodeLogLevel, vm.getString(textHandle))
-          : budget.addLog(level as CodeLogLevel, room > 1 ? readCapped(textHandle, room) : '', { cut: true })
-      if (!fits) stop ??= { kind: 'output-limit' }
-    }
-
-    const hostSettle = (kindHandle: QuickJSHandle, textHandle: QuickJSHandle): void => {
-      if (stop !== undefined || outcome !== undefined) return
-      const kind = vm.typeof(kindHandle) === 'string' ? vm.getString(kindHandle) : ''
-      if (!SETTLE_KINDS.has(kind)) return
-      const present = vm.typeof(textHandle) === 'string'
-      if (kind !== 'value') {
-        const message = present ? readCapped(textHandle, MAX_MESSAGE_LENGTH) : 'Uncaught exception'
-        outcome = fail(kind as CodeRunFailureKind, message)
-        return
-      }
-      if (!present) {
-        outcome = { logs: budget.logs }
-        return
-      }
-      const units = stringLength(vm, textHandle)
-      const text = units > budget.remaining() ? undefined : vm.getString(textHandle)
-      if (text === undefined || !budget.spend(text)) {
-        stop ??= { kind: 'output-limit', valueDropped: true }
-        return
-      }
-      const decoded = decodeJsonText(text)
-      outcome = decoded.ok
-        ? { value: decoded.value, logs: budget.logs }
-        : fail('invalid-output', `the returned value ${decoded.reason}`)
-    }
-
-    const guard =
-      <A extends unknown[]>(fn: (...args: A) => QuickJSHandle | void) =>
-      (...args: A): QuickJSHandle | void => {
-        try {
-          return fn(...args)
-        } catch (error) {
-          fault(error)
-          return undefined
+  /** After the VM returned: run ready jobs, start queued calls, and end the run if it is over. */
+  const afterVm = (): void => {
+    if (finished) return
+    for (;;) {
+      if (stop !== undefined || outcome !== undefined) return finish()
+      if (rt.hasPendingJob()) {
+        const jobs = enter(() => rt.executePendingJobs())
+        if (jobs?.error) {
+          lastJobError = enter(() => describeError(jobs.error!)) ?? lastJobError
+          enter(() => jobs.error!.dispose())
         }
+        continue
       }
-
-    /** After the VM returned: run ready jobs, start queued calls, and end the run if it is over. */
-    const afterVm = (): void => {
-      if (finished) return
-      for (;;) {
-        if (stop !== undefined || outcome !== undefined) return finish()
-        if (rt.hasPendingJob()) {
-          const jobs = enter(() => rt.executePendingJobs())
-          if (jobs?.error) {
-            lastJobError = enter(() => describeError(jobs.error!)) ?? lastJobError
-            enter(() => jobs.error!.dispose())
-          }
-          continue
-        }
-        enter(() => calls!.pump())
-        if (stop !== undefined || outcome !== undefined) return finish()
-        if (rt.hasPendingJob()) continue
-        if (calls!.pending() === 0) {
-          // No job is ready, no call can answer and the sandbox has no timers: nothing can ever
-          // settle the program's promise, so waiting for the time budget would only waste it.
-          outcome = lastJobError
-            ? fail(...lastJobError)
-            : fail(
-                'exception',
-                'The program awaits a promise that can never settle (no binding call is pending and the sandbox has no timers)',
-              )
-          return finish()
-        }
-        return
+      enter(() => calls!.pump())
+      if (stop !== undefined || outcome !== undefined) return finish()
+      if (rt.hasPendingJob()) continue
+      if (calls!.pending() === 0) {
+        // No job is ready, no call can answer and the sandbox has no timers: nothing can ever
+        // settle the program's promise, so waiting for the time budget would only waste it.
+        outcome = lastJobError
+          ? fail(...lastJobError)
+          : fail(
+              'exception',
+              'The program awaits a promise that can never settle (no binding call is pending and the sandbox has no timers)',
+            )
+        return finish()
       }
+      return
     }
+  }
 
-    const timer = setTimeout(() => requestStop({ kind: 'timeout' }), Math.max(0, run.deadline - Date.now()))
-    run.signal?.addEventListener('abort', onAbort)
-    run.disposed.addEventListener('abort', onDisposed)
-    if (run.signal?.aborted) return onAbort()
-    if (run.disposed.aborted) return onDisposed()
+  const handle: SandboxHandle = {
+    outcome: outcomePromise,
+    answer(index, answer) {
+      if (!finished) calls?.answer(index, answer)
+    },
+    stop() {
+      stop ??= { kind: 'abort', by: 'host' }
+      if (busy === 0) finish()
+    },
+  }
+  if (run.ended()) {
+    handle.stop()
+    return handle
+  }
 
-    enter(() => {
-      const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, 'prelude.js'))
-      const hostFunctions = [
-        vm.newFunction(
-          'hostCall',
-          guard((name, args) => calls!.call(name!, args)),
-        ),
-        vm.newFunction(
-          'hostLog',
-          guard((level, text) => hostLog(level!, text!)),
-        ),
-        vm.newFunction(
-          'hostSettle',
-          guard((kind, text) => hostSettle(kind!, text!)),
-        ),
-        vm.newString(JSON.stringify([...run.bindings.keys()])),
-      ]
-      const exported = vm.callFunction(prelude, vm.undefined, ...hostFunctions)
-      prelude.dispose()
-      for (const handle of hostFunctions) handle.dispose()
-      const list = vm.unwrapResult(exported)
-      for (let i = 0; i < 4; i++) handles.push(vm.getProp(list, i))
-      list.dispose()
-      describe = handles[1]
-      calls = createBindingCalls({
-        vm,
-        bindings: run.bindings,
-        limits,
-        signal: callsEnded.signal,
-        decode: handles[2]!,
-        closed: () => finished || stop !== undefined || outcome !== undefined,
-        fault: (error) => {
-          fault(error)
-          if (busy === 0) finish()
-        },
-        afterVm,
-      })
-      const program = vm.evalCode(run.source, PROGRAM_FILE)
-      if (program.error) {
-        const [kind, message] = describeError(program.error)
-        program.error.dispose()
-        outcome = fail(kind, message)
-        return
-      }
-      const started = vm.callFunction(handles[0]!, vm.undefined, program.value)
-      program.value.dispose()
-      if (started.error) {
-        lastJobError = describeError(started.error)
-        started.error.dispose()
-      } else started.value.dispose()
+  enter(() => {
+    const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, 'prelude.js'))
+    const hostFunctions = [
+      vm.newFunction(
+        'hostCall',
+        guard((name, args) => calls!.call(name!, args)),
+      ),
+      vm.newFunction(
+        'hostLog',
+        guard((level, text) => hostLog(level!, text!)),
+      ),
+      vm.newFunction(
+        'hostSettle',
+        guard((kind, text) => hostSettle(kind!, text!)),
+      ),
+      vm.newString(JSON.stringify(run.names)),
+    ]
+    const exported = vm.callFunction(prelude, vm.undefined, ...hostFunctions)
+    prelude.dispose()
+    for (const hostFunction of hostFunctions) hostFunction.dispose()
+    const list = vm.unwrapResult(exported)
+    for (let i = 0; i < 4; i++) handles.push(vm.getProp(list, i))
+    list.dispose()
+    describe = handles[1]
+    calls = createBindingCalls({
+      vm,
+      names: new Set(run.names),
+      limits,
+      decode: handles[2]!,
+      closed: () => finished || stop !== undefined || outcome !== undefined,
+      start: run.startCall,
+      fault: (error) => {
+        fault(error)
+        if (busy === 0) finish()
+      },
+      afterVm,
     })
-    afterVm()
+    interruptible = true
+    const program = vm.evalCode(run.source, PROGRAM_FILE)
+    if (program.error) {
+      const [kind, message] = describeError(program.error)
+      program.error.dispose()
+      outcome = fail(kind, message)
+      return
+    }
+    const started = vm.callFunction(handles[0]!, vm.undefined, program.value)
+    program.value.dispose()
+    if (started.error) {
+      lastJobError = describeError(started.error)
+      started.error.dispose()
+    } else started.value.dispose()
   })
+  afterVm()
+  return handle
 }

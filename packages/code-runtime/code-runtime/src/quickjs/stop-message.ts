@@ -4,7 +4,7 @@ import { capMessage } from '../text.ts'
 /** Why the host ended a run before (or instead of) the program settling. */
 export type StopReason =
   | { readonly kind: 'timeout' }
-  | { readonly kind: 'abort'; readonly by: 'signal' | 'dispose' }
+  | { readonly kind: 'abort'; readonly by: 'signal' | 'dispose' | 'host' }
   | { readonly kind: 'output-limit'; readonly valueDropped?: boolean }
   | { readonly kind: 'memory'; readonly by: 'native-stack' }
   | { readonly kind: 'exception'; readonly by: 'engine'; readonly error: unknown }
@@ -15,7 +15,11 @@ export function stopMessage(stop: StopReason, limits: ResolvedCodeRunLimits): st
     case 'timeout':
       return `The program ran out of its time budget of ${limits.timeoutMs} ms (limits.timeoutMs)`
     case 'abort':
-      return stop.by === 'signal' ? 'The run was aborted by its signal' : 'The code runtime was disposed'
+      return stop.by === 'signal'
+        ? 'The run was aborted by its signal'
+        : stop.by === 'dispose'
+          ? 'The code runtime was disposed'
+          : 'The run was ended by the host'
     case 'output-limit':
       return `The program's output exceeded ${limits.outputBytes} bytes (limits.outputBytes): logs are cut at the limit${
         stop.valueDropped === true ? ' and the returned value was dropped' : ''

@@ -1,0 +1,69 @@
+import type { CodeLogLevel, CodeRunFailureKind, ResolvedCodeRunLimits } from './types.ts'
+
+/**
+ * The messages between the host and a sandbox worker. Values cross as JSON text only; the host
+ * parses and checks everything the sandbox produced, so the worker never hands it an object.
+ */
+
+/** What the host gives a new worker (`workerData`). */
+export interface WorkerInit {
+  /** The QuickJS engine, compiled once by the host (a compiled module is shared, not copied). */
+  readonly wasmModule: WebAssembly.Module
+  /**
+   * One Int32 over a SharedArrayBuffer: the id of the last run the host ended. The engine's
+   * interrupt handler reads it, so a program in a loop stops without waiting for a message the
+   * busy thread could not receive.
+   */
+  readonly ended: Int32Array
+  /** The memory limit of the engine instance the worker prepares before it reports ready. */
+  readonly memoryBytes: number
+}
+
+/** A binding call's outcome: the result as JSON text (absent for `undefined`), or an error to throw. */
+export type CallAnswer =
+  | { readonly ok: true; readonly text: string | undefined }
+  | { readonly ok: false; readonly name: string; readonly message: string }
+
+/** How the program ended, as the worker saw it; a value is still JSON text the host must check. */
+export type SandboxOutcome =
+  | { readonly kind: 'value'; readonly text: string | undefined }
+  | { readonly kind: CodeRunFailureKind; readonly message: string }
+
+export type HostMessage =
+  | {
+      readonly type: 'run'
+      readonly id: number
+      /** The wrapped program (see wrap-program.ts). */
+      readonly source: string
+      readonly names: readonly string[]
+      readonly limits: ResolvedCodeRunLimits
+      /** `Date.now()` after which the run is out of time. */
+      readonly deadline: number
+    }
+  | { readonly type: 'answer'; readonly id: number; readonly index: number; readonly answer: CallAnswer }
+  /** The host has ended run `id` (it already has its result): tear it down and report `done`. */
+  | { readonly type: 'stop'; readonly id: number }
+
+export type WorkerMessage =
+  | { readonly type: 'ready' }
+  | {
+      readonly type: 'call'
+      readonly id: number
+      /** Position in program call order. */
+      readonly index: number
+      readonly name: string
+      /** The argument as JSON text, absent for `tools.name()`. */
+      readonly text: string | undefined
+    }
+  | {
+      readonly type: 'log'
+      readonly id: number
+      readonly level: CodeLogLevel
+      readonly text: string
+      /** The start of a longer line that went past `outputBytes`. */
+      readonly cut: boolean
+    }
+  /** The engine failed underneath run `id` (for the runtime's `onEngineFault`). */
+  | { readonly type: 'fault'; readonly id: number; readonly error: unknown }
+  /** Run `id` is over in the worker; the worker is free for the next run. */
+  | { readonly type: 'done'; readonly id: number; readonly outcome: SandboxOutcome }
