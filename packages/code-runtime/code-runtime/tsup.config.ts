@@ -19,7 +19,7 @@ export default defineConfig([
     noExternal: [/.*/],
     splitting: false,
     dts: false,
-    sourcemap: true,
+    sourcemap: false,
     clean: false,
   },
 ])
