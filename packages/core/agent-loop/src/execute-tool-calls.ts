@@ -2,8 +2,6 @@ import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import {
   describeThrown,
-  resolveToolRuntimeScheduler,
-  toolMessages,
   runToolBatch,
   type ToolExecutionInput,
   type ToolExecutionResult,
@@ -140,7 +138,6 @@ export async function executeToolCalls(
   }
   const { config, session } = readAgentLoopService(ctx, WHERE)
   const tools = readTools(ctx)
-  const scheduler = resolveToolRuntimeScheduler(tools)
 
   const calls: ToolExecutionInput[] = blocks.map((block) => ({
     callId: block.id,
@@ -180,12 +177,10 @@ export async function executeToolCalls(
       },
     })
   } catch (error) {
-    const message = toolMessages.schedulerFailed(error)
-    const unanswered = ledger.answerRemaining(
-      (index) => scheduler.synthesize(calls[index]!, 'SCHEDULER_FAILED', message),
-      (index, result) => progress.committed(index, result),
-    )
+    // runToolBatch already offered every recorded call a result (its real one, or SCHEDULER_FAILED)
+    // through onCommit, in model order; what the session still lacks is reported, not retried.
     progress.close()
+    const unanswered = ledger.unanswered()
     if (unanswered.length === 0) throw error
     throw new AgentLoopError({
       code: 'UNRECORDED_RESULTS',

@@ -41,8 +41,12 @@ export interface RunToolBatchOptions {
 
 type Pending = Exclude<ScheduledToolPreparation, { readonly stage: 'dispatch' }> | ScheduledToolDispatch
 
-function validate(options: RunToolBatchOptions): number {
-  const where = 'runToolBatch(options)'
+/** How a batch ended: every call has exactly one result either way. */
+export type ToolBatchOutcome =
+  | { readonly kind: 'completed'; readonly results: ToolExecutionResult[] }
+  | { readonly kind: 'failed'; readonly error: unknown; readonly results: ToolExecutionResult[] }
+
+function validate(options: RunToolBatchOptions, where: string): number {
   if (typeof options !== 'object' || options === null)
     throw invalidArgument(`${where}: options must be an object`)
   const { calls, maxParallel = DEFAULT_MAX_PARALLEL_TOOL_CALLS, signal } = options
@@ -73,12 +77,22 @@ function validate(options: RunToolBatchOptions): number {
  * in model order, dispatch overlaps, results commit in model order. On abort, started calls drain
  * and the rest get `ABORTED_BEFORE_DISPATCH`. Resolves with results in model order.
  *
- * If the batch itself fails (a hook throws, the runtime misbehaves), every started call that has no
- * committed result gets a `SCHEDULER_FAILED` result through `onCommit` before the error is rethrown,
- * so a log that recorded `tool/call` stays replayable.
+ * If the batch itself fails (a hook throws, the runtime misbehaves), every call still gets exactly
+ * one result through `onCommit`, in model order, before the error is rethrown (T13, T39): a call
+ * whose result was already final gets that result again (so a hook that failed to record it can
+ * retry), the others get `SCHEDULER_FAILED`; calls that had not started are announced with
+ * `onStart(index, input, undefined)` first. Errors thrown by hooks during this recovery are ignored:
+ * the original error is what the caller needs.
  */
 export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolExecutionResult[]> {
-  const maxParallel = validate(options)
+  const outcome = await runBatch(options, 'runToolBatch(options)')
+  if (outcome.kind === 'failed') throw outcome.error
+  return outcome.results
+}
+
+/** `runToolBatch` without the rethrow: the single owner of `SCHEDULER_FAILED` recovery. */
+export async function runBatch(options: RunToolBatchOptions, where: string): Promise<ToolBatchOutcome> {
+  const maxParallel = validate(options, where)
   const scheduler: ToolRuntimeScheduler = resolveToolRuntimeScheduler(options.tools)
   const hooks = options.hooks ?? {}
   const count = options.calls.length
@@ -98,11 +112,14 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
 
   const results: (ToolExecutionResult | undefined)[] = new Array<ToolExecutionResult | undefined>(count)
   const pending: (Pending | undefined)[] = new Array<Pending | undefined>(count)
+  // Final results whose commit hook failed: recovery offers them again instead of a second result.
+  const finalized: (ToolExecutionResult | undefined)[] = new Array<ToolExecutionResult | undefined>(count)
   const heldKeys = new Map<string, number>()
   let started = 0
   let committed = 0
   let inPool = 0
   let pumping = false
+  let pumped: Promise<void> = Promise.resolve()
   let failure: { error: unknown } | undefined
   let wake: (() => void) | undefined
 
@@ -128,9 +145,7 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
     committed = index + 1
   }
 
-  const pump = async (): Promise<void> => {
-    if (pumping) return
-    pumping = true
+  const drainCommits = async (): Promise<void> => {
     try {
       while (failure === undefined && committed < count && pending[committed] !== undefined) {
         const index = committed
@@ -139,6 +154,8 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
           next.stage === 'post-result'
             ? await scheduler.finalize(next.run, next.result)
             : scheduler.finish(next.run, next.result)
+        // `tools/result` observers have seen it: from here on this is the call's only result.
+        finalized[index] = result
         if (failure !== undefined) break
         commit(index, result)
         notify()
@@ -149,6 +166,11 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
       pumping = false
     }
   }
+  const pump = (): void => {
+    if (pumping) return
+    pumping = true
+    pumped = drainCommits()
+  }
 
   const settle = (index: number, value: Pending): void => {
     pending[index] = value
@@ -158,7 +180,7 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
       fail(error)
       return
     }
-    void pump()
+    pump()
   }
 
   const keysFree = (keys: readonly string[]): boolean => keys.every((key) => !heldKeys.has(key))
@@ -172,8 +194,10 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
 
   const runCall = async (index: number, mode: ExecutionMode, keys: readonly string[]): Promise<void> => {
     const input = inputs[index]!
-    hooks.onStart?.(index, input, mode)
+    // Counted as started before the hook runs: if it throws after recording the call, recovery
+    // still offers the call a result.
     started = index + 1
+    hooks.onStart?.(index, input, mode)
     if (mode === 'parallel') {
       inPool++
       hold(keys, 1)
@@ -223,8 +247,8 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
     // T26: calls an abort kept from starting still get a tool/call and a synthetic result, in order.
     for (let index = started; index < count && failure === undefined; index++) {
       const input = inputs[index]!
-      hooks.onStart?.(index, input, undefined)
       started = index + 1
+      hooks.onStart?.(index, input, undefined)
       commit(
         index,
         scheduler.synthesize(input, 'ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)),
@@ -236,19 +260,26 @@ export async function runToolBatch(options: RunToolBatchOptions): Promise<ToolEx
     external?.removeEventListener('abort', onExternalAbort)
   }
 
-  if (failure !== undefined) {
-    const message = toolMessages.schedulerFailed(failure.error)
-    for (let index = committed; index < started; index++) {
-      const input = inputs[index]!
-      const result = scheduler.synthesize(input, 'SCHEDULER_FAILED', message)
-      try {
-        commit(index, result)
-      } catch {
-        // the sink that failed may keep failing; the original error is what the caller needs
-        results[index] = result
-      }
+  if (failure === undefined) return { kind: 'completed', results: results as ToolExecutionResult[] }
+  // A commit in flight finishes first, so a result observers already saw is reused, never doubled.
+  while (pumping) await pumped
+  const message = toolMessages.schedulerFailed(failure.error)
+  const contained = (hook: () => void): void => {
+    try {
+      hook()
+    } catch {
+      // the sink that failed may keep failing; the original error is what the caller needs
     }
-    throw failure.error
   }
-  return results as ToolExecutionResult[]
+  for (let index = committed; index < count; index++) {
+    const input = inputs[index]!
+    if (index >= started) {
+      started = index + 1
+      contained(() => hooks.onStart?.(index, input, undefined))
+    }
+    const result = finalized[index] ?? scheduler.synthesize(input, 'SCHEDULER_FAILED', message)
+    results[index] = result
+    contained(() => hooks.onCommit?.(index, input, result))
+  }
+  return { kind: 'failed', error: failure.error, results: results as ToolExecutionResult[] }
 }
