@@ -19,6 +19,7 @@ import {
   type RuntimeOptions,
   type ScopeToolsState,
 } from './registry/scope-state.ts'
+import { DEFAULT_MAX_PARALLEL_TOOL_CALLS } from './scheduler/check-batch-input.ts'
 import { executeBatch } from './scheduler/execute-batch.ts'
 import {
   LOCAL_PROTOCOL,
@@ -41,6 +42,8 @@ export interface InstallToolsOptions {
   readonly defaultTimeoutMs?: number
   /** Register the shipped timeout wrapper (default true). */
   readonly enforceTimeouts?: boolean
+  /** Parallel pool size of `executeBatch` when the call passes no `maxParallel` (default 10). */
+  readonly maxParallelToolCalls?: number
 }
 
 const PRESENTATION_MODES: readonly PresentationMode[] = ['native', 'code', 'both']
@@ -72,6 +75,11 @@ function readOptions(options: InstallToolsOptions): RuntimeOptions {
     maxArgumentDepth: positiveInteger('maxArgumentDepth', options.maxArgumentDepth, 64)!,
     defaultPresentation,
     defaultTimeoutMs: positiveInteger('defaultTimeoutMs', options.defaultTimeoutMs, undefined),
+    maxParallelToolCalls: positiveInteger(
+      'maxParallelToolCalls',
+      options.maxParallelToolCalls,
+      DEFAULT_MAX_PARALLEL_TOOL_CALLS,
+    )!,
   }
 }
 
@@ -323,7 +331,7 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
     },
 
     executeBatch(inputs, options = {}) {
-      return executeBatch({ tools: view, logger: registry.logger, inputs, options })
+      return executeBatch({ tools: view, registry, inputs, options })
     },
 
     presentAs(mode) {

@@ -1,9 +1,13 @@
 import { setMaxListeners } from 'node:events'
-import { describeValue } from '@deepseek-ai/dsh-llm'
-import { invalidArgument } from '../errors.ts'
-import { checkExecutionInput } from '../pipeline/check-input.ts'
 import { toolMessages } from '../messages.ts'
 import type { ExecutionMode, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
+import {
+  DEFAULT_MAX_PARALLEL_TOOL_CALLS,
+  checkBatchCalls,
+  checkMaxParallel,
+  checkOptionsObject,
+  checkSignal,
+} from './check-batch-input.ts'
 import { resolveToolRuntimeScheduler } from './scheduler-key.ts'
 import type {
   ScheduledToolDispatch,
@@ -11,7 +15,7 @@ import type {
   ToolRuntimeScheduler,
 } from './scheduler-types.ts'
 
-export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 10
+export { DEFAULT_MAX_PARALLEL_TOOL_CALLS }
 
 /**
  * Observation points of a batch, in the order they can happen for one call. `onStart` and
@@ -47,28 +51,14 @@ export type ToolBatchOutcome =
   | { readonly kind: 'failed'; readonly error: unknown; readonly results: ToolExecutionResult[] }
 
 function validate(options: RunToolBatchOptions, where: string): number {
-  if (typeof options !== 'object' || options === null)
-    throw invalidArgument(`${where}: options must be an object`)
-  const { calls, maxParallel = DEFAULT_MAX_PARALLEL_TOOL_CALLS, signal } = options
-  if (!Array.isArray(calls))
-    throw invalidArgument(`${where}: options.calls must be an array, got ${describeValue(calls)}`)
-  if (!Number.isInteger(maxParallel) || maxParallel < 1) {
-    throw invalidArgument(
-      `${where}: options.maxParallel must be a positive integer, got ${describeValue(maxParallel)}`,
-    )
-  }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw invalidArgument(`${where}: options.signal must be an AbortSignal, got ${describeValue(signal)}`)
-  }
-  const ids = new Set<string>()
-  calls.forEach((call: unknown, i) => {
-    checkExecutionInput(where, `calls[${i}]`, call)
-    const { callId } = call as ToolExecutionInput
-    if (ids.has(callId))
-      throw invalidArgument(`${where}: calls[${i}].callId "${callId}" is used twice in one batch`)
-    ids.add(callId)
-  })
-  return maxParallel
+  checkOptionsObject(where, 'options', options)
+  checkBatchCalls(where, 'options.calls', options.calls)
+  checkSignal(where, 'options.signal', options.signal)
+  return checkMaxParallel(
+    where,
+    'options.maxParallel',
+    options.maxParallel ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS,
+  )
 }
 
 /**
