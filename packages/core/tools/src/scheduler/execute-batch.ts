@@ -1,7 +1,8 @@
 import type { RegistryState } from '../registry/scope-state.ts'
 import type { BatchOptions, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
-import { checkBatchCalls, checkMaxParallel, checkOptionsObject, checkSignal } from './check-batch-input.ts'
-import { runBatch } from './run-tool-batch.ts'
+import { checkMaxParallel, checkOptionsObject, checkSignal, copyCalls } from './check-batch-input.ts'
+import { openToolBatch } from './create-tool-batch.ts'
+import { resolveToolRuntimeScheduler } from './scheduler-key.ts'
 
 /**
  * `ctx.tools.executeBatch`: `runToolBatch` for plugins, which never rejects for a batch failure.
@@ -18,20 +19,22 @@ export async function executeBatch(options: {
   const where = 'tools.executeBatch(inputs, options)'
   checkOptionsObject(where, 'options', options.options)
   const { signal, maxParallel } = options.options
-  checkBatchCalls(where, 'inputs', options.inputs)
-  const outcome = await runBatch(
-    {
-      tools: options.tools,
-      calls: options.inputs,
-      maxParallel: checkMaxParallel(
-        where,
-        'options.maxParallel',
-        maxParallel ?? options.registry.options.maxParallelToolCalls,
-      ),
-      ...(checkSignal(where, 'options.signal', signal) === undefined ? {} : { signal }),
-    },
-    where,
-  )
+  const calls = copyCalls(where, 'inputs', options.inputs)
+  const batch = openToolBatch({
+    scheduler: resolveToolRuntimeScheduler(options.tools),
+    logger: options.registry.logger,
+    signal: checkSignal(where, 'options.signal', signal),
+    maxParallel: checkMaxParallel(
+      where,
+      'options.maxParallel',
+      maxParallel ?? options.registry.options.maxParallelToolCalls,
+    ),
+    hooks: {},
+    eager: undefined,
+  })
+  for (const call of calls) batch.add(call)
+  batch.close()
+  const outcome = await batch.outcome
   if (outcome.kind === 'failed') {
     options.registry.logger.error(`${where}: the batch failed; calls without a result got SCHEDULER_FAILED`, {
       error: outcome.error,
