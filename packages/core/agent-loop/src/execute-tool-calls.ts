@@ -174,6 +174,18 @@ export async function executeToolCalls(
           ledger.recordResult(index, result)
           progress.committed(index, result)
         },
+        // May come after this step (or the turn) ended: it is recorded where the session is then.
+        onLateOutcome: (index, _input, outcome) => {
+          try {
+            ledger.recordLateOutcome(index, outcome)
+          } catch (error) {
+            // a closed or failing session: the logger is the last place the outcome can go
+            ctx.logger.error(
+              `executeToolCalls: the late outcome of tool call "${blocks[index]?.id}" could not be recorded`,
+              { error, turn, step, callId: blocks[index]?.id, outcome },
+            )
+          }
+        },
       },
     })
   } catch (error) {

@@ -1,7 +1,8 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { Session } from '@deepseek-ai/dsh-session'
-import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import type { LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from './append-tool-call.ts'
+import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
 import { appendToolResult } from './append-tool-result.ts'
 import { AgentLoopError } from './errors.ts'
 
@@ -18,6 +19,8 @@ export interface ToolCallLedger {
   recordResult(index: number, result: ToolExecutionResult): void
   /** The recorded calls still without a recorded result, in model order (always a tail). */
   unanswered(): { callId: string; callSeq: number }[]
+  /** Appends `tool/late-outcome` for call `index`, citing its call and result. */
+  recordLateOutcome(index: number, outcome: LateToolOutcome): void
 }
 
 export function createToolCallLedger(options: {
@@ -28,6 +31,7 @@ export function createToolCallLedger(options: {
 }): ToolCallLedger {
   const { session, turn, step, blocks } = options
   const callSeqs: number[] = []
+  const resultSeqs: number[] = []
   let answered = 0
 
   const append = (index: number, result: ToolExecutionResult): void => {
@@ -40,7 +44,7 @@ export function createToolCallLedger(options: {
         message: `executeToolCalls: the scheduler committed call ${index} before it was recorded as tool/call`,
       })
     }
-    appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
+    resultSeqs[index] = appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
     answered = index + 1
   }
 
@@ -66,6 +70,19 @@ export function createToolCallLedger(options: {
         })
       }
       append(index, result)
+    },
+
+    recordLateOutcome(index, outcome) {
+      const callSeq = callSeqs[index]
+      if (callSeq === undefined) {
+        throw new AgentLoopError({
+          code: 'INVALID_ARGUMENT',
+          kind: 'system',
+          message: `executeToolCalls: a late outcome for call ${index}, which was never recorded as tool/call`,
+        })
+      }
+      const callId = blocks[index]!.id
+      appendToolLateOutcome({ session, turn, step, callId, callSeq, resultSeq: resultSeqs[index], outcome })
     },
 
     unanswered() {

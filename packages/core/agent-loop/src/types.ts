@@ -1,6 +1,7 @@
 import type {
   AssistantMessage,
   FinishReason,
+  JsonValue,
   TokenUsage,
   ToolSchema,
   UserMessage,
@@ -212,6 +213,17 @@ export interface UserMessageEventData {
   step: number
   message: UserMessage
   source: 'user' | 'tool-context'
+}
+
+/**
+ * `data` of a `tool/late-outcome` session event: how the body of call `callId` ended after its
+ * result had been recorded (`value` omitted when the body returned nothing).
+ */
+export interface ToolLateOutcomeEventData {
+  turn: number
+  step: number
+  callId: string
+  outcome: { kind: 'value'; value?: JsonValue } | { kind: 'error'; message: string } | { kind: 'abandoned' }
 }
 
 /** `data` of an `assistant/message` session event. */
