@@ -69,7 +69,13 @@ describe('a late body outcome is recorded as its own session event (tool/late-ou
     const { root, settle } = timingOutTools()
     const session = createMemorySession()
     const ctx = stepScope(root, session)
-    const { results } = await executeToolCalls(ctx, 2, 3, [slowCall], undefined, () => {})
+    const { results } = await executeToolCalls({
+      ctx,
+      turn: 2,
+      step: 3,
+      toolCalls: [slowCall],
+      acceptContext: () => {},
+    })
     expect(results[0]).toBe(TIMEOUT)
     expect(shape(session.events())).toEqual(['tool/call w1', 'tool/result w1'])
     settle({ kind: 'value', value: { bytes: 12 } })
@@ -111,7 +117,7 @@ describe('a late body outcome is recorded as its own session event (tool/late-ou
     const { root, settle } = timingOutTools()
     const session = createMemorySession()
     const ctx = stepScope(root, session)
-    await executeToolCalls(ctx, 1, 1, [slowCall], undefined, () => {})
+    await executeToolCalls({ ctx, turn: 1, step: 1, toolCalls: [slowCall], acceptContext: () => {} })
     session.close()
     settle({ kind: 'abandoned' })
     await quiesce()
