@@ -62,15 +62,23 @@ export function createToolBatch(options: CreateToolBatchOptions): ToolBatch {
   })
 }
 
-/** `createToolBatch` with settings already checked. */
-export function openToolBatch(settings: {
-  readonly scheduler: ToolRuntimeScheduler
-  readonly logger: Logger | undefined
-  readonly signal: AbortSignal | undefined
-  readonly maxParallel: number
-  readonly hooks: ToolBatchHooks
-  readonly eager: ((input: ToolExecutionInput) => boolean) | undefined
-}): ToolBatch {
+type MutableInput = { -readonly [K in keyof ToolExecutionInput]: ToolExecutionInput[K] }
+
+/**
+ * `createToolBatch` with settings already checked. `calls`, when given, are copies checked by the
+ * caller (`copyCalls`): they are added as they are and the batch is closed (`runToolBatch`).
+ */
+export function openToolBatch(
+  settings: {
+    readonly scheduler: ToolRuntimeScheduler
+    readonly logger: Logger | undefined
+    readonly signal: AbortSignal | undefined
+    readonly maxParallel: number
+    readonly hooks: ToolBatchHooks
+    readonly eager: ((input: ToolExecutionInput) => boolean) | undefined
+  },
+  calls?: readonly ToolExecutionInput[],
+): ToolBatch {
   const { scheduler, hooks, eager, logger } = settings
   const locks = keyLocksFor(scheduler)
   const state = createBatchState({ maxParallel: settings.maxParallel, locks })
@@ -105,14 +113,17 @@ export function openToolBatch(settings: {
   }
 
   let driving = false
+  let committing = false
+  const step = (): void => {
+    driving = false
+    if (state.nextToStart() !== undefined) void startCalls()
+    if (!committing) void commitCalls()
+  }
+  // Coalesces every change of one turn of the event loop into one look at what may happen next.
   const drive = (): void => {
     if (driving) return
     driving = true
-    queueMicrotask(() => {
-      driving = false
-      void startCalls()
-      void commitCalls()
-    })
+    queueMicrotask(step)
   }
 
   const startCalls = async (): Promise<void> => {
@@ -184,17 +195,21 @@ export function openToolBatch(settings: {
   }
 
   const commitCalls = async (): Promise<void> => {
+    committing = true
     const before = state.committed
-    for (let step = state.nextCommit(); step !== undefined; step = state.nextCommit()) {
+    for (let next = state.nextCommit(); next !== undefined; next = state.nextCommit()) {
       state.beginCommit()
       try {
-        await runCommitStep({ step, state, scheduler, hooks })
+        // synchronous unless finalize or a hook returned a promise
+        const pending = runCommitStep({ step: next, state, scheduler, hooks })
+        if (pending !== undefined) await pending
       } catch (error) {
         fail(error)
       } finally {
         state.endCommit()
       }
     }
+    committing = false
     if (!finished && state.done) finish()
     // a commit may open a barrier or the exclusive turn of the next call
     else if (state.committed !== before) drive()
@@ -212,9 +227,17 @@ export function openToolBatch(settings: {
     )
   }
 
+  /** Adds a checked copy (the batch's own object from here on, with the call's own signal). */
+  const intake = (copy: MutableInput): number => {
+    copy.signal = signals.forCall(state.added, copy.signal)
+    const index = state.add(copy)
+    notify(() => hooks.onQueued?.(index, copy))
+    return index
+  }
+
   if (settings.signal?.aborted) state.abort()
 
-  return {
+  const batch: ToolBatch = {
     add(call) {
       const where = 'batch.add(call)'
       if (state.closed) {
@@ -225,12 +248,10 @@ export function openToolBatch(settings: {
       }
       if (typeof call !== 'object' || call === null)
         throw invalidArgument(`${where}: call must be an object, got ${describeValue(call)}`)
-      // One read of the caller's object; everything after uses the copy (and its own signal).
-      const copy = { ...call } as { -readonly [K in keyof ToolExecutionInput]: ToolExecutionInput[K] }
+      // One read of the caller's object; everything after uses the copy.
+      const copy: MutableInput = { ...call }
       checkBatchCall(where, 'call', copy, ids)
-      copy.signal = signals.forCall(state.added, copy.signal)
-      const index = state.add(copy)
-      notify(() => hooks.onQueued?.(index, copy))
+      const index = intake(copy)
       drive()
       return index
     },
@@ -242,4 +263,9 @@ export function openToolBatch(settings: {
     outcome,
     view: () => state.view(),
   }
+  if (calls !== undefined) {
+    for (const call of calls) intake(call as MutableInput)
+    batch.close()
+  }
+  return batch
 }

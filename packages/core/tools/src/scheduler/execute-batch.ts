@@ -20,20 +20,21 @@ export async function executeBatch(options: {
   checkOptionsObject(where, 'options', options.options)
   const { signal, maxParallel } = options.options
   const calls = copyCalls(where, 'inputs', options.inputs)
-  const batch = openToolBatch({
-    scheduler: resolveToolRuntimeScheduler(options.tools),
-    logger: options.registry.logger,
-    signal: checkSignal(where, 'options.signal', signal),
-    maxParallel: checkMaxParallel(
-      where,
-      'options.maxParallel',
-      maxParallel ?? options.registry.options.maxParallelToolCalls,
-    ),
-    hooks: {},
-    eager: undefined,
-  })
-  for (const call of calls) batch.add(call)
-  batch.close()
+  const batch = openToolBatch(
+    {
+      scheduler: resolveToolRuntimeScheduler(options.tools),
+      logger: options.registry.logger,
+      signal: checkSignal(where, 'options.signal', signal),
+      maxParallel: checkMaxParallel(
+        where,
+        'options.maxParallel',
+        maxParallel ?? options.registry.options.maxParallelToolCalls,
+      ),
+      hooks: {},
+      eager: undefined,
+    },
+    calls,
+  )
   const outcome = await batch.outcome
   if (outcome.kind === 'failed') {
     options.registry.logger.error(`${where}: the batch failed; calls without a result got SCHEDULER_FAILED`, {

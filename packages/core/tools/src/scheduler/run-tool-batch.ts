@@ -47,19 +47,20 @@ export function runBatch(options: RunToolBatchOptions, where: string): Promise<T
   checkOptionsObject(where, 'options', options)
   const { tools, calls, signal, maxParallel, hooks } = options
   const copies = copyCalls(where, 'options.calls', calls)
-  const batch = openToolBatch({
-    scheduler: resolveToolRuntimeScheduler(tools),
-    logger: loggerOf(tools),
-    signal: checkSignal(where, 'options.signal', signal),
-    maxParallel: checkMaxParallel(
-      where,
-      'options.maxParallel',
-      maxParallel ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS,
-    ),
-    hooks: readHooks(where, hooks),
-    eager: undefined,
-  })
-  for (const call of copies) batch.add(call)
-  batch.close()
+  const batch = openToolBatch(
+    {
+      scheduler: resolveToolRuntimeScheduler(tools),
+      logger: loggerOf(tools),
+      signal: checkSignal(where, 'options.signal', signal),
+      maxParallel: checkMaxParallel(
+        where,
+        'options.maxParallel',
+        maxParallel ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS,
+      ),
+      hooks: readHooks(where, hooks),
+      eager: undefined,
+    },
+    copies,
+  )
   return batch.outcome
 }
