@@ -14,11 +14,7 @@ export interface RunStepArgs {
   ) => void
 }
 
-/**
- * The only place the bench calls `executeToolCalls`. Its signature is expected to become one options
- * object (`{ ctx, turn, step, toolCalls, signal, acceptContext }`); then this body becomes
- * `return executeToolCalls(args)`.
- */
+/** The only place the bench calls `executeToolCalls`. */
 export function runStep(args: RunStepArgs): Promise<ExecuteToolCallsResult> {
-  return executeToolCalls(args.ctx, args.turn, args.step, args.toolCalls, args.signal, args.acceptContext)
+  return executeToolCalls(args)
 }

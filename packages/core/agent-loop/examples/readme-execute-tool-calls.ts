@@ -32,7 +32,13 @@ const toolCalls = [
   toolCallBlock({ id: 'c2', name: 'lookup', args: { word: 'moon' } }),
 ]
 const contexts: string[] = []
-const { results } = await executeToolCalls(harness, 1, 1, toolCalls, undefined, (text) => contexts.push(text))
+const { results } = await executeToolCalls({
+  ctx: harness,
+  turn: 1,
+  step: 1,
+  toolCalls,
+  acceptContext: (text) => contexts.push(text),
+})
 
 console.log(results.map((result) => result.content)) // [ [ { type: 'text', text: 'tide: a word' } ], [ { type: 'text', text: 'moon: a word' } ] ]
 console.log(contexts) // [ 'the user looked up "tide"', 'the user looked up "moon"' ]

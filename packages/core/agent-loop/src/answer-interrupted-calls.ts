@@ -1,11 +1,10 @@
-import { toolCallsOf } from '@deepseek-ai/dsh-llm'
 import type { Session } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionInput, ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from './append-tool-call.ts'
 import { appendToolResult } from './append-tool-result.ts'
 import { findUnansweredCalls } from './find-unanswered-calls.ts'
+import { findUnrecordedCalls } from './find-unrecorded-calls.ts'
 import { readLastTurn } from './read-last-turn.ts'
-import { readToolCall } from './session-records.ts'
 
 function interrupted(input: ToolExecutionInput): string {
   return `Tool call "${input.name}" was interrupted: the process stopped before its result was recorded, and the session was resumed.`
@@ -13,9 +12,10 @@ function interrupted(input: ToolExecutionInput): string {
 
 /**
  * Makes a session left by a stopped process replayable again: every `tool/call` without a
- * `tool/result` gets a synthetic `INTERRUPTED` result, in log order; and when the unfinished last
- * turn ends in an assistant message whose tool calls were never recorded (the process stopped
- * before the batch began), those calls are recorded and answered the same way. Results come from
+ * `tool/result` gets a synthetic `INTERRUPTED` result, in log order; and when the last turn's last
+ * assistant message has tool calls that were never recorded (the process stopped before the batch
+ * began, or the session refused to record them and the turn ended with `error`), those calls are
+ * recorded and answered the same way. Results come from
  * `scheduler.synthesize`, so `tools/result` observers see them. Returns how many calls it answered.
  */
 export function answerInterruptedCalls(options: {
@@ -46,13 +46,9 @@ export function answerInterruptedCalls(options: {
   }
 
   const last = readLastTurn(events)
-  if (last === undefined || last.end !== undefined || last.lastAssistant === undefined) return answered
-  const recorded = new Set(
-    events.filter((event) => event.type === 'tool/call').map((event) => readToolCall(event).callId),
-  )
+  if (last === undefined) return answered
   const { turn, steps: step } = last
-  for (const block of toolCallsOf(last.lastAssistant)) {
-    if (recorded.has(block.id)) continue
+  for (const block of findUnrecordedCalls(events, last)) {
     const callSeq = appendToolCall({ session, turn, step, block })
     const input: ToolExecutionInput = {
       callId: block.id,

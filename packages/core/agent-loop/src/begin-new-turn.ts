@@ -2,6 +2,7 @@ import type { UserMessage } from '@deepseek-ai/dsh-llm'
 import type { Session } from '@deepseek-ai/dsh-session'
 import { AgentLoopError } from './errors.ts'
 import { findUnansweredCalls } from './find-unanswered-calls.ts'
+import { findUnrecordedCalls } from './find-unrecorded-calls.ts'
 import { readLastTurn } from './read-last-turn.ts'
 import type { TurnStart } from './run-turn.ts'
 import { ZERO_USAGE } from './session-records.ts'
@@ -9,7 +10,7 @@ import type { TurnStartEventData, UserMessageEventData } from './types.ts'
 
 /**
  * Opens the next turn of `session`: refuses a session that ends unfinished (`RESUME_REQUIRED`: a
- * new turn after unanswered calls would never replay), records `turn/start`, and leaves the
+ * new turn after unanswered or unrecorded calls would never replay), records `turn/start`, and leaves the
  * `user/message` to the turn's prelude so a failure there ends the turn with `error`.
  */
 export function beginNewTurn(session: Session, message: UserMessage, where: string): TurnStart {
@@ -17,13 +18,15 @@ export function beginNewTurn(session: Session, message: UserMessage, where: stri
   const last = readLastTurn(events)
   const open = last !== undefined && last.end === undefined
   const unanswered = findUnansweredCalls(events).length
-  if (open || unanswered > 0) {
+  const unrecorded = findUnrecordedCalls(events, last).length
+  if (open || unanswered > 0 || unrecorded > 0) {
     throw new AgentLoopError({
       code: 'RESUME_REQUIRED',
       message:
         `${where}: the session ends in an unfinished turn` +
         (open ? ` (turn ${last.turn} has no turn/end)` : '') +
         (unanswered > 0 ? ` with ${unanswered} unanswered tool call(s)` : '') +
+        (unrecorded > 0 ? ` with ${unrecorded} tool call(s) of its last step never recorded` : '') +
         '; call agent.resume() first',
     })
   }

@@ -1,89 +1,25 @@
-import type { Context } from '@deepseek-ai/dsh-context'
-import { describeValue, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import {
   describeThrown,
-  resolveToolRuntimeScheduler,
-  toolMessages,
   runToolBatch,
   type ToolExecutionInput,
   type ToolExecutionResult,
-  type ToolRuntime,
 } from '@deepseek-ai/dsh-tools'
-import { AgentLoopError, invalidArgument } from './errors.ts'
-import { readAgentLoopService } from './read-agent-loop-service.ts'
+import { AgentLoopError } from './errors.ts'
+import {
+  WHERE,
+  readExecuteToolCallsOptions,
+  type ExecuteToolCallsOptions,
+} from './read-execute-tool-calls-options.ts'
 import { createToolCallLedger } from './tool-call-ledger.ts'
 import { createToolCallProgress } from './tool-call-progress.ts'
-import type { ToolCallProgressEvent } from './types.ts'
 
-/** Receives one deferred context (T27); called in model order after the step's batch committed. */
-export type AcceptContext = (
-  text: string,
-  source: { readonly callId: string; readonly toolName: string },
-) => void
-
-export interface ExecuteToolCallsOptions {
-  /** Progress of each call through the scheduler. Must not throw (a throw is logged and dropped). */
-  readonly onEvent?: (event: ToolCallProgressEvent) => void
-}
+export type { AcceptContext, ExecuteToolCallsOptions } from './read-execute-tool-calls-options.ts'
 
 export interface ExecuteToolCallsResult {
   /** One frozen result per call, in model order. */
   readonly results: ToolExecutionResult[]
   /** True when a successful result asked to end the turn after this step (T27). */
   readonly concludesTurn: boolean
-}
-
-const WHERE = 'executeToolCalls(ctx, turn, step, toolCalls, signal, acceptContext, options)'
-
-function stepNumber(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw invalidArgument(`${WHERE}: ${name} must be a non-negative integer, got ${describeValue(value)}`)
-  }
-  return value
-}
-
-function readBlocks(toolCalls: unknown): readonly ToolCallBlock[] {
-  if (!Array.isArray(toolCalls))
-    throw invalidArgument(`${WHERE}: toolCalls must be an array, got ${describeValue(toolCalls)}`)
-  const ids = new Set<string>()
-  toolCalls.forEach((raw: unknown, i) => {
-    const block = raw as Partial<ToolCallBlock> | null
-    if (typeof block !== 'object' || block === null || block.type !== 'tool-call') {
-      throw invalidArgument(
-        `${WHERE}: toolCalls[${i}] must be a tool-call block, got ${describeValue(block)}`,
-      )
-    }
-    if (typeof block.id !== 'string' || block.id === '') {
-      throw invalidArgument(
-        `${WHERE}: toolCalls[${i}].id must be a non-empty string, got ${describeValue(block.id)}`,
-      )
-    }
-    if (typeof block.name !== 'string' || block.name === '') {
-      throw invalidArgument(
-        `${WHERE}: toolCalls[${i}].name must be a non-empty string, got ${describeValue(block.name)}`,
-      )
-    }
-    if (typeof block.arguments !== 'string') {
-      throw invalidArgument(
-        `${WHERE}: toolCalls[${i}].arguments must be the raw JSON string, got ${describeValue(block.arguments)}`,
-      )
-    }
-    if (ids.has(block.id))
-      throw invalidArgument(`${WHERE}: toolCalls[${i}].id "${block.id}" is used twice in one step`)
-    ids.add(block.id)
-  })
-  return toolCalls as readonly ToolCallBlock[]
-}
-
-function readTools(ctx: Context): ToolRuntime {
-  const tools = (ctx as { tools?: unknown }).tools
-  if (typeof tools !== 'object' || tools === null) {
-    throw new AgentLoopError({
-      code: 'NOT_INSTALLED',
-      message: `${WHERE}: ctx.tools is not available in scope "${ctx.scope.name}"; call installTools(ctx) from @deepseek-ai/dsh-tools first`,
-    })
-  }
-  return tools as ToolRuntime
 }
 
 /**
@@ -101,46 +37,15 @@ function readTools(ctx: Context): ToolRuntime {
  * the session refused to answer.
  *
  * @example
- * const { results, concludesTurn } = await executeToolCalls(agent.ctx, 1, 1, toolCallsOf(message), signal, (text) => inbox.push(text))
+ * const { results, concludesTurn } = await executeToolCalls({
+ *   ctx: agent.ctx, turn: 1, step: 1, toolCalls: toolCallsOf(message), signal,
+ *   acceptContext: (text) => inbox.push(text),
+ * })
  */
-export async function executeToolCalls(
-  ctx: Context,
-  turn: number,
-  step: number,
-  toolCalls: readonly ToolCallBlock[],
-  signal: AbortSignal | undefined,
-  acceptContext: AcceptContext,
-  options: ExecuteToolCallsOptions = {},
-): Promise<ExecuteToolCallsResult> {
-  if (
-    typeof ctx !== 'object' ||
-    ctx === null ||
-    typeof (ctx as Partial<Context>).createScope !== 'function'
-  ) {
-    throw invalidArgument(`${WHERE}: ctx must be a context from createContext(), got ${describeValue(ctx)}`)
-  }
-  stepNumber('turn', turn)
-  stepNumber('step', step)
-  const blocks = readBlocks(toolCalls)
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw invalidArgument(
-      `${WHERE}: signal must be an AbortSignal or undefined, got ${describeValue(signal)}`,
-    )
-  }
-  if (typeof acceptContext !== 'function') {
-    throw invalidArgument(`${WHERE}: acceptContext must be a function, got ${describeValue(acceptContext)}`)
-  }
-  if (typeof options !== 'object' || options === null) {
-    throw invalidArgument(`${WHERE}: options must be an object, got ${describeValue(options)}`)
-  }
-  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
-    throw invalidArgument(
-      `${WHERE}: options.onEvent must be a function, got ${describeValue(options.onEvent)}`,
-    )
-  }
-  const { config, session } = readAgentLoopService(ctx, WHERE)
-  const tools = readTools(ctx)
-  const scheduler = resolveToolRuntimeScheduler(tools)
+export async function executeToolCalls(options: ExecuteToolCallsOptions): Promise<ExecuteToolCallsResult> {
+  const { ctx, turn, step, blocks, signal, acceptContext, onEvent, service, tools } =
+    readExecuteToolCallsOptions(options)
+  const { config, session } = service
 
   const calls: ToolExecutionInput[] = blocks.map((block) => ({
     callId: block.id,
@@ -156,7 +61,7 @@ export async function executeToolCalls(
     blocks,
     tools,
     logger: ctx.logger,
-    onEvent: options.onEvent,
+    onEvent,
   })
 
   let results: ToolExecutionResult[]
@@ -177,15 +82,25 @@ export async function executeToolCalls(
           ledger.recordResult(index, result)
           progress.committed(index, result)
         },
+        // May come after this step (or the turn) ended: it is recorded where the session is then.
+        onLateOutcome: (index, _input, outcome) => {
+          try {
+            ledger.recordLateOutcome(index, outcome)
+          } catch (error) {
+            // a closed or failing session: the logger is the last place the outcome can go
+            ctx.logger.error(
+              `executeToolCalls: the late outcome of tool call "${blocks[index]?.id}" could not be recorded`,
+              { error, turn, step, callId: blocks[index]?.id, outcome },
+            )
+          }
+        },
       },
     })
   } catch (error) {
-    const message = toolMessages.schedulerFailed(error)
-    const unanswered = ledger.answerRemaining(
-      (index) => scheduler.synthesize(calls[index]!, 'SCHEDULER_FAILED', message),
-      (index, result) => progress.committed(index, result),
-    )
+    // runToolBatch already offered every recorded call a result (its real one, or SCHEDULER_FAILED)
+    // through onCommit, in model order; what the session still lacks is reported, not retried.
     progress.close()
+    const unanswered = ledger.unanswered()
     if (unanswered.length === 0) throw error
     throw new AgentLoopError({
       code: 'UNRECORDED_RESULTS',

@@ -6,6 +6,7 @@ export { resumeAgent } from './resume-agent.ts'
 export { historyFromSession } from './history-from-session.ts'
 export { appendToolCall } from './append-tool-call.ts'
 export { appendToolResult } from './append-tool-result.ts'
+export { appendToolLateOutcome } from './append-tool-late-outcome.ts'
 export { answerInterruptedCalls } from './answer-interrupted-calls.ts'
 export { DEFAULT_AGENT_LOOP_CONFIG, resolveAgentLoopConfig } from './resolve-agent-loop-config.ts'
 export { AgentLoopError } from './errors.ts'
@@ -31,6 +32,7 @@ export type {
   TurnEndReason,
   TurnResult,
   TurnStartEvent,
+  ToolLateOutcomeEventData,
   TurnStartEventData,
   UserMessageEventData,
 } from './types.ts'

@@ -172,15 +172,15 @@ export async function runTurn(
       let concludesTurn = false
       if (calls.length > 0) {
         const inbox: string[] = []
-        const batch = await executeToolCalls(
+        const batch = await executeToolCalls({
           ctx,
           turn,
           step,
-          calls,
-          signal,
-          (text) => void inbox.push(text),
-          { onEvent: emit },
-        )
+          toolCalls: calls,
+          ...(signal === undefined ? {} : { signal }),
+          acceptContext: (text) => void inbox.push(text),
+          onEvent: emit,
+        })
         concludesTurn = batch.concludesTurn
         if (inbox.length > 0) {
           // Recorded even when the turn ends here: accepted context is never dropped, it opens the next step or turn.

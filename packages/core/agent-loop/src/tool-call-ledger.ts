@@ -1,29 +1,26 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { Session } from '@deepseek-ai/dsh-session'
-import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import type { LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from './append-tool-call.ts'
+import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
 import { appendToolResult } from './append-tool-result.ts'
 import { AgentLoopError } from './errors.ts'
 
 /**
  * What one step recorded in the session. Calls are recorded in model order and answered in model
- * order, so the answered calls are always a prefix of the recorded ones; `answerRemaining` keeps it
- * so after a failure, which is what keeps the log replayable (or repairable by `resume`).
+ * order, so the answered calls are always a prefix of the recorded ones: a result offered while an
+ * earlier one is missing is refused. That keeps a failed step's log replayable, or repairable by
+ * `resume` (which answers the unanswered tail with `INTERRUPTED`).
  */
 export interface ToolCallLedger {
   /** Appends `tool/call` for call `index`. */
   recordCall(index: number): void
   /** Appends `tool/result` for call `index`; refuses to answer out of model order. */
   recordResult(index: number, result: ToolExecutionResult): void
-  /**
-   * After a failed batch: answers every recorded, unanswered call (in order) with the last result
-   * offered for it, else `fallback(index)`. Stops at the first append the session refuses and returns
-   * the calls still unanswered. `onAnswered` learns each result it recorded.
-   */
-  answerRemaining(
-    fallback: (index: number) => ToolExecutionResult,
-    onAnswered: (index: number, result: ToolExecutionResult) => void,
-  ): { callId: string; callSeq: number }[]
+  /** The recorded calls still without a recorded result, in model order (always a tail). */
+  unanswered(): { callId: string; callSeq: number }[]
+  /** Appends `tool/late-outcome` for call `index`, citing its call and result. */
+  recordLateOutcome(index: number, outcome: LateToolOutcome): void
 }
 
 export function createToolCallLedger(options: {
@@ -34,7 +31,7 @@ export function createToolCallLedger(options: {
 }): ToolCallLedger {
   const { session, turn, step, blocks } = options
   const callSeqs: number[] = []
-  const offered: (ToolExecutionResult | undefined)[] = []
+  const resultSeqs: number[] = []
   let answered = 0
 
   const append = (index: number, result: ToolExecutionResult): void => {
@@ -47,7 +44,7 @@ export function createToolCallLedger(options: {
         message: `executeToolCalls: the scheduler committed call ${index} before it was recorded as tool/call`,
       })
     }
-    appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
+    resultSeqs[index] = appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
     answered = index + 1
   }
 
@@ -64,7 +61,6 @@ export function createToolCallLedger(options: {
     },
 
     recordResult(index, result) {
-      offered[index] = result
       if (index !== answered) {
         // An earlier result could not be recorded: writing this one would break model order (T25).
         throw new AgentLoopError({
@@ -76,17 +72,20 @@ export function createToolCallLedger(options: {
       append(index, result)
     },
 
-    answerRemaining(fallback, onAnswered) {
-      for (let index = answered; index < callSeqs.length; index++) {
-        let result: ToolExecutionResult
-        try {
-          result = offered[index] ?? fallback(index)
-          append(index, result)
-        } catch {
-          break
-        }
-        onAnswered(index, result)
+    recordLateOutcome(index, outcome) {
+      const callSeq = callSeqs[index]
+      if (callSeq === undefined) {
+        throw new AgentLoopError({
+          code: 'INVALID_ARGUMENT',
+          kind: 'system',
+          message: `executeToolCalls: a late outcome for call ${index}, which was never recorded as tool/call`,
+        })
       }
+      const callId = blocks[index]!.id
+      appendToolLateOutcome({ session, turn, step, callId, callSeq, resultSeq: resultSeqs[index], outcome })
+    },
+
+    unanswered() {
       return callSeqs
         .slice(answered)
         .map((callSeq, offset) => ({ callId: blocks[answered + offset]!.id, callSeq }))

@@ -1,4 +1,10 @@
-import type { AssistantMessage, FinishReason, TokenUsage, UserMessage } from '@deepseek-ai/dsh-llm'
+import type {
+  AssistantMessage,
+  FinishReason,
+  JsonValue,
+  TokenUsage,
+  UserMessage,
+} from '@deepseek-ai/dsh-llm'
 import type { Session } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 
@@ -204,6 +210,17 @@ export interface UserMessageEventData {
   step: number
   message: UserMessage
   source: 'user' | 'tool-context'
+}
+
+/**
+ * `data` of a `tool/late-outcome` session event: how the body of call `callId` ended after its
+ * result had been recorded (`value` omitted when the body returned nothing).
+ */
+export interface ToolLateOutcomeEventData {
+  turn: number
+  step: number
+  callId: string
+  outcome: { kind: 'value'; value?: JsonValue } | { kind: 'error'; message: string } | { kind: 'abandoned' }
 }
 
 /** `data` of an `assistant/message` session event. */

@@ -20,30 +20,30 @@ describe('executeToolCalls bad input', () => {
   it('names the argument and what was wrong, and records nothing', async () => {
     const { ctx, session } = setup()
     const ok = toolCallBlock({ id: 'a', name: 'x', args: {} })
-    const cases: [unknown[], RegExp][] = [
-      [[ctx, -1, 1, [ok], undefined, () => {}], /turn must be a non-negative integer, got the number -1/],
-      [[ctx, 1, 1.5, [ok], undefined, () => {}], /step must be a non-negative integer/],
-      [[ctx, 1, 1, 'calls', undefined, () => {}], /toolCalls must be an array, got the string "calls"/],
+    const base = { ctx, turn: 1, step: 1, toolCalls: [ok], acceptContext: () => {} }
+    const cases: [unknown, RegExp][] = [
+      [undefined, /options must be an object, got undefined/],
+      [{ ...base, turn: -1 }, /options\.turn must be a non-negative integer, got the number -1/],
+      [{ ...base, step: 1.5 }, /options\.step must be a non-negative integer/],
+      [{ ...base, toolCalls: 'calls' }, /options\.toolCalls must be an array, got the string "calls"/],
       [
-        [ctx, 1, 1, [{ type: 'text', text: 'x' }], undefined, () => {}],
-        /toolCalls\[0\] must be a tool-call block/,
+        { ...base, toolCalls: [{ type: 'text', text: 'x' }] },
+        /options\.toolCalls\[0\] must be a tool-call block/,
       ],
       [
-        [ctx, 1, 1, [{ ...ok, arguments: {} }], undefined, () => {}],
-        /toolCalls\[0\]\.arguments must be the raw JSON string/,
+        { ...base, toolCalls: [{ ...ok, arguments: {} }] },
+        /options\.toolCalls\[0\]\.arguments must be the raw JSON string/,
       ],
-      [[ctx, 1, 1, [ok, ok], undefined, () => {}], /toolCalls\[1\]\.id "a" is used twice in one step/],
-      [[ctx, 1, 1, [ok], 'signal', () => {}], /signal must be an AbortSignal or undefined/],
-      [[ctx, 1, 1, [ok], undefined, 'accept'], /acceptContext must be a function/],
-      [[ctx, 1, 1, [ok], undefined, () => {}, { onEvent: 1 }], /options\.onEvent must be a function/],
-      [[{}, 1, 1, [ok], undefined, () => {}], /ctx must be a context from createContext\(\)/],
+      [{ ...base, toolCalls: [ok, ok] }, /options\.toolCalls\[1\]\.id "a" is used twice in one step/],
+      [{ ...base, signal: 'signal' }, /options\.signal must be an AbortSignal or undefined/],
+      [{ ...base, acceptContext: 'accept' }, /options\.acceptContext must be a function/],
+      [{ ...base, onEvent: 1 }, /options\.onEvent must be a function/],
+      [{ ...base, ctx: {} }, /options\.ctx must be a context from createContext\(\)/],
     ]
-    for (const [args, message] of cases) {
-      const error = await rejection((executeToolCalls as (...a: unknown[]) => Promise<unknown>)(...args))
+    for (const [options, message] of cases) {
+      const error = await rejection((executeToolCalls as (o: unknown) => Promise<unknown>)(options))
       expect(error.code).toBe('INVALID_ARGUMENT')
-      expect(error.message).toMatch(
-        /^executeToolCalls\(ctx, turn, step, toolCalls, signal, acceptContext, options\): /,
-      )
+      expect(error.message).toMatch(/^executeToolCalls\(options\): /)
       expect(error.message).toMatch(message)
     }
     expect(session.events()).toEqual([])
@@ -52,14 +52,20 @@ describe('executeToolCalls bad input', () => {
   it('NOT_INSTALLED without ctx.agentLoop or ctx.tools; INVALID_CONFIG for a hand-made service with a bad pool size (T23)', async () => {
     const root = createContext({ logger: createMemoryLogger() })
     const block = toolCallBlock({ id: 'a', name: 'x', args: {} })
-    expect((await rejection(executeToolCalls(root, 1, 1, [block], undefined, () => {}))).message).toMatch(
-      /ctx\.agentLoop is not available in scope "root"/,
-    )
+    expect(
+      (
+        await rejection(
+          executeToolCalls({ ctx: root, turn: 1, step: 1, toolCalls: [block], acceptContext: () => {} }),
+        )
+      ).message,
+    ).toMatch(/ctx\.agentLoop is not available in scope "root"/)
     root.provide('agentLoop', {
       config: { maxParallelToolCalls: 2, maxSteps: 3 },
       session: createMemorySession(),
     })
-    const noTools = await rejection(executeToolCalls(root, 1, 1, [block], undefined, () => {}))
+    const noTools = await rejection(
+      executeToolCalls({ ctx: root, turn: 1, step: 1, toolCalls: [block], acceptContext: () => {} }),
+    )
     expect([noTools.code, noTools.message]).toEqual([
       'NOT_INSTALLED',
       expect.stringMatching(/call installTools\(ctx\)/),
@@ -70,7 +76,9 @@ describe('executeToolCalls bad input', () => {
       config: { maxParallelToolCalls: 0, maxSteps: 3 },
       session: createMemorySession(),
     })
-    const badConfig = await rejection(executeToolCalls(scope, 1, 1, [block], undefined, () => {}))
+    const badConfig = await rejection(
+      executeToolCalls({ ctx: scope, turn: 1, step: 1, toolCalls: [block], acceptContext: () => {} }),
+    )
     expect([badConfig.code, badConfig.message]).toEqual([
       'INVALID_CONFIG',
       expect.stringMatching(/maxParallelToolCalls must be a positive integer, got the number 0/),
@@ -79,10 +87,12 @@ describe('executeToolCalls bad input', () => {
 
   it('an empty step records nothing and concludes nothing', async () => {
     const { ctx, session } = setup()
-    expect(await executeToolCalls(ctx, 1, 1, [], undefined, () => {})).toEqual({
-      results: [],
-      concludesTurn: false,
-    })
+    expect(await executeToolCalls({ ctx, turn: 1, step: 1, toolCalls: [], acceptContext: () => {} })).toEqual(
+      {
+        results: [],
+        concludesTurn: false,
+      },
+    )
     expect(session.events()).toEqual([])
   })
 
@@ -99,20 +109,17 @@ describe('executeToolCalls bad input', () => {
       }),
     )
     const events: ToolCallProgressEvent[] = []
-    const { results } = await executeToolCalls(
+    const { results } = await executeToolCalls({
       ctx,
-      5,
-      6,
-      [toolCallBlock({ id: 'g', name: 'greet', args: { who: 'ann' } })],
-      undefined,
-      () => {},
-      {
-        onEvent: (event) => {
-          events.push(event)
-          throw new Error('ui bug')
-        },
+      turn: 5,
+      step: 6,
+      toolCalls: [toolCallBlock({ id: 'g', name: 'greet', args: { who: 'ann' } })],
+      acceptContext: () => {},
+      onEvent: (event) => {
+        events.push(event)
+        throw new Error('ui bug')
       },
-    )
+    })
     expect(results[0]).toMatchObject({ isError: false })
     expect(events.map((e) => e.type)).toEqual([
       'tool-call-queued',

@@ -38,7 +38,12 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     const blocks = ['exact', 'truthy', 'throws', 'undeclared', 'nowhere'].map((name, i) =>
       call(`c${i}`, name, {}),
     )
-    const { results } = await executeToolCalls(ctx, 1, 1, blocks, undefined, noContext, {
+    const { results } = await executeToolCalls({
+      ctx,
+      turn: 1,
+      step: 1,
+      toolCalls: blocks,
+      acceptContext: noContext,
       onEvent: (e) => events.push(e),
     })
     expect(starts(events)).toEqual({
@@ -59,7 +64,7 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     root.tools.register(par.definition)
     root.tools.register(excl.definition)
     const blocks = [call('p0', 'par'), call('p1', 'par'), call('x2', 'excl'), call('p3', 'par')]
-    const done = executeToolCalls(ctx, 1, 1, blocks, undefined, noContext)
+    const done = executeToolCalls({ ctx, turn: 1, step: 1, toolCalls: blocks, acceptContext: noContext })
     await quiesce()
     expect(journal).toEqual(['start:p0', 'start:p1'])
     par.release('p1')
@@ -82,7 +87,7 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     const par = gatedTool({ name: 'par', journal, parallel: () => true })
     root.tools.register(par.definition)
     const blocks = ['a', 'b', 'c', 'd'].map((id) => call(id, 'par'))
-    const done = executeToolCalls(ctx, 1, 1, blocks, undefined, noContext)
+    const done = executeToolCalls({ ctx, turn: 1, step: 1, toolCalls: blocks, acceptContext: noContext })
     await quiesce()
     expect([...par.running]).toEqual(['a', 'b'])
     par.release('b') // not batch by batch: c starts while a still runs
@@ -103,14 +108,13 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     const par = gatedTool({ name: 'par', journal, parallel: () => true })
     root.tools.register(par.definition)
     const ids = Array.from({ length: 12 }, (_, i) => `c${i}`)
-    const done = executeToolCalls(
+    const done = executeToolCalls({
       ctx,
-      1,
-      1,
-      ids.map((id) => call(id, 'par')),
-      undefined,
-      noContext,
-    )
+      turn: 1,
+      step: 1,
+      toolCalls: ids.map((id) => call(id, 'par')),
+      acceptContext: noContext,
+    })
     await quiesce()
     expect(par.running.size).toBe(10)
     for (const id of ids) par.release(id)
@@ -127,7 +131,7 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
       call('b1', 'keyed', { key: 'b' }),
       call('a2', 'keyed', { key: 'a' }),
     ]
-    const done = executeToolCalls(ctx, 1, 1, blocks, undefined, noContext)
+    const done = executeToolCalls({ ctx, turn: 1, step: 1, toolCalls: blocks, acceptContext: noContext })
     await quiesce()
     expect([...keyed.running]).toEqual(['a1', 'b1'])
     keyed.release('a1')
@@ -155,7 +159,14 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     for (const t of [later, changer, other]) root.tools.register(t.definition)
     const events: ToolCallProgressEvent[] = []
     const blocks = [call('c0', 'changer'), call('o1', 'other'), call('l2', 'later'), call('o3', 'other')]
-    const done = executeToolCalls(ctx, 1, 1, blocks, undefined, noContext, { onEvent: (e) => events.push(e) })
+    const done = executeToolCalls({
+      ctx,
+      turn: 1,
+      step: 1,
+      toolCalls: blocks,
+      acceptContext: noContext,
+      onEvent: (e) => events.push(e),
+    })
     await quiesce()
     changer.release('c0')
     await quiesce()
@@ -189,17 +200,14 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     })
     root.tools.register(runner.definition)
     const events: ToolCallProgressEvent[] = []
-    const done = executeToolCalls(
+    const done = executeToolCalls({
       ctx,
-      1,
-      1,
-      [call('r0', 'runner'), call('s1', 'swap')],
-      undefined,
-      noContext,
-      {
-        onEvent: (e) => events.push(e),
-      },
-    )
+      turn: 1,
+      step: 1,
+      toolCalls: [call('r0', 'runner'), call('s1', 'swap')],
+      acceptContext: noContext,
+      onEvent: (e) => events.push(e),
+    })
     await quiesce()
     expect(journal).toEqual(['start:r0'])
     runner.release('r0')
@@ -216,17 +224,14 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     const par = gatedTool({ name: 'par', journal, parallel: () => true })
     root.tools.register(par.definition)
     const events: ToolCallProgressEvent[] = []
-    const done = executeToolCalls(
+    const done = executeToolCalls({
       ctx,
-      1,
-      1,
-      ['a', 'b', 'c'].map((id) => call(id, 'par')),
-      undefined,
-      noContext,
-      {
-        onEvent: (e) => events.push(e),
-      },
-    )
+      turn: 1,
+      step: 1,
+      toolCalls: ['a', 'b', 'c'].map((id) => call(id, 'par')),
+      acceptContext: noContext,
+      onEvent: (e) => events.push(e),
+    })
     await quiesce()
     par.release('c')
     par.release('b')
@@ -253,14 +258,14 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     const par = gatedTool({ name: 'par', journal, parallel: () => true })
     root.tools.register(par.definition)
     const controller = new AbortController()
-    const done = executeToolCalls(
+    const done = executeToolCalls({
       ctx,
-      1,
-      1,
-      ['a', 'b', 'c', 'd'].map((id) => call(id, 'par')),
-      controller.signal,
-      noContext,
-    )
+      turn: 1,
+      step: 1,
+      toolCalls: ['a', 'b', 'c', 'd'].map((id) => call(id, 'par')),
+      signal: controller.signal,
+      acceptContext: noContext,
+    })
     await quiesce()
     par.release('a')
     await quiesce()
@@ -293,14 +298,14 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     const { root, ctx, session } = setup()
     const journal: Journal = []
     root.tools.register(gatedTool({ name: 'par', journal, parallel: () => true }).definition)
-    const { results } = await executeToolCalls(
+    const { results } = await executeToolCalls({
       ctx,
-      1,
-      1,
-      [call('a', 'par'), call('b', 'nowhere')],
-      AbortSignal.abort(),
-      noContext,
-    )
+      turn: 1,
+      step: 1,
+      toolCalls: [call('a', 'par'), call('b', 'nowhere')],
+      signal: AbortSignal.abort(),
+      acceptContext: noContext,
+    })
     expect(results.map(codeOf)).toEqual(['ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH'])
     expect(journal).toEqual([])
     expect(session.events().map((e) => e.type)).toEqual([
@@ -327,17 +332,16 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     })
     root.tools.register(deferring.definition)
     const accepted: string[] = []
-    const done = executeToolCalls(
+    const done = executeToolCalls({
       ctx,
-      1,
-      1,
-      [call('a', 'deferring'), call('b', 'deferring')],
-      undefined,
-      (text, source) => {
+      turn: 1,
+      step: 1,
+      toolCalls: [call('a', 'deferring'), call('b', 'deferring')],
+      acceptContext: (text, source) => {
         expect(session.events().filter((e) => e.type === 'tool/result')).toHaveLength(2)
         accepted.push(`${source.toolName}/${source.callId}: ${text}`)
       },
-    )
+    })
     await quiesce()
     deferring.release('b')
     await quiesce()
@@ -367,14 +371,13 @@ describe('executeToolCalls scheduling (docs/spec.md §7)', () => {
     })
     root.tools.register(failing.definition)
     const accepted: string[] = []
-    const done = executeToolCalls(
+    const done = executeToolCalls({
       ctx,
-      1,
-      1,
-      [call('a', 'failing')],
-      undefined,
-      (text) => void accepted.push(text),
-    )
+      turn: 1,
+      step: 1,
+      toolCalls: [call('a', 'failing')],
+      acceptContext: (text) => void accepted.push(text),
+    })
     await quiesce()
     failing.fail('a', 'nope')
     const { concludesTurn, results } = await done

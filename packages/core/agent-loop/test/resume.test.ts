@@ -177,7 +177,7 @@ describe('resume', () => {
     expect(empty.session.events()).toEqual([])
   })
 
-  it('run() refuses to start a turn on an unfinished session (RESUME_REQUIRED)', async () => {
+  it('run() refuses to start a turn after one that has no turn/end (RESUME_REQUIRED)', async () => {
     const session = createMemorySession()
     session.append('turn/start', { turn: 1 })
     const { agent } = agentWith([[textBlock('x')]], { session })

@@ -33,9 +33,13 @@ function refusingSession(
 const calls = ['a', 'b', 'c'].map((id) => toolCallBlock({ id, name: 'echo', args: { text: id } }))
 
 describe('a scheduler failure in the loop', () => {
-  it('a tool/result the session refuses once is retried as SCHEDULER_FAILED: every call answered, the turn ends "error"', async () => {
+  it('T13/T39: a tool/result the session refuses once is recorded on retry with the real result; later calls get SCHEDULER_FAILED; observers see one result per call', async () => {
     const { session } = refusingSession('b', 'once')
-    const { agent } = agentWith([calls, [textBlock('unused')]], { session })
+    const { agent, root } = agentWith([calls, [textBlock('unused')]], { session })
+    const observed: string[] = []
+    root.on('tools/result', (result, call) => {
+      observed.push(`${call.callId} ${result.isError ? result.error.info?.code : 'OK'}`)
+    })
     const error = await agent.run('go').catch((e: unknown) => e)
     expect((error as Error).message).toBe('disk full while recording the result of b')
     expect(shape(session.events()).slice(3)).toEqual([
@@ -52,7 +56,10 @@ describe('a scheduler failure in the loop', () => {
       .flatMap((e) =>
         e.type === 'tool/result' ? [(e.data as unknown as ToolResultEventData).error?.code ?? 'OK'] : [],
       )
-    expect(codes).toEqual(['OK', 'SCHEDULER_FAILED', 'SCHEDULER_FAILED'])
+    // b's body had finished and its result was final (observers saw it): the retry records that
+    // same result instead of inventing a second one
+    expect(codes).toEqual(['OK', 'OK', 'SCHEDULER_FAILED'])
+    expect(observed.sort()).toEqual(['a OK', 'b OK', 'c SCHEDULER_FAILED'])
     expect(verifyToolPairs(session.events()).ok).toBe(true)
   })
 

@@ -18,14 +18,13 @@ describe('the session mapping (docs/spec.md §8)', () => {
       }),
     )
     const raw = '{ "text" :  "spaced as the model wrote it" }'
-    await executeToolCalls(
+    await executeToolCalls({
       ctx,
-      4,
-      7,
-      [{ type: 'tool-call', id: 'call_1', name: 'echo', arguments: raw }],
-      undefined,
-      () => {},
-    )
+      turn: 4,
+      step: 7,
+      toolCalls: [{ type: 'tool-call', id: 'call_1', name: 'echo', arguments: raw }],
+      acceptContext: () => {},
+    })
     const [callEvent] = session.events()
     expect(callEvent).toMatchObject({ seq: 1, type: 'tool/call' })
     expect(callEvent!.data).toEqual({ turn: 4, step: 7, callId: 'call_1', name: 'echo', arguments: raw })
@@ -56,7 +55,13 @@ describe('the session mapping (docs/spec.md §8)', () => {
       toolCallBlock({ id: 'a', name: 'ok', args: {} }),
       toolCallBlock({ id: 'b', name: 'boom', args: {} }),
     ]
-    const { results } = await executeToolCalls(ctx, 2, 3, blocks, undefined, () => {})
+    const { results } = await executeToolCalls({
+      ctx,
+      turn: 2,
+      step: 3,
+      toolCalls: blocks,
+      acceptContext: () => {},
+    })
     // both are exclusive (nothing declared): each call is answered before the next is recorded
     const [callA, resultA, callB, resultB] = session.events()
     expect([callA!.type, resultA!.type, callB!.type, resultB!.type]).toEqual([

@@ -13,13 +13,23 @@ export type { ToolsErrorCode } from './errors.ts'
 export { TOOL_RUNTIME_SCHEDULER, resolveToolRuntimeScheduler } from './scheduler/scheduler-key.ts'
 export type { SchedulerProtocol } from './scheduler/scheduler-key.ts'
 export type {
+  LateToolOutcome,
   ScheduledToolDispatch,
   ScheduledToolPreparation,
   ToolRunContext,
   ToolRuntimeScheduler,
 } from './scheduler/scheduler-types.ts'
-export { DEFAULT_MAX_PARALLEL_TOOL_CALLS, runToolBatch } from './scheduler/run-tool-batch.ts'
-export type { RunToolBatchOptions, ToolBatchHooks } from './scheduler/run-tool-batch.ts'
+export { DEFAULT_MAX_PARALLEL_TOOL_CALLS } from './scheduler/check-batch-input.ts'
+export { runToolBatch } from './scheduler/run-tool-batch.ts'
+export type { RunToolBatchOptions } from './scheduler/run-tool-batch.ts'
+export { createToolBatch } from './scheduler/create-tool-batch.ts'
+export type {
+  CreateToolBatchOptions,
+  ToolBatch,
+  ToolBatchHooks,
+  ToolBatchOutcome,
+} from './scheduler/batch-types.ts'
+export type { BatchView } from './scheduler/batch-state.ts'
 export { createTimeoutWrapper } from './wrappers/timeout.ts'
 export { createMetricsWrapper } from './wrappers/metrics.ts'
 export type { ToolMetric } from './wrappers/metrics.ts'

@@ -19,7 +19,8 @@ import {
   type RuntimeOptions,
   type ScopeToolsState,
 } from './registry/scope-state.ts'
-import { DEFAULT_MAX_PARALLEL_TOOL_CALLS, runToolBatch } from './scheduler/run-tool-batch.ts'
+import { DEFAULT_MAX_PARALLEL_TOOL_CALLS } from './scheduler/check-batch-input.ts'
+import { executeBatch } from './scheduler/execute-batch.ts'
 import {
   LOCAL_PROTOCOL,
   TOOL_RUNTIME_SCHEDULER,
@@ -27,15 +28,8 @@ import {
   protocolsCompatible,
 } from './scheduler/scheduler-key.ts'
 import type { ToolRunContext, ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
-import type {
-  PresentationMode,
-  ToolExecutionInput,
-  ToolExecutionResult,
-  ToolRuntime,
-  ToolsChange,
-} from './types.ts'
+import type { PresentationMode, ToolExecutionInput, ToolRuntime, ToolsChange } from './types.ts'
 import { createTimeoutWrapper } from './wrappers/timeout.ts'
-import { toolMessages } from './messages.ts'
 
 export interface InstallToolsOptions {
   /** Largest raw argument string, in UTF-8 bytes (default 1 MiB). */
@@ -48,6 +42,8 @@ export interface InstallToolsOptions {
   readonly defaultTimeoutMs?: number
   /** Register the shipped timeout wrapper (default true). */
   readonly enforceTimeouts?: boolean
+  /** Parallel pool size of `executeBatch` when the call passes no `maxParallel` (default 10). */
+  readonly maxParallelToolCalls?: number
 }
 
 const PRESENTATION_MODES: readonly PresentationMode[] = ['native', 'code', 'both']
@@ -79,6 +75,11 @@ function readOptions(options: InstallToolsOptions): RuntimeOptions {
     maxArgumentDepth: positiveInteger('maxArgumentDepth', options.maxArgumentDepth, 64)!,
     defaultPresentation,
     defaultTimeoutMs: positiveInteger('defaultTimeoutMs', options.defaultTimeoutMs, undefined),
+    maxParallelToolCalls: positiveInteger(
+      'maxParallelToolCalls',
+      options.maxParallelToolCalls,
+      DEFAULT_MAX_PARALLEL_TOOL_CALLS,
+    )!,
   }
 }
 
@@ -329,30 +330,8 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
       }
     },
 
-    async executeBatch(inputs, options = {}) {
-      const configured = (ctx as unknown as { agentLoop?: { config?: { maxParallelToolCalls?: number } } })
-        .agentLoop?.config?.maxParallelToolCalls
-      const results: ToolExecutionResult[] = []
-      try {
-        return await runToolBatch({
-          tools: view,
-          calls: inputs,
-          maxParallel: options.maxParallel ?? configured ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS,
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-          hooks: { onCommit: (index, _input, result) => void (results[index] = result) },
-        })
-      } catch (error) {
-        if (ToolsError.isInstance(error) && error.code === 'INVALID_ARGUMENT') throw error
-        registry.logger.error(
-          'tools.executeBatch: the batch failed; uncommitted calls got SCHEDULER_FAILED',
-          { error },
-        )
-        return inputs.map(
-          (input, index) =>
-            results[index] ??
-            scheduler.synthesize(input, 'SCHEDULER_FAILED', toolMessages.schedulerFailed(error)),
-        )
-      }
+    executeBatch(inputs, options = {}) {
+      return executeBatch({ tools: view, registry, inputs, options })
     },
 
     presentAs(mode) {

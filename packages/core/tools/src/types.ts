@@ -211,7 +211,7 @@ export interface Restriction {
 
 export interface BatchOptions {
   readonly signal?: AbortSignal
-  /** Pool size for parallel calls (default: `ctx.agentLoop.config.maxParallelToolCalls`, else 10). */
+  /** Pool size for parallel calls (default: `installTools`' `maxParallelToolCalls`, else 10). */
   readonly maxParallel?: number
 }
 

@@ -308,15 +308,16 @@ export async function runGeneratedStep(spec: StepSpec, s: fc.Scheduler): Promise
   const blocks = spec.calls.map(blockFor)
   let outcome: { results: ToolExecutionResult[]; concludesTurn: boolean } | undefined
   let failure: { error: unknown } | undefined
-  const running = executeToolCalls(
-    agentCtx,
-    TURN,
-    STEP,
-    blocks,
-    controller.signal,
-    (text, source) => void entries.push({ kind: 'context', clock: clock++, text, callId: source.callId }),
-    { onEvent },
-  ).then(
+  const running = executeToolCalls({
+    ctx: agentCtx,
+    turn: TURN,
+    step: STEP,
+    toolCalls: blocks,
+    signal: controller.signal,
+    acceptContext: (text, source) =>
+      void entries.push({ kind: 'context', clock: clock++, text, callId: source.callId }),
+    onEvent,
+  }).then(
     (value) => void (outcome = value),
     (error: unknown) => void (failure = { error }),
   )

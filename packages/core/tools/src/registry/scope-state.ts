@@ -12,6 +12,7 @@ export interface RuntimeOptions {
   readonly maxArgumentDepth: number
   readonly defaultPresentation: PresentationMode
   readonly defaultTimeoutMs: number | undefined
+  readonly maxParallelToolCalls: number
 }
 
 /** State shared by every scope of one installed runtime. */

@@ -1,5 +1,5 @@
 import type { Context } from '@deepseek-ai/dsh-context'
-import type { CallId } from '@deepseek-ai/dsh-llm'
+import type { CallId, JsonValue } from '@deepseek-ai/dsh-llm'
 import type { CallConcurrency, ToolCallInfo, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
 import type { SchedulerProtocol } from './scheduler-key.ts'
 
@@ -19,9 +19,22 @@ export type ScheduledToolPreparation =
   | { readonly stage: 'post-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
   | { readonly stage: 'final-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
 
+export type LateToolOutcome =
+  { kind: 'value'; value: JsonValue | undefined } | { kind: 'error'; message: string } | { kind: 'abandoned' }
+
 export type ScheduledToolDispatch =
-  | { readonly stage: 'post-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
-  | { readonly stage: 'final-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
+  | {
+      readonly stage: 'post-result'
+      readonly run: ToolRunContext
+      readonly result: ToolExecutionResult
+      readonly bodySettled?: Promise<LateToolOutcome>
+    }
+  | {
+      readonly stage: 'final-result'
+      readonly run: ToolRunContext
+      readonly result: ToolExecutionResult
+      readonly bodySettled?: Promise<LateToolOutcome>
+    }
 
 /**
  * The staged pipeline a scheduler drives (docs/spec.md §6). `prepare` runs the ordered policy part,

@@ -1,0 +1,24 @@
+import { toolCallsOf, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import type { SessionEvent } from '@deepseek-ai/dsh-session'
+import type { TurnRecord } from './read-last-turn.ts'
+import { readToolCall } from './session-records.ts'
+
+/**
+ * The tool calls of the last turn's last assistant message that were never recorded as `tool/call`
+ * in that turn and step: a process that stopped before the batch began, or a batch whose session
+ * refused to record them. Until they are recorded and answered, the history would show the model
+ * calls without results, which providers refuse.
+ */
+export function findUnrecordedCalls(
+  events: readonly SessionEvent[],
+  last: TurnRecord | undefined,
+): ToolCallBlock[] {
+  if (last?.lastAssistant === undefined) return []
+  const recorded = new Set<string>()
+  for (const event of events) {
+    if (event.type !== 'tool/call') continue
+    const call = readToolCall(event)
+    if (call.turn === last.turn && call.step === last.steps) recorded.add(call.callId)
+  }
+  return toolCallsOf(last.lastAssistant).filter((block) => !recorded.has(block.id))
+}

@@ -1,0 +1,124 @@
+import type { Context } from '@deepseek-ai/dsh-context'
+import { describeValue, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import type { ToolRuntime } from '@deepseek-ai/dsh-tools'
+import { AgentLoopError, invalidArgument } from './errors.ts'
+import { readAgentLoopService } from './read-agent-loop-service.ts'
+import type { AgentLoopService, ToolCallProgressEvent } from './types.ts'
+
+export const WHERE = 'executeToolCalls(options)'
+
+/** Receives one deferred context (T27); called in model order after the step's batch committed. */
+export type AcceptContext = (
+  text: string,
+  source: { readonly callId: string; readonly toolName: string },
+) => void
+
+/** One assistant step to run. */
+export interface ExecuteToolCallsOptions {
+  /** The agent's scope: provides `agentLoop` (config and session) and sees `tools`. */
+  readonly ctx: Context
+  /** Turn and step numbers recorded with each call (non-negative integers). */
+  readonly turn: number
+  readonly step: number
+  /** The assistant message's tool-call blocks, in model order (ids unique in the step). */
+  readonly toolCalls: readonly ToolCallBlock[]
+  /** Aborts the step: started calls drain, the rest get `ABORTED_BEFORE_DISPATCH` (T26). */
+  readonly signal?: AbortSignal
+  /** Where deferred contexts go, in model order, after the batch committed (T27). */
+  readonly acceptContext: AcceptContext
+  /** Progress of each call through the scheduler. Must not throw (a throw is logged and dropped). */
+  readonly onEvent?: (event: ToolCallProgressEvent) => void
+}
+
+/** The options, each read once and checked, plus the services they lead to. */
+export interface ExecuteToolCallsInput {
+  readonly ctx: Context
+  readonly turn: number
+  readonly step: number
+  readonly blocks: readonly ToolCallBlock[]
+  readonly signal: AbortSignal | undefined
+  readonly acceptContext: AcceptContext
+  readonly onEvent: ((event: ToolCallProgressEvent) => void) | undefined
+  readonly service: AgentLoopService
+  readonly tools: ToolRuntime
+}
+
+function stepNumber(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw invalidArgument(
+      `${WHERE}: options.${name} must be a non-negative integer, got ${describeValue(value)}`,
+    )
+  return value
+}
+
+function readBlocks(toolCalls: unknown): readonly ToolCallBlock[] {
+  if (!Array.isArray(toolCalls))
+    throw invalidArgument(`${WHERE}: options.toolCalls must be an array, got ${describeValue(toolCalls)}`)
+  const ids = new Set<string>()
+  return toolCalls.map((raw: unknown, i) => {
+    const label = `options.toolCalls[${i}]`
+    const block = raw as Partial<ToolCallBlock> | null
+    if (typeof block !== 'object' || block === null || block.type !== 'tool-call')
+      throw invalidArgument(`${WHERE}: ${label} must be a tool-call block, got ${describeValue(block)}`)
+    const { id, name, arguments: args } = block
+    if (typeof id !== 'string' || id === '')
+      throw invalidArgument(`${WHERE}: ${label}.id must be a non-empty string, got ${describeValue(id)}`)
+    if (typeof name !== 'string' || name === '')
+      throw invalidArgument(`${WHERE}: ${label}.name must be a non-empty string, got ${describeValue(name)}`)
+    if (typeof args !== 'string')
+      throw invalidArgument(
+        `${WHERE}: ${label}.arguments must be the raw JSON string, got ${describeValue(args)}`,
+      )
+    if (ids.has(id)) throw invalidArgument(`${WHERE}: ${label}.id "${id}" is used twice in one step`)
+    ids.add(id)
+    // a copy of what was checked: a getter cannot change it later
+    return { type: 'tool-call', id, name, arguments: args }
+  })
+}
+
+function readTools(ctx: Context): ToolRuntime {
+  const tools = (ctx as { tools?: unknown }).tools
+  if (typeof tools !== 'object' || tools === null) {
+    throw new AgentLoopError({
+      code: 'NOT_INSTALLED',
+      message: `${WHERE}: ctx.tools is not available in scope "${ctx.scope.name}"; call installTools(ctx) from @deepseek-ai/dsh-tools first`,
+    })
+  }
+  return tools as ToolRuntime
+}
+
+/** The one place `executeToolCalls` checks its input: every problem is named before anything runs. */
+export function readExecuteToolCallsOptions(options: unknown): ExecuteToolCallsInput {
+  if (typeof options !== 'object' || options === null)
+    throw invalidArgument(`${WHERE}: options must be an object, got ${describeValue(options)}`)
+  const { ctx, turn, step, toolCalls, signal, acceptContext, onEvent } = options as Record<string, unknown>
+  if (typeof ctx !== 'object' || ctx === null || typeof (ctx as Partial<Context>).createScope !== 'function')
+    throw invalidArgument(
+      `${WHERE}: options.ctx must be a context from createContext(), got ${describeValue(ctx)}`,
+    )
+  const scope = ctx as Context
+  const input = {
+    ctx: scope,
+    turn: stepNumber('turn', turn),
+    step: stepNumber('step', step),
+    blocks: readBlocks(toolCalls),
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw invalidArgument(
+      `${WHERE}: options.signal must be an AbortSignal or undefined, got ${describeValue(signal)}`,
+    )
+  if (typeof acceptContext !== 'function')
+    throw invalidArgument(
+      `${WHERE}: options.acceptContext must be a function, got ${describeValue(acceptContext)}`,
+    )
+  if (onEvent !== undefined && typeof onEvent !== 'function')
+    throw invalidArgument(`${WHERE}: options.onEvent must be a function, got ${describeValue(onEvent)}`)
+  return {
+    ...input,
+    signal,
+    acceptContext: acceptContext as AcceptContext,
+    onEvent: onEvent as ((event: ToolCallProgressEvent) => void) | undefined,
+    service: readAgentLoopService(scope, WHERE),
+    tools: readTools(scope),
+  }
+}

@@ -1,0 +1,115 @@
+import type { CallConcurrency, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
+import type { ScheduledToolDispatch, ScheduledToolPreparation } from './scheduler-types.ts'
+
+/** A candidate result waiting for its commit turn: what `prepare` or `dispatch` produced. */
+export type PendingResult =
+  Exclude<ScheduledToolPreparation, { readonly stage: 'dispatch' }> | ScheduledToolDispatch
+
+/**
+ * Where one call is. `queued`: added, not started. `starting`: announced (`onStart`), its policy
+ * stage runs. `running`: its body runs. `settled`: a candidate result waits for its commit turn.
+ * `abandoned`: the batch failed under it and its stage outcome will be ignored; recovery answers it.
+ * `committed`: its one result is final and handed over.
+ */
+export type CallPhase = 'queued' | 'starting' | 'running' | 'settled' | 'abandoned' | 'committed'
+
+export type BatchStop = { readonly kind: 'aborted' } | { readonly kind: 'failed'; readonly error: unknown }
+
+/** What the commit side does next (one step at a time; model order). */
+export type CommitStep =
+  /** Run `finalize`/`finish` on the call's candidate result, then commit it. */
+  | { readonly kind: 'finalize'; readonly index: number; readonly pending: PendingResult }
+  /** An abort kept the call from starting: announce it, then commit `ABORTED_BEFORE_DISPATCH`. */
+  | { readonly kind: 'skip'; readonly index: number }
+  /**
+   * The batch failed: commit the call's final result if it has one (observers saw it), else a
+   * `SCHEDULER_FAILED`; announce it first when it never started.
+   */
+  | {
+      readonly kind: 'recover'
+      readonly index: number
+      readonly announced: boolean
+      readonly final: ToolExecutionResult | undefined
+    }
+
+/** The queue and counts of a batch, p-limit style. */
+export interface BatchView {
+  readonly added: number
+  /** Added and not started yet. */
+  readonly queued: number
+  /** Announced calls whose policy stage runs (0 or 1: policy runs in model order). */
+  readonly starting: number
+  /** Bodies running. */
+  readonly running: number
+  /** Candidate results waiting for their commit turn. */
+  readonly settled: number
+  readonly committed: number
+  /** Pool slots taken (parallel calls running, or whose body outlives its result). */
+  readonly inPool: number
+  /** Committed calls whose body has not settled yet (they keep their claims). */
+  readonly lingering: number
+  /** An exclusive call holds the barrier. */
+  readonly barrier: boolean
+  readonly closed: boolean
+  readonly stop: BatchStop['kind'] | undefined
+}
+
+/**
+ * The coordination state of one batch, with no I/O: the driver (`createToolBatch`) asks it what may
+ * happen next and tells it what happened. Calls start in model order, one policy stage at a time;
+ * an exclusive call starts only after the batch is closed, everything before it committed and no
+ * body of the batch still runs, and holds the barrier until it has committed and its body settled;
+ * a parallel call needs a free slot of `maxParallel` and free keys (in `locks`, shared per
+ * scheduler), and before close only when the caller lets it (`eager`). Results commit in model
+ * order, one at a time.
+ */
+export interface BatchState {
+  readonly maxParallel: number
+  readonly closed: boolean
+  readonly stop: BatchStop | undefined
+  readonly added: number
+  readonly started: number
+  readonly committed: number
+  /** True once closed and every added call has committed (with no commit step in progress). */
+  readonly done: boolean
+  add(input: ToolExecutionInput): number
+  close(): void
+  /** Stops starting calls. False if the batch had already stopped. */
+  abort(): boolean
+  /** The first failure wins (over an abort too); false for later ones. */
+  fail(error: unknown): boolean
+  input(index: number): ToolExecutionInput
+  phase(index: number): CallPhase
+  /** The call whose start may be attempted now, if any (the driver then reads its concurrency). */
+  nextToStart(): number | undefined
+  /** T22, T23 and keys: may call `index` start with this concurrency now? */
+  admits(index: number, concurrency: CallConcurrency, eager: boolean): boolean
+  /** Announces the call and takes its claim; its policy stage starts. */
+  begin(index: number, concurrency: CallConcurrency): void
+  /** The policy stage is over and the body runs (`dispatch` was called). */
+  dispatched(index: number): void
+  /**
+   * A candidate result exists. `lingering`: the body still runs (its claim is kept). False when
+   * the call was no longer waiting for one (recovery answered it already).
+   */
+  settle(index: number, pending: PendingResult, lingering: boolean): boolean
+  /** The call will never produce a candidate (the batch failed under it): release its claim. */
+  abandon(index: number): void
+  /** A lingering body settled: its claim may go. */
+  bodyDone(index: number): void
+  /** The commit side's next step, if one may run now. */
+  nextCommit(): CommitStep | undefined
+  /** A commit step runs (`finalize` may await): no other commit step until `endCommit`. */
+  beginCommit(): void
+  endCommit(): void
+  /** The call's final result exists (observers saw it); it is the only one it will ever get. */
+  finalized(index: number, result: ToolExecutionResult): void
+  /** Announces a call that never started (abort, failure). */
+  announce(index: number): void
+  commit(index: number, result: ToolExecutionResult): void
+  /** Every call's result, in model order (complete once `done`). */
+  results(): ToolExecutionResult[]
+  /** Announced, uncommitted calls: those a stop must reach. */
+  unfinished(): number[]
+  view(): BatchView
+}

@@ -1,0 +1,68 @@
+import { describeValue } from '@deepseek-ai/dsh-llm'
+import { invalidArgument } from '../errors.ts'
+import { checkExecutionInput } from '../pipeline/check-input.ts'
+import type { ToolExecutionInput } from '../types.ts'
+import type { ToolBatchHooks } from './batch-types.ts'
+
+/** The pool size a batch gets when nobody names one. */
+export const DEFAULT_MAX_PARALLEL_TOOL_CALLS = 10
+
+// API misuse checks shared by `runToolBatch`, `createToolBatch` and `ctx.tools.executeBatch`.
+
+export function checkOptionsObject(where: string, label: string, options: unknown): void {
+  if (typeof options !== 'object' || options === null)
+    throw invalidArgument(`${where}: ${label} must be an object, got ${describeValue(options)}`)
+}
+
+export function checkMaxParallel(where: string, label: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw invalidArgument(`${where}: ${label} must be a positive integer, got ${describeValue(value)}`)
+  return value
+}
+
+export function checkSignal(where: string, label: string, value: unknown): AbortSignal | undefined {
+  if (value !== undefined && !(value instanceof AbortSignal))
+    throw invalidArgument(`${where}: ${label} must be an AbortSignal, got ${describeValue(value)}`)
+  return value
+}
+
+export function checkFunction(where: string, label: string, value: unknown): void {
+  if (value !== undefined && typeof value !== 'function')
+    throw invalidArgument(`${where}: ${label} must be a function, got ${describeValue(value)}`)
+}
+
+const HOOKS = ['onQueued', 'onStart', 'onSettled', 'onCommit', 'onLateOutcome'] as const
+
+/** The hooks, each read once (a getter cannot swap one later), as a plain object. */
+export function readHooks(where: string, hooks: unknown): ToolBatchHooks {
+  if (hooks === undefined) return {}
+  checkOptionsObject(where, 'options.hooks', hooks)
+  const out: Record<string, unknown> = {}
+  for (const name of HOOKS) {
+    const hook = (hooks as Record<string, unknown>)[name]
+    checkFunction(where, `options.hooks.${name}`, hook)
+    if (hook !== undefined) out[name] = hook
+  }
+  return out as ToolBatchHooks
+}
+
+/** A shallow copy of each call, so the checks and the batch read one snapshot of the caller's objects. */
+export function copyCalls(where: string, label: string, calls: unknown): readonly ToolExecutionInput[] {
+  if (!Array.isArray(calls))
+    throw invalidArgument(`${where}: ${label} must be an array, got ${describeValue(calls)}`)
+  const copies = calls.map((call: unknown) =>
+    typeof call === 'object' && call !== null ? { ...call } : call,
+  )
+  const ids = new Set<string>()
+  copies.forEach((call: unknown, i) => checkBatchCall(where, `${label}[${i}]`, call, ids))
+  return copies as readonly ToolExecutionInput[]
+}
+
+/** Each call is a valid input and no `callId` repeats (`ids` spans every call of one batch). */
+export function checkBatchCall(where: string, label: string, call: unknown, ids: Set<string>): void {
+  checkExecutionInput(where, label, call)
+  const { callId } = call as ToolExecutionInput
+  if (ids.has(callId))
+    throw invalidArgument(`${where}: ${label}.callId "${callId}" is used twice in one batch`)
+  ids.add(callId)
+}

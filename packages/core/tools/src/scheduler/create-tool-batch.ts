@@ -1,0 +1,271 @@
+import type { Logger } from '@deepseek-ai/dsh-context'
+import { describeValue } from '@deepseek-ai/dsh-llm'
+import { ToolsError, invalidArgument } from '../errors.ts'
+import type { ToolExecutionInput } from '../types.ts'
+import { createBatchSignals } from './batch-signals.ts'
+import { createBatchState, type PendingResult } from './batch-state.ts'
+import type { CreateToolBatchOptions, ToolBatch, ToolBatchHooks, ToolBatchOutcome } from './batch-types.ts'
+import {
+  DEFAULT_MAX_PARALLEL_TOOL_CALLS,
+  checkBatchCall,
+  checkFunction,
+  checkMaxParallel,
+  checkOptionsObject,
+  checkSignal,
+  readHooks,
+} from './check-batch-input.ts'
+import { keyLocksFor } from './key-locks.ts'
+import { isThenable, runCommitStep } from './run-commit-step.ts'
+import { resolveToolRuntimeScheduler } from './scheduler-key.ts'
+import type { LateToolOutcome, ScheduledToolDispatch, ToolRuntimeScheduler } from './scheduler-types.ts'
+
+/** The scope logger behind `tools`, if it has one (late-outcome hook failures go there). */
+export function loggerOf(tools: unknown): Logger | undefined {
+  try {
+    const logger = (tools as { scope?: { logger?: Logger } }).scope?.logger
+    return typeof logger?.error === 'function' ? logger : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Opens a batch for one step (T20–T26) whose calls arrive over time: `add` each call, `close` at
+ * the end. See `BatchState` for when a call may start; the driver here reads each call's mode right
+ * before it starts and again after every wait (T24), runs policy one call at a time in model order,
+ * lets dispatches overlap, and commits one result per call in model order. An abort stops starts:
+ * started calls drain, the rest get `ABORTED_BEFORE_DISPATCH`. A failure (a hook throws, the
+ * runtime misbehaves) aborts every running call and answers every call once anyway: its final
+ * result if observers already saw one, else `SCHEDULER_FAILED` (T13, T39).
+ * @example
+ * const batch = createToolBatch({ tools: ctx.tools, signal })
+ * for await (const call of completeCalls(stream)) batch.add(call)
+ * batch.close()
+ * const outcome = await batch.outcome
+ */
+export function createToolBatch(options: CreateToolBatchOptions): ToolBatch {
+  const where = 'createToolBatch(options)'
+  checkOptionsObject(where, 'options', options)
+  const { tools, signal, maxParallel, hooks, eager } = options
+  checkFunction(where, 'options.eager', eager)
+  return openToolBatch({
+    scheduler: resolveToolRuntimeScheduler(tools),
+    logger: loggerOf(tools),
+    signal: checkSignal(where, 'options.signal', signal),
+    maxParallel: checkMaxParallel(
+      where,
+      'options.maxParallel',
+      maxParallel ?? DEFAULT_MAX_PARALLEL_TOOL_CALLS,
+    ),
+    hooks: readHooks(where, hooks),
+    eager,
+  })
+}
+
+type MutableInput = { -readonly [K in keyof ToolExecutionInput]: ToolExecutionInput[K] }
+
+/**
+ * `createToolBatch` with settings already checked. `calls`, when given, are copies checked by the
+ * caller (`copyCalls`): they are added as they are and the batch is closed (`runToolBatch`).
+ */
+export function openToolBatch(
+  settings: {
+    readonly scheduler: ToolRuntimeScheduler
+    readonly logger: Logger | undefined
+    readonly signal: AbortSignal | undefined
+    readonly maxParallel: number
+    readonly hooks: ToolBatchHooks
+    readonly eager: ((input: ToolExecutionInput) => boolean) | undefined
+  },
+  calls?: readonly ToolExecutionInput[],
+): ToolBatch {
+  const { scheduler, hooks, eager, logger } = settings
+  const locks = keyLocksFor(scheduler)
+  const state = createBatchState({ maxParallel: settings.maxParallel, locks })
+  const ids = new Set<string>()
+  let finished = false
+  let resolveOutcome!: (outcome: ToolBatchOutcome) => void
+  const outcome = new Promise<ToolBatchOutcome>((resolve) => (resolveOutcome = resolve))
+
+  const signals = createBatchSignals({
+    caller: settings.signal,
+    onCallerAbort: () => {
+      if (state.abort()) signals.stop(state.unfinished(), settings.signal?.reason)
+      drive()
+    },
+    isCommitted: (index) => state.phase(index) === 'committed',
+  })
+
+  const failed = (): boolean => state.stop?.kind === 'failed'
+  const fail = (error: unknown): void => {
+    if (state.fail(error)) signals.stop(state.unfinished(), error)
+    drive()
+  }
+
+  /** A notification hook: a throw, or a rejection of what it returned, fails the batch. */
+  const notify = (run: () => unknown): void => {
+    try {
+      const returned = run()
+      if (isThenable(returned)) returned.then(undefined, fail)
+    } catch (error) {
+      fail(error)
+    }
+  }
+
+  let driving = false
+  let committing = false
+  const step = (): void => {
+    driving = false
+    if (state.nextToStart() !== undefined) void startCalls()
+    if (!committing) void commitCalls()
+  }
+  // Coalesces every change of one turn of the event loop into one look at what may happen next.
+  const drive = (): void => {
+    if (driving) return
+    driving = true
+    queueMicrotask(step)
+  }
+
+  const startCalls = async (): Promise<void> => {
+    try {
+      for (let index = state.nextToStart(); index !== undefined; index = state.nextToStart()) {
+        const input = state.input(index)
+        // T24: the mode is read right before the call starts, and again at every later attempt.
+        const concurrency = scheduler.concurrency(input)
+        if (!state.admits(index, concurrency, !state.closed && mayStartEarly(input))) {
+          if (concurrency.mode === 'parallel' && concurrency.keys.length > 0) locks.onRelease(drive)
+          return
+        }
+        state.begin(index, concurrency)
+        const started = hooks.onStart?.(index, input, concurrency.mode)
+        if (isThenable(started)) await started
+        if (failed()) return state.abandon(index)
+        const prepared = await scheduler.prepare(input)
+        if (failed()) return state.abandon(index)
+        if (prepared.stage === 'dispatch') {
+          state.dispatched(index)
+          scheduler.dispatch(prepared.run).then(
+            (dispatched) => settle(index, dispatched),
+            (error: unknown) => {
+              state.abandon(index)
+              fail(error)
+            },
+          )
+        } else settle(index, prepared)
+      }
+    } catch (error) {
+      fail(error)
+    }
+  }
+
+  const mayStartEarly = (input: ToolExecutionInput): boolean => {
+    if (eager === undefined) return true
+    try {
+      return eager(input) === true
+    } catch {
+      return false
+    }
+  }
+
+  const settle = (index: number, pending: PendingResult): void => {
+    const body = (pending as ScheduledToolDispatch).bodySettled
+    if (body !== undefined) watchBody(index, body)
+    // Also after a failure: the claim must follow the body (recovery ignores the candidate itself).
+    if (state.settle(index, pending, body !== undefined) && !failed())
+      notify(() => hooks.onSettled?.(index, state.input(index)))
+    drive()
+  }
+
+  const watchBody = (index: number, body: Promise<LateToolOutcome>): void => {
+    const late = (outcome: LateToolOutcome): void => {
+      state.bodyDone(index)
+      drive()
+      try {
+        const returned = hooks.onLateOutcome?.(index, state.input(index), outcome)
+        if (isThenable(returned)) returned.then(undefined, reportLate)
+      } catch (error) {
+        reportLate(error)
+      }
+    }
+    body.then(late, () => late({ kind: 'abandoned' }))
+  }
+
+  const reportLate = (error: unknown): void => {
+    logger?.error('tool batch: hooks.onLateOutcome failed; the late outcome was not recorded', { error })
+  }
+
+  const commitCalls = async (): Promise<void> => {
+    committing = true
+    const before = state.committed
+    for (let next = state.nextCommit(); next !== undefined; next = state.nextCommit()) {
+      state.beginCommit()
+      try {
+        // synchronous unless finalize or a hook returned a promise
+        const pending = runCommitStep({ step: next, state, scheduler, hooks })
+        if (pending !== undefined) await pending
+      } catch (error) {
+        fail(error)
+      } finally {
+        state.endCommit()
+      }
+    }
+    committing = false
+    if (!finished && state.done) finish()
+    // a commit may open a barrier or the exclusive turn of the next call
+    else if (state.committed !== before) drive()
+  }
+
+  const finish = (): void => {
+    finished = true
+    signals.detach()
+    const results = state.results()
+    const stop = state.stop
+    resolveOutcome(
+      stop?.kind === 'failed'
+        ? { kind: 'failed', error: stop.error, results }
+        : { kind: 'completed', results },
+    )
+  }
+
+  /** Adds a checked copy (the batch's own object from here on, with the call's own signal). */
+  const intake = (copy: MutableInput): number => {
+    copy.signal = signals.forCall(state.added, copy.signal)
+    const index = state.add(copy)
+    notify(() => hooks.onQueued?.(index, copy))
+    return index
+  }
+
+  if (settings.signal?.aborted) state.abort()
+
+  const batch: ToolBatch = {
+    add(call) {
+      const where = 'batch.add(call)'
+      if (state.closed) {
+        throw new ToolsError({
+          code: 'ALREADY_FINISHED',
+          message: `${where}: the batch is closed; calls can only be added before close()`,
+        })
+      }
+      if (typeof call !== 'object' || call === null)
+        throw invalidArgument(`${where}: call must be an object, got ${describeValue(call)}`)
+      // One read of the caller's object; everything after uses the copy.
+      const copy: MutableInput = { ...call }
+      checkBatchCall(where, 'call', copy, ids)
+      const index = intake(copy)
+      drive()
+      return index
+    },
+    close() {
+      if (state.closed) return
+      state.close()
+      drive()
+    },
+    outcome,
+    view: () => state.view(),
+  }
+  if (calls !== undefined) {
+    for (const call of calls) intake(call as MutableInput)
+    batch.close()
+  }
+  return batch
+}

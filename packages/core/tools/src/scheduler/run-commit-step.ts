@@ -1,0 +1,106 @@
+import { deepFreeze } from '@deepseek-ai/dsh-session'
+import { toolMessages } from '../messages.ts'
+import { failure } from '../pipeline/results.ts'
+import type { ToolExecutionInput, ToolExecutionResult } from '../types.ts'
+import type { BatchState, CommitStep } from './batch-state.ts'
+import type { ToolBatchHooks } from './batch-types.ts'
+import type { ToolRuntimeScheduler } from './scheduler-types.ts'
+
+export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
+
+/** A hook's return, as a promise only when it returned one (an asynchronous store). */
+function settleHook(returned: unknown): Promise<unknown> | undefined {
+  return isThenable(returned) ? Promise.resolve(returned) : undefined
+}
+
+/** The same, for recovery: the sink that failed may keep failing, and the batch's error is what counts. */
+function contained(hook: () => unknown): Promise<unknown> | undefined {
+  try {
+    return settleHook(hook())?.then(undefined, () => undefined)
+  } catch {
+    return undefined
+  }
+}
+
+/** Runs `next` now, or after `pending` when there is one: keeps the synchronous path synchronous. */
+function then(pending: Promise<unknown> | undefined, next: () => void | Promise<void>): void | Promise<void> {
+  return pending === undefined ? next() : pending.then(next)
+}
+
+/**
+ * One step of a batch's commit side, in model order (T25). A normal commit runs `finalize` or
+ * `finish` (the result becomes final and `tools/result` observers see it) and then `onCommit`;
+ * only when the hook returned is the call committed, so a hook that failed leaves the call for
+ * recovery, which offers that same result again. Recovery is the single owner of
+ * `SCHEDULER_FAILED` (T13, T39): a call gets its final result if it has one, else a synthetic
+ * failure, and one that never started is announced first. Returns a promise only when something
+ * had to be waited for; throws (or rejects with) what a normal step's hook or the runtime threw,
+ * never in recovery.
+ */
+export function runCommitStep(options: {
+  readonly step: CommitStep
+  readonly state: BatchState
+  readonly scheduler: ToolRuntimeScheduler
+  readonly hooks: ToolBatchHooks
+}): void | Promise<void> {
+  const { step, state, scheduler, hooks } = options
+  const { index } = step
+  const input = state.input(index)
+  const commit = (result: ToolExecutionResult): void | Promise<void> => {
+    state.finalized(index, result)
+    // failed meanwhile: recovery (the next step) offers this result, the only one the call has
+    if (state.stop?.kind === 'failed') return
+    return then(settleHook(hooks.onCommit?.(index, input, result)), () => state.commit(index, result))
+  }
+  switch (step.kind) {
+    case 'finalize': {
+      const { pending } = step
+      return pending.stage === 'post-result'
+        ? scheduler.finalize(pending.run, pending.result).then(commit)
+        : commit(scheduler.finish(pending.run, pending.result))
+    }
+    case 'skip':
+      state.announce(index)
+      return then(settleHook(hooks.onStart?.(index, input, undefined)), () =>
+        commit(
+          scheduler.synthesize(
+            input,
+            'ABORTED_BEFORE_DISPATCH',
+            toolMessages.cancelledBeforeStart(input.name),
+          ),
+        ),
+      )
+    case 'recover': {
+      const announced = step.announced
+        ? undefined
+        : (state.announce(index), contained(() => hooks.onStart?.(index, input, undefined)))
+      return then(announced, () => {
+        const result = step.final ?? recoveryResult(state, scheduler, input)
+        state.finalized(index, result)
+        return then(
+          contained(() => hooks.onCommit?.(index, input, result)),
+          () => state.commit(index, result),
+        )
+      })
+    }
+    default: {
+      const never: never = step
+      return never
+    }
+  }
+}
+
+function recoveryResult(
+  state: BatchState,
+  scheduler: ToolRuntimeScheduler,
+  input: ToolExecutionInput,
+): ToolExecutionResult {
+  const message = toolMessages.schedulerFailed(state.stop?.kind === 'failed' ? state.stop.error : undefined)
+  try {
+    return scheduler.synthesize(input, 'SCHEDULER_FAILED', message)
+  } catch {
+    // a runtime that cannot even synthesize: the call still gets its one (unobserved) result
+    return deepFreeze(failure('SCHEDULER_FAILED', message))
+  }
+}

@@ -1,0 +1,318 @@
+import { getEventListeners } from 'node:events'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import type { Context } from '@deepseek-ai/dsh-context'
+import {
+  ToolsError,
+  createToolBatch,
+  defineTool,
+  type ToolBatchHooks,
+  type ToolExecutionInput,
+} from '@deepseek-ai/dsh-tools'
+import type { Deferred } from '../../../../test-support/deferred.ts'
+import { codeOf, deferred, setup, tick } from './fixtures.ts'
+
+/** `p` (parallel-safe) and `x` (exclusive) tools whose bodies wait for the test; a journal of starts. */
+function gated(ctx: Context) {
+  const gates = new Map<string, Deferred<string>>()
+  const gate = (id: string): Deferred<string> => {
+    let g = gates.get(id)
+    if (g === undefined) gates.set(id, (g = deferred<string>()))
+    return g
+  }
+  const started: string[] = []
+  const body = async ({ id }: { id: string }, exec: { signal: AbortSignal }): Promise<string> => {
+    started.push(id)
+    const g = gate(id)
+    exec.signal.addEventListener('abort', () => g.reject(new Error(`${id} stopped`)), { once: true })
+    return g.promise
+  }
+  const parameters = z.object({ id: z.string() })
+  ctx.tools.register(
+    defineTool({
+      name: 'p',
+      description: 'parallel',
+      parameters,
+      isConcurrencySafe: () => true,
+      execute: body,
+    }),
+  )
+  ctx.tools.register(defineTool({ name: 'x', description: 'exclusive', parameters, execute: body }))
+  return {
+    started,
+    release: async (id: string) => {
+      gate(id).resolve(id)
+      await tick()
+    },
+  }
+}
+
+const p = (id: string, extra: Partial<ToolExecutionInput> = {}): ToolExecutionInput => ({
+  callId: id,
+  name: 'p',
+  arguments: JSON.stringify({ id }),
+  ...extra,
+})
+const x = (id: string): ToolExecutionInput => ({ callId: id, name: 'x', arguments: JSON.stringify({ id }) })
+
+/** A journal of every hook, as `start 0 parallel`, `commit 0 OK`, … */
+function journal(): { log: string[]; hooks: ToolBatchHooks } {
+  const log: string[] = []
+  return {
+    log,
+    hooks: {
+      onQueued: (index) => void log.push(`queued ${index}`),
+      onStart: (index, _input, mode) => void log.push(`start ${index} ${mode}`),
+      onCommit: (index, _input, result) => void log.push(`commit ${index} ${codeOf(result)}`),
+    },
+  }
+}
+
+describe('createToolBatch: calls handed over as they arrive (incremental intake)', () => {
+  it('incremental intake: a parallel call starts as soon as it is added, before the next one exists', async () => {
+    const { ctx } = setup()
+    const g = gated(ctx)
+    const { log, hooks } = journal()
+    const batch = createToolBatch({ tools: ctx.tools, hooks })
+    batch.add(p('a'))
+    await tick()
+    expect(g.started).toEqual(['a'])
+    batch.add(p('b'))
+    await tick()
+    expect(g.started).toEqual(['a', 'b'])
+    expect(batch.view()).toMatchObject({ added: 2, running: 2, inPool: 2, closed: false })
+    await g.release('a')
+    await g.release('b')
+    // committed as they finished, in model order, while the batch is still open
+    expect(log).toEqual([
+      'queued 0',
+      'start 0 parallel',
+      'queued 1',
+      'start 1 parallel',
+      'commit 0 OK',
+      'commit 1 OK',
+    ])
+    let settled = false
+    void batch.outcome.then(() => (settled = true))
+    await tick()
+    expect(settled).toBe(false)
+    batch.close()
+    expect(await batch.outcome).toMatchObject({
+      kind: 'completed',
+      results: [{ value: 'a' }, { value: 'b' }],
+    })
+  })
+
+  it('T22: an exclusive call that arrives after parallel ones waits for the end of intake and for their commits; later calls wait behind it', async () => {
+    const { ctx } = setup()
+    const g = gated(ctx)
+    const batch = createToolBatch({ tools: ctx.tools })
+    batch.add(p('a'))
+    batch.add(p('b'))
+    batch.add(x('X'))
+    batch.add(p('c'))
+    await g.release('a')
+    await g.release('b')
+    // everything before X committed, but intake is still open: X may not start yet, nor c behind it
+    expect(g.started).toEqual(['a', 'b'])
+    batch.close()
+    await tick()
+    expect(g.started).toEqual(['a', 'b', 'X'])
+    await g.release('X')
+    expect(g.started).toEqual(['a', 'b', 'X', 'c'])
+    await g.release('c')
+    expect((await batch.outcome).results.map(codeOf)).toEqual(['OK', 'OK', 'OK', 'OK'])
+  })
+
+  it('incremental intake: with eager: () => false nothing starts before close()', async () => {
+    const { ctx } = setup()
+    const g = gated(ctx)
+    const batch = createToolBatch({ tools: ctx.tools, eager: (input) => input.callId !== 'b' })
+    batch.add(p('a'))
+    batch.add(p('b'))
+    batch.add(p('c'))
+    await tick()
+    // b may not start early, and c may not overtake it (starts follow model order)
+    expect(g.started).toEqual(['a'])
+    batch.close()
+    await tick()
+    expect(g.started).toEqual(['a', 'b', 'c'])
+    for (const id of ['a', 'b', 'c']) await g.release(id)
+    expect((await batch.outcome).kind).toBe('completed')
+  })
+
+  it('adding after close() is an error (ALREADY_FINISHED); close() is idempotent; bad calls are refused by name', async () => {
+    const { ctx } = setup()
+    gated(ctx)
+    const batch = createToolBatch({ tools: ctx.tools })
+    batch.add(p('a'))
+    expect(() => batch.add(p('a'))).toThrow('batch.add(call): call.callId "a" is used twice in one batch')
+    expect(() => batch.add({ callId: 'z', name: 'p' } as never)).toThrow(
+      /batch\.add\(call\): call\.arguments must be a JSON string or object, got /,
+    )
+    batch.close()
+    batch.close()
+    let caught: unknown
+    try {
+      batch.add(p('late'))
+    } catch (error) {
+      caught = error
+    }
+    expect(ToolsError.isInstance(caught) && caught.code).toBe('ALREADY_FINISHED')
+    expect((caught as Error).message).toBe(
+      'batch.add(call): the batch is closed; calls can only be added before close()',
+    )
+    expect(() => createToolBatch({ tools: ctx.tools, maxParallel: 1.5 })).toThrow(
+      'createToolBatch(options): options.maxParallel must be a positive integer, got the number 1.5',
+    )
+    expect(() => createToolBatch({ tools: ctx.tools, hooks: { onCommit: 'log' as never } })).toThrow(
+      /createToolBatch\(options\): options\.hooks\.onCommit must be a function, got /,
+    )
+    expect(() => createToolBatch({ tools: {} })).toThrow(/does not expose TOOL_RUNTIME_SCHEDULER/)
+  })
+
+  it('T26: an abort while intake is open: started calls drain, the others and later arrivals get ABORTED_BEFORE_DISPATCH in order, and the outcome waits for close()', async () => {
+    const { ctx } = setup()
+    const g = gated(ctx)
+    const { log, hooks } = journal()
+    const controller = new AbortController()
+    const batch = createToolBatch({ tools: ctx.tools, signal: controller.signal, hooks, maxParallel: 1 })
+    batch.add(p('a'))
+    batch.add(p('b'))
+    await tick()
+    expect(g.started).toEqual(['a'])
+    controller.abort(new Error('user stop'))
+    await tick()
+    batch.add(p('c'))
+    await tick()
+    expect(log).toEqual([
+      'queued 0',
+      'queued 1',
+      'start 0 parallel',
+      'commit 0 ABORTED',
+      'start 1 undefined',
+      'commit 1 ABORTED_BEFORE_DISPATCH',
+      'queued 2',
+      'start 2 undefined',
+      'commit 2 ABORTED_BEFORE_DISPATCH',
+    ])
+    expect(batch.view()).toMatchObject({ committed: 3, stop: 'aborted', closed: false })
+    batch.close()
+    expect((await batch.outcome).results.map(codeOf)).toEqual([
+      'ABORTED',
+      'ABORTED_BEFORE_DISPATCH',
+      'ABORTED_BEFORE_DISPATCH',
+    ])
+  })
+
+  it('T26: a call with its own signal inside a batch that aborts is stopped by either; its own abort stops only that call', async () => {
+    const { ctx } = setup()
+    const g = gated(ctx)
+    const batchStop = new AbortController()
+    const ownStop = new AbortController()
+    const batch = createToolBatch({ tools: ctx.tools, signal: batchStop.signal })
+    batch.add(p('own', { signal: ownStop.signal }))
+    batch.add(p('other'))
+    batch.add(p('mine-too', { signal: ownStop.signal }))
+    batch.close()
+    await tick()
+    ownStop.abort()
+    await tick()
+    await g.release('other')
+    expect(batch.view()).toMatchObject({ committed: 3 })
+    const first = await batch.outcome
+    expect(first.results.map(codeOf)).toEqual(['ABORTED', 'OK', 'ABORTED'])
+
+    const second = createToolBatch({ tools: ctx.tools, signal: batchStop.signal })
+    const untouched = new AbortController()
+    second.add(p('with-own', { signal: untouched.signal }))
+    second.close()
+    await tick()
+    batchStop.abort()
+    expect((await second.outcome).results.map(codeOf)).toEqual(['ABORTED'])
+    expect(untouched.signal.aborted).toBe(false)
+  })
+
+  it('onStart and onCommit may return promises: the next start and the next commit wait for them, in model order', async () => {
+    const { ctx } = setup()
+    const g = gated(ctx)
+    const log: string[] = []
+    const slowStart = deferred()
+    const slowCommit = deferred()
+    const batch = createToolBatch({
+      tools: ctx.tools,
+      hooks: {
+        onStart: async (index) => {
+          log.push(`start ${index}`)
+          if (index === 0) await slowStart.promise
+          log.push(`recorded ${index}`)
+        },
+        onCommit: async (index) => {
+          log.push(`commit ${index}`)
+          if (index === 0) await slowCommit.promise
+          log.push(`stored ${index}`)
+        },
+      },
+    })
+    batch.add(p('a'))
+    batch.add(p('b'))
+    batch.close()
+    await tick()
+    expect(log).toEqual(['start 0'])
+    expect(g.started).toEqual([])
+    slowStart.resolve()
+    await tick()
+    expect(g.started).toEqual(['a', 'b'])
+    await g.release('b')
+    await g.release('a')
+    expect(log).toEqual(['start 0', 'recorded 0', 'start 1', 'recorded 1', 'commit 0'])
+    slowCommit.resolve()
+    await batch.outcome
+    expect(log.slice(-3)).toEqual(['stored 0', 'commit 1', 'stored 1'])
+  })
+
+  it('a rejected promise from a hook fails the batch like a throw; every call still gets one result', async () => {
+    const { ctx } = setup()
+    const g = gated(ctx)
+    const batch = createToolBatch({
+      tools: ctx.tools,
+      hooks: { onCommit: (index) => (index === 0 ? Promise.reject(new Error('store down')) : undefined) },
+    })
+    batch.add(p('a'))
+    batch.add(p('b'))
+    batch.close()
+    await g.release('a')
+    await g.release('b')
+    const outcome = await batch.outcome
+    expect(outcome).toMatchObject({ kind: 'failed', error: { message: 'store down' } })
+    expect(outcome.results.map(codeOf)).toEqual(['OK', 'SCHEDULER_FAILED'])
+  })
+
+  it('one abort listener per batch on the caller signal, none left after; no MaxListenersExceededWarning at any pool size', async () => {
+    const { ctx } = setup({ defaultTimeoutMs: 60_000 })
+    const g = gated(ctx)
+    const warnings: string[] = []
+    const onWarning = (warning: Error): void => void warnings.push(warning.name)
+    process.on('warning', onWarning)
+    try {
+      const caller = new AbortController()
+      const shared = new AbortController()
+      const batch = createToolBatch({ tools: ctx.tools, signal: caller.signal, maxParallel: 64 })
+      const ids = Array.from({ length: 64 }, (_, i) => `c${i}`)
+      for (const id of ids) batch.add(p(id, { signal: shared.signal }))
+      batch.close()
+      await tick()
+      expect(g.started).toHaveLength(64)
+      expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1)
+      expect(getEventListeners(shared.signal, 'abort')).toHaveLength(1)
+      for (const id of ids) await g.release(id)
+      await batch.outcome
+      expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0)
+      expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0)
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings).toEqual([])
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+})
