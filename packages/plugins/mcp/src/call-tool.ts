@@ -122,7 +122,12 @@ export async function callTool(
   if (answer.isError) {
     const text = errorText(content)
     const message = text === '' ? `MCP tool "${tool}" of server "${server.name}" reported an error.` : text
-    return failureEnvelope(source, McpErrorNames.TOOL_ERROR, message, content.length === 0 ? undefined : content)
+    return failureEnvelope(
+      source,
+      McpErrorNames.TOOL_ERROR,
+      message,
+      content.length === 0 ? undefined : content,
+    )
   }
   return successEnvelope(source, content, structured)
 }

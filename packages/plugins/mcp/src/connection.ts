@@ -85,10 +85,7 @@ export async function connect(server: ServerRuntime, onListChanged: () => void):
     if (server.config.transport === 'http') void checkAlive(server)
   }
   client.onclose = () => {
-    markClosed(
-      server,
-      server.config.transport === 'stdio' ? 'its process exited' : 'the connection closed',
-    )
+    markClosed(server, server.config.transport === 'stdio' ? 'its process exited' : 'the connection closed')
   }
   client.setNotificationHandler(ToolListChangedNotificationSchema, onListChanged)
   server.client = client

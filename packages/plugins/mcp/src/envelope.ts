@@ -30,7 +30,13 @@ export function successEnvelope(
   content: readonly ToolResultContent[],
   structured: JsonObject | undefined,
 ): Envelope {
-  const base = { 'dsh-mcp': source.nonce, server: source.server, tool: source.tool, content, ok: true as const }
+  const base = {
+    'dsh-mcp': source.nonce,
+    server: source.server,
+    tool: source.tool,
+    content,
+    ok: true as const,
+  }
   return structured === undefined ? base : { ...base, structured }
 }
 
@@ -40,7 +46,15 @@ export function failureEnvelope(
   message: string,
   content: readonly ToolResultContent[] = [{ type: 'text', text: message }],
 ): Envelope {
-  return { 'dsh-mcp': source.nonce, server: source.server, tool: source.tool, content, ok: false, name, message }
+  return {
+    'dsh-mcp': source.nonce,
+    server: source.server,
+    tool: source.tool,
+    content,
+    ok: false,
+    name,
+    message,
+  }
 }
 
 function readEnvelope(value: unknown, nonce: string): Envelope | undefined {
@@ -68,7 +82,8 @@ function finalResult(
   nonce: string,
   known: KnownTools,
 ): ToolExecutionResult {
-  const contexts = result.additionalContexts === undefined ? {} : { additionalContexts: result.additionalContexts }
+  const contexts =
+    result.additionalContexts === undefined ? {} : { additionalContexts: result.additionalContexts }
   if (!result.isError) {
     const envelope = readEnvelope(result.value, nonce)
     if (envelope === undefined) return result
@@ -86,7 +101,10 @@ function finalResult(
     return {
       isError: true,
       content: envelope.content,
-      error: { message: envelope.message, info: { name: envelope.name, code: MCP_ERROR_CODES[envelope.name] } },
+      error: {
+        message: envelope.message,
+        info: { name: envelope.name, code: MCP_ERROR_CODES[envelope.name] },
+      },
       meta,
       ...contexts,
     }

@@ -34,12 +34,15 @@ function mapResource(resource: unknown): ToolResultContent[] {
 }
 
 function mapBlock(block: unknown): ToolResultContent[] {
-  if (typeof block !== 'object' || block === null) return [note('a content block that is not an object, omitted')]
+  if (typeof block !== 'object' || block === null)
+    return [note('a content block that is not an object, omitted')]
   const { type } = block as Block
   const b = block as Block
   switch (type) {
     case 'text':
-      return typeof b.text === 'string' ? [{ type: 'text', text: b.text }] : [note('a text block without text')]
+      return typeof b.text === 'string'
+        ? [{ type: 'text', text: b.text }]
+        : [note('a text block without text')]
     case 'image': {
       const data = str(b.data)
       const mediaType = str(b.mimeType)
@@ -61,7 +64,9 @@ function mapBlock(block: unknown): ToolResultContent[] {
       return [note(`resource link ${label}${describeResource(uri, str(b.mimeType))}${about}`)]
     }
     default:
-      return [note(`content of type ${JSON.stringify(typeof type === 'string' ? type : String(type))}, not shown`)]
+      return [
+        note(`content of type ${JSON.stringify(typeof type === 'string' ? type : String(type))}, not shown`),
+      ]
   }
 }
 

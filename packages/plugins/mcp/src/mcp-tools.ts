@@ -99,7 +99,9 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
     probe: undefined,
     disposed: false,
   }))
-  const removeWrapper = scope.on('tools/execute', createResultWrapper(nonce, known), { priority: WRAPPER_PRIORITY })
+  const removeWrapper = scope.on('tools/execute', createResultWrapper(nonce, known), {
+    priority: WRAPPER_PRIORITY,
+  })
   const pending = new Set<Promise<unknown>>()
   const track = <T>(promise: Promise<T>): Promise<T> => {
     pending.add(promise)

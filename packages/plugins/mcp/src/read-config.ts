@@ -12,7 +12,10 @@ const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/
 const serverName = z
   .string()
   .max(32, 'a server name has at most 32 characters')
-  .regex(SERVER_NAME, 'a server name is letters, digits, "-" and single "_" between them (it prefixes tool names)')
+  .regex(
+    SERVER_NAME,
+    'a server name is letters, digits, "-" and single "_" between them (it prefixes tool names)',
+  )
 
 const timeoutMs = z
   .number()

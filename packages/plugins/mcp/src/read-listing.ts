@@ -36,13 +36,20 @@ export function readListing(raw: unknown, index: number): ListingCheck {
   if (!isPlainObject(raw)) return fail('the listing entry is not an object')
   const { name, description, inputSchema, annotations } = raw
   if (typeof name !== 'string' || name === '') return fail('it has no name')
-  if (description !== undefined && typeof description !== 'string') return fail('its description is not a string')
+  if (description !== undefined && typeof description !== 'string')
+    return fail('its description is not a string')
   if (!isPlainObject(inputSchema)) return fail('its inputSchema is not an object')
   if (inputSchema.type !== 'object') {
-    return fail(`its inputSchema must have type "object" at the root, got ${JSON.stringify(inputSchema.type) ?? 'none'}`)
+    return fail(
+      `its inputSchema must have type "object" at the root, got ${JSON.stringify(inputSchema.type) ?? 'none'}`,
+    )
   }
-  if (annotations !== undefined && !isPlainObject(annotations)) return fail('its annotations are not an object')
+  if (annotations !== undefined && !isPlainObject(annotations))
+    return fail('its annotations are not an object')
   const readOnly = annotations?.readOnlyHint === true
   const fingerprint = JSON.stringify([description ?? null, inputSchema, readOnly])
-  return { ok: true, tool: { name, description, inputSchema: inputSchema as JsonObject, readOnly, fingerprint } }
+  return {
+    ok: true,
+    tool: { name, description, inputSchema: inputSchema as JsonObject, readOnly, fingerprint },
+  }
 }

@@ -28,7 +28,9 @@ async function listTools(server: ServerRuntime): Promise<unknown[]> {
     cursor = answer.nextCursor
     if (cursor === undefined) return tools
   }
-  server.ctx.logger.warn(`MCP server "${server.name}": tools/list still had more pages after ${MAX_PAGES}; the rest is ignored`)
+  server.ctx.logger.warn(
+    `MCP server "${server.name}": tools/list still had more pages after ${MAX_PAGES}; the rest is ignored`,
+  )
   return tools
 }
 
@@ -82,7 +84,10 @@ export function applyListing(server: ServerRuntime, listed: readonly unknown[]):
     const name = toolName(server.name, listing.name)
     const holder = taken.get(name)
     if (holder !== undefined) {
-      skipped.push({ tool: listing.name, reason: `its name becomes "${name}", which tool "${holder}" of this server already has` })
+      skipped.push({
+        tool: listing.name,
+        reason: `its name becomes "${name}", which tool "${holder}" of this server already has`,
+      })
       continue
     }
     try {
@@ -121,7 +126,9 @@ export function syncTools(server: ServerRuntime): Promise<void> {
         listed = await listTools(server)
       } catch (error) {
         if (!server.disposed && server.state === 'connected') {
-          server.ctx.logger.warn(`MCP server "${server.name}": listing its tools failed: ${describeError(error)}`)
+          server.ctx.logger.warn(
+            `MCP server "${server.name}": listing its tools failed: ${describeError(error)}`,
+          )
         }
         continue
       }
