@@ -94,10 +94,17 @@ export async function callTool(
   if (server.state !== 'connected' || client === undefined) {
     return failureEnvelope(source, McpErrorNames.SERVER_CLOSED, closedMessage(server))
   }
+  // The SDK never removes the abort listener it adds, and the call's signal may be the caller's
+  // long-lived one: give it a signal of this request's own, linked only while the request runs (so a
+  // later abort of the caller's signal sends no cancellation for a request that already finished).
+  const own = new AbortController()
+  const forward = (): void => own.abort(exec.signal.reason)
+  if (exec.signal.aborted) forward()
+  else exec.signal.addEventListener('abort', forward, { once: true })
   let raw: unknown
   try {
     raw = await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, anyAnswer, {
-      signal: exec.signal,
+      signal: own.signal,
       timeout: server.timeoutMs,
     })
   } catch (error) {
@@ -105,6 +112,8 @@ export async function callTool(
     if (exec.signal.aborted) throw error
     const { name, message } = await classify(server, tool, error)
     return failureEnvelope(source, name, message)
+  } finally {
+    exec.signal.removeEventListener('abort', forward)
   }
   const answer = readAnswer(raw)
   if (answer === undefined) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Context, Disposer } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { closeClient, connect } from './connection.ts'
+import { describeError } from './describe-error.ts'
 import { createResultWrapper } from './envelope.ts'
 import { McpPluginError } from './errors.ts'
 import { DEFAULT_TIMEOUT_MS, readConfig, type McpConfig } from './read-config.ts'
@@ -112,7 +113,14 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
     return promise
   }
   const start = async (server: ServerRuntime): Promise<void> => {
-    if (await connect(server, () => void track(syncTools(server)))) await syncTools(server)
+    try {
+      if (await connect(server, () => void track(syncTools(server)))) await syncTools(server)
+    } catch (error) {
+      // Not expected (connect and syncTools report their own failures); never let it reject `ready`.
+      server.state = 'failed'
+      server.reason = `could not start: ${describeError(error)}`
+      scope.logger.error(`MCP server "${server.name}" ${server.reason}`, { server: server.name })
+    }
   }
   const ready = track(Promise.all(servers.map(start))).then(() => servers.map(status))
 

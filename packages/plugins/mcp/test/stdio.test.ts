@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createContext, createMemoryLogger } from '@deepseek-ai/dsh-context'
 import { installTools } from '@deepseek-ai/dsh-tools'
@@ -180,6 +181,18 @@ describe('failures over stdio', () => {
     expect(await events(ctx)).not.toContain('slow:released:a')
     // The connection is still good after a cancellation.
     expect(text(await call(ctx, 'fx__echo', { text: 'still here' }))).toBe('still here')
+  })
+
+  it('T38: a long-lived caller signal keeps no listener from finished calls, so a later abort cancels nothing', async () => {
+    const ctx = createContext({ logger: createMemoryLogger() })
+    // Without the timeout wrapper the body gets the caller's own signal.
+    installTools(ctx, { enforceTimeouts: false })
+    await setup({ servers: { fx: stdioServer() } }, { ctx })
+    const turn = new AbortController()
+    for (let i = 0; i < 12; i++) {
+      expect(text(await call(ctx, 'fx__echo', { text: `#${i}` }, turn.signal))).toBe(`#${i}`)
+    }
+    expect(getEventListeners(turn.signal, 'abort')).toHaveLength(0)
   })
 
   it('T17: a server that does not answer within timeoutMs: McpTimeout with code TIMEOUT, and the server is told to cancel', async () => {
