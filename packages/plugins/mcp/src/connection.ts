@@ -18,7 +18,7 @@ function createTransport(config: McpServerConfig): Transport {
     case 'stdio':
       return new StdioClientTransport({
         command: config.command,
-        ...(config.args === undefined ? {} : { args: config.args }),
+        ...(config.args === undefined ? {} : { args: [...config.args] }),
         ...(config.env === undefined ? {} : { env: config.env }),
         ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
         stderr: config.stderr ?? 'inherit',

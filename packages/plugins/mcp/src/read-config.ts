@@ -40,7 +40,7 @@ const stdioServer = z.strictObject({
   transport: z.literal('stdio'),
   /** The program to start; it speaks MCP on its stdin/stdout. */
   command: z.string().min(1),
-  args: z.array(z.string()).optional(),
+  args: z.array(z.string()).readonly().optional(),
   /** Added to a minimal inherited environment (PATH, HOME, …), as the MCP SDK does. */
   env: z.record(z.string(), z.string()).optional(),
   cwd: z.string().min(1).optional(),

@@ -5,7 +5,12 @@ import { fileURLToPath } from 'node:url'
 import { createContext, createMemoryLogger, type Context, type MemoryLogger } from '@deepseek-ai/dsh-context'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import { installTools, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import { vi } from 'vitest'
 import { mcpTools, type McpConfig, type McpTools } from '../src/index.ts'
+
+// These tests start real server processes; on a loaded machine that alone can take seconds. Nothing
+// here asserts a duration: the limits only keep a broken test from hanging.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 })
 
 /** The fixture MCP server (a real process, written with the same SDK). */
 export const FIXTURE = fileURLToPath(new URL('./fixtures/server.mjs', import.meta.url))

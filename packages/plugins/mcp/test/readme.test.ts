@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { checkReadmeExample, expectEveryBlockIsAnExample } from '../../../../test-support/readme-example.ts'
 
 const packageUrl = new URL('../', import.meta.url)
+// The example starts a real server process: allow for a loaded machine (nothing asserts a duration).
+vi.setConfig({ testTimeout: 60_000 })
 
 describe('README', () => {
   it('T8: shows the example verbatim, and the example prints what its comments say against a real server', async () => {

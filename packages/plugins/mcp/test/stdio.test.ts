@@ -196,8 +196,8 @@ describe('failures over stdio', () => {
   })
 
   it('T17: a server that does not answer within timeoutMs: McpTimeout with code TIMEOUT, and the server is told to cancel', async () => {
-    const { ctx } = await setup({ servers: { fx: stdioServer(1_000) } })
-    expect(ctx.tools.get('fx__slow')?.timeoutMs).toBe(1_000)
+    const { ctx } = await setup({ servers: { fx: stdioServer(2_000) } })
+    expect(ctx.tools.get('fx__slow')?.timeoutMs).toBe(2_000)
     const result = await call(ctx, 'fx__slow', { id: 't' })
     expect(result.isError && result.error.info).toEqual({ name: McpErrorNames.TIMEOUT, code: 'TIMEOUT' })
     expect(result.meta).toEqual({ mcp: { server: 'fx', tool: 'slow' } })
@@ -210,11 +210,11 @@ describe('failures over stdio', () => {
     const logger = createMemoryLogger()
     const ctx = createContext({ logger })
     installTools(ctx, { enforceTimeouts: false })
-    await setup({ servers: { fx: stdioServer(1_000) } }, { ctx })
+    await setup({ servers: { fx: stdioServer(2_000) } }, { ctx })
     const result = await call(ctx, 'fx__slow', { id: 'sdk' })
     expect(result.isError && result.error.info).toEqual({ name: McpErrorNames.TIMEOUT, code: 'TIMEOUT' })
     expect(result.isError && result.error.message).toBe(
-      'MCP server "fx" did not answer tool "slow" within 1000 ms.',
+      'MCP server "fx" did not answer tool "slow" within 2000 ms.',
     )
     expect(text(await call(ctx, 'fx__await_event', { event: 'slow:cancelled:sdk' }))).toBe(
       'seen slow:cancelled:sdk',
