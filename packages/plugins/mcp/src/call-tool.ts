@@ -69,7 +69,8 @@ async function classify(
       }
     }
     if (error.code === ErrorCode.ConnectionClosed) return closed
-    return failed(error.message)
+    // A server that threw an McpError sends its message with the prefix, and the client adds it again.
+    return failed(error.message.replace(/^(MCP error -?\d+: )\1+/, '$1'))
   }
   if (server.state !== 'connected') return closed
   if (error instanceof StreamableHTTPError) return failed(error.message)

@@ -110,6 +110,18 @@ describe('results over stdio', () => {
     expect(JSON.parse(JSON.stringify(result))).toEqual(result)
   })
 
+  it('T16: a JSON-RPC error answer is McpRequestFailed, and the connection stays usable', async () => {
+    const { ctx, mcp } = await setup({ servers: { fx: stdioServer() } })
+    const result = await call(ctx, 'fx__rpc_error')
+    expect(result.isError && result.error).toEqual({
+      message:
+        'MCP server "fx" could not run tool "rpc_error": MCP error -32602: the server refused this call',
+      info: { name: McpErrorNames.REQUEST_FAILED, code: 'TOOL_FAILED' },
+    })
+    expect(mcp.servers()[0]?.state).toBe('connected')
+    expect(text(await call(ctx, 'fx__echo', { text: 'fine' }))).toBe('fine')
+  })
+
   it('T14: every kind of MCP content reaches the result: images as images, resources and audio as text notes', async () => {
     const { ctx } = await setup({ servers: { fx: stdioServer() } })
     const result = await call(ctx, 'fx__media')
