@@ -6,6 +6,7 @@ import { dispatchCall } from './pipeline/dispatch.ts'
 import { finalizeCall, finishCall } from './pipeline/finalize.ts'
 import { materializeResult } from './pipeline/materialize.ts'
 import { checkExecutionInput } from './pipeline/check-input.ts'
+import { claimRun } from './pipeline/claim-run.ts'
 import { callInfoOf, prepareCall } from './pipeline/prepare.ts'
 import { failure } from './pipeline/results.ts'
 import type { RunState } from './pipeline/run-state.ts'
@@ -26,7 +27,7 @@ import {
   mismatchError,
   protocolsCompatible,
 } from './scheduler/scheduler-key.ts'
-import type { ToolRunContext, ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
+import type { ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
 import type {
   PresentationMode,
   ToolExecutionInput,
@@ -177,16 +178,6 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
     return found
   }
 
-  const ownRun = (method: string, run: ToolRunContext): RunState => {
-    if (!registry.runs.has(run)) {
-      throw new ToolsError({
-        code: 'FOREIGN_RUN',
-        message: `${method}(run): the run was not prepared by this tool runtime (pass back what prepare() returned)`,
-      })
-    }
-    return run as RunState
-  }
-
   const checkInput = (method: string, input: ToolExecutionInput): void =>
     checkExecutionInput(`tools.${method}(input)`, 'input', input)
 
@@ -197,19 +188,12 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
       return prepareCall(state, input)
     },
     async dispatch(run) {
-      const own = ownRun('dispatch', run)
-      if (own.phase !== 'prepared') {
-        throw new ToolsError({
-          code: 'ALREADY_FINISHED',
-          message: `dispatch(run): call "${own.callId}" was already dispatched`,
-        })
-      }
-      return dispatchCall(own)
+      return dispatchCall(claimRun(registry, 'dispatch', run))
     },
     async finalize(run, result) {
-      return finalizeCall(ownRun('finalize', run), result)
+      return finalizeCall(claimRun(registry, 'finalize', run, result), result)
     },
-    finish: (run, result) => finishCall(ownRun('finish', run), result),
+    finish: (run, result) => finishCall(claimRun(registry, 'finish', run, result), result),
     concurrency(input) {
       checkInput('concurrency', input)
       return callConcurrency(state, input)

@@ -2,7 +2,7 @@ import type { ScheduledToolDispatch } from '../scheduler/scheduler-types.ts'
 import type { ExecuteCall, ToolExecutionResult } from '../types.ts'
 import { describeThrown, failure } from './results.ts'
 import { runBody } from './run-body.ts'
-import type { RunState } from './run-state.ts'
+import { handOut, type RunState } from './run-state.ts'
 import { settleOrAbort } from './signals.ts'
 
 function looksLikeResult(value: unknown): value is ToolExecutionResult {
@@ -25,7 +25,7 @@ function looksLikeResult(value: unknown): value is ToolExecutionResult {
  * signal is honoured, fused with the caller's. Wrapper failures fail the call closed.
  */
 export async function dispatchCall(run: RunState): Promise<ScheduledToolDispatch> {
-  run.phase = 'dispatched'
+  run.stage = 'dispatching'
   let result: ToolExecutionResult
   if (run.state.ctx.hasListeners('tools/execute')) {
     const call: ExecuteCall = Object.freeze({
@@ -53,7 +53,7 @@ export async function dispatchCall(run: RunState): Promise<ScheduledToolDispatch
     result = await runBody(run, undefined)
   }
   const code = result.isError ? result.error.info?.code : undefined
-  return { stage: code === 'ABORTED' ? 'final-result' : 'post-result', run, result }
+  return handOut(run, code === 'ABORTED' ? 'final-result' : 'post-result', result)
 }
 
 function readSignal(inner: unknown): AbortSignal | undefined {

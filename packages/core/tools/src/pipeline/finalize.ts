@@ -1,4 +1,3 @@
-import { ToolsError } from '../errors.ts'
 import type { PostExecuteCall, PostExecuteDecision, ToolExecutionResult } from '../types.ts'
 import { readPostExecuteDecision } from './decisions.ts'
 import { materializeResult } from './materialize.ts'
@@ -10,7 +9,7 @@ const ACCEPT: PostExecuteDecision = Object.freeze({ type: 'accept' })
 
 /** SPEC §5 step 8 then `finishCall`: `tools/post-execute` may accept (and replace) or block. */
 export async function finalizeCall(run: RunState, result: ToolExecutionResult): Promise<ToolExecutionResult> {
-  assertOpen(run, 'finalize')
+  run.stage = 'finalizing'
   let next = result
   if (run.state.ctx.hasListeners('tools/post-execute')) {
     const candidate = materializeResult(result, run.toolName)
@@ -70,23 +69,13 @@ function applyDecision(result: ToolExecutionResult, decision: PostExecuteDecisio
   }
 }
 
-function assertOpen(run: RunState, stage: string): void {
-  if (run.phase === 'finished') {
-    throw new ToolsError({
-      code: 'ALREADY_FINISHED',
-      message: `${stage}(run): call "${run.callId}" (${run.toolName}) already has its result; a call gets exactly one`,
-    })
-  }
-}
-
 /**
  * SPEC §5 steps 9–11 (no post-execute): deferred context and `concludeTurn` ride the result,
  * `finalizeContent` runs exactly once, the result is materialized (lossless, frozen) and
  * `tools/result` observers are notified. Synchronous by contract.
  */
 export function finishCall(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
-  assertOpen(run, 'finish')
-  run.phase = 'finished'
+  run.stage = 'finished'
   let candidate = withRunExtras(run, result)
   if (run.finalizeContent !== undefined) {
     const draft = materializeResult(candidate, run.toolName)

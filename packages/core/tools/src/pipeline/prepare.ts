@@ -10,7 +10,7 @@ import { runGuards } from './guards.ts'
 import { callArguments } from './call-arguments.ts'
 import { parseToolArguments } from './parse-arguments.ts'
 import { describeThrown, failure, success, toBlocks } from './results.ts'
-import { createRun, type RunState } from './run-state.ts'
+import { createRun, handOut, type RunState } from './run-state.ts'
 import { toolMessages } from '../messages.ts'
 import { settleOrAbort, signalOrNever } from './signals.ts'
 
@@ -51,7 +51,7 @@ function callInfo(state: ScopeToolsState, input: ToolExecutionInput, args: JsonO
 }
 
 function final(run: RunState, result: ToolExecutionResult): ScheduledToolPreparation {
-  return { stage: 'final-result', run, result }
+  return handOut(run, 'final-result', result)
 }
 
 /**
@@ -139,7 +139,7 @@ export async function prepareCall(
         failure('DENIED', `Tool "${input.name}" was denied: ${decision.reason}`, { name: 'PolicyDenied' }),
       )
     case 'respond':
-      return { stage: 'post-result', run, result: success(toBlocks(decision.content), decision.value) }
+      return handOut(run, 'post-result', success(toBlocks(decision.content), decision.value))
     case 'ask': {
       const denied = await resolveApproval(run, decision.reason)
       if (denied !== undefined) return final(run, denied)

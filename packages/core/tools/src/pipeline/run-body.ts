@@ -17,7 +17,7 @@ function execContext(run: RunState, signal: AbortSignal): ToolExecContext {
     deferContext(text) {
       if (typeof text !== 'string')
         throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)
-      if (run.phase === 'finished') {
+      if (run.stage === 'finished') {
         run.state.registry.logger.warn(
           `tool "${run.toolName}" (call ${run.callId}) deferred context after its result was committed; dropped`,
         )

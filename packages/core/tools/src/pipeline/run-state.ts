@@ -4,7 +4,11 @@ import type { ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
 import type { FinalizeContext, ToolCallInfo, ToolExecutionResult } from '../types.ts'
 
-export type RunPhase = 'prepared' | 'dispatched' | 'finished'
+/**
+ * Where a run is (T39). `dispatch`, `post-result` and `final-result` are the stages a run is
+ * handed out at; `dispatching` and `finalizing` mark a stage in progress; `finished` is terminal.
+ */
+export type RunStage = 'dispatch' | 'dispatching' | 'post-result' | 'finalizing' | 'final-result' | 'finished'
 
 /** The scheduler's private view of a run; callers only see the `ToolRunContext` part. */
 export interface RunState extends ToolRunContext {
@@ -16,7 +20,9 @@ export interface RunState extends ToolRunContext {
     ((exec: FinalizeContext, result: ToolExecutionResult) => readonly unknown[]) | undefined
   readonly deferred: string[]
   concludes: boolean
-  phase: RunPhase
+  stage: RunStage
+  /** The result handed out with the run at `post-result` / `final-result`: the only one it may commit. */
+  handed: ToolExecutionResult | undefined
 }
 
 export function createRun(options: {
@@ -39,8 +45,20 @@ export function createRun(options: {
     finalizeContent: tool?.definition.finalizeContent,
     deferred: [],
     concludes: false,
-    phase: 'prepared',
+    stage: 'dispatch',
+    handed: undefined,
   }
   state.registry.runs.add(run)
   return run
+}
+
+/** Hands the run out at a stage that carries a result. */
+export function handOut<S extends 'post-result' | 'final-result'>(
+  run: RunState,
+  stage: S,
+  result: ToolExecutionResult,
+): { readonly stage: S; readonly run: RunState; readonly result: ToolExecutionResult } {
+  run.stage = stage
+  run.handed = result
+  return { stage, run, result }
 }
