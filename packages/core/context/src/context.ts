@@ -399,7 +399,9 @@ function buildScope(tree: TreeState, parent: ScopeState | undefined, name: strin
         )
       }
       const args = rest.slice(0, -1)
-      return runWaterfall(event, collectListeners(state, event), args, fallback as AnyFn) as never
+      return runWaterfall(event, collectListeners(state, event), args, fallback as AnyFn, (error) =>
+        tree.logger.error(`a "${event}" listener misused next()`, { error }),
+      ) as never
     },
 
     hasListeners(event: EventName) {

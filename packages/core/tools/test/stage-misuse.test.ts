@@ -44,7 +44,9 @@ describe('T39: the staged surface refuses misuse', () => {
       ctx.tools.register(tool('t', () => ++ran))
       ctx.tools.register(echo)
       const scheduler = resolveToolRuntimeScheduler(ctx.tools)
-      const prepared = await scheduler.prepare(kind === 'unknown tool' ? call('missing') : call('echo', { text: 5 }))
+      const prepared = await scheduler.prepare(
+        kind === 'unknown tool' ? call('missing') : call('echo', { text: 5 }),
+      )
       expect(prepared.stage).toBe('final-result')
       await expect(scheduler.dispatch(prepared.run)).rejects.toMatchObject({ code: 'WRONG_STAGE' })
       expect(ran).toBe(0)
@@ -109,7 +111,9 @@ describe('T39: the staged surface refuses misuse', () => {
     if (prepared.stage !== 'final-result') throw new Error('unreachable')
     await expect(scheduler.finalize(prepared.run, prepared.result)).rejects.toMatchObject({
       code: 'WRONG_STAGE',
-      message: expect.stringMatching(/only a run handed out at stage "post-result" may be finalized/) as unknown,
+      message: expect.stringMatching(
+        /only a run handed out at stage "post-result" may be finalized/,
+      ) as unknown,
     })
     expect(codeOf(scheduler.finish(prepared.run, prepared.result))).toBe('UNKNOWN_TOOL')
   })
