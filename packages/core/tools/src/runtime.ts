@@ -178,14 +178,13 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
     return found
   }
 
-  const checkInput = (method: string, input: ToolExecutionInput): void =>
+  const checkInput = (method: string, input: ToolExecutionInput): ToolExecutionInput =>
     checkExecutionInput(`tools.${method}(input)`, 'input', input)
 
   const scheduler: ToolRuntimeScheduler = {
     protocol: LOCAL_PROTOCOL,
     prepare(input) {
-      checkInput('prepare', input)
-      return prepareCall(state, input)
+      return prepareCall(state, input, checkInput('prepare', input))
     },
     async dispatch(run) {
       return dispatchCall(claimRun(registry, 'dispatch', run))
@@ -195,11 +194,10 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
     },
     finish: (run, result) => finishCall(claimRun(registry, 'finish', run, result), result),
     concurrency(input) {
-      checkInput('concurrency', input)
-      return callConcurrency(state, input)
+      return callConcurrency(state, input, checkInput('concurrency', input))
     },
-    synthesize(input, code, message) {
-      checkInput('synthesize', input)
+    synthesize(raw, code, message) {
+      const input = checkInput('synthesize', raw)
       const call = callInfoOf(state, input)
       const result = materializeResult(failure(code, message), input.name)
       if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', result, call)
@@ -292,9 +290,10 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
       return scheduler.concurrency(input)
     },
 
-    async execute(input) {
-      checkInput('execute', input)
-      const prepared = await prepareCall(state, input)
+    async execute(raw) {
+      // T36: the input is read once, here; only the copy is used from now on.
+      const input = checkInput('execute', raw)
+      const prepared = await prepareCall(state, raw, input)
       switch (prepared.stage) {
         case 'dispatch': {
           const dispatched = await dispatchCall(prepared.run as RunState)

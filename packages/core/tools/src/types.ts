@@ -110,11 +110,24 @@ export interface ToolExecutionFailure {
 /** T15. Returned frozen and lossless-JSON from every entry point (T14). */
 export type ToolExecutionResult = ToolExecutionSuccess | ToolExecutionFailure
 
-/** What listeners and guards learn about a call. Frozen; `args` is the parsed JSON the model sent. */
+/**
+ * Validated tool arguments as policy and the body see them: the schema's output (after zod
+ * transforms), deep-frozen. Usually plain JSON; a schema that transforms a field into something
+ * else (a `Date`, a `URL`) puts that object here, exactly as the body receives it.
+ */
+export type ToolArguments = { readonly [key: string]: unknown }
+
+/**
+ * What listeners and guards learn about a call. Frozen. `args` is exactly what the body will
+ * receive (T36): the validated, transformed arguments, the same deep-frozen object. When there
+ * are no validated arguments (unknown tool, invalid arguments, a synthetic result) it is the parsed
+ * JSON the model sent, or `{}` when that was not JSON. The model's original text is the input's
+ * `arguments`, which the session records.
+ */
 export interface ToolCallInfo {
   readonly callId: CallId
   readonly toolName: string
-  readonly args: JsonObject
+  readonly args: ToolArguments
   readonly scope: ScopeInfo
   readonly turn: number | undefined
   readonly step: number | undefined
@@ -167,7 +180,8 @@ export interface ApprovalRequest {
   readonly toolName: string
   readonly callId: CallId
   readonly reason: string | undefined
-  readonly args: JsonObject
+  /** The validated arguments the body would receive (T36), as in `ToolCallInfo.args`. */
+  readonly args: ToolArguments
   readonly signal: AbortSignal
   readonly agent: ScopeInfo
 }

@@ -3,7 +3,13 @@ import { deepFreeze } from '@deepseek-ai/dsh-session'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import { visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
 import type { ScheduledToolPreparation } from '../scheduler/scheduler-types.ts'
-import type { PreExecuteDecision, ToolCallInfo, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
+import type {
+  PreExecuteDecision,
+  ToolArguments,
+  ToolCallInfo,
+  ToolExecutionInput,
+  ToolExecutionResult,
+} from '../types.ts'
 import { resolveApproval } from './approval.ts'
 import { readPreExecuteDecision } from './decisions.ts'
 import { runGuards } from './guards.ts'
@@ -39,7 +45,7 @@ export function callInfoOf(state: ScopeToolsState, input: ToolExecutionInput): T
   return callInfo(state, input, parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS)
 }
 
-function callInfo(state: ScopeToolsState, input: ToolExecutionInput, args: JsonObject): ToolCallInfo {
+function callInfo(state: ScopeToolsState, input: ToolExecutionInput, args: ToolArguments): ToolCallInfo {
   return Object.freeze({
     callId: input.callId,
     toolName: input.name,
@@ -60,15 +66,20 @@ function final(run: RunState, result: ToolExecutionResult): ScheduledToolPrepara
  */
 export async function prepareCall(
   state: ScopeToolsState,
+  key: object,
   input: ToolExecutionInput,
 ): Promise<ScheduledToolPreparation> {
   const signal = signalOrNever(input.signal)
   const tool: RegisteredTool | undefined = visibleTools(state).get(input.name)
-  const args = tool === undefined ? undefined : callArguments(state.registry, input, tool)
+  const args = tool === undefined ? undefined : callArguments(state.registry, key, input, tool)
   const call =
     args === undefined
       ? callInfoOf(state, input)
-      : callInfo(state, input, args.kind === 'unparsable' ? EMPTY_ARGS : args.json)
+      : callInfo(
+          state,
+          input,
+          args.kind === 'ok' ? args.args : args.kind === 'unparsable' ? EMPTY_ARGS : args.json,
+        )
   const settle = (result: ToolExecutionResult): ScheduledToolPreparation =>
     final(createRun({ state, call, signal, tool, args: undefined }), result)
 
