@@ -140,7 +140,7 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
     local: new Map(),
     restrictions: new Set(),
     guards: [],
-    grants: new Set(),
+    grants: new WeakMap(),
     mode: undefined,
     cacheVersion: -1,
     visible: new Map(),

@@ -169,9 +169,19 @@ export type GuardVerdict =
 /** A monotonic guard: it may deny or abstain, never allow. */
 export type ToolGuard = (call: ToolCallInfo) => GuardVerdict | Promise<GuardVerdict>
 
+/**
+ * What an `allowed-for-session` answer covers from now on, in the scope that asked and the scopes
+ * below it, for the registration it was given for:
+ * - `'arguments'` (the default): this tool with these exact arguments (object key order aside);
+ * - `'tool'`: every call of this tool;
+ * - `{ matches(call) }`: calls of this tool for which the rule returns exactly `true` (it sees the
+ *   same frozen `ToolCallInfo` as policy; a rule that throws covers nothing).
+ */
+export type ApprovalGrantScope = 'arguments' | 'tool' | { readonly matches: (call: ToolCallInfo) => boolean }
+
 export type ApprovalDecision =
   | { readonly type: 'allowed-once' }
-  | { readonly type: 'allowed-for-session' }
+  | { readonly type: 'allowed-for-session'; readonly scope?: ApprovalGrantScope }
   | { readonly type: 'rejected'; readonly feedback?: string }
   | { readonly type: 'cancelled' }
   | { readonly type: 'unavailable'; readonly reason?: string }

@@ -191,24 +191,6 @@ describe('approval (SPEC §5 step 4)', () => {
     expect(requests[0]!.signal).toBeInstanceOf(AbortSignal)
   })
 
-  it('allowed-for-session is remembered for that tool in that scope only', async () => {
-    const { ctx, runs } = askAll()
-    let asked = 0
-    ctx.provide('approval', {
-      request: async () => {
-        asked++
-        return { type: 'allowed-for-session' }
-      },
-    })
-    const a = ctx.createScope({ name: 'a' })
-    const b = ctx.createScope({ name: 'b' })
-    await a.tools.execute(call('deploy'))
-    await a.tools.execute(call('deploy'))
-    await b.tools.execute(call('deploy'))
-    expect(asked).toBe(2)
-    expect(runs()).toBe(3)
-  })
-
   it('a hanging approval ends with ABORTED_BEFORE_DISPATCH when the caller aborts', async () => {
     const { ctx, runs } = askAll()
     ctx.provide('approval', { request: () => new Promise<never>(() => {}) })

@@ -1,6 +1,8 @@
+import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import type { ApprovalDecision, ToolExecutionFailure } from '../types.ts'
 import { describeThrown, failure } from './results.ts'
 import type { RunState } from './run-state.ts'
+import { argumentsKey, findGrant, readGrantScope, recordGrant, type ReadScope } from './session-grants.ts'
 import { settleOrAbort } from './signals.ts'
 
 /**
@@ -11,9 +13,13 @@ import { settleOrAbort } from './signals.ts'
 export async function resolveApproval(
   run: RunState,
   reason: string | undefined,
+  json: JsonObject,
 ): Promise<ToolExecutionFailure | undefined> {
-  const { state, toolName, call } = run
-  if (state.grants.has(toolName)) return undefined
+  const { state, toolName, call, tool } = run
+  if (tool === undefined) return failure('PIPELINE_FAILED', `Tool "${toolName}" has no definition to run.`)
+  let cachedKey: string | undefined
+  const key = (): string => (cachedKey ??= argumentsKey(json))
+  if (findGrant(state, tool, call, key)) return undefined
   const service = state.ctx.approval
   const why = reason === undefined ? '' : ` (${reason})`
   if (service === undefined) {
@@ -58,6 +64,7 @@ export async function resolveApproval(
   }
   let type: unknown
   let detail: unknown
+  let scope: ReadScope | undefined
   try {
     type = (settled.value as { type?: unknown } | null)?.type
     detail =
@@ -66,6 +73,10 @@ export async function resolveApproval(
         : type === 'unavailable'
           ? (settled.value as { reason?: unknown }).reason
           : undefined
+    if (type === 'allowed-for-session') {
+      scope = readGrantScope((settled.value as { scope?: unknown }).scope)
+      if (scope === undefined) type = undefined
+    }
   } catch {
     type = undefined
   }
@@ -74,7 +85,7 @@ export async function resolveApproval(
     case 'allowed-once':
       return undefined
     case 'allowed-for-session':
-      state.grants.add(toolName)
+      recordGrant(state, tool, scope!, key)
       return undefined
     case 'rejected':
       return failure('DENIED', `The user rejected the call to "${toolName}"${suffix}`, {

@@ -152,7 +152,7 @@ export async function prepareCall(
     case 'respond':
       return handOut(run, 'post-result', success(toBlocks(decision.content), decision.value))
     case 'ask': {
-      const denied = await resolveApproval(run, decision.reason)
+      const denied = await resolveApproval(run, decision.reason, args.json)
       if (denied !== undefined) return final(run, denied)
       break
     }

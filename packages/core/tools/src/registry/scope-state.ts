@@ -1,5 +1,6 @@
 import type { Context, Logger } from '@deepseek-ai/dsh-context'
 import type { PresentationMode, ToolGuard } from '../types.ts'
+import type { ToolGrants } from '../pipeline/session-grants.ts'
 import type { RegisteredTool } from './normalize-definition.ts'
 
 export interface CompiledRestriction {
@@ -33,8 +34,8 @@ export interface ScopeToolsState {
   readonly local: Map<string, RegisteredTool>
   readonly restrictions: Set<CompiledRestriction>
   readonly guards: ToolGuard[]
-  /** Tool names granted `allowed-for-session` in this scope. */
-  readonly grants: Set<string>
+  /** `allowed-for-session` answers given in this scope, per registration (see session-grants.ts). */
+  readonly grants: WeakMap<RegisteredTool, ToolGrants>
   mode: PresentationMode | undefined
   cacheVersion: number
   visible: ReadonlyMap<string, RegisteredTool>
