@@ -70,6 +70,7 @@ const API_KEYS: ReadonlySet<string> = new Set<keyof ContextApi>([
   'emit',
   'waterfall',
   'hasListeners',
+  'listenerCount',
   'createScope',
   'onDispose',
   'dispose',
@@ -406,6 +407,10 @@ function buildScope(tree: TreeState, parent: ScopeState | undefined, name: strin
 
     hasListeners(event: EventName) {
       return collectListeners(state, event).length > 0
+    },
+
+    listenerCount(event: EventName) {
+      return collectListeners(state, event).length
     },
 
     createScope(options) {

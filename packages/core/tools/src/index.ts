@@ -15,6 +15,7 @@ export type { ToolsErrorCode } from './errors.ts'
 export { TOOL_RUNTIME_SCHEDULER, resolveToolRuntimeScheduler } from './scheduler/scheduler-key.ts'
 export type { SchedulerProtocol } from './scheduler/scheduler-key.ts'
 export type {
+  LateToolOutcome,
   ScheduledToolDispatch,
   ScheduledToolPreparation,
   ToolRunContext,

@@ -11,4 +11,12 @@ export const toolMessages = {
     cause === undefined
       ? 'The tool scheduler failed before this call could finish.'
       : `The tool scheduler failed before this call could finish: ${describeThrown(cause)}`,
+  aborted: (toolName: string): string => `Tool "${toolName}" was aborted before it finished.`,
+  abortedWhileChecked: (toolName: string): string =>
+    `Tool "${toolName}" was aborted while its result was being checked.`,
+  timedOut: (toolName: string, timeoutMs: number): string =>
+    `Tool "${toolName}" timed out after ${timeoutMs} ms.`,
+  /** `stage` names what hung: "a tools/pre-execute listener", "a guard", … */
+  overBudget: (toolName: string, stage: string, budgetMs: number): string =>
+    `Tool "${toolName}" failed: ${stage} did not finish within the ${budgetMs} ms policy budget.`,
 } as const

@@ -49,15 +49,43 @@ export interface InstallToolsOptions {
   readonly defaultTimeoutMs?: number
   /** Register the shipped timeout wrapper (default true). */
   readonly enforceTimeouts?: boolean
+  /**
+   * Time a call may spend in plugin code around its body, in total: pre-execute listeners, guards,
+   * wrappers (outside `next`) and post-execute listeners (default 60 000 ms). Past it the call
+   * fails with `PIPELINE_FAILED` (`PolicyTimeout`). The body (bounded by `timeoutMs`) and a
+   * person answering an approval do not count.
+   */
+  readonly policyTimeoutMs?: number
+  /**
+   * After the caller's abort, how long started work may still finish and be committed as it is
+   * (default 2 000 ms; 0 answers `ABORTED` at the next turn of the event loop).
+   */
+  readonly abortGraceMs?: number
+  /**
+   * How long a body that outlived its call's result (timeout, abort past the grace) is waited for
+   * before it is reported `abandoned` (default 60 000 ms).
+   */
+  readonly lateBodyCapMs?: number
 }
 
 const PRESENTATION_MODES: readonly PresentationMode[] = ['native', 'code', 'both']
 
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 function positiveInteger(name: string, value: unknown, fallback: number | undefined): number | undefined {
+  return integerIn(name, value, fallback, 1)
+}
+
+function integerIn(
+  name: string,
+  value: unknown,
+  fallback: number | undefined,
+  min: 0 | 1,
+): number | undefined {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
     throw invalidArgument(
-      `installTools(ctx, options): options.${name} must be a positive integer, got ${describeValue(value)}`,
+      `installTools(ctx, options): options.${name} must be ${min === 1 ? 'a positive' : 'a non-negative'} integer${name.endsWith('Ms') ? ` ≤ ${MAX_TIMER_MS}` : ''}, got ${describeValue(value)}`,
     )
   }
   return value
@@ -80,6 +108,9 @@ function readOptions(options: InstallToolsOptions): RuntimeOptions {
     maxArgumentDepth: positiveInteger('maxArgumentDepth', options.maxArgumentDepth, 64)!,
     defaultPresentation,
     defaultTimeoutMs: positiveInteger('defaultTimeoutMs', options.defaultTimeoutMs, undefined),
+    policyTimeoutMs: positiveInteger('policyTimeoutMs', options.policyTimeoutMs, 60_000)!,
+    abortGraceMs: integerIn('abortGraceMs', options.abortGraceMs, 2_000, 0)!,
+    lateBodyCapMs: positiveInteger('lateBodyCapMs', options.lateBodyCapMs, 60_000)!,
   }
 }
 
@@ -119,13 +150,15 @@ export function installTools(ctx: Context, options: InstallToolsOptions = {}): D
     logger: ctx.logger,
     scopes: new WeakMap(),
     runs: new WeakSet(),
+    shippedTimeout: options.enforceTimeouts !== false,
   }
   const disposeService = ctx.provideScoped('tools', (scopeCtx) => createScopeView(registry, scopeCtx))
   const disposeTimeout =
     options.enforceTimeouts === false
       ? undefined
-      : ctx.on('tools/execute', createTimeoutWrapper(ctx.logger), { priority: -1000 })
+      : ctx.on('tools/execute', createTimeoutWrapper(), { priority: -1000 })
   return () => {
+    registry.shippedTimeout = false
     disposeTimeout?.()
     disposeService()
   }

@@ -2,7 +2,7 @@ import type { Context, Disposer, EmitEvent, ScopeInfo, WaterfallEvent } from '@d
 import type { CallId, JsonObject, JsonValue, ToolResultContent, ToolSchema } from '@deepseek-ai/dsh-llm'
 import type { ToolErrorCode } from './codes.ts'
 import type { TOOL_RUNTIME_SCHEDULER } from './scheduler/scheduler-key.ts'
-import type { ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
+import type { LateToolOutcome, ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
 
 /** A JSON Schema object describing a tool's arguments (root `type: "object"`). */
 export type JsonSchemaObject = JsonObject
@@ -274,6 +274,8 @@ declare module '@deepseek-ai/dsh-context' {
     'tools/execute': WaterfallEvent<[call: ExecuteCall], ToolExecutionResult>
     'tools/post-execute': WaterfallEvent<[call: PostExecuteCall], PostExecuteDecision>
     'tools/result': EmitEvent<[result: ToolExecutionResult, call: ToolCallInfo]>
+    /** A body settled (or was abandoned) after its call was answered: T38, timeouts. */
+    'tools/late-outcome': EmitEvent<[late: LateToolOutcome, call: ToolCallInfo]>
     'tools/change': EmitEvent<[change: ToolsChange]>
   }
 }

@@ -3,7 +3,7 @@ import type { ApprovalDecision, ToolExecutionFailure } from '../types.ts'
 import { describeThrown, failure } from './results.ts'
 import type { RunState } from './run-state.ts'
 import { argumentsKey, findGrant, readGrantScope, recordGrant, type ReadScope } from './session-grants.ts'
-import { settleOrAbort } from './signals.ts'
+import { raceRun } from './signals.ts'
 
 /**
  * SPEC §5 step 4: an `ask` goes to `ctx.approval` before the guards. Every way of not getting a yes
@@ -46,7 +46,7 @@ export async function resolveApproval(
   } catch (error) {
     pending = Promise.reject(error)
   }
-  const settled = await settleOrAbort(pending, run.signal, () => {})
+  const settled = await raceRun(run, pending, false)
   if (settled.kind === 'aborted') {
     return failure(
       'ABORTED_BEFORE_DISPATCH',

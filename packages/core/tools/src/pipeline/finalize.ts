@@ -3,41 +3,64 @@ import { readPostExecuteDecision } from './decisions.ts'
 import { materializeResult } from './materialize.ts'
 import { describeThrown, failure, isTrusted, toBlocks, trust } from './results.ts'
 import type { RunState } from './run-state.ts'
-import { settleOrAbort } from './signals.ts'
+import { toolMessages } from '../messages.ts'
+import { pauseBudget, startBudget } from './call-budget.ts'
+import { releaseRun } from './call-signal.ts'
+import { raceRun } from './signals.ts'
 
 const ACCEPT: PostExecuteDecision = Object.freeze({ type: 'accept' })
 
-/** SPEC §5 step 8 then `finishCall`: `tools/post-execute` may accept (and replace) or block. */
+/**
+ * SPEC §5 step 8 then `finishCall`: `tools/post-execute` may accept (and replace) or block. The
+ * listeners run on the call's policy budget; after the caller's abort they get what is left of the
+ * abort grace (T38), so a drained result is still checked before it is committed.
+ */
 export async function finalizeCall(run: RunState, result: ToolExecutionResult): Promise<ToolExecutionResult> {
   run.stage = 'finalizing'
   let next = result
-  if (run.state.ctx.hasListeners('tools/post-execute')) {
+  const { ctx, registry } = run.state
+  if (ctx.hasListeners('tools/post-execute')) {
     const candidate = materializeResult(result, run.toolName)
     const call: PostExecuteCall = Object.freeze({ ...run.call, result: candidate })
+    startBudget(run)
     try {
-      const settled = await settleOrAbort(
-        run.state.ctx.waterfall('tools/post-execute', call, () => ACCEPT),
-        run.signal,
-        () => {},
+      const settled = await raceRun(
+        run,
+        ctx.waterfall('tools/post-execute', call, () => ACCEPT),
+        true,
       )
       if (settled.kind === 'error') throw settled.error
-      // Cancelled while post-processing: fail closed rather than commit a result a policy never saw.
-      const decision = settled.kind === 'aborted' ? undefined : readPostExecuteDecision(settled.value)
-      next =
-        settled.kind === 'aborted'
-          ? failure('ABORTED', `Tool "${run.toolName}" was aborted while its result was being checked.`)
-          : decision === undefined
+      if (settled.kind === 'aborted') {
+        // fail closed rather than commit a result a policy never saw
+        next =
+          run.cause === 'deadline'
+            ? failure(
+                'PIPELINE_FAILED',
+                toolMessages.overBudget(
+                  run.toolName,
+                  'a tools/post-execute listener',
+                  registry.options.policyTimeoutMs,
+                ),
+                { name: 'PolicyTimeout' },
+              )
+            : failure('ABORTED', toolMessages.abortedWhileChecked(run.toolName))
+      } else {
+        const decision = readPostExecuteDecision(settled.value)
+        next =
+          decision === undefined
             ? failure(
                 'PIPELINE_FAILED',
                 `A tools/post-execute listener returned an invalid decision for "${run.toolName}".`,
               )
             : applyDecision(candidate, decision)
+      }
     } catch (error) {
       next = failure(
         'PIPELINE_FAILED',
         `A tools/post-execute listener failed for "${run.toolName}": ${describeThrown(error)}`,
       )
     }
+    pauseBudget(run)
   }
   return finishCall(run, next)
 }
@@ -76,6 +99,7 @@ function applyDecision(result: ToolExecutionResult, decision: PostExecuteDecisio
  */
 export function finishCall(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
   run.stage = 'finished'
+  releaseRun(run)
   let candidate = withRunExtras(run, result)
   if (run.finalizeContent !== undefined) {
     const draft = materializeResult(candidate, run.toolName)

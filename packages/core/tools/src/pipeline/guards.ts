@@ -3,8 +3,9 @@ import type { GuardVerdict, ToolExecutionFailure, ToolGuard } from '../types.ts'
 import { readGuardVerdict } from './decisions.ts'
 import { describeThrown, failure } from './results.ts'
 import type { RunState } from './run-state.ts'
-import { toolMessages } from '../messages.ts'
-import { settleOrAbort } from './signals.ts'
+import { startBudget } from './call-budget.ts'
+import { cutShort } from './cut-short.ts'
+import { raceRun } from './signals.ts'
 
 function guardsOnChain(state: ScopeToolsState): ToolGuard[] | undefined {
   let all: ToolGuard[] | undefined
@@ -27,14 +28,9 @@ export async function runGuards(run: RunState): Promise<ToolExecutionFailure | u
     try {
       const raw = guard(run.call)
       if (typeof (raw as { then?: unknown } | null | undefined)?.then === 'function') {
-        const settled = await settleOrAbort(
-          Promise.resolve(raw as Promise<GuardVerdict>),
-          run.signal,
-          () => {},
-        )
-        if (settled.kind === 'aborted') {
-          return failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(run.toolName))
-        }
+        startBudget(run)
+        const settled = await raceRun(run, Promise.resolve(raw as Promise<GuardVerdict>), false)
+        if (settled.kind === 'aborted') return cutShort(run, 'a guard')
         if (settled.kind === 'error') throw settled.error
         verdict = settled.value
       } else verdict = raw

@@ -18,7 +18,9 @@ import { parseToolArguments } from './parse-arguments.ts'
 import { describeThrown, failure, success, toBlocks } from './results.ts'
 import { createRun, handOut, type RunState } from './run-state.ts'
 import { toolMessages } from '../messages.ts'
-import { settleOrAbort, signalOrNever } from './signals.ts'
+import { raceRun } from './signals.ts'
+import { cutShort } from './cut-short.ts'
+import { pauseBudget, startBudget } from './call-budget.ts'
 
 const ALLOW: PreExecuteDecision = Object.freeze({ type: 'allow' })
 const EMPTY_ARGS: JsonObject = Object.freeze({})
@@ -62,14 +64,15 @@ function final(run: RunState, result: ToolExecutionResult): ScheduledToolPrepara
 
 /**
  * SPEC §5 steps 2–5, in order: parse and validate arguments, `tools/pre-execute`, approval for
- * `ask`, then the monotonic guards. Every outcome is a stage decision (T18); nothing throws.
+ * `ask`, then the monotonic guards. Every outcome is a stage decision (T18); nothing throws. The
+ * listeners and guards run on the call's policy budget; a caller's abort ends this stage at once
+ * (nothing has started yet).
  */
 export async function prepareCall(
   state: ScopeToolsState,
   key: object,
   input: ToolExecutionInput,
 ): Promise<ScheduledToolPreparation> {
-  const signal = signalOrNever(input.signal)
   const tool: RegisteredTool | undefined = visibleTools(state).get(input.name)
   const args = tool === undefined ? undefined : callArguments(state.registry, key, input, tool)
   const call =
@@ -81,9 +84,9 @@ export async function prepareCall(
           args.kind === 'ok' ? args.args : args.kind === 'unparsable' ? EMPTY_ARGS : args.json,
         )
   const settle = (result: ToolExecutionResult): ScheduledToolPreparation =>
-    final(createRun({ state, call, signal, tool, args: undefined }), result)
+    final(createRun({ state, call, caller: undefined, tool, args: undefined }), result)
 
-  if (signal.aborted) {
+  if (input.signal?.aborted === true) {
     return settle(failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
   }
   if (tool === undefined || args === undefined)
@@ -105,19 +108,27 @@ export async function prepareCall(
       return never
     }
   }
-  const run = createRun({ state, call, signal, tool, args: args.args })
+  const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
+  try {
+    return await policy(run, args.json)
+  } finally {
+    pauseBudget(run)
+  }
+}
 
+async function policy(run: RunState, json: JsonObject): Promise<ScheduledToolPreparation> {
+  const { ctx } = run.state
+  const name = run.toolName
   let decision: PreExecuteDecision = ALLOW
-  if (state.ctx.hasListeners('tools/pre-execute')) {
+  if (ctx.hasListeners('tools/pre-execute')) {
+    startBudget(run)
     try {
-      const settled = await settleOrAbort(
-        state.ctx.waterfall('tools/pre-execute', call, () => ALLOW),
-        signal,
-        () => {},
+      const settled = await raceRun(
+        run,
+        ctx.waterfall('tools/pre-execute', run.call, () => ALLOW),
+        false,
       )
-      if (settled.kind === 'aborted') {
-        return final(run, failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
-      }
+      if (settled.kind === 'aborted') return final(run, cutShort(run, 'a tools/pre-execute listener'))
       if (settled.kind === 'error') throw settled.error
       const read = readPreExecuteDecision(settled.value)
       if (read === undefined) {
@@ -125,7 +136,7 @@ export async function prepareCall(
           run,
           failure(
             'PIPELINE_FAILED',
-            `A tools/pre-execute listener returned an invalid decision for "${input.name}".`,
+            `A tools/pre-execute listener returned an invalid decision for "${name}".`,
           ),
         )
       }
@@ -135,7 +146,7 @@ export async function prepareCall(
         run,
         failure(
           'PIPELINE_FAILED',
-          `A tools/pre-execute listener failed for "${input.name}": ${describeThrown(error)}`,
+          `A tools/pre-execute listener failed for "${name}": ${describeThrown(error)}`,
         ),
       )
     }
@@ -147,12 +158,14 @@ export async function prepareCall(
     case 'deny':
       return final(
         run,
-        failure('DENIED', `Tool "${input.name}" was denied: ${decision.reason}`, { name: 'PolicyDenied' }),
+        failure('DENIED', `Tool "${name}" was denied: ${decision.reason}`, { name: 'PolicyDenied' }),
       )
     case 'respond':
       return handOut(run, 'post-result', success(toBlocks(decision.content), decision.value))
     case 'ask': {
-      const denied = await resolveApproval(run, decision.reason, args.json)
+      // a person answering is not plugin code: the budget waits
+      pauseBudget(run)
+      const denied = await resolveApproval(run, decision.reason, json)
       if (denied !== undefined) return final(run, denied)
       break
     }
@@ -164,8 +177,6 @@ export async function prepareCall(
 
   const guarded = await runGuards(run)
   if (guarded !== undefined) return final(run, guarded)
-  if (signal.aborted) {
-    return final(run, failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
-  }
+  if (run.cause !== undefined) return final(run, cutShort(run, 'a guard'))
   return { stage: 'dispatch', run }
 }

@@ -3,6 +3,7 @@ import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
 import type { FinalizeContext, ToolCallInfo, ToolExecutionResult } from '../types.ts'
+import { linkCaller, runSignal, type AbortCause } from './call-signal.ts'
 
 /**
  * Where a run is (T39). `dispatch`, `post-result` and `final-result` are the stages a run is
@@ -23,22 +24,44 @@ export interface RunState extends ToolRunContext {
   stage: RunStage
   /** The result handed out with the run at `post-result` / `final-result`: the only one it may commit. */
   handed: ToolExecutionResult | undefined
+
+  // --- cancellation (call-signal.ts): one controller per call, created on first use
+  controller: AbortController | undefined
+  cause: AbortCause | undefined
+  callerReason: unknown
+  /** Removes the call's one listener from the caller's signal. */
+  unlink: (() => void) | undefined
+  /** The abort grace window (T38), shared by every stage of the call. */
+  grace: Promise<void> | undefined
+  graceTimer: ReturnType<typeof setTimeout> | undefined
+
+  // --- the policy budget (call-budget.ts)
+  budgetDeadline: number | undefined
+  budgetPausedAt: number | undefined
+  budgetTimer: ReturnType<typeof setTimeout> | undefined
+
+  // --- the body: started (a promise) and seen settling by the pipeline
+  bodyPending: Promise<unknown> | undefined
+  bodyDone: boolean
 }
 
+/** A run for a call; `caller` (the input's signal) gets one listener until the call is answered. */
 export function createRun(options: {
   readonly state: ScopeToolsState
   readonly call: ToolCallInfo
-  readonly signal: AbortSignal
+  readonly caller: AbortSignal | undefined
   readonly tool: RegisteredTool | undefined
   readonly args: unknown
 }): RunState {
-  const { state, call, signal, tool, args } = options
+  const { state, call, caller, tool, args } = options
   const run: RunState = {
     callId: call.callId,
     toolName: call.toolName,
     call,
     scope: state.ctx as Context,
-    signal,
+    get signal() {
+      return runSignal(run)
+    },
     state,
     tool,
     args,
@@ -47,8 +70,20 @@ export function createRun(options: {
     concludes: false,
     stage: 'dispatch',
     handed: undefined,
+    controller: undefined,
+    cause: undefined,
+    callerReason: undefined,
+    unlink: undefined,
+    grace: undefined,
+    graceTimer: undefined,
+    budgetDeadline: undefined,
+    budgetPausedAt: undefined,
+    budgetTimer: undefined,
+    bodyPending: undefined,
+    bodyDone: false,
   }
   state.registry.runs.add(run)
+  linkCaller(run, caller)
   return run
 }
 

@@ -13,6 +13,9 @@ export interface RuntimeOptions {
   readonly maxArgumentDepth: number
   readonly defaultPresentation: PresentationMode
   readonly defaultTimeoutMs: number | undefined
+  readonly policyTimeoutMs: number
+  readonly abortGraceMs: number
+  readonly lateBodyCapMs: number
 }
 
 /** State shared by every scope of one installed runtime. */
@@ -24,6 +27,8 @@ export interface RegistryState {
   readonly scopes: WeakMap<object, ScopeToolsState>
   /** Runs this runtime prepared: a run from elsewhere is refused. */
   readonly runs: WeakSet<object>
+  /** The shipped timeout wrapper is registered: dispatch may apply it without a waterfall pass. */
+  shippedTimeout: boolean
 }
 
 /** One scope's layer: its registrations, restrictions, guards, approval grants and mode cell. */

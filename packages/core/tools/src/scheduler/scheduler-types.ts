@@ -1,5 +1,5 @@
 import type { Context } from '@deepseek-ai/dsh-context'
-import type { CallId } from '@deepseek-ai/dsh-llm'
+import type { CallId, JsonValue } from '@deepseek-ai/dsh-llm'
 import type { CallConcurrency, ToolCallInfo, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
 import type { SchedulerProtocol } from './scheduler-key.ts'
 
@@ -19,9 +19,34 @@ export type ScheduledToolPreparation =
   | { readonly stage: 'post-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
   | { readonly stage: 'final-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
 
+/**
+ * What a body did after its call was answered (T38): it settled with a value (lossless JSON, or
+ * `undefined`) or an error, or it was still running when the hard cap (`lateBodyCapMs`) passed.
+ */
+export type LateToolOutcome =
+  | { readonly kind: 'value'; readonly value: JsonValue | undefined }
+  | { readonly kind: 'error'; readonly message: string }
+  | { readonly kind: 'abandoned' }
+
+/**
+ * What `dispatch` produced. `bodySettled` is present only when the result was produced while the
+ * body had not settled (a timeout, an abort past the grace, a wrapper that answered without
+ * waiting): it never rejects and resolves when the body settles, or with `{ kind: 'abandoned' }`
+ * after `lateBodyCapMs`. A scheduler holds the call's resources (its concurrency keys) until then.
+ */
 export type ScheduledToolDispatch =
-  | { readonly stage: 'post-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
-  | { readonly stage: 'final-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
+  | {
+      readonly stage: 'post-result'
+      readonly run: ToolRunContext
+      readonly result: ToolExecutionResult
+      readonly bodySettled?: Promise<LateToolOutcome>
+    }
+  | {
+      readonly stage: 'final-result'
+      readonly run: ToolRunContext
+      readonly result: ToolExecutionResult
+      readonly bodySettled?: Promise<LateToolOutcome>
+    }
 
 /**
  * The staged pipeline a scheduler drives (SPEC §6). `prepare` runs the ordered policy part,
