@@ -326,7 +326,7 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
     async execute(raw) {
       // T36: the input is read once, here; only the copy is used from now on.
       const input = checkInput('execute', raw)
-      const prepared = await prepareCall(state, raw, input)
+      const prepared = await prepareCall(state, undefined, input)
       switch (prepared.stage) {
         case 'dispatch': {
           const dispatched = await dispatchCall(prepared.run as RunState)

@@ -31,13 +31,15 @@ const cache = new WeakMap<RegistryState, WeakMap<object, CacheEntry>>()
  * mode (which needs typed args) and then prepares it, and a re-registration in between (T24) must
  * re-validate against the new definition. `key` is the caller's input object; `input` is the copy
  * made of it at the entry (the cache also checks that the raw arguments are still the same).
+ * Without a key (`ctx.tools.execute`, which asks once) nothing is cached.
  */
 export function callArguments(
   registry: RegistryState,
-  key: object,
+  key: object | undefined,
   input: ToolExecutionInput,
   tool: RegisteredTool,
 ): CallArguments {
+  if (key === undefined) return compute(registry, input, tool)
   let byInput = cache.get(registry)
   if (byInput === undefined) cache.set(registry, (byInput = new WeakMap()))
   const hit = byInput.get(key)

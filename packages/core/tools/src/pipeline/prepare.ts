@@ -70,7 +70,7 @@ function final(run: RunState, result: ToolExecutionResult): ScheduledToolPrepara
  */
 export async function prepareCall(
   state: ScopeToolsState,
-  key: object,
+  key: object | undefined,
   input: ToolExecutionInput,
 ): Promise<ScheduledToolPreparation> {
   const tool: RegisteredTool | undefined = visibleTools(state).get(input.name)
