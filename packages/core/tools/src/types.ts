@@ -144,11 +144,18 @@ export type PreExecuteDecision =
       readonly value?: JsonValue
     }
 
+/**
+ * What a `tools/post-execute` listener decides (T37). The result it saw carries the contexts a
+ * wrapper and the body added (in that order). `accept` keeps them, or `replaceContexts` replaces
+ * them (e.g. `[]` to withhold a secret); `additionalContexts` are appended after them. `block`
+ * drops them: only the block's own `additionalContexts` go on.
+ */
 export type PostExecuteDecision =
   | {
       readonly type: 'accept'
       readonly content?: string | readonly ToolResultContent[]
       readonly value?: JsonValue
+      readonly replaceContexts?: readonly string[]
       readonly additionalContexts?: readonly string[]
     }
   | { readonly type: 'block'; readonly feedback: string; readonly additionalContexts?: readonly string[] }

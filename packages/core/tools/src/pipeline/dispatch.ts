@@ -8,6 +8,7 @@ import { describeThrown, failure } from './results.ts'
 import { notStarted, runBody } from './run-body.ts'
 import type { RunState } from './run-state.ts'
 import { raceRun } from './signals.ts'
+import { withBodyExtras } from './with-body-extras.ts'
 import { withTimeout } from './with-timeout.ts'
 
 function looksLikeResult(value: unknown): value is ToolExecutionResult {
@@ -53,6 +54,7 @@ export async function dispatchCall(run: RunState): Promise<ScheduledToolDispatch
   if (codeOf(result) === 'ABORTED' && run.bodyPending === undefined) result = notStarted(run)
   const code = codeOf(result)
   const stage = code === 'ABORTED' || code === 'ABORTED_BEFORE_DISPATCH' ? 'final-result' : 'post-result'
+  result = withBodyExtras(run, result)
   run.stage = stage
   run.handed = result
   if (run.bodyPending !== undefined && !run.bodyDone) {

@@ -1,7 +1,7 @@
 import type { PostExecuteCall, PostExecuteDecision, ToolExecutionResult } from '../types.ts'
 import { readPostExecuteDecision } from './decisions.ts'
 import { materializeResult } from './materialize.ts'
-import { describeThrown, failure, isTrusted, toBlocks, trust } from './results.ts'
+import { describeThrown, failure, toBlocks } from './results.ts'
 import type { RunState } from './run-state.ts'
 import { toolMessages } from '../messages.ts'
 import { pauseBudget, startBudget } from './call-budget.ts'
@@ -65,17 +65,23 @@ export async function finalizeCall(run: RunState, result: ToolExecutionResult): 
   return finishCall(run, next)
 }
 
+/**
+ * T37: the result a listener saw already carries the wrapper's and the body's contexts, in that
+ * order. `accept` keeps them (or `replaceContexts` replaces them) and appends its own; `block`
+ * drops them (the policy withheld the result, context included) and keeps only its own.
+ */
 function applyDecision(result: ToolExecutionResult, decision: PostExecuteDecision): ToolExecutionResult {
-  const contexts = decision.additionalContexts
-  const merged =
-    contexts === undefined ? result.additionalContexts : [...(result.additionalContexts ?? []), ...contexts]
+  const own = decision.additionalContexts ?? []
   switch (decision.type) {
     case 'accept': {
       const content = decision.content === undefined ? result.content : toBlocks(decision.content)
-      const contexts = merged === undefined ? {} : { additionalContexts: merged }
-      if (result.isError) return { ...result, content, ...contexts }
+      const kept = decision.replaceContexts ?? result.additionalContexts ?? []
+      const merged = own.length === 0 ? kept : [...kept, ...own]
+      const { additionalContexts: _dropped, ...rest } = result
+      const contexts = merged.length === 0 ? {} : { additionalContexts: merged }
+      if (rest.isError) return { ...rest, content, ...contexts }
       return {
-        ...result,
+        ...rest,
         content,
         ...contexts,
         ...(decision.value === undefined ? {} : { value: decision.value }),
@@ -83,7 +89,7 @@ function applyDecision(result: ToolExecutionResult, decision: PostExecuteDecisio
     }
     case 'block': {
       const blocked = failure('BLOCKED', decision.feedback)
-      return merged === undefined ? blocked : { ...blocked, additionalContexts: merged }
+      return own.length === 0 ? blocked : { ...blocked, additionalContexts: own }
     }
     default: {
       const never: never = decision
@@ -93,14 +99,13 @@ function applyDecision(result: ToolExecutionResult, decision: PostExecuteDecisio
 }
 
 /**
- * SPEC §5 steps 9–11 (no post-execute): deferred context and `concludeTurn` ride the result,
- * `finalizeContent` runs exactly once, the result is materialized (lossless, frozen) and
+ * SPEC §5 steps 9–11 (no post-execute): `finalizeContent` runs exactly once, the result is materialized (lossless, frozen) and
  * `tools/result` observers are notified. Synchronous by contract.
  */
 export function finishCall(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
   run.stage = 'finished'
   releaseRun(run)
-  let candidate = withRunExtras(run, result)
+  let candidate = result
   if (run.finalizeContent !== undefined) {
     const draft = materializeResult(candidate, run.toolName)
     try {
@@ -135,18 +140,4 @@ function keepContexts(result: ToolExecutionResult, from: ToolExecutionResult): T
   return from.additionalContexts === undefined
     ? result
     : { ...result, additionalContexts: from.additionalContexts }
-}
-
-function withRunExtras(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
-  if (run.deferred.length === 0 && !run.concludes) return result
-  const contexts =
-    run.deferred.length === 0
-      ? result.additionalContexts
-      : [...(result.additionalContexts ?? []), ...run.deferred]
-  const extras = contexts === undefined ? {} : { additionalContexts: contexts }
-  const next: ToolExecutionResult = result.isError
-    ? { ...result, ...extras }
-    : { ...result, ...extras, ...(run.concludes ? { concludesTurn: true } : {}) }
-  // deferred contexts are strings (checked by deferContext), so trust carries over
-  return isTrusted(result) ? trust(next) : next
 }

@@ -24,9 +24,10 @@ function execContext(run: RunState, bodySignal: AbortSignal | undefined): ToolEx
     deferContext(text) {
       if (typeof text !== 'string')
         throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)
-      if (run.stage === 'finished') {
+      if (run.stage !== 'dispatching') {
+        // T37: policy already saw the result; context it never saw must not reach the model
         run.state.registry.logger.warn(
-          `tool "${run.toolName}" (call ${run.callId}) deferred context after its result was committed; dropped`,
+          `tool "${run.toolName}" (call ${run.callId}) deferred context after its result was produced; dropped`,
         )
         return
       }
