@@ -37,6 +37,7 @@ import type {
 } from './types.ts'
 import { createTimeoutWrapper } from './wrappers/timeout.ts'
 import { toolMessages } from './messages.ts'
+import { clip, MAX_ECHOED_NAME } from './pipeline/clip.ts'
 
 export interface InstallToolsOptions {
   /** Largest raw argument string, in UTF-8 bytes (default 1 MiB). */
@@ -66,14 +67,21 @@ export interface InstallToolsOptions {
    * before it is reported `abandoned` (default 60 000 ms).
    */
   readonly lateBodyCapMs?: number
+  /**
+   * Largest result, in UTF-8 bytes of JSON text (default 4 MiB): a body's value (refused before it
+   * is copied, at a cost bounded by the limit) and any result's content (text and image data).
+   * Past it the result is `INVALID_TOOL_OUTPUT` with a message saying so.
+   */
+  readonly maxResultBytes?: number
 }
 
 const PRESENTATION_MODES: readonly PresentationMode[] = ['native', 'code', 'both']
 
-const MAX_TIMER_MS = 2 ** 31 - 1
+// the longest delay Node timers accept; ample for the counts too
+const MAX_SETTING = 2 ** 31 - 1
 
 function positiveInteger(name: string, value: unknown, fallback: number | undefined): number | undefined {
-  return integerIn(name, value, fallback, 1)
+  return integerIn(name, value, fallback, 1, MAX_SETTING)
 }
 
 function integerIn(
@@ -81,11 +89,12 @@ function integerIn(
   value: unknown,
   fallback: number | undefined,
   min: 0 | 1,
+  max: number,
 ): number | undefined {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw invalidArgument(
-      `installTools(ctx, options): options.${name} must be ${min === 1 ? 'a positive' : 'a non-negative'} integer${name.endsWith('Ms') ? ` ≤ ${MAX_TIMER_MS}` : ''}, got ${describeValue(value)}`,
+      `installTools(ctx, options): options.${name} must be ${min === 1 ? 'a positive' : 'a non-negative'} integer ≤ ${max}, got ${describeValue(value)}`,
     )
   }
   return value
@@ -109,8 +118,15 @@ function readOptions(options: InstallToolsOptions): RuntimeOptions {
     defaultPresentation,
     defaultTimeoutMs: positiveInteger('defaultTimeoutMs', options.defaultTimeoutMs, undefined),
     policyTimeoutMs: positiveInteger('policyTimeoutMs', options.policyTimeoutMs, 60_000)!,
-    abortGraceMs: integerIn('abortGraceMs', options.abortGraceMs, 2_000, 0)!,
+    abortGraceMs: integerIn('abortGraceMs', options.abortGraceMs, 2_000, 0, MAX_SETTING)!,
     lateBodyCapMs: positiveInteger('lateBodyCapMs', options.lateBodyCapMs, 60_000)!,
+    maxResultBytes: integerIn(
+      'maxResultBytes',
+      options.maxResultBytes,
+      4 * 1024 * 1024,
+      1,
+      Number.MAX_SAFE_INTEGER,
+    )!,
   }
 }
 
@@ -232,7 +248,7 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
     synthesize(raw, code, message) {
       const input = checkInput('synthesize', raw)
       const call = callInfoOf(state, input)
-      const result = materializeResult(failure(code, message), input.name)
+      const result = materializeResult(failure(code, message), input.name, registry.options.maxResultBytes)
       if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', result, call)
       return result
     },
@@ -414,7 +430,7 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
       } catch {
         text = '…'
       }
-      return `${name}(${text.length > 120 ? `${text.slice(0, 117)}...` : text})`
+      return `${clip(name, MAX_ECHOED_NAME)}(${clip(text, 120)})`
     },
   }
   return view

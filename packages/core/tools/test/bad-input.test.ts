@@ -121,7 +121,7 @@ describe('bad input from the model (SPEC §10)', () => {
       'arguments nest deeper than 2 levels',
     )
     expect(() => setup({ maxArgumentBytes: 0 })).toThrow(
-      /options.maxArgumentBytes must be a positive integer, got the number 0/,
+      /options.maxArgumentBytes must be a positive integer ≤ 2147483647, got the number 0/,
     )
   })
 })

@@ -4,6 +4,7 @@ import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { RegistryState } from '../registry/scope-state.ts'
 import type { ToolArguments, ToolExecutionInput } from '../types.ts'
 import { describeValue } from '@deepseek-ai/dsh-llm'
+import { formatIssues } from './clip.ts'
 import { parseToolArguments } from './parse-arguments.ts'
 import { describeThrown } from './results.ts'
 
@@ -61,8 +62,7 @@ function compute(registry: RegistryState, input: ToolExecutionInput, tool: Regis
   try {
     const outcome = tool.validate(json)
     if (!outcome.ok) {
-      const issues = outcome.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')
-      return { kind: 'invalid', json: deepFreeze(json), message: issues }
+      return { kind: 'invalid', json: deepFreeze(json), message: formatIssues(outcome.issues) }
     }
     args = outcome.value
   } catch (error) {

@@ -1,3 +1,4 @@
+import { callRef } from './clip.ts'
 import type { RunState } from './run-state.ts'
 
 /**
@@ -81,7 +82,7 @@ export function releaseRun(run: RunState): void {
 function abortReason(run: RunState): unknown {
   if (run.cause === 'deadline') {
     return new DOMException(
-      `tool call "${run.callId}" ran out of its ${run.state.registry.options.policyTimeoutMs} ms policy budget`,
+      `${callRef(run.toolName, run.callId)} ran out of its ${run.state.registry.options.policyTimeoutMs} ms policy budget`,
       'TimeoutError',
     )
   }

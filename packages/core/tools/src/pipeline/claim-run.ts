@@ -2,6 +2,7 @@ import { ToolsError } from '../errors.ts'
 import type { RegistryState } from '../registry/scope-state.ts'
 import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
 import type { ToolExecutionResult } from '../types.ts'
+import { clip, MAX_ECHOED_NAME, MAX_ECHOED_PREVIEW } from './clip.ts'
 import type { RunState } from './run-state.ts'
 
 type Method = 'dispatch' | 'finalize' | 'finish'
@@ -31,7 +32,7 @@ export function claimRun(
     })
   }
   const own = run as RunState
-  const label = `call "${own.callId}" (${own.toolName})`
+  const label = `call "${clip(own.callId, MAX_ECHOED_PREVIEW)}" (${clip(own.toolName, MAX_ECHOED_NAME)})`
   if (own.stage === 'finished') {
     throw new ToolsError({
       code: 'ALREADY_FINISHED',

@@ -4,7 +4,7 @@ import type { ExecuteCall, ToolExecutionResult } from '../types.ts'
 import { pauseBudget, startBudget } from './call-budget.ts'
 import { runSignal } from './call-signal.ts'
 import { trackLateOutcome } from './late-outcome.ts'
-import { describeThrown, failure } from './results.ts'
+import { failure } from './results.ts'
 import { notStarted, runBody } from './run-body.ts'
 import type { RunState } from './run-state.ts'
 import { raceRun } from './signals.ts'
@@ -96,10 +96,7 @@ async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {
       }
     }
   } catch (error) {
-    result = failure(
-      'PIPELINE_FAILED',
-      `A tools/execute wrapper failed for "${run.toolName}": ${describeThrown(error)}`,
-    )
+    result = failure('PIPELINE_FAILED', toolMessages.wrapperFailed(run.toolName, error))
   }
   pauseBudget(run)
   return result
@@ -120,8 +117,5 @@ function readResult(raw: unknown, toolName: string): ToolExecutionResult {
   } catch {
     // fall through: a hostile object is as bad as a malformed one
   }
-  return failure(
-    'PIPELINE_FAILED',
-    `A tools/execute wrapper returned something that is not a tool result for "${toolName}".`,
-  )
+  return failure('PIPELINE_FAILED', toolMessages.wrapperInvalidResult(toolName))
 }

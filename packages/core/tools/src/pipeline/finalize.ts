@@ -1,7 +1,7 @@
 import type { PostExecuteCall, PostExecuteDecision, ToolExecutionResult } from '../types.ts'
 import { readPostExecuteDecision } from './decisions.ts'
 import { materializeResult } from './materialize.ts'
-import { describeThrown, failure, toBlocks } from './results.ts'
+import { failure, toBlocks } from './results.ts'
 import type { RunState } from './run-state.ts'
 import { toolMessages } from '../messages.ts'
 import { pauseBudget, startBudget } from './call-budget.ts'
@@ -20,7 +20,7 @@ export async function finalizeCall(run: RunState, result: ToolExecutionResult): 
   let next = result
   const { ctx, registry } = run.state
   if (ctx.hasListeners('tools/post-execute')) {
-    const candidate = materializeResult(result, run.toolName)
+    const candidate = materializeResult(result, run.toolName, registry.options.maxResultBytes)
     const call: PostExecuteCall = Object.freeze({ ...run.call, result: candidate })
     startBudget(run)
     try {
@@ -48,17 +48,11 @@ export async function finalizeCall(run: RunState, result: ToolExecutionResult): 
         const decision = readPostExecuteDecision(settled.value)
         next =
           decision === undefined
-            ? failure(
-                'PIPELINE_FAILED',
-                `A tools/post-execute listener returned an invalid decision for "${run.toolName}".`,
-              )
+            ? failure('PIPELINE_FAILED', toolMessages.postExecuteInvalid(run.toolName))
             : applyDecision(candidate, decision)
       }
     } catch (error) {
-      next = failure(
-        'PIPELINE_FAILED',
-        `A tools/post-execute listener failed for "${run.toolName}": ${describeThrown(error)}`,
-      )
+      next = failure('PIPELINE_FAILED', toolMessages.postExecuteFailed(run.toolName, error))
     }
     pauseBudget(run)
   }
@@ -107,7 +101,7 @@ export function finishCall(run: RunState, result: ToolExecutionResult): ToolExec
   releaseRun(run)
   let candidate = result
   if (run.finalizeContent !== undefined) {
-    const draft = materializeResult(candidate, run.toolName)
+    const draft = materializeResult(candidate, run.toolName, run.state.registry.options.maxResultBytes)
     try {
       const content: unknown = run.finalizeContent.call(
         run.tool?.definition,
@@ -116,21 +110,18 @@ export function finishCall(run: RunState, result: ToolExecutionResult): ToolExec
       )
       if (typeof (content as { then?: unknown } | null)?.then === 'function') {
         candidate = keepContexts(
-          failure(
-            'PIPELINE_FAILED',
-            `finalizeContent of "${run.toolName}" must be synchronous; it returned a promise.`,
-          ),
+          failure('PIPELINE_FAILED', toolMessages.finalizeContentAsync(run.toolName)),
           draft,
         )
       } else candidate = { ...draft, content: content as ToolExecutionResult['content'] }
     } catch (error) {
       candidate = keepContexts(
-        failure('PIPELINE_FAILED', `finalizeContent of "${run.toolName}" failed: ${describeThrown(error)}`),
+        failure('PIPELINE_FAILED', toolMessages.finalizeContentFailed(run.toolName, error)),
         draft,
       )
     }
   }
-  const final = materializeResult(candidate, run.toolName)
+  const final = materializeResult(candidate, run.toolName, run.state.registry.options.maxResultBytes)
   const { ctx } = run.state
   if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', final, run.call)
   return final

@@ -1,7 +1,8 @@
 import type { ScopeToolsState } from '../registry/scope-state.ts'
 import type { GuardVerdict, ToolExecutionFailure, ToolGuard } from '../types.ts'
 import { readGuardVerdict } from './decisions.ts'
-import { describeThrown, failure } from './results.ts'
+import { toolMessages } from '../messages.ts'
+import { failure } from './results.ts'
 import type { RunState } from './run-state.ts'
 import { startBudget } from './call-budget.ts'
 import { cutShort } from './cut-short.ts'
@@ -35,13 +36,7 @@ export async function runGuards(run: RunState): Promise<ToolExecutionFailure | u
         verdict = settled.value
       } else verdict = raw
     } catch (error) {
-      return failure(
-        'DENIED',
-        `Tool "${run.toolName}" was denied: a guard failed (${describeThrown(error)}).`,
-        {
-          name: 'GuardFailed',
-        },
-      )
+      return failure('DENIED', toolMessages.guardFailed(run.toolName, error), { name: 'GuardFailed' })
     }
     let read
     try {
@@ -50,12 +45,10 @@ export async function runGuards(run: RunState): Promise<ToolExecutionFailure | u
       read = { kind: 'invalid' } as const
     }
     if (read.kind === 'deny') {
-      return failure('DENIED', `Tool "${run.toolName}" was denied: ${read.reason}`, { name: 'GuardDenied' })
+      return failure('DENIED', toolMessages.denied(run.toolName, read.reason), { name: 'GuardDenied' })
     }
     if (read.kind === 'invalid') {
-      return failure('DENIED', `Tool "${run.toolName}" was denied: a guard returned an invalid verdict.`, {
-        name: 'GuardFailed',
-      })
+      return failure('DENIED', toolMessages.guardInvalid(run.toolName), { name: 'GuardFailed' })
     }
   }
   return undefined

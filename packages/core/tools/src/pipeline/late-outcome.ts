@@ -1,6 +1,7 @@
 import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import type { LateToolOutcome } from '../scheduler/scheduler-types.ts'
 import type { ToolExecutionResult } from '../types.ts'
+import { callRef } from './clip.ts'
 import { describeThrown } from './results.ts'
 import type { RunState } from './run-state.ts'
 
@@ -14,7 +15,7 @@ export function trackLateOutcome(run: RunState, answer: ToolExecutionResult): Pr
   const pending = run.bodyPending!
   const { registry, ctx } = run.state
   const code = answer.isError ? (answer.error.info?.code ?? 'an error') : 'a success'
-  const who = `tool "${run.toolName}" (call ${run.callId})`
+  const who = callRef(run.toolName, run.callId)
   return new Promise<LateToolOutcome>((resolve) => {
     let done = false
     const settle = (late: LateToolOutcome): void => {

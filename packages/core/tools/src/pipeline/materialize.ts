@@ -1,6 +1,8 @@
 import type { JsonValue } from '@deepseek-ai/dsh-llm'
 import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '../types.ts'
+import { toolMessages } from '../messages.ts'
+import { contentOver } from './result-size.ts'
 import { failure, isTrusted } from './results.ts'
 
 function contentProblem(content: unknown): string | undefined {
@@ -21,34 +23,43 @@ function contentProblem(content: unknown): string | undefined {
 
 /**
  * A candidate result → the authoritative one: a detached lossless-JSON copy, deep-frozen (T14).
- * Anything not lossless (a BigInt value, a cyclic meta, a getter that throws, a proxy…) turns the
- * result into `INVALID_TOOL_OUTPUT` instead of being silently corrupted. Never throws.
+ * Anything not lossless (a BigInt value, a cyclic meta, a getter that throws, a proxy…) or content
+ * over `maxResultBytes` turns the result into `INVALID_TOOL_OUTPUT` instead of being silently
+ * corrupted or stalling what records it. Never throws.
  */
-export function materializeResult(candidate: ToolExecutionResult, toolName: string): ToolExecutionResult {
+export function materializeResult(
+  candidate: ToolExecutionResult,
+  toolName: string,
+  maxResultBytes: number,
+): ToolExecutionResult {
   if (isTrusted(candidate)) return freezeTrusted(candidate)
   const snapshot = snapshotJsonValue(candidate)
   if (!snapshot.ok) {
     return deepFreeze(
       failure(
         'INVALID_TOOL_OUTPUT',
-        `Tool "${toolName}" produced a result that is not lossless JSON: ${snapshot.path.replace(/^\$/, 'result')} ${snapshot.reason}`,
+        toolMessages.resultNotLossless(toolName, snapshot.path.replace(/^\$/, 'result'), snapshot.reason),
       ),
     )
   }
   const value = snapshot.value as unknown as ToolExecutionResult
   const problem = contentProblem(value.content)
   if (problem !== undefined) {
+    return deepFreeze(failure('INVALID_TOOL_OUTPUT', toolMessages.invalidContent(toolName, problem)))
+  }
+  const over = contentOver(value.content, maxResultBytes)
+  if (over !== undefined) {
     return deepFreeze(
-      failure('INVALID_TOOL_OUTPUT', `Tool "${toolName}" produced invalid content: ${problem}`),
+      failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(toolName, over, maxResultBytes, true)),
     )
   }
   return deepFreeze(value)
 }
 
-/** Default model-facing content for a body's value: strings as-is, anything else as JSON text. */
-export function defaultContent(value: JsonValue | undefined): { type: 'text'; text: string }[] {
-  if (value === undefined) return []
-  return [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }]
+/** The default model-facing text of a body's value: strings as-is, anything else as JSON text. */
+export function defaultText(value: JsonValue | undefined): string | undefined {
+  if (value === undefined) return undefined
+  return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
 /** Freezes a pipeline-built result along its known shape (cheaper than a generic deep freeze). */

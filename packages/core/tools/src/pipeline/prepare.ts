@@ -15,7 +15,7 @@ import { readPreExecuteDecision } from './decisions.ts'
 import { runGuards } from './guards.ts'
 import { callArguments } from './call-arguments.ts'
 import { parseToolArguments } from './parse-arguments.ts'
-import { describeThrown, failure, success, toBlocks } from './results.ts'
+import { failure, success, toBlocks } from './results.ts'
 import { createRun, handOut, type RunState } from './run-state.ts'
 import { toolMessages } from '../messages.ts'
 import { raceRun } from './signals.ts'
@@ -29,9 +29,7 @@ const MAX_LISTED_TOOLS = 50
 /** T10: the same words whether the tool never existed or a restriction hides it. */
 function unknownToolMessage(name: string, state: ScopeToolsState): string {
   const names = [...visibleTools(state).keys()]
-  const listed =
-    names.length > MAX_LISTED_TOOLS ? `${names.slice(0, MAX_LISTED_TOOLS).join(', ')}, …` : names.join(', ')
-  return `Unknown tool "${name}". Available tools: ${names.length > 0 ? listed : 'none'}.`
+  return toolMessages.unknownTool(name, names, MAX_LISTED_TOOLS)
 }
 
 /**
@@ -96,13 +94,9 @@ export async function prepareCall(
       break
     case 'unparsable':
     case 'invalid':
-      return settle(
-        failure('INVALID_ARGUMENTS', `Invalid arguments for tool "${input.name}": ${args.message}`),
-      )
+      return settle(failure('INVALID_ARGUMENTS', toolMessages.invalidArguments(input.name, args.message)))
     case 'validator-failed':
-      return settle(
-        failure('PIPELINE_FAILED', `Argument validation for tool "${input.name}" failed: ${args.message}`),
-      )
+      return settle(failure('PIPELINE_FAILED', toolMessages.validationFailed(input.name, args.message)))
     default: {
       const never: never = args
       return never
@@ -110,13 +104,17 @@ export async function prepareCall(
   }
   const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
   try {
-    return await policy(run, args.json)
+    return await policy(run, tool, args.json)
   } finally {
     pauseBudget(run)
   }
 }
 
-async function policy(run: RunState, json: JsonObject): Promise<ScheduledToolPreparation> {
+async function policy(
+  run: RunState,
+  tool: RegisteredTool,
+  json: JsonObject,
+): Promise<ScheduledToolPreparation> {
   const { ctx } = run.state
   const name = run.toolName
   let decision: PreExecuteDecision = ALLOW
@@ -132,23 +130,11 @@ async function policy(run: RunState, json: JsonObject): Promise<ScheduledToolPre
       if (settled.kind === 'error') throw settled.error
       const read = readPreExecuteDecision(settled.value)
       if (read === undefined) {
-        return final(
-          run,
-          failure(
-            'PIPELINE_FAILED',
-            `A tools/pre-execute listener returned an invalid decision for "${name}".`,
-          ),
-        )
+        return final(run, failure('PIPELINE_FAILED', toolMessages.preExecuteInvalid(name)))
       }
       decision = read
     } catch (error) {
-      return final(
-        run,
-        failure(
-          'PIPELINE_FAILED',
-          `A tools/pre-execute listener failed for "${name}": ${describeThrown(error)}`,
-        ),
-      )
+      return final(run, failure('PIPELINE_FAILED', toolMessages.preExecuteFailed(name, error)))
     }
   }
 
@@ -158,14 +144,14 @@ async function policy(run: RunState, json: JsonObject): Promise<ScheduledToolPre
     case 'deny':
       return final(
         run,
-        failure('DENIED', `Tool "${name}" was denied: ${decision.reason}`, { name: 'PolicyDenied' }),
+        failure('DENIED', toolMessages.denied(name, decision.reason), { name: 'PolicyDenied' }),
       )
     case 'respond':
       return handOut(run, 'post-result', success(toBlocks(decision.content), decision.value))
     case 'ask': {
       // a person answering is not plugin code: the budget waits
       pauseBudget(run)
-      const denied = await resolveApproval(run, decision.reason, json)
+      const denied = await resolveApproval(run, tool, decision.reason, json)
       if (denied !== undefined) return final(run, denied)
       break
     }

@@ -4,9 +4,11 @@ import { toolMessages } from '../messages.ts'
 import type { ToolExecContext, ToolExecutionResult } from '../types.ts'
 import { pauseBudget, resumeBudget } from './call-budget.ts'
 import { linkAbort, runSignal } from './call-signal.ts'
+import { callRef, formatIssues } from './clip.ts'
 import { cutShort } from './cut-short.ts'
-import { defaultContent } from './materialize.ts'
-import { describeThrown, failure, success, toBlocks, trust } from './results.ts'
+import { defaultText } from './materialize.ts'
+import { jsonSizeFloor, textOver } from './result-size.ts'
+import { failure, success, toBlocks, trust } from './results.ts'
 import type { RunState } from './run-state.ts'
 import { graceFor, settleOrAbort, type Settled } from './signals.ts'
 
@@ -27,7 +29,7 @@ function execContext(run: RunState, bodySignal: AbortSignal | undefined): ToolEx
       if (run.stage !== 'dispatching') {
         // T37: policy already saw the result; context it never saw must not reach the model
         run.state.registry.logger.warn(
-          `tool "${run.toolName}" (call ${run.callId}) deferred context after its result was produced; dropped`,
+          `${callRef(run.toolName, run.callId)} deferred context after its result was produced; dropped`,
         )
         return
       }
@@ -56,9 +58,8 @@ export async function runBody(
   run: RunState,
   replacement: AbortSignal | undefined,
 ): Promise<ToolExecutionResult> {
-  const tool = run.tool
-  if (tool === undefined)
-    return failure('PIPELINE_FAILED', `Tool "${run.toolName}" has no definition to run.`)
+  // only a run prepared at stage dispatch gets here, and such a run always has its tool
+  const tool = run.tool!
   if (run.cause !== undefined || replacement?.aborted === true) return notStarted(run)
   let own: AbortController | undefined
   let unlink: (() => void)[] | undefined
@@ -96,7 +97,7 @@ export async function runBody(
     case 'error':
       return signalled
         ? failure('ABORTED', toolMessages.aborted(run.toolName))
-        : failure('TOOL_FAILED', `Tool "${run.toolName}" failed: ${describeThrown(settled.error)}`)
+        : failure('TOOL_FAILED', toolMessages.toolFailed(run.toolName, settled.error))
     case 'value':
       return valueResult(run, settled.value)
     default: {
@@ -113,31 +114,46 @@ function valueResult(run: RunState, value: unknown): ToolExecutionResult {
     if (definition.validateOutput !== undefined) {
       const checked = definition.validateOutput(value)
       if (!checked.ok) {
-        const issues = checked.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')
         return failure(
           'INVALID_TOOL_OUTPUT',
-          `Tool "${name}" returned a value that breaks its output schema: ${issues}`,
+          toolMessages.outputSchemaBroken(name, formatIssues(checked.issues)),
         )
       }
     }
   } catch (error) {
-    return failure(
-      'INVALID_TOOL_OUTPUT',
-      `Output validation for tool "${name}" failed: ${describeThrown(error)}`,
-    )
+    return failure('INVALID_TOOL_OUTPUT', toolMessages.outputValidationFailed(name, error))
+  }
+  // issue 8 item 9: a value too large is refused before it is copied, at a cost bounded by the limit
+  const limit = run.state.registry.options.maxResultBytes
+  if (typeof value === 'string' || (typeof value === 'object' && value !== null)) {
+    const floor = jsonSizeFloor(value, limit)
+    if (floor > limit)
+      return failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(name, floor, limit, false))
   }
   const snapshot = value === undefined ? { ok: true as const, value: undefined } : snapshotJsonValue(value)
   if (!snapshot.ok) {
     return failure(
       'INVALID_TOOL_OUTPUT',
-      `Tool "${name}" returned a value that is not lossless JSON: ${snapshot.path.replace(/^\$/, 'value')} ${snapshot.reason}`,
+      toolMessages.valueNotLossless(name, snapshot.path.replace(/^\$/, 'value'), snapshot.reason),
     )
   }
   const json: JsonValue | undefined = snapshot.value
-  if (definition.toContent === undefined) return trust(success(defaultContent(json), json))
+  const text = definition.toContent === undefined ? defaultText(json) : jsonText(json)
+  const over = text === undefined ? undefined : textOver(text, limit)
+  if (over !== undefined)
+    return failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(name, over, limit, true))
+  // the default content is the value's own text, so this result needs no further checks
+  if (definition.toContent === undefined)
+    return trust(success(text === undefined ? [] : [{ type: 'text', text }], json))
   try {
     return success(toBlocks(definition.toContent(value)), json)
   } catch (error) {
-    return failure('TOOL_FAILED', `Tool "${name}" could not render its value: ${describeThrown(error)}`)
+    return failure('TOOL_FAILED', toolMessages.renderFailed(name, error))
   }
+}
+
+/** The value's JSON text when measuring it costs something worth measuring (objects, strings). */
+function jsonText(json: JsonValue | undefined): string | undefined {
+  if (typeof json === 'string') return json
+  return typeof json === 'object' && json !== null ? JSON.stringify(json) : undefined
 }

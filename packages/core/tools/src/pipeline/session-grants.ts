@@ -2,6 +2,7 @@ import type { JsonObject, JsonValue } from '@deepseek-ai/dsh-llm'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { ScopeToolsState } from '../registry/scope-state.ts'
 import type { ApprovalGrantScope, ToolCallInfo } from '../types.ts'
+import { callRef } from './clip.ts'
 
 /** What `allowed-for-session` answers remembered for one registration in one scope. */
 export interface ToolGrants {
@@ -59,7 +60,7 @@ export function findGrant(
         if (rule(call) === true) return true
       } catch (error) {
         state.registry.logger.warn(
-          `an approval rule for "${tool.name}" threw; it does not cover call ${call.callId}`,
+          `an approval rule threw; it does not cover ${callRef(tool.name, call.callId)}`,
           { error },
         )
       }

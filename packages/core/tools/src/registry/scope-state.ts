@@ -16,6 +16,7 @@ export interface RuntimeOptions {
   readonly policyTimeoutMs: number
   readonly abortGraceMs: number
   readonly lateBodyCapMs: number
+  readonly maxResultBytes: number
 }
 
 /** State shared by every scope of one installed runtime. */
