@@ -36,8 +36,8 @@ import type {
   ToolsChange,
 } from './types.ts'
 import { createTimeoutWrapper } from './wrappers/timeout.ts'
+import { createPresentationMethods } from './view/create-presentation-methods.ts'
 import { toolMessages } from './messages.ts'
-import { clip, MAX_ECHOED_NAME } from './pipeline/clip.ts'
 
 export interface InstallToolsOptions {
   /** Largest raw argument string, in UTF-8 bytes (default 1 MiB). */
@@ -414,24 +414,7 @@ function createScopeView(registry: RegistryState, ctx: Context): ToolRuntime {
       return presentationOf(stateFor('presentation', scope))
     },
 
-    describeCall(name, args) {
-      const presentCall = visibleTools(state).get(name)?.definition.presentCall
-      if (presentCall !== undefined) {
-        try {
-          const label: unknown = presentCall(args)
-          if (typeof label === 'string') return label
-        } catch {
-          // a UI label must never break a call; fall back to the default line
-        }
-      }
-      let text: string
-      try {
-        text = JSON.stringify(args)
-      } catch {
-        text = '…'
-      }
-      return `${clip(name, MAX_ECHOED_NAME)}(${clip(text, 120)})`
-    },
+    ...createPresentationMethods(state),
   }
   return view
 }

@@ -58,9 +58,9 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
    * post-execute. Captured when the call starts, so re-registering mid-call does not change it.
    */
   finalizeContent?(exec: FinalizeContext, result: ToolExecutionResult): readonly ToolResultContent[]
-  /** One-line UI label for a call. Must not throw (failures are contained). */
+  /** One-line UI label for a call (`ctx.tools.describeCall`). Failures are contained. */
   presentCall?(args: Args): string
-  /** One-line UI label for a result. */
+  /** One-line UI label for a committed result (`ctx.tools.describeResult`). Failures are contained. */
   presentResult?(args: Args, result: ToolExecutionResult): string
   /** `true` (exactly) lets calls run in the parallel pool; anything else makes them barriers (T21). */
   isConcurrencySafe?(args: Args): boolean
@@ -267,8 +267,16 @@ export interface ToolRuntime {
   presentAs(mode: PresentationMode): Disposer
   /** The mode in force here: nearest declaration on the chain, else the deployment default. */
   presentation(scope?: Context): PresentationMode
-  /** UI label for a call (contained `presentCall`), or a default `name(args)` line. */
+  /**
+   * One-line UI label for a call: the tool's `presentCall` with the validated arguments, or a
+   * default `name(args)` line when it has none, the arguments are invalid or it fails. Never throws.
+   */
   describeCall(name: string, args: JsonObject): string
+  /**
+   * One-line UI label for a committed result (SPEC §5 step 12): the tool's `presentResult`, or a
+   * default `name: first line` / `name failed (CODE): message` line. Never throws.
+   */
+  describeResult(name: string, args: JsonObject, result: ToolExecutionResult): string
 }
 
 declare module '@deepseek-ai/dsh-context' {

@@ -375,17 +375,4 @@ describe('what a body can add', () => {
       value: { rows: 3 },
     })
   })
-
-  it('describeCall uses presentCall, contains its failures and falls back to name(args)', () => {
-    const { ctx } = setup()
-    ctx.tools.register({ ...tool('a'), presentCall: (args: { path?: string }) => `Reading ${args.path}` })
-    ctx.tools.register({
-      ...tool('b'),
-      presentCall: () => {
-        throw new Error('ui bug')
-      },
-    })
-    expect(ctx.tools.describeCall('a', { path: 'x' })).toBe('Reading x')
-    expect(ctx.tools.describeCall('b', { q: 1 })).toBe('b({"q":1})')
-  })
 })
