@@ -203,7 +203,7 @@ describe('approval (SPEC §5 step 4)', () => {
 })
 
 describe('monotonic guards (SPEC §5 step 5)', () => {
-  it('a guard denial cannot be undone by any listener or by other guards', async () => {
+  it('a guard denial cannot be undone by a pre-execute allow of higher priority, nor by a later guard', async () => {
     const { ctx } = setup()
     ctx.tools.register(tool('t'))
     ctx.on('tools/pre-execute', () => ({ type: 'allow' }), { priority: 100 })
@@ -355,12 +355,21 @@ describe('what a body can add', () => {
     const pending = ctx.tools.execute(call('t'))
     await new Promise((r) => setImmediate(r))
     off()
-    ctx.tools.register({ ...tool('t'), finalizeContent: () => [{ type: 'text', text: 'WRONG' }] })
+    let replaced = 0
+    ctx.tools.register({
+      ...tool('t'),
+      finalizeContent: () => {
+        replaced++
+        return [{ type: 'text', text: 'WRONG' }]
+      },
+    })
     gate.resolve()
     expect((await pending).content).toEqual([{ type: 'text', text: '[ok] late' }])
-    expect(finalized).toBe(1)
+    expect([finalized, replaced]).toEqual([1, 0])
+    // a failure (a denial) is finalized once too, by the definition in force when the call started
     ctx.on('tools/pre-execute', () => ({ type: 'deny', reason: 'x' }))
     expect((await ctx.tools.execute(call('t'))).content).toEqual([{ type: 'text', text: 'WRONG' }])
+    expect([finalized, replaced]).toEqual([1, 1])
   })
 
   it('toContent renders the value for the model', async () => {
