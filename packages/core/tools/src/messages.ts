@@ -94,4 +94,6 @@ export const toolMessages = {
     `Tool "${named(toolName)}" produced a result that is not lossless JSON: ${where} ${reason}`,
   invalidContent: (toolName: string, problem: string): string =>
     `Tool "${named(toolName)}" produced invalid content: ${problem}`,
+  invalidErrorInfo: (toolName: string, problem: string): string =>
+    `Tool "${named(toolName)}" produced a failure with invalid error info: ${problem}`,
 } as const

@@ -101,7 +101,8 @@ export interface ToolExecutionFailure {
   readonly content: readonly ToolResultContent[]
   readonly error: {
     readonly message: string
-    readonly info?: { readonly name: string; readonly code: string }
+    /** `code` is one of `ToolErrorCodes` (T16): a result carrying any other code is refused. */
+    readonly info?: { readonly name: string; readonly code: ToolErrorCode }
   }
   readonly meta?: JsonValue
   readonly additionalContexts?: readonly string[]
@@ -277,6 +278,43 @@ export interface ToolRuntime {
    * default `name: first line` / `name failed (CODE): message` line. Never throws.
    */
   describeResult(name: string, args: JsonObject, result: ToolExecutionResult): string
+}
+
+/** Options of `installTools(ctx, options)`; every limit is validated at install time. */
+export interface InstallToolsOptions {
+  /** Largest raw argument string, in UTF-8 bytes (default 1 MiB). */
+  readonly maxArgumentBytes?: number
+  /** Deepest argument nesting (default 64). */
+  readonly maxArgumentDepth?: number
+  /** The deployment default presentation mode (default `native`). */
+  readonly defaultPresentation?: PresentationMode
+  /** Timeout for tools that declare none (default: none). */
+  readonly defaultTimeoutMs?: number
+  /** Register the shipped timeout wrapper (default true). */
+  readonly enforceTimeouts?: boolean
+  /**
+   * Time a call may spend in plugin code around its body, in total: pre-execute listeners, guards,
+   * wrappers (outside `next`) and post-execute listeners (default 60 000 ms). Past it the call
+   * fails with `PIPELINE_FAILED` (`PolicyTimeout`). The body (bounded by `timeoutMs`) and a
+   * person answering an approval do not count.
+   */
+  readonly policyTimeoutMs?: number
+  /**
+   * After the caller's abort, how long started work may still finish and be committed as it is
+   * (default 2 000 ms; 0 answers `ABORTED` at the next turn of the event loop).
+   */
+  readonly abortGraceMs?: number
+  /**
+   * How long a body that outlived its call's result (timeout, abort past the grace) is waited for
+   * before it is reported `abandoned` (default 60 000 ms).
+   */
+  readonly lateBodyCapMs?: number
+  /**
+   * Largest result, in UTF-8 bytes of JSON text (default 4 MiB): a body's value (refused before it
+   * is copied, at a cost bounded by the limit) and any result's content (text and image data).
+   * Past it the result is `INVALID_TOOL_OUTPUT` with a message saying so.
+   */
+  readonly maxResultBytes?: number
 }
 
 declare module '@deepseek-ai/dsh-context' {

@@ -83,6 +83,21 @@ describe('result contract', () => {
     expect(result.isError && result.error.message).toBe(`Tool "t" produced invalid content: ${problem}`)
   })
 
+  it('T16: a failure carrying a code outside ToolErrorCodes (from a wrapper) is INVALID_TOOL_OUTPUT', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(tool('t'))
+    ctx.on('tools/execute', () => ({
+      isError: true,
+      content: [{ type: 'text', text: 'custom' }],
+      error: { message: 'custom', info: { name: 'Mine', code: 'MY_CODE' as never } },
+    }))
+    const result = await ctx.tools.execute(call('t'))
+    expect(codeOf(result)).toBe('INVALID_TOOL_OUTPUT')
+    expect(result.isError && result.error.message).toBe(
+      'Tool "t" produced a failure with invalid error info: error.info.code must be one of ToolErrorCodes, got the string "MY_CODE"',
+    )
+  })
+
   it('T15: success and failure have exactly the documented shapes', async () => {
     const { ctx } = setup()
     ctx.tools.register(tool('ok', () => 'fine'))

@@ -1,9 +1,22 @@
-import type { JsonValue } from '@deepseek-ai/dsh-llm'
+import { describeValue, type JsonValue } from '@deepseek-ai/dsh-llm'
+import { ToolErrorCodes } from '../codes.ts'
 import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '../types.ts'
 import { toolMessages } from '../messages.ts'
 import { contentOver } from './result-size.ts'
 import { failure, isTrusted } from './results.ts'
+
+const CODES: ReadonlySet<unknown> = new Set(Object.values(ToolErrorCodes))
+
+/** T16: a failure's `error.info` names one of the stable codes (the type says so; plugins may not). */
+function errorProblem(result: ToolExecutionResult): string | undefined {
+  if (!result.isError || result.error.info === undefined) return undefined
+  const { name, code } = result.error.info
+  if (typeof name !== 'string') return 'error.info.name must be a string'
+  return CODES.has(code)
+    ? undefined
+    : `error.info.code must be one of ToolErrorCodes, got ${describeValue(code)}`
+}
 
 function contentProblem(content: unknown): string | undefined {
   if (!Array.isArray(content)) return 'content must be an array of blocks'
@@ -46,6 +59,10 @@ export function materializeResult(
   const problem = contentProblem(value.content)
   if (problem !== undefined) {
     return deepFreeze(failure('INVALID_TOOL_OUTPUT', toolMessages.invalidContent(toolName, problem)))
+  }
+  const infoProblem = errorProblem(value)
+  if (infoProblem !== undefined) {
+    return deepFreeze(failure('INVALID_TOOL_OUTPUT', toolMessages.invalidErrorInfo(toolName, infoProblem)))
   }
   const over = contentOver(value.content, maxResultBytes)
   if (over !== undefined) {

@@ -3,7 +3,9 @@ import { deepFreeze } from '@deepseek-ai/dsh-session'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import { visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
 import type { ScheduledToolPreparation } from '../scheduler/scheduler-types.ts'
+import { CALL_DEFINITION } from '../is-call-to.ts'
 import type {
+  AnyToolDefinition,
   PreExecuteDecision,
   ToolArguments,
   ToolCallInfo,
@@ -42,10 +44,16 @@ export function callInfoOf(state: ScopeToolsState, input: ToolExecutionInput): T
     maxBytes: maxArgumentBytes,
     maxDepth: maxArgumentDepth,
   })
-  return callInfo(state, input, parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS)
+  return callInfo(state, input, parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS, undefined)
 }
 
-function callInfo(state: ScopeToolsState, input: ToolExecutionInput, args: ToolArguments): ToolCallInfo {
+/** `definition` marks arguments that definition validated (what `isCallTo` checks). */
+function callInfo(
+  state: ScopeToolsState,
+  input: ToolExecutionInput,
+  args: ToolArguments,
+  definition: AnyToolDefinition | undefined,
+): ToolCallInfo {
   return Object.freeze({
     callId: input.callId,
     toolName: input.name,
@@ -53,6 +61,7 @@ function callInfo(state: ScopeToolsState, input: ToolExecutionInput, args: ToolA
     scope: state.ctx.scope,
     turn: input.turn,
     step: input.step,
+    [CALL_DEFINITION]: definition,
   })
 }
 
@@ -76,11 +85,9 @@ export async function prepareCall(
   const call =
     args === undefined
       ? callInfoOf(state, input)
-      : callInfo(
-          state,
-          input,
-          args.kind === 'ok' ? args.args : args.kind === 'unparsable' ? EMPTY_ARGS : args.json,
-        )
+      : args.kind === 'ok'
+        ? callInfo(state, input, args.args, tool!.definition)
+        : callInfo(state, input, args.kind === 'unparsable' ? EMPTY_ARGS : args.json, undefined)
   const settle = (result: ToolExecutionResult): ScheduledToolPreparation =>
     final(createRun({ state, call, caller: undefined, tool, args: undefined }), result)
 

@@ -3,6 +3,8 @@ import type { PresentationMode, ToolGuard } from '../types.ts'
 import type { ToolGrants } from '../pipeline/session-grants.ts'
 import type { RegisteredTool } from './normalize-definition.ts'
 
+export const PRESENTATION_MODES: readonly PresentationMode[] = ['native', 'code', 'both']
+
 export interface CompiledRestriction {
   readonly allow: ReadonlySet<string> | undefined
   readonly deny: ReadonlySet<string> | undefined
