@@ -48,7 +48,6 @@ export function installTools(ctx: Context, options: InstallToolsOptions = {}): D
     options: readInstallOptions(options),
     logger: ctx.logger,
     scopes: new WeakMap(),
-    runs: new WeakSet(),
     shippedTimeout: options.enforceTimeouts !== false,
   }
   const disposeService = ctx.provideScoped('tools', (scopeCtx) => createScopeView(registry, scopeCtx))

@@ -67,6 +67,27 @@ export function abortRun(run: RunState, cause: AbortCause, reason?: unknown): vo
   run.unlink?.()
   run.unlink = undefined
   run.controller?.abort(abortReason(run))
+  const waiters = run.waiters
+  run.waiters = undefined
+  if (waiters !== undefined) for (const wake of waiters) wake()
+}
+
+/**
+ * Calls `wake` once when the call aborts (at once if it already has). Stages race the call this
+ * way rather than through its `AbortSignal`, which then only exists when someone asks for it.
+ * Returns the function that stops waiting.
+ */
+export function onRunAbort(run: RunState, wake: () => void): () => void {
+  if (run.cause !== undefined) {
+    wake()
+    return () => {}
+  }
+  const waiters = (run.waiters ??= [])
+  waiters.push(wake)
+  return () => {
+    const index = waiters.indexOf(wake)
+    if (index >= 0) waiters.splice(index, 1)
+  }
 }
 
 /** Called once the call has its result: nothing of the call stays attached to the caller's signal. */
@@ -79,7 +100,7 @@ export function releaseRun(run: RunState): void {
   run.graceTimer = undefined
 }
 
-function abortReason(run: RunState): unknown {
+export function abortReason(run: RunState): unknown {
   if (run.cause === 'deadline') {
     return new DOMException(
       `${callRef(run.toolName, run.callId)} ran out of its ${run.state.registry.options.policyTimeoutMs} ms policy budget`,

@@ -31,12 +31,13 @@ export function checkExecutionInput(where: string, label: string, input: unknown
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw invalidArgument(`${where}: ${label}.signal must be an AbortSignal, got ${describeValue(signal)}`)
   }
+  // one shape for every copy (absent fields are undefined), built in one allocation
   return {
     callId,
     name,
-    arguments: args as ToolExecutionInput['arguments'],
-    ...(signal === undefined ? {} : { signal }),
-    ...(typeof turn === 'number' ? { turn } : {}),
-    ...(typeof step === 'number' ? { step } : {}),
-  }
+    arguments: args,
+    signal,
+    turn: typeof turn === 'number' ? turn : undefined,
+    step: typeof step === 'number' ? step : undefined,
+  } as ToolExecutionInput
 }

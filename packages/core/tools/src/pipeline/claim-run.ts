@@ -3,7 +3,7 @@ import type { RegistryState } from '../registry/scope-state.ts'
 import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
 import type { ToolExecutionResult } from '../types.ts'
 import { clip, MAX_ECHOED_NAME, MAX_ECHOED_PREVIEW } from './clip.ts'
-import type { RunState } from './run-state.ts'
+import { RunState } from './run-state.ts'
 
 type Method = 'dispatch' | 'finalize' | 'finish'
 
@@ -25,13 +25,13 @@ export function claimRun(
   result?: ToolExecutionResult,
 ): RunState {
   const signature = method === 'dispatch' ? 'dispatch(run)' : `${method}(run, result)`
-  if (!registry.runs.has(run)) {
+  if (!RunState.ownedBy(run, registry)) {
     throw new ToolsError({
       code: 'FOREIGN_RUN',
       message: `${signature}: the run was not prepared by this tool runtime (pass back what prepare() returned)`,
     })
   }
-  const own = run as RunState
+  const own = run
   const label = `call "${clip(own.callId, MAX_ECHOED_PREVIEW)}" (${clip(own.toolName, MAX_ECHOED_NAME)})`
   if (own.stage === 'finished') {
     throw new ToolsError({

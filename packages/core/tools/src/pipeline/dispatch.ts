@@ -2,7 +2,6 @@ import { toolMessages } from '../messages.ts'
 import type { ScheduledToolDispatch } from '../scheduler/scheduler-types.ts'
 import type { ExecuteCall, ToolExecutionResult } from '../types.ts'
 import { pauseBudget, startBudget } from './call-budget.ts'
-import { runSignal } from './call-signal.ts'
 import { trackLateOutcome } from './late-outcome.ts'
 import { failure } from './results.ts'
 import { notStarted, runBody } from './run-body.ts'
@@ -10,6 +9,7 @@ import type { RunState } from './run-state.ts'
 import { raceRun } from './signals.ts'
 import { withBodyExtras } from './with-body-extras.ts'
 import { withTimeout } from './with-timeout.ts'
+import { WrapperCall } from './wrapper-call.ts'
 
 function looksLikeResult(value: unknown): value is ToolExecutionResult {
   if (typeof value !== 'object' || value === null) return false
@@ -73,12 +73,13 @@ function timeoutOf(run: RunState): number | undefined {
 
 async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {
   const { ctx } = run.state
-  const signal = runSignal(run)
-  const call: ExecuteCall = Object.freeze({ ...run.call, signal, timeoutMs: timeoutOf(run) })
+  const call: ExecuteCall = new WrapperCall(run, timeoutOf(run))
   startBudget(run)
   let result: ToolExecutionResult
   try {
-    const wrapped = ctx.waterfall('tools/execute', call, (inner) => runBody(run, readSignal(inner, signal)))
+    const wrapped = ctx.waterfall('tools/execute', call, (inner) =>
+      runBody(run, inner === call ? undefined : readSignal(inner)),
+    )
     const settled = await raceRun(run, wrapped, true)
     switch (settled.kind) {
       case 'error':
@@ -102,10 +103,14 @@ async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {
   return result
 }
 
-function readSignal(inner: unknown, own: AbortSignal): AbortSignal | undefined {
+/**
+ * The replacement signal a wrapper passed to `next({ ...call, signal })`, if any. (`next()` passes
+ * the call itself, whose signal is the call's own: not read, so it is not created for nothing.)
+ */
+function readSignal(inner: unknown): AbortSignal | undefined {
   try {
     const signal = (inner as { signal?: unknown } | null)?.signal
-    return signal instanceof AbortSignal && signal !== own ? signal : undefined
+    return signal instanceof AbortSignal ? signal : undefined
   } catch {
     return undefined
   }

@@ -8,7 +8,8 @@ import { startBudget } from './call-budget.ts'
 import { cutShort } from './cut-short.ts'
 import { raceRun } from './signals.ts'
 
-function guardsOnChain(state: ScopeToolsState): ToolGuard[] | undefined {
+/** The guards of the scope and its ancestors, or undefined when there are none. */
+export function guardsOnChain(state: ScopeToolsState): ToolGuard[] | undefined {
   let all: ToolGuard[] | undefined
   for (let s: ScopeToolsState | undefined = state; s !== undefined; s = s.parent) {
     if (s.guards.length > 0) (all ??= []).push(...s.guards)

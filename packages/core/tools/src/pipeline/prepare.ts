@@ -14,7 +14,7 @@ import type {
 } from '../types.ts'
 import { resolveApproval } from './approval.ts'
 import { readPreExecuteDecision } from './decisions.ts'
-import { runGuards } from './guards.ts'
+import { guardsOnChain, runGuards } from './guards.ts'
 import { callArguments } from './call-arguments.ts'
 import { parseToolArguments } from './parse-arguments.ts'
 import { failure, success, toBlocks } from './results.ts'
@@ -110,11 +110,12 @@ export async function prepareCall(
     }
   }
   const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
-  try {
-    return await policy(run, tool, args.json)
-  } finally {
-    pauseBudget(run)
-  }
+  // no listener and no guard: nothing to decide, nothing to wait for
+  if (!state.ctx.hasListeners('tools/pre-execute') && guardsOnChain(state) === undefined)
+    return { stage: 'dispatch', run }
+  const prepared = await policy(run, tool, args.json)
+  pauseBudget(run)
+  return prepared
 }
 
 async function policy(

@@ -3,42 +3,62 @@ import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import { toolMessages } from '../messages.ts'
 import type { ToolExecContext, ToolExecutionResult } from '../types.ts'
 import { pauseBudget, resumeBudget } from './call-budget.ts'
-import { linkAbort, runSignal } from './call-signal.ts'
+import { abortReason, linkAbort, onRunAbort, runSignal } from './call-signal.ts'
 import { callRef, formatIssues } from './clip.ts'
 import { cutShort } from './cut-short.ts'
 import { defaultText } from './materialize.ts'
 import { jsonSizeFloor, textOver } from './result-size.ts'
 import { failure, success, toBlocks, trust } from './results.ts'
 import type { RunState } from './run-state.ts'
-import { graceFor, settleOrAbort, type Settled } from './signals.ts'
+import { graceFor, raceRun, settleOrAbort, type Settled } from './signals.ts'
 
-function execContext(run: RunState, bodySignal: AbortSignal | undefined): ToolExecContext {
-  return {
-    callId: run.callId,
-    toolName: run.toolName,
-    // created on first read: a body that never looks at its signal costs no controller
-    get signal() {
-      return bodySignal ?? runSignal(run)
-    },
-    ctx: run.scope,
-    turn: run.call.turn,
-    step: run.call.step,
-    deferContext(text) {
-      if (typeof text !== 'string')
-        throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)
-      if (run.stage !== 'dispatching') {
-        // T37: policy already saw the result; context it never saw must not reach the model
-        run.state.registry.logger.warn(
-          `${callRef(run.toolName, run.callId)} deferred context after its result was produced; dropped`,
-        )
-        return
-      }
-      run.deferred.push(text)
-    },
-    concludeTurn() {
+/**
+ * What a body sees besides its arguments. A class so that creating one per call is a constructor
+ * call; the signal is a prototype getter (created on first read: a body that never looks at it
+ * costs no controller), and `deferContext` / `concludeTurn` are own functions, so a body may
+ * destructure them.
+ */
+class BodyContext implements ToolExecContext {
+  readonly callId: string
+  readonly toolName: string
+  readonly ctx: RunState['scope']
+  readonly turn: number | undefined
+  readonly step: number | undefined
+  readonly deferContext: (text: string) => void
+  readonly concludeTurn: () => void
+  readonly #run: RunState
+  readonly #signal: AbortSignal | undefined
+
+  constructor(run: RunState, signal: AbortSignal | undefined) {
+    this.callId = run.callId
+    this.toolName = run.toolName
+    this.ctx = run.scope
+    this.turn = run.call.turn
+    this.step = run.call.step
+    this.#run = run
+    this.#signal = signal
+    this.deferContext = (text) => deferContext(run, text)
+    this.concludeTurn = () => {
       run.concludes = true
-    },
+    }
   }
+
+  get signal(): AbortSignal {
+    return this.#signal ?? runSignal(this.#run)
+  }
+}
+
+function deferContext(run: RunState, text: unknown): void {
+  if (typeof text !== 'string')
+    throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)
+  if (run.stage !== 'dispatching') {
+    // T37: policy already saw the result; context it never saw must not reach the model
+    run.state.registry.logger.warn(
+      `${callRef(run.toolName, run.callId)} deferred context after its result was produced; dropped`,
+    )
+    return
+  }
+  ;(run.deferred ??= []).push(text)
 }
 
 /** T16: the result of a call whose body never started. */
@@ -64,29 +84,22 @@ export async function runBody(
   let own: AbortController | undefined
   let unlink: (() => void)[] | undefined
   if (replacement !== undefined && replacement !== run.controller?.signal) {
-    own = new AbortController()
-    unlink = [linkAbort(own, runSignal(run)), linkAbort(own, replacement)]
+    const body = (own = new AbortController())
+    unlink = [onRunAbort(run, () => body.abort(abortReason(run))), linkAbort(body, replacement)]
   }
   pauseBudget(run)
   let pending: Promise<unknown>
   try {
-    pending = Promise.resolve(tool.definition.execute(run.args, execContext(run, own?.signal)))
+    pending = Promise.resolve(tool.definition.execute(run.args, new BodyContext(run, own?.signal)))
   } catch (error) {
     pending = Promise.reject(error)
   }
   run.bodyPending = pending
-  const drain = (): Promise<void> | undefined => graceFor(run)
-  let settled: Settled<unknown>
-  if (own !== undefined) settled = await settleOrAbort(pending, own.signal, drain)
-  else if (run.unlink !== undefined || run.cause !== undefined)
-    settled = await settleOrAbort(pending, runSignal(run), drain)
-  else {
-    // nothing can abort this call (no caller signal): no race, no listener
-    settled = await pending.then(
-      (value) => ({ kind: 'value' as const, value }),
-      (error: unknown) => ({ kind: 'error' as const, error }),
-    )
-  }
+  // with a replacement the body's own signal decides; otherwise the call's abort (if it can have one)
+  const settled: Settled<unknown> =
+    own === undefined
+      ? await raceRun(run, pending, true)
+      : await settleOrAbort(pending, own.signal, () => graceFor(run))
   if (unlink !== undefined) for (const undo of unlink) undo()
   resumeBudget(run)
   if (settled.kind !== 'aborted') run.bodyDone = true

@@ -1,4 +1,4 @@
-import { runSignal } from './call-signal.ts'
+import { onRunAbort } from './call-signal.ts'
 import type { RunState } from './run-state.ts'
 
 export type Settled<T> =
@@ -50,13 +50,33 @@ export function settleOrAbort<T>(
  * Races a stage's promise against the call: its caller's abort and its policy budget. With
  * `drain`, a caller's abort waits up to the abort grace for the stage (T38: started work gets to
  * finish); a budget overrun ends the stage at once. A call that cannot be aborted (no caller
- * signal, no budget running) just awaits the promise: no signal, no listener.
+ * signal, no budget running) just awaits the promise. The promise is always handled.
  */
 export function raceRun<T>(run: RunState, promise: Promise<T>, drain: boolean): Promise<Settled<T>> {
   if (run.unlink === undefined && run.cause === undefined && run.budgetDeadline === undefined)
     return settleOf(promise)
-  return settleOrAbort(promise, runSignal(run), drain ? () => graceFor(run) : undefined)
+  return new Promise((resolve) => {
+    // `stop` is set once the waiter is registered; an abort may already have happened by then
+    const race: { done: boolean; stop: (() => void) | undefined } = { done: false, stop: undefined }
+    const finish = (outcome: Settled<T>): void => {
+      if (race.done) return
+      race.done = true
+      race.stop?.()
+      resolve(outcome)
+    }
+    promise.then(
+      (value) => finish({ kind: 'value', value }),
+      (error: unknown) => finish({ kind: 'error', error }),
+    )
+    race.stop = onRunAbort(run, () => {
+      const wait = drain ? graceFor(run) : undefined
+      if (wait === undefined) finish(ABORTED)
+      else void wait.then(() => finish(ABORTED))
+    })
+  })
 }
+
+const ABORTED: Settled<never> = Object.freeze({ kind: 'aborted' })
 
 /** While the caller's abort drains: the grace window, shared by every stage of the call. */
 export function graceFor(run: RunState): Promise<void> | undefined {

@@ -8,11 +8,10 @@ import type { RunState } from './run-state.ts'
  * `tools/post-execute` sees it and can drop or replace it. `concludesTurn` only rides a success.
  */
 export function withBodyExtras(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
-  if (run.deferred.length === 0 && !run.concludes) return result
+  const deferred = run.deferred
+  if (deferred === undefined && !run.concludes) return result
   const contexts =
-    run.deferred.length === 0
-      ? result.additionalContexts
-      : [...(result.additionalContexts ?? []), ...run.deferred]
+    deferred === undefined ? result.additionalContexts : [...(result.additionalContexts ?? []), ...deferred]
   const extras = contexts === undefined ? {} : { additionalContexts: contexts }
   const next: ToolExecutionResult = result.isError
     ? { ...result, ...extras }

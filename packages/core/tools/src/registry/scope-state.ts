@@ -28,8 +28,6 @@ export interface RegistryState {
   readonly options: RuntimeOptions
   readonly logger: Logger
   readonly scopes: WeakMap<object, ScopeToolsState>
-  /** Runs this runtime prepared: a run from elsewhere is refused. */
-  readonly runs: WeakSet<object>
   /** The shipped timeout wrapper is registered: dispatch may apply it without a waterfall pass. */
   shippedTimeout: boolean
 }
