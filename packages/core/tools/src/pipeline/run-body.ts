@@ -10,7 +10,7 @@ import { defaultText } from './materialize.ts'
 import { jsonSizeFloor, textOver } from './result-size.ts'
 import { failure, success, toBlocks, trust } from './results.ts'
 import type { RunState } from './run-state.ts'
-import { graceFor, raceRun, settleOrAbort, type Settled } from './signals.ts'
+import { graceFor, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
 
 /**
  * What a body sees besides its arguments. A class so that creating one per call is a constructor
@@ -95,11 +95,14 @@ export async function runBody(
     pending = Promise.reject(error)
   }
   run.bodyPending = pending
-  // with a replacement the body's own signal decides; otherwise the call's abort (if it can have one)
+  // With a replacement the body's own signal decides. Otherwise only the caller can abort a
+  // running body (the budget is paused meanwhile): without a caller signal there is nothing to race.
   const settled: Settled<unknown> =
-    own === undefined
-      ? await raceRun(run, pending, true)
-      : await settleOrAbort(pending, own.signal, () => graceFor(run))
+    own !== undefined
+      ? await settleOrAbort(pending, own.signal, () => graceFor(run))
+      : run.unlink === undefined && run.cause === undefined
+        ? await settleOf(pending)
+        : await raceRun(run, pending, true)
   if (unlink !== undefined) for (const undo of unlink) undo()
   resumeBudget(run)
   if (settled.kind !== 'aborted') run.bodyDone = true

@@ -44,6 +44,9 @@ export class RunState implements ToolRunContext {
   unlink: (() => void) | undefined = undefined
   /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
   waiters: (() => void)[] | undefined = undefined
+  /** What stages race (signals.ts): settle when the call aborts, at once or after the grace. */
+  abortedAtOnce: Promise<{ readonly kind: 'aborted' }> | undefined = undefined
+  abortedAfterGrace: Promise<{ readonly kind: 'aborted' }> | undefined = undefined
   /** The abort grace window (T38), shared by every stage of the call. */
   grace: Promise<void> | undefined = undefined
   graceTimer: ReturnType<typeof setTimeout> | undefined = undefined

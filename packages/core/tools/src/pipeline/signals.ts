@@ -6,11 +6,12 @@ export type Settled<T> =
   | { readonly kind: 'error'; readonly error: unknown }
   | { readonly kind: 'aborted' }
 
-function settleOf<T>(promise: Promise<T>): Promise<Settled<T>> {
-  return promise.then(
-    (value) => ({ kind: 'value', value }),
-    (error: unknown) => ({ kind: 'error', error }),
-  )
+const toValue = <T>(value: T): Settled<T> => ({ kind: 'value', value })
+const toError = (error: unknown): Settled<never> => ({ kind: 'error', error })
+
+/** The promise's outcome as a value (never rejects). */
+export function settleOf<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(toValue, toError)
 }
 
 /**
@@ -51,32 +52,32 @@ export function settleOrAbort<T>(
  * `drain`, a caller's abort waits up to the abort grace for the stage (T38: started work gets to
  * finish); a budget overrun ends the stage at once. A call that cannot be aborted (no caller
  * signal, no budget running) just awaits the promise. The promise is always handled.
+ *
+ * Every stage of a call races the same two per-call promises ("aborted", "aborted and drained"),
+ * created on first use, so a race costs a `then` and a `Promise.race`, not a listener.
  */
 export function raceRun<T>(run: RunState, promise: Promise<T>, drain: boolean): Promise<Settled<T>> {
-  if (run.unlink === undefined && run.cause === undefined && run.budgetDeadline === undefined)
-    return settleOf(promise)
-  return new Promise((resolve) => {
-    // `stop` is set once the waiter is registered; an abort may already have happened by then
-    const race: { done: boolean; stop: (() => void) | undefined } = { done: false, stop: undefined }
-    const finish = (outcome: Settled<T>): void => {
-      if (race.done) return
-      race.done = true
-      race.stop?.()
-      resolve(outcome)
-    }
-    promise.then(
-      (value) => finish({ kind: 'value', value }),
-      (error: unknown) => finish({ kind: 'error', error }),
-    )
-    race.stop = onRunAbort(run, () => {
-      const wait = drain ? graceFor(run) : undefined
-      if (wait === undefined) finish(ABORTED)
-      else void wait.then(() => finish(ABORTED))
-    })
-  })
+  const outcome = settleOf(promise)
+  if (run.unlink === undefined && run.cause === undefined && run.budgetDeadline === undefined) return outcome
+  return Promise.race([outcome, drain ? abortedAfterGrace(run) : abortedAtOnce(run)])
 }
 
-const ABORTED: Settled<never> = Object.freeze({ kind: 'aborted' })
+const ABORTED = Object.freeze({ kind: 'aborted' as const })
+
+function abortedAtOnce(run: RunState): Promise<Settled<never>> {
+  return (run.abortedAtOnce ??= new Promise((resolve) => void onRunAbort(run, () => resolve(ABORTED))))
+}
+
+function abortedAfterGrace(run: RunState): Promise<Settled<never>> {
+  return (run.abortedAfterGrace ??= new Promise(
+    (resolve) =>
+      void onRunAbort(run, () => {
+        const wait = graceFor(run)
+        if (wait === undefined) resolve(ABORTED)
+        else void wait.then(() => resolve(ABORTED))
+      }),
+  ))
+}
 
 /** While the caller's abort drains: the grace window, shared by every stage of the call. */
 export function graceFor(run: RunState): Promise<void> | undefined {
