@@ -49,6 +49,7 @@ export function installTools(ctx: Context, options: InstallToolsOptions = {}): D
     logger: ctx.logger,
     scopes: new WeakMap(),
     shippedTimeout: options.enforceTimeouts !== false,
+    sweeper: undefined,
   }
   const disposeService = ctx.provideScoped('tools', (scopeCtx) => createScopeView(registry, scopeCtx))
   const disposeTimeout =

@@ -1,3 +1,4 @@
+import type { RegistryState } from '../registry/scope-state.ts'
 import { abortRun } from './call-signal.ts'
 import type { RunState } from './run-state.ts'
 
@@ -6,41 +7,64 @@ import type { RunState } from './run-state.ts'
  * (pre-execute listeners, guards, wrappers before and after `next`, post-execute listeners). It is
  * paused while the body runs (bounded by `timeoutMs` instead) and while a person answers an
  * approval, so every call has a deadline of `timeoutMs` + the budget and nothing a plugin does can
- * hold it forever. Started at the first plugin stage: a call with no listeners never arms a timer.
+ * hold it forever. Started at the first plugin stage: a call with no listeners never starts it.
  *
- * One timer per call: pausing only records the time, and a timer that fires early (because time was
- * paused) re-arms itself for what is left.
+ * One sweeper per runtime, not one timer per call: it ticks every eighth of the budget (at most
+ * every 5 s) while calls have a budget running and ends those past their deadline, at most one tick
+ * late. Its timer does not keep the process alive by itself (a harness has its own I/O; a script
+ * whose only pending work is a hung hook may exit rather than wait out the budget).
  */
 export function startBudget(run: RunState): void {
-  if (run.budgetDeadline === undefined) {
-    run.budgetDeadline = performance.now() + run.state.registry.options.policyTimeoutMs
-    arm(run)
-  } else resumeBudget(run)
+  if (run.budgetDeadline !== undefined) return resumeBudget(run)
+  const registry = run.state.registry
+  run.budgetDeadline = Date.now() + registry.options.policyTimeoutMs
+  watch(registry, run)
 }
 
 export function pauseBudget(run: RunState): void {
-  if (run.budgetDeadline !== undefined && run.budgetPausedAt === undefined)
-    run.budgetPausedAt = performance.now()
+  if (run.budgetDeadline !== undefined && run.budgetPausedAt === undefined) run.budgetPausedAt = Date.now()
 }
 
 export function resumeBudget(run: RunState): void {
   const pausedAt = run.budgetPausedAt
   if (pausedAt === undefined || run.budgetDeadline === undefined) return
   run.budgetPausedAt = undefined
-  run.budgetDeadline += performance.now() - pausedAt
-  if (run.budgetTimer === undefined && run.stage !== 'finished') arm(run)
+  run.budgetDeadline += Date.now() - pausedAt
 }
 
-function arm(run: RunState): void {
-  const left = (run.budgetDeadline ?? 0) - performance.now()
-  run.budgetTimer = setTimeout(() => expire(run), Math.max(0, Math.ceil(left)))
+/** The call has its result: the sweeper forgets it. */
+export function endBudget(run: RunState): void {
+  if (run.budgetDeadline === undefined) return
+  const sweeper = run.state.registry.sweeper
+  sweeper?.runs.delete(run)
 }
 
-function expire(run: RunState): void {
-  run.budgetTimer = undefined
-  if (run.stage === 'finished') return
-  // paused: resumeBudget re-arms with what is left
-  if (run.budgetPausedAt !== undefined) return
-  if (performance.now() < (run.budgetDeadline ?? 0)) arm(run)
-  else abortRun(run, 'deadline')
+export interface BudgetSweeper {
+  readonly runs: Set<RunState>
+  timer: ReturnType<typeof setTimeout> | undefined
+}
+
+function watch(registry: RegistryState, run: RunState): void {
+  const sweeper = (registry.sweeper ??= { runs: new Set(), timer: undefined })
+  sweeper.runs.add(run)
+  if (sweeper.timer === undefined) arm(registry, sweeper)
+}
+
+function arm(registry: RegistryState, sweeper: BudgetSweeper): void {
+  const every = Math.min(5_000, Math.max(10, Math.floor(registry.options.policyTimeoutMs / 8)))
+  sweeper.timer = setTimeout(() => sweep(registry, sweeper), every)
+  sweeper.timer.unref?.()
+}
+
+function sweep(registry: RegistryState, sweeper: BudgetSweeper): void {
+  sweeper.timer = undefined
+  const now = Date.now()
+  for (const run of sweeper.runs) {
+    if (run.stage === 'finished') sweeper.runs.delete(run)
+    else if (run.budgetPausedAt === undefined && now >= (run.budgetDeadline ?? Infinity)) {
+      sweeper.runs.delete(run)
+      abortRun(run, 'deadline')
+    }
+  }
+  if (sweeper.runs.size > 0) arm(registry, sweeper)
 }

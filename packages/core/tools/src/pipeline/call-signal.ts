@@ -1,3 +1,4 @@
+import { endBudget } from './call-budget.ts'
 import { callRef } from './clip.ts'
 import type { RunState } from './run-state.ts'
 
@@ -94,8 +95,7 @@ export function onRunAbort(run: RunState, wake: () => void): () => void {
 export function releaseRun(run: RunState): void {
   run.unlink?.()
   run.unlink = undefined
-  if (run.budgetTimer !== undefined) clearTimeout(run.budgetTimer)
-  run.budgetTimer = undefined
+  endBudget(run)
   if (run.graceTimer !== undefined) clearTimeout(run.graceTimer)
   run.graceTimer = undefined
 }

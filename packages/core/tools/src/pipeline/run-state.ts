@@ -54,7 +54,6 @@ export class RunState implements ToolRunContext {
   // --- the policy budget (call-budget.ts)
   budgetDeadline: number | undefined = undefined
   budgetPausedAt: number | undefined = undefined
-  budgetTimer: ReturnType<typeof setTimeout> | undefined = undefined
 
   // --- the body: started (a promise) and seen settling by the pipeline
   bodyPending: Promise<unknown> | undefined = undefined

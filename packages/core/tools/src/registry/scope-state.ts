@@ -1,5 +1,6 @@
 import type { Context, Logger } from '@deepseek-ai/dsh-context'
 import type { PresentationMode, ToolGuard } from '../types.ts'
+import type { BudgetSweeper } from '../pipeline/call-budget.ts'
 import type { ToolGrants } from '../pipeline/session-grants.ts'
 import type { RegisteredTool } from './normalize-definition.ts'
 
@@ -30,6 +31,8 @@ export interface RegistryState {
   readonly scopes: WeakMap<object, ScopeToolsState>
   /** The shipped timeout wrapper is registered: dispatch may apply it without a waterfall pass. */
   shippedTimeout: boolean
+  /** Watches the policy budget of calls in flight (call-budget.ts); created on first use. */
+  sweeper: BudgetSweeper | undefined
 }
 
 /** One scope's layer: its registrations, restrictions, guards, approval grants and mode cell. */
