@@ -68,6 +68,9 @@ export function abortRun(run: RunState, cause: AbortCause, reason?: unknown): vo
   run.unlink?.()
   run.unlink = undefined
   run.controller?.abort(abortReason(run))
+  const races = run.races
+  run.races = undefined
+  if (races !== undefined) for (const race of races) race.abort()
   const waiters = run.waiters
   run.waiters = undefined
   if (waiters !== undefined) for (const wake of waiters) wake()

@@ -5,6 +5,7 @@ import type { RegistryState, ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
 import type { FinalizeContext, ToolCallInfo, ToolExecutionResult } from '../types.ts'
 import { linkCaller, runSignal, type AbortCause } from './call-signal.ts'
+import type { StageRace } from './signals.ts'
 
 /**
  * Where a run is (T39). `dispatch`, `post-result` and `final-result` are the stages a run is
@@ -44,9 +45,8 @@ export class RunState implements ToolRunContext {
   unlink: (() => void) | undefined = undefined
   /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
   waiters: (() => void)[] | undefined = undefined
-  /** What stages race (signals.ts): settle when the call aborts, at once or after the grace. */
-  abortedAtOnce: Promise<{ readonly kind: 'aborted' }> | undefined = undefined
-  abortedAfterGrace: Promise<{ readonly kind: 'aborted' }> | undefined = undefined
+  /** Stages racing the call's abort right now (signals.ts). */
+  races: Set<StageRace> | undefined = undefined
   /** The abort grace window (T38), shared by every stage of the call. */
   grace: Promise<void> | undefined = undefined
   graceTimer: ReturnType<typeof setTimeout> | undefined = undefined

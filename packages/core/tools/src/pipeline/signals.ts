@@ -1,4 +1,3 @@
-import { onRunAbort } from './call-signal.ts'
 import type { RunState } from './run-state.ts'
 
 export type Settled<T> =
@@ -52,31 +51,45 @@ export function settleOrAbort<T>(
  * `drain`, a caller's abort waits up to the abort grace for the stage (T38: started work gets to
  * finish); a budget overrun ends the stage at once. A call that cannot be aborted (no caller
  * signal, no budget running) just awaits the promise. The promise is always handled.
- *
- * Every stage of a call races the same two per-call promises ("aborted", "aborted and drained"),
- * created on first use, so a race costs a `then` and a `Promise.race`, not a listener.
  */
 export function raceRun<T>(run: RunState, promise: Promise<T>, drain: boolean): Promise<Settled<T>> {
-  const outcome = settleOf(promise)
-  if (run.unlink === undefined && run.cause === undefined && run.budgetDeadline === undefined) return outcome
-  return Promise.race([outcome, drain ? abortedAfterGrace(run) : abortedAtOnce(run)])
+  if (run.unlink === undefined && run.cause === undefined && run.budgetDeadline === undefined)
+    return settleOf(promise)
+  return new Promise<Settled<T>>((resolve) => {
+    const race = new StageRace(run, drain, resolve as (outcome: Settled<unknown>) => void)
+    promise.then(
+      (value) => race.settle({ kind: 'value', value }),
+      (error: unknown) => race.settle({ kind: 'error', error }),
+    )
+    if (run.cause !== undefined) race.abort()
+    else (run.races ??= new Set()).add(race)
+  })
 }
 
 const ABORTED = Object.freeze({ kind: 'aborted' as const })
 
-function abortedAtOnce(run: RunState): Promise<Settled<never>> {
-  return (run.abortedAtOnce ??= new Promise((resolve) => void onRunAbort(run, () => resolve(ABORTED))))
-}
+/** One stage waiting on its promise or the call's abort, whichever comes first. */
+export class StageRace {
+  #done = false
+  constructor(
+    readonly run: RunState,
+    readonly drain: boolean,
+    readonly resolve: (outcome: Settled<unknown>) => void,
+  ) {}
 
-function abortedAfterGrace(run: RunState): Promise<Settled<never>> {
-  return (run.abortedAfterGrace ??= new Promise(
-    (resolve) =>
-      void onRunAbort(run, () => {
-        const wait = graceFor(run)
-        if (wait === undefined) resolve(ABORTED)
-        else void wait.then(() => resolve(ABORTED))
-      }),
-  ))
+  settle(outcome: Settled<unknown>): void {
+    if (this.#done) return
+    this.#done = true
+    this.run.races?.delete(this)
+    this.resolve(outcome)
+  }
+
+  /** The call aborted: end now, or once the grace is over when this stage drains. */
+  abort(): void {
+    const wait = this.drain ? graceFor(this.run) : undefined
+    if (wait === undefined) this.settle(ABORTED)
+    else void wait.then(() => this.settle(ABORTED))
+  }
 }
 
 /** While the caller's abort drains: the grace window, shared by every stage of the call. */
