@@ -1,10 +1,4 @@
-import type {
-  AssistantMessage,
-  FinishReason,
-  JsonValue,
-  TokenUsage,
-  UserMessage,
-} from '@deepseek-ai/dsh-llm'
+import type { AssistantMessage, FinishReason, JsonValue, TokenUsage, UserMessage } from '@deepseek-ai/dsh-llm'
 import type { Session } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 
@@ -105,6 +99,8 @@ export interface ToolCallTimings {
 export interface ToolCallEndEvent extends ToolCallEventBase {
   readonly type: 'tool-call-end'
   readonly result: ToolExecutionResult
+  /** A UI label for the result (`ctx.tools.describeResult`: the tool's `presentResult`, else a default). */
+  readonly resultLabel: string
   /** False for a call that never took a slot (abort, scheduler failure before it started). */
   readonly started: boolean
   readonly timings: ToolCallTimings
