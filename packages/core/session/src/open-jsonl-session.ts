@@ -1,7 +1,8 @@
 import { closeSync, constants, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { createSessionCore, readClock } from './create-session-core.ts'
+import { createSessionCore } from './create-session-core.ts'
+import { createEventClock } from './event-clock.ts'
 import { SessionError } from './errors.ts'
 import { errorCode, ioError } from './io-error.ts'
 import { formatEventLine, formatHeaderLine } from './jsonl-format.ts'
@@ -46,7 +47,7 @@ export function openJsonlSession(path: string, options?: JsonlSessionOptions): J
   }
   const read = readStoreOptions(where, options, ['durability', 'clock', 'logger'])
   const durability = readDurability(where, read.durability)
-  const clock = readClockOption(where, read.clock)
+  const clock = createEventClock(readClockOption(where, read.clock))
   const logger = readLogger(where, read.logger)
   const absolute = resolve(path)
   const fsync = durability === 'fsync'
@@ -57,7 +58,7 @@ export function openJsonlSession(path: string, options?: JsonlSessionOptions): J
     const loaded = loadSessionFile({ fd, path: absolute, fsync, where })
     let size = loaded.size
     if (!loaded.hasHeader) {
-      size = writeHeader({ fd, path: absolute, fsync, where, createdAt: readClock(where, clock) })
+      size = writeHeader({ fd, path: absolute, fsync, where, createdAt: clock(() => where) })
     }
     if (loaded.repaired !== undefined) {
       const { bytesCut, atOffset } = loaded.repaired
