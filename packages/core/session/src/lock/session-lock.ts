@@ -1,4 +1,5 @@
 import { SessionError } from '../errors.ts'
+import { errorCode, ioError } from '../io-error.ts'
 import { sameFile, type FileStat } from '../jsonl/session-fs.ts'
 import type { LockHost } from './lock-host.ts'
 import {
@@ -39,15 +40,34 @@ const POLL_MS = 10
  * that was judged stale; then creation is tried again, so of several processes taking over at once
  * exactly one creates the new lock and the others meet it and get `LOCKED`.
  */
-export function acquireSessionLock(
-  host: LockHost,
-  options: {
-    readonly lockPath: string
-    readonly file: FileStat
-    readonly filePath: string
-    readonly where: string
-  },
-): HeldLock {
+export function acquireSessionLock(host: LockHost, options: LockRequest): HeldLock {
+  try {
+    return takeLock(host, options)
+  } catch (error) {
+    // Only file-system errors are wrapped; anything else is a bug and passes through.
+    if (SessionError.isInstance(error) || errorCode(error) === undefined) throw error
+    const { lockPath, where } = options
+    if (errorCode(error) === 'ELOOP') {
+      throw ioError(
+        where,
+        `the lock "${lockPath}" is a symbolic link, which no writer creates; delete it`,
+        error,
+      )
+    }
+    throw ioError(where, `cannot take the lock "${lockPath}"`, error)
+  }
+}
+
+export interface LockRequest {
+  readonly lockPath: string
+  /** The data file: its device:inode goes into the lock. */
+  readonly file: FileStat
+  /** The path the caller gave, for messages. */
+  readonly filePath: string
+  readonly where: string
+}
+
+function takeLock(host: LockHost, options: LockRequest): HeldLock {
   const { fs } = host
   const { lockPath, file, filePath, where } = options
   const token = host.token()
@@ -123,12 +143,17 @@ function heldLock(host: LockHost, lockPath: string, fd: number, stat: FileStat):
     const removeIfOurs = (): void => {
       if (lost() === undefined) fs.unlink(lockPath)
     }
+    let entered = false
     try {
       // In the gate, nobody else can remove or replace the lock between the check and the unlink.
-      withLockGate(host, lockPath, 'close()', removeIfOurs)
+      withLockGate(host, lockPath, 'close()', () => {
+        entered = true
+        removeIfOurs()
+      })
     } catch (error) {
-      if (!SessionError.isInstance(error) || error.code !== 'LOCKED') throw error
-      // The gate stayed busy: still remove the lock, still only if it is ours.
+      if (entered) throw error
+      // No gate (it stayed busy, or the disk is too full to create it): releasing must still work,
+      // and still removes the lock only if it is ours.
       removeIfOurs()
     } finally {
       closeQuietly(fs, fd)
