@@ -92,6 +92,11 @@ const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
         return flat
       }),
     fc.dictionary(fc.string({ maxLength: 4 }), tie('node'), { maxKeys: 4 }),
+    // Objects with many keys take the descriptor path.
+    fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 1 }), {
+      minKeys: 65,
+      maxKeys: 70,
+    }),
   ),
 })).node
 

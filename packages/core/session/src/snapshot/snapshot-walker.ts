@@ -44,6 +44,9 @@ interface Frame extends Visited {
  */
 const MAX_SHARED_EXPANSION = 1_000_000
 
+/** Objects with more keys are read through descriptors (one lookup per key instead of two). */
+const MANY_KEYS = 64
+
 /** Containers looked up by a linear search before a map takes over. */
 const SHORT_LIST = 16
 
@@ -194,6 +197,7 @@ export class SnapshotWalker {
         this.finish(frame, stack[stack.length - 1])
         continue
       }
+      if (frame.precise && frame.isArray && skipPrimitives(frame)) continue
       const index = frame.index
       frame.index = index + 1
       this.currentFrame = frame
@@ -415,10 +419,12 @@ export class SnapshotWalker {
       // JSON.stringify would unbox these even with a plain prototype, so the copy could not match.
       if (isBoxedPrimitive(source)) return new Failure(location, 'is a boxed primitive, not a plain object')
       if (ownSymbols(source).length > 0) return new Failure(location, 'has a symbol-keyed property')
-      const keys = objectKeys(source)
       const names = ownNames(source)
-      // Non-enumerable keys, which JSON would drop, are reported in key order among the others.
-      const precise = names.length !== keys.length
+      // Few keys: `Object.keys` (cached by the engine per shape) shows whether all are enumerable,
+      // and each is then read directly. Many keys, or non-enumerable ones (which JSON would drop,
+      // reported in key order among the others): one descriptor per key, one lookup each.
+      const keys = names.length <= MANY_KEYS ? objectKeys(source) : undefined
+      const precise = keys === undefined || names.length !== keys.length
       frame = {
         done: false,
         target: {},
@@ -428,7 +434,7 @@ export class SnapshotWalker {
         isArray: false,
         keys: precise ? names : keys,
         precise,
-        count: precise ? names.length : keys.length,
+        count: names.length,
         failure: undefined,
         location,
         level,
@@ -439,6 +445,28 @@ export class SnapshotWalker {
     this.addVisited(frame)
     return frame
   }
+}
+
+/**
+ * Runs over the bulk-read elements of a long array while they are JSON primitives, in one tight loop
+ * (a million numbers would otherwise cost a million calls); -0 becomes 0 in place. True when it
+ * moved, so the caller looks at the frame again.
+ */
+function skipPrimitives(frame: Frame): boolean {
+  const values = frame.target as unknown[]
+  const start = frame.index
+  const count = frame.count
+  let index = start
+  for (; index < count; index += 1) {
+    const value = values[index]
+    if (typeof value === 'number') {
+      if (value - value !== 0) break // NaN, ±Infinity: reported by `place`
+      if (value === 0) values[index] = 0
+    } else if (typeof value !== 'string' && typeof value !== 'boolean' && value !== null) break
+  }
+  frame.size += index - start
+  frame.index = index
+  return index > start
 }
 
 /** The location of `key` inside `frame`; allocated only when a path is needed. */
