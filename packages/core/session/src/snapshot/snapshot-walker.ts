@@ -1,42 +1,17 @@
 import { types } from 'node:util'
 import type { JsonValue } from '@deepseek-ai/dsh-llm'
-import { nonPlainName, type ShapeProblem } from './container-shape.ts'
 import { describeThrown } from './describe-thrown.ts'
 import { frozenSnapshotFacts, rememberFrozenSnapshot, type SnapshotFacts } from './frozen-snapshots.ts'
 import { formatJsonPath, type JsonLocation } from './json-path.ts'
-import { LONG_ARRAY, readLongArray, shortArrayProblem } from './read-array-elements.ts'
+import { numberProblem, primitiveProblem } from './json-primitives.ts'
+import { openContainer } from './open-container.ts'
+import { VisitedContainers } from './visited-containers.ts'
+import { at, Failure, failureIn, skipPrimitives, store, type Frame, type Visited } from './walk-frame.ts'
 
 /** A detached lossless-JSON copy, or where and why the value is not lossless JSON. */
 export type SnapshotResult =
   | { readonly ok: true; readonly value: JsonValue }
   | { readonly ok: false; readonly path: string; readonly reason: string }
-
-/** A container met during the walk: still being copied (`done: false`) or copied. */
-interface Visited {
-  readonly source: object
-  done: boolean
-  readonly target: JsonValue[] | Record<string, JsonValue>
-  /** Values in it once written out (itself included), and its nesting height. */
-  size: number
-  height: number
-}
-
-interface Frame extends Visited {
-  readonly isArray: boolean
-  /** Keys to copy (objects); arrays are walked by index. */
-  keys: readonly string[] | undefined
-  /**
-   * Objects: read each key through its descriptor, to report non-enumerable keys in order.
-   * Arrays: the elements were read in bulk and wait in the target to be replaced by their copies.
-   */
-  readonly precise: boolean
-  readonly count: number
-  /** Reported once the `count` properties before it are copied. */
-  readonly failure: ShapeProblem | undefined
-  readonly location: JsonLocation
-  readonly level: number
-  index: number
-}
 
 /**
  * Written out, a shared subobject appears once per reference: a few shared levels can make the JSON
@@ -44,33 +19,13 @@ interface Frame extends Visited {
  */
 const MAX_SHARED_EXPANSION = 1_000_000
 
-/** Objects with more keys are read through descriptors (one lookup per key instead of two). */
-const MANY_KEYS = 64
-
-/** Containers looked up by a linear search before a map takes over. */
-const SHORT_LIST = 16
-
-const objectKeys = Object.keys
-const ownNames = Object.getOwnPropertyNames
-const ownSymbols = Object.getOwnPropertySymbols
 const hasOwn = Object.hasOwn
 const isEnumerable = Function.prototype.call.bind(Object.prototype.propertyIsEnumerable) as (
   target: object,
   key: number,
 ) => boolean
 const freezeObject = Object.freeze
-const getPrototypeOf = Reflect.getPrototypeOf
-const isArray = Array.isArray
-const { isProxy, isBoxedPrimitive } = types
-const OBJECT_PROTOTYPE = Object.prototype
-const ARRAY_PROTOTYPE = Array.prototype
-
-class Failure {
-  constructor(
-    readonly location: JsonLocation,
-    readonly reason: string,
-  ) {}
-}
+const { isProxy } = types
 
 /**
  * One depth-first copy of a value, without recursion. Containers are validated when first met
@@ -79,12 +34,8 @@ class Failure {
  */
 export class SnapshotWalker {
   private readonly stack: Frame[] = []
-  /**
-   * Every container met: an unfinished one met again is a cycle, a finished one is shared. Kept in a
-   * list while short (the usual case: searching a few entries beats hashing) and in a map beyond.
-   */
-  private readonly visited: Visited[] = []
-  private visitedMap: Map<object, Visited> | undefined
+  /** Every container met: an unfinished one met again is a cycle, a finished one is shared. */
+  private readonly visited = new VisitedContainers()
   /** Values that shared references add when the copy is written out. */
   private sharedExpansion = 0
   /** Where the walk is, so an unexpected throw can still be reported with a path. */
@@ -127,34 +78,10 @@ export class SnapshotWalker {
 
   private reset(): void {
     this.stack.length = 0
-    this.visited.length = 0
-    this.visitedMap = undefined
+    this.visited.clear()
     this.sharedExpansion = 0
     this.currentFrame = undefined
     this.busy = false
-  }
-
-  private lookUp(source: object): Visited | undefined {
-    if (this.visitedMap !== undefined) return this.visitedMap.get(source)
-    const visited = this.visited
-    for (let i = 0; i < visited.length; i += 1) {
-      const entry = visited[i] as Visited
-      if (entry.source === source) return entry
-    }
-    return undefined
-  }
-
-  private addVisited(entry: Visited): void {
-    if (this.visitedMap !== undefined) {
-      this.visitedMap.set(entry.source, entry)
-      return
-    }
-    const visited = this.visited
-    visited.push(entry)
-    if (visited.length > SHORT_LIST) {
-      this.visitedMap = new Map(visited.map((item) => [item.source, item]))
-      visited.length = 0
-    }
   }
 
   private walk(root: unknown): JsonValue | Failure {
@@ -296,7 +223,7 @@ export class SnapshotWalker {
   }
 
   private placeContainer(frame: Frame, key: string | number, source: object): Failure | undefined {
-    const visited = this.lookUp(source)
+    const visited = this.visited.get(source)
     if (visited !== undefined) {
       if (!visited.done) {
         const ancestor = visited as Frame
@@ -353,7 +280,7 @@ export class SnapshotWalker {
     frame.size += facts.size
     if (facts.height >= frame.height) frame.height = facts.height + 1
     // Met again in this walk, it is shared like any copied container.
-    this.addVisited({
+    this.visited.add({
       source: value,
       done: true,
       target: value as Record<string, JsonValue>,
@@ -365,158 +292,14 @@ export class SnapshotWalker {
 
   /** Validates a container and pushes a frame that will copy its properties. */
   private open(source: object, location: JsonLocation, level: number): Frame | Failure {
-    if (level > this.maxDepth) {
-      return new Failure(location, `is nested deeper than maxDepth (${this.maxDepth})`)
-    }
-    const proto = getPrototypeOf(source)
-    let frame: Frame
-    if (isArray(source)) {
-      if (proto !== ARRAY_PROTOTYPE) {
-        return new Failure(location, `is ${nonPlainName(source, proto)}, not a plain object or array`)
-      }
-      const array = source as unknown[]
-      if (array.length < LONG_ARRAY) {
-        const problem = shortArrayProblem(array)
-        if (problem !== undefined) return problemAt(location, problem)
-        frame = {
-          done: false,
-          target: [],
-          size: 1,
-          height: 1,
-          source,
-          isArray: true,
-          keys: undefined,
-          precise: false,
-          count: array.length,
-          failure: undefined,
-          location,
-          level,
-          index: 0,
-        }
-      } else {
-        const elements = readLongArray(array)
-        if ('reason' in elements) return problemAt(location, elements)
-        frame = {
-          done: false,
-          target: elements.values as JsonValue[],
-          size: 1,
-          height: 1,
-          source,
-          isArray: true,
-          keys: undefined,
-          precise: true,
-          count: elements.count,
-          failure: elements.failure,
-          location,
-          level,
-          index: 0,
-        }
-      }
-    } else {
-      if (proto !== OBJECT_PROTOTYPE && proto !== null) {
-        return new Failure(location, `is ${nonPlainName(source, proto)}, not a plain object or array`)
-      }
-      // JSON.stringify would unbox these even with a plain prototype, so the copy could not match.
-      if (isBoxedPrimitive(source)) return new Failure(location, 'is a boxed primitive, not a plain object')
-      if (ownSymbols(source).length > 0) return new Failure(location, 'has a symbol-keyed property')
-      const names = ownNames(source)
-      // Few keys: `Object.keys` (cached by the engine per shape) shows whether all are enumerable,
-      // and each is then read directly. Many keys, or non-enumerable ones (which JSON would drop,
-      // reported in key order among the others): one descriptor per key, one lookup each.
-      const keys = names.length <= MANY_KEYS ? objectKeys(source) : undefined
-      const precise = keys === undefined || names.length !== keys.length
-      frame = {
-        done: false,
-        target: {},
-        size: 1,
-        height: 1,
-        source,
-        isArray: false,
-        keys: precise ? names : keys,
-        precise,
-        count: names.length,
-        failure: undefined,
-        location,
-        level,
-        index: 0,
-      }
-    }
+    const frame = openContainer(source, location, level, this.maxDepth)
+    if (frame instanceof Failure) return frame
     this.stack.push(frame)
-    this.addVisited(frame)
+    this.visited.add(frame)
     return frame
   }
 }
 
-/**
- * Runs over the bulk-read elements of a long array while they are JSON primitives, in one tight loop
- * (a million numbers would otherwise cost a million calls); -0 becomes 0 in place. True when it
- * moved, so the caller looks at the frame again.
- */
-function skipPrimitives(frame: Frame): boolean {
-  const values = frame.target as unknown[]
-  const start = frame.index
-  const count = frame.count
-  let index = start
-  for (; index < count; index += 1) {
-    const value = values[index]
-    if (typeof value === 'number') {
-      if (value - value !== 0) break // NaN, ±Infinity: reported by `place`
-      if (value === 0) values[index] = 0
-    } else if (typeof value !== 'string' && typeof value !== 'boolean' && value !== null) break
-  }
-  frame.size += index - start
-  frame.index = index
-  return index > start
-}
-
-/** The location of `key` inside `frame`; allocated only when a path is needed. */
-function at(frame: Frame, key: string | number): JsonLocation {
-  return { parent: frame.location, key }
-}
-
-function problemAt(location: JsonLocation, problem: ShapeProblem): Failure {
-  return new Failure(
-    problem.at === undefined ? location : { parent: location, key: problem.at },
-    problem.reason,
-  )
-}
-
-function failureIn(frame: Frame, problem: ShapeProblem): Failure {
-  return problemAt(frame.location, problem)
-}
-
 function fail(location: JsonLocation, reason: string): SnapshotResult {
   return { ok: false, path: formatJsonPath(location), reason }
-}
-
-function store(frame: Frame, key: string | number, value: JsonValue): void {
-  const target = frame.target as Record<string | number, JsonValue>
-  // Assignment to `__proto__` would set the prototype instead of keeping the key as data.
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
-  } else target[key] = value
-}
-
-function numberProblem(value: number): string {
-  if (Number.isNaN(value)) return 'is NaN'
-  return value > 0 ? 'is Infinity' : 'is -Infinity'
-}
-
-/** Why a non-container value is not JSON, or `undefined` for strings, finite numbers and booleans. */
-function primitiveProblem(value: unknown): string | undefined {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return undefined
-    case 'number':
-      return value - value === 0 ? undefined : numberProblem(value)
-    case 'bigint':
-      return 'is a BigInt'
-    case 'symbol':
-      return 'is a symbol'
-    case 'function':
-      return types.isProxy(value) ? 'is a Proxy' : 'is a function'
-    default:
-      return `is of unsupported type ${typeof value}`
-  }
 }
