@@ -52,6 +52,10 @@ export function readAppendOptions(options: unknown, seq: number, where: () => st
     if (!hasOwn(options, key)) continue
     const value = readOnce(options, key, 'options', where)
     if (value === undefined) continue
+    // Describing a proxy in a message could run its traps.
+    if (typeof value === 'object' && value !== null && types.isProxy(value)) {
+      throw invalid(where, `options.${key} is a Proxy`)
+    }
     if (key === 'surfaceOp') {
       const problem = surfaceOpProblem(value)
       if (problem !== undefined) throw invalid(where, `options.surfaceOp ${problem}`)
@@ -91,7 +95,7 @@ function copySourceEventSeqs(value: unknown, seq: number, where: () => string): 
     if (!hasOwn(value, index)) throw invalid(where, `${at}[${index}] is a hole in a sparse array`)
     const item = readOnce(value, index, at, where)
     if (typeof item !== 'number' || !Number.isInteger(item) || item < 1) {
-      throw invalid(where, `${at}[${index}] must be an integer ≥ 1, got ${describeValue(item)}`)
+      throw invalid(where, `${at}[${index}] must be an integer ≥ 1, got ${describeOption(item)}`)
     }
     // An event can only derive from events that exist before it.
     if (item >= seq) {
