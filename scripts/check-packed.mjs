@@ -33,6 +33,7 @@ const packageDirs = [
   'packages/core/agent-loop',
   'packages/core/agent-tool-presentation',
   'packages/llm/llm-openai',
+  'packages/plugins/permissions',
 ]
 /** A zod 4 minor other than the workspace's: the consumer's zod must be the only one installed. */
 const CONSUMER_ZOD = '~4.0.0'

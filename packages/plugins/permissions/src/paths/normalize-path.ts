@@ -1,0 +1,52 @@
+/**
+ * How relative and `~` paths are read, and whether letter case matters. `root` and `home` must be
+ * normalized absolute paths (the config schema makes them so).
+ */
+export interface PathContext {
+  readonly root: string
+  readonly home: string | undefined
+  readonly caseSensitive: boolean
+}
+
+export type NormalizedPath =
+  | { readonly ok: true; readonly path: string }
+  | { readonly ok: false; readonly problem: string }
+
+/**
+ * The segments of an absolute path with `.`, empty (`//`) and `..` segments resolved lexically.
+ * `..` at the root stays at the root, as the kernel does (`/../etc` is `/etc`).
+ */
+export function resolveSegments(segments: readonly string[]): string[] {
+  const out: string[] = []
+  for (const segment of segments) {
+    if (segment === '' || segment === '.') continue
+    if (segment === '..') out.pop()
+    else out.push(segment)
+  }
+  return out
+}
+
+/**
+ * The absolute, lexically normalized form of a path argument, the form rules are matched against:
+ * relative paths are read against the workspace root, `~` and `~/…` against `home`, and `.`, `..`,
+ * repeated and trailing slashes are resolved. On a case-insensitive file system the result is in
+ * Unicode NFC (macOS and Windows treat composed and decomposed names as one file); letter case is
+ * left alone and ignored by the matcher. Symbolic links are not followed: this is a pure function
+ * of the string. A path that cannot be read unambiguously (a NUL byte, `~user`, `~` with no home)
+ * is a problem, never a guess.
+ */
+export function normalizePath(input: string, context: PathContext): NormalizedPath {
+  if (input.includes('\0')) return { ok: false, problem: 'it contains a NUL byte' }
+  let absolute: string
+  if (input.startsWith('~')) {
+    if (input !== '~' && !input.startsWith('~/')) {
+      return { ok: false, problem: 'it starts with "~user", which these rules do not expand' }
+    }
+    if (context.home === undefined) {
+      return { ok: false, problem: 'it starts with "~" and no homeDir is configured' }
+    }
+    absolute = `${context.home}/${input.slice(1)}`
+  } else absolute = input.startsWith('/') ? input : `${context.root}/${input}`
+  const path = `/${resolveSegments(absolute.split('/')).join('/')}`
+  return { ok: true, path: context.caseSensitive ? path : path.normalize('NFC') }
+}
