@@ -84,6 +84,8 @@ export function parseCommandPrefix(
   }
   const split = splitCommand(text)
   if (!split.ok) return { ok: false, problem: `a command prefix must be valid shell words, but ${split.problem}` }
+  const opaque = split.parts.find((p) => p.opaque !== undefined)?.opaque
+  if (opaque !== undefined) return { ok: false, problem: `a command prefix must be plain words (it has ${opaque})` }
   if (split.parts.length !== 1) {
     return {
       ok: false,
@@ -93,9 +95,5 @@ export function parseCommandPrefix(
           : 'a command prefix must be one simple command (it has a separator such as ";", "&&" or "|")',
     }
   }
-  const [only] = split.parts
-  if (only!.opaque !== undefined) {
-    return { ok: false, problem: `a command prefix must be plain words (it has ${only!.opaque})` }
-  }
-  return { ok: true, words: only!.words }
+  return { ok: true, words: split.parts[0]!.words }
 }

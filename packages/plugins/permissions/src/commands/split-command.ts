@@ -46,8 +46,9 @@ class SyntaxProblem extends Error {}
  * the command containing them is opaque. A line the shell would reject (an unterminated quote or
  * substitution, an unmatched `)`) is a problem, never a guess.
  *
- * Comments are not recognised: `#` is an ordinary character, so text after it is still split and
- * checked — stricter than a shell, never looser.
+ * Where it departs from a shell it is stricter, never looser: `#` starts no comment (text after
+ * it is still split and checked), and a leading word shaped like `NAME=value` counts as an
+ * environment assignment even when quoted.
  */
 export function splitCommand(command: string): SplitCommand {
   const s = command

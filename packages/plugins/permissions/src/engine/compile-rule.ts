@@ -1,3 +1,4 @@
+import { describeValue } from '@deepseek-ai/dsh-llm'
 import { parseCommandPrefix } from '../commands/match-command.ts'
 import { compilePathPattern, type CompiledPathPattern } from '../paths/compile-path-pattern.ts'
 import { compileGlob } from '../paths/glob.ts'
@@ -52,7 +53,7 @@ export function compileRule(
       if (compiled.ok) patterns.push(compiled.compiled)
       else {
         const field = typeof rule.paths === 'string' ? 'paths' : `paths[${i}]`
-        problems.push(`${field}: ${compiled.problem} (got ${JSON.stringify(glob)})`)
+        problems.push(`${field}: ${compiled.problem} (got ${describeValue(glob)})`)
       }
     })
     narrowing = { kind: 'paths', patterns }

@@ -28,7 +28,7 @@ const literalSegments = (path: string): Segment[] =>
  * problems, and a `..` that follows a glob segment (`src/**\/../x` names no fixed directory).
  */
 export function pathPatternProblem(pattern: string): string | undefined {
-  const problem = globProblem(pattern)
+  const problem = globProblem(pattern, { inRule: true })
   if (problem !== undefined) return problem
   const segments = pattern.split('/')
   for (let i = 1; i < segments.length; i++) {

@@ -24,12 +24,13 @@ export function escapeGlob(literal: string): string {
  * that matched "everything but X" would turn into its opposite under the directory rule (a pattern
  * also covers what lies beneath it), and exceptions are written as an earlier rule instead.
  */
-export function globProblem(pattern: string): string | undefined {
+export function globProblem(pattern: string, options: { readonly inRule?: boolean } = {}): string | undefined {
   if (pattern === '') return 'a glob must not be empty'
   if (pattern.length > 4096) return `a glob must be at most 4096 characters (got ${pattern.length})`
   if (pattern.includes('\0')) return 'a glob must not contain a NUL byte'
   if (pattern.startsWith('!')) {
-    return 'negated globs ("!…") are not supported; put an exception in an earlier rule of the layer instead'
+    const hint = options.inRule === true ? '; put the exception in an earlier rule of the layer instead' : ''
+    return `negated globs ("!…") are not supported${hint}`
   }
   try {
     picomatch.makeRe(pattern, { dot: true, windows: false })

@@ -1,6 +1,6 @@
 import { z } from 'zod/v4'
 import { normalizePath } from '../paths/normalize-path.ts'
-import { DECISIONS, permissionRulesSchema, toolGlobSchema } from './rule-schema.ts'
+import { DECISIONS, permissionRulesSchema, toolNameGlobSchema } from './rule-schema.ts'
 
 const absolutePath = z
   .string()
@@ -33,7 +33,7 @@ export const permissionEngineConfigSchema = z.strictObject({
   /** What a call no rule matches gets. Default `ask`. */
   defaultDecision: z.enum(DECISIONS).optional(),
   /** By tool-name glob: which arguments path and command rules read. */
-  toolArguments: z.record(toolGlobSchema, toolArgumentsSchema).optional(),
+  toolArguments: z.record(toolNameGlobSchema, toolArgumentsSchema).optional(),
   layers: z
     .strictObject({
       deployment: permissionRulesSchema.optional(),

@@ -1,6 +1,6 @@
 import type { z } from 'zod/v4'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { RULE_FIELDS } from './rule-schema.ts'
+import { LAYER_NAMES, RULE_FIELDS } from './rule-schema.ts'
 
 type Key = PropertyKey
 
@@ -52,7 +52,12 @@ export function formatIssues(
     let message = issue.message
     let got: string
     if (issue.code === 'unrecognized_keys') {
-      got = located === undefined ? '' : ` (a rule has ${RULE_FIELDS.join(', ')})`
+      got =
+        located !== undefined
+          ? ` (a rule has ${RULE_FIELDS.join(', ')})`
+          : issue.path.at(-1) === 'layers'
+            ? ` (the layers are ${LAYER_NAMES.join(', ')})`
+            : ''
     } else if (issue.code === 'invalid_key') {
       message = `invalid key: ${issue.issues[0]?.message ?? issue.message}`
       got = ''

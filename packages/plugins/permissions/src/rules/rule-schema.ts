@@ -19,7 +19,9 @@ const checked = (problemOf: (value: string) => string | undefined) =>
 const oneOrMore = (item: z.ZodType<string>, what: string) =>
   z.union([item, z.array(item).min(1)], { error: `expected ${what} or a non-empty array of them` })
 
-export const toolGlobSchema = checked(globProblem)
+export const toolGlobSchema = checked((glob) => globProblem(glob, { inRule: true }))
+/** A tool-name glob outside a rule (the keys of `toolArguments`). */
+export const toolNameGlobSchema = checked((glob) => globProblem(glob))
 const pathGlobSchema = checked(pathPatternProblem)
 const commandPrefixSchema = checked((text) => {
   const parsed = parseCommandPrefix(text)

@@ -1,0 +1,286 @@
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { createPermissionEngine, normalizePath, type PathContext } from '@deepseek-ai/dsh-permissions'
+
+const context: PathContext = { root: '/work/repo', home: '/home/me', caseSensitive: true }
+const norm = (path: string, ctx: PathContext = context): string => {
+  const result = normalizePath(path, ctx)
+  if (!result.ok) throw new Error(result.problem)
+  return result.path
+}
+
+function pathEngine(rules: { decision: 'allow' | 'deny' | 'ask'; paths: string | string[] }[], extra = {}) {
+  return createPermissionEngine({
+    workspaceRoot: '/work/repo',
+    homeDir: '/home/me',
+    defaultDecision: 'allow',
+    toolArguments: { read_file: { paths: ['path'] } },
+    layers: { project: rules.map((r) => ({ ...r, tool: 'read_file' })) },
+    ...extra,
+  })
+}
+const decisionFor = (engine: ReturnType<typeof pathEngine>, path: unknown) =>
+  engine.decide({ toolName: 'read_file', args: { path } }).type
+
+/** Segment names with no special meaning to a path (no `.`, `..`, `/`, NUL). */
+const segment = fc
+  .string({ minLength: 1, maxLength: 6, unit: fc.constantFrom('a', 'b', 'E', '_', '-', ' ', '*', 'é') })
+  .filter((s) => s !== '.' && s !== '..')
+
+/** Rewrites a path made of `segments` with detours that resolve back to it. */
+const tricked = (segments: readonly string[]) =>
+  fc
+    .array(fc.constantFrom('plain', 'dot', 'double-slash', 'detour', 'escape-root'), {
+      minLength: segments.length,
+      maxLength: segments.length,
+    })
+    .chain((tricks) =>
+      fc.constantFrom('', '/', '/.', '//').map((tail) => {
+        const parts = segments.map((s, i) => {
+          switch (tricks[i]) {
+            case 'dot':
+              return `./${s}`
+            case 'double-slash':
+              return `/${s}`
+            case 'detour':
+              return `zz/../${s}`
+            case 'escape-root':
+              // `..` above the root stays at the root, so this lands back on the path.
+              return i === 0 ? `../../${s}` : s
+            default:
+              return s
+          }
+        })
+        return `/${parts.join('/')}${tail}`
+      }),
+    )
+
+describe('normalizePath', () => {
+  it('P2: reads relative paths against the root and resolves ., .., // and trailing slashes', () => {
+    expect(norm('src/a.ts')).toBe('/work/repo/src/a.ts')
+    expect(norm('./src//a.ts/')).toBe('/work/repo/src/a.ts')
+    expect(norm('src/../../other')).toBe('/work/other')
+    expect(norm('')).toBe('/work/repo')
+    expect(norm('.')).toBe('/work/repo')
+    expect(norm('/etc/../etc/passwd')).toBe('/etc/passwd')
+    expect(norm('//etc///passwd')).toBe('/etc/passwd')
+    expect(norm('/../../etc/passwd')).toBe('/etc/passwd')
+    expect(norm('../../../../../etc/shadow')).toBe('/etc/shadow')
+    expect(norm('/')).toBe('/')
+    expect(norm('a\\..\\b')).toBe('/work/repo/a\\..\\b')
+  })
+
+  it('P2: ~ and ~/ use homeDir; ~user, ~ without a home and NUL bytes are problems, not guesses', () => {
+    expect(norm('~')).toBe('/home/me')
+    expect(norm('~/.ssh/../.ssh/id_rsa')).toBe('/home/me/.ssh/id_rsa')
+    expect(normalizePath('~root/x', context)).toEqual({
+      ok: false,
+      problem: 'it starts with "~user", which these rules do not expand',
+    })
+    expect(normalizePath('~/x', { ...context, home: undefined })).toEqual({
+      ok: false,
+      problem: 'it starts with "~" and no homeDir is configured',
+    })
+    expect(normalizePath('/etc/passwd\0.txt', context)).toEqual({ ok: false, problem: 'it contains a NUL byte' })
+    expect(norm('a~b')).toBe('/work/repo/a~b')
+  })
+
+  it('P2: on a case-insensitive file system composed and decomposed names are one name', () => {
+    const insensitive = { ...context, caseSensitive: false }
+    expect(norm('Cafe\u0301', insensitive)).toBe('/work/repo/Caf\u00e9')
+    expect(norm('Cafe\u0301', context)).toBe('/work/repo/Cafe\u0301')
+  })
+
+  it('P2: normalization is idempotent and yields an absolute path without ., .., empty or trailing segments', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: fc.constantFrom('a', '/', '.', '~', 'é', 'e\u0301', ' ', '\\') }),
+        fc.boolean(),
+        (input, caseSensitive) => {
+          const ctx = { ...context, caseSensitive }
+          const once = normalizePath(input, ctx)
+          if (!once.ok) return
+          const twice = normalizePath(once.path, ctx)
+          expect(twice).toEqual(once)
+          expect(once.path.startsWith('/')).toBe(true)
+          if (once.path !== '/') {
+            expect(once.path.endsWith('/')).toBe(false)
+            for (const s of once.path.slice(1).split('/')) expect(['', '.', '..']).not.toContain(s)
+          }
+        },
+      ),
+    )
+  })
+})
+
+describe('path rules', () => {
+  it('P2: a deny on a directory covers every path under it, whatever ./, //, .. and trailing-slash tricks', () => {
+    fc.assert(
+      fc.property(
+        fc.array(segment, { minLength: 1, maxLength: 3 }),
+        fc.array(segment, { minLength: 0, maxLength: 3 }),
+        fc.constantFrom('plain', 'slash', 'globstar'),
+        (dir, below, form) => {
+          const denied = `/${dir.join('/')}`
+          // Literal segments may hold glob characters; escape them as a rule author would.
+          const escaped = `/${dir.map((s) => s.replace(/[*]/g, '\\*')).join('/')}`
+          const glob = form === 'plain' ? escaped : form === 'slash' ? `${escaped}/` : `${escaped}/**`
+          const engine = pathEngine([{ decision: 'deny', paths: glob }])
+          fc.assert(
+            fc.property(tricked([...dir, ...below]), (path) => {
+              expect(norm(path)).toBe(`${denied}${below.map((s) => `/${s}`).join('')}`)
+              expect(decisionFor(engine, path)).toBe('deny')
+            }),
+            { numRuns: 10 },
+          )
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+
+  it('P2: the deny does not reach siblings that merely share a prefix', () => {
+    const engine = pathEngine([{ decision: 'deny', paths: '/etc' }])
+    expect(decisionFor(engine, '/etc')).toBe('deny')
+    expect(decisionFor(engine, '/etc/')).toBe('deny')
+    expect(decisionFor(engine, '/etc/ssh/sshd_config')).toBe('deny')
+    expect(decisionFor(engine, '/etcetera/passwd')).toBe('allow')
+    expect(decisionFor(engine, '/et')).toBe('allow')
+    expect(decisionFor(engine, '/etc/../etcetera')).toBe('allow')
+  })
+
+  it('P2: relative globs are read against the root, ~ globs against the home, and ** covers dot files', () => {
+    const engine = pathEngine([
+      { decision: 'deny', paths: ['.env', '~/.ssh', '/**/*.pem'] },
+      { decision: 'ask', paths: './secrets/' },
+    ])
+    expect(decisionFor(engine, '.env')).toBe('deny')
+    expect(decisionFor(engine, '/work/repo/.env')).toBe('deny')
+    expect(decisionFor(engine, 'sub/.env')).toBe('allow')
+    expect(decisionFor(engine, '/home/me/.ssh/id_ed25519')).toBe('deny')
+    expect(decisionFor(engine, '~/.ssh/config')).toBe('deny')
+    expect(decisionFor(engine, '/tmp/.hidden/key.pem')).toBe('deny')
+    expect(decisionFor(engine, 'secrets/db/password')).toBe('ask')
+    expect(decisionFor(engine, 'secretsx')).toBe('allow')
+  })
+
+  it('P2: a workspace root holding glob characters is matched literally', () => {
+    const engine = createPermissionEngine({
+      workspaceRoot: '/work/[ab]{c,d}*',
+      defaultDecision: 'allow',
+      toolArguments: { read_file: { paths: ['path'] } },
+      layers: { project: [{ decision: 'deny', tool: 'read_file', paths: 'secret' }] },
+    })
+    expect(decisionFor(engine, 'secret/x')).toBe('deny')
+    expect(decisionFor(engine, '/work/[ab]{c,d}*/secret')).toBe('deny')
+    expect(decisionFor(engine, '/work/ac/secret')).toBe('allow')
+    expect(decisionFor(engine, '/work/bdxyz/secret')).toBe('allow')
+  })
+
+  it('P2: .. in a glob is resolved before matching, and a rule cannot be dodged with it', () => {
+    const engine = pathEngine([{ decision: 'deny', paths: 'src/../private' }])
+    expect(engine.explain({ toolName: 'read_file', args: { path: 'private/x' } }).subjects[0]!.decidedBy?.compared).toEqual({
+      kind: 'path',
+      toolName: 'read_file',
+      toolGlob: 'read_file',
+      path: '/work/repo/private/x',
+      glob: 'src/../private',
+      normalizedGlob: '/work/repo/private',
+    })
+    expect(decisionFor(engine, 'public/../private/x')).toBe('deny')
+  })
+
+  it('P2: caseSensitive: false matches any letter case and either Unicode form', () => {
+    const insensitive = pathEngine([{ decision: 'deny', paths: 'Secrets/Café' }], { caseSensitive: false })
+    expect(decisionFor(insensitive, 'SECRETS/CAFÉ/x')).toBe('deny')
+    expect(decisionFor(insensitive, 'secrets/cafe\u0301')).toBe('deny')
+    const sensitive = pathEngine([{ decision: 'deny', paths: 'Secrets' }])
+    expect(decisionFor(sensitive, 'secrets/x')).toBe('allow')
+    expect(decisionFor(sensitive, 'Secrets/x')).toBe('deny')
+  })
+
+  it('P2: an allow covers a call only when every path in it is covered', () => {
+    const engine = createPermissionEngine({
+      workspaceRoot: '/work/repo',
+      defaultDecision: 'ask',
+      toolArguments: { move: { paths: ['from', 'to'] }, read_many: { paths: ['paths'] } },
+      layers: { project: [{ decision: 'allow', tool: ['move', 'read_many'], paths: 'src' }] },
+    })
+    const decide = (toolName: string, args: object) => engine.decide({ toolName, args }).type
+    expect(decide('move', { from: 'src/a', to: 'src/b' })).toBe('allow')
+    expect(decide('move', { from: 'src/a', to: '/etc/cron.d/x' })).toBe('ask')
+    expect(decide('move', { from: 'src/a' })).toBe('allow')
+    expect(decide('move', {})).toBe('ask')
+    expect(decide('read_many', { paths: ['src/a', 'src/b'] })).toBe('allow')
+    expect(decide('read_many', { paths: ['src/a', '../x'] })).toBe('ask')
+    expect(decide('read_many', { paths: [] })).toBe('ask')
+  })
+
+  it('P10: a path argument that cannot be read matches deny and ask rules and never an allow', () => {
+    const engine = pathEngine([
+      { decision: 'allow', paths: '/**' },
+      { decision: 'deny', paths: '/nowhere' },
+    ])
+    const deny = pathEngine([{ decision: 'deny', paths: '/nowhere' }])
+    const allowOnly = pathEngine([{ decision: 'allow', paths: '/**' }], { defaultDecision: 'ask' })
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap')
+        },
+      },
+    )
+    const values: unknown[] = [
+      new Date(0),
+      new URL('file:///etc/passwd'),
+      42,
+      { path: '/x' },
+      ['/ok', 7],
+      Array.from({ length: 300 }, () => '/ok'),
+      '~root/.ssh/id_rsa',
+      'a\0b',
+    ]
+    for (const value of values) {
+      // The first rule of the layer is an allow of everything: it does not vouch for what it cannot read.
+      expect(decisionFor(engine, value)).toBe('deny')
+      expect(decisionFor(deny, value)).toBe('deny')
+      expect(decisionFor(allowOnly, value)).toBe('ask')
+    }
+    expect(deny.decide({ toolName: 'read_file', args: hostile }).type).toBe('deny')
+    const getter = Object.defineProperty({}, 'path', {
+      enumerable: true,
+      get() {
+        throw new Error('boom')
+      },
+    })
+    expect(deny.explain({ toolName: 'read_file', args: getter }).subjects[0]!.subject).toEqual({
+      kind: 'unreadable',
+      argument: 'path',
+      expected: 'path',
+      problem: 'reading it threw',
+    })
+    expect(decisionFor(deny, undefined)).toBe('allow')
+    expect(decisionFor(deny, null)).toBe('allow')
+  })
+
+  it('P10: a getter that answers differently on each read is read once per decision', () => {
+    const engine = pathEngine([{ decision: 'deny', paths: '/etc' }])
+    let reads = 0
+    const args = Object.defineProperty({}, 'path', {
+      enumerable: true,
+      get() {
+        reads++
+        return reads % 2 === 1 ? '/etc/passwd' : '/tmp/x'
+      },
+    })
+    expect(engine.decide({ toolName: 'read_file', args }).type).toBe('deny')
+    expect(reads).toBe(1)
+    const explained = engine.explain({ toolName: 'read_file', args })
+    expect(reads).toBe(2)
+    expect(explained.decision).toBe('allow')
+    expect(explained.subjects.map((s) => s.subject)).toEqual([
+      { kind: 'path', argument: 'path', value: '/tmp/x', normalized: '/tmp/x' },
+    ])
+  })
+})
