@@ -1,11 +1,7 @@
 import { DshError, type DshErrorOptions } from '@deepseek-ai/dsh-llm'
 
 export type PermissionsErrorCode =
-  | 'INVALID_ARGUMENT'
-  | 'INVALID_CONFIG'
-  | 'INVALID_RULE'
-  | 'INVALID_RULES_FILE'
-  | 'NOT_INSTALLED'
+  'INVALID_ARGUMENT' | 'INVALID_CONFIG' | 'INVALID_RULE' | 'INVALID_RULES_FILE' | 'NOT_INSTALLED'
 
 /**
  * Misuse of the permissions package: a bad config, a bad rule (the message names the layer, the

@@ -68,7 +68,12 @@ export type ComparedValues =
       readonly prefix: readonly string[]
       readonly match: 'prefix' | 'exact'
     }
-  | { readonly kind: 'unreadable'; readonly toolName: string; readonly toolGlob: string; readonly problem: string }
+  | {
+      readonly kind: 'unreadable'
+      readonly toolName: string
+      readonly toolGlob: string
+      readonly problem: string
+    }
 
 /** A rule that matched a subject: where it is, what it says, and why it matched. */
 export interface RuleMatch {

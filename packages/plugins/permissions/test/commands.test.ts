@@ -48,21 +48,29 @@ describe('splitCommand', () => {
       ['rm', '-rf', '/'],
       { words: ['echo', '$(…)'], opaque: 'a command substitution' },
     ])
-    expect(parts('echo "x `id` y"')).toEqual([['id'], { words: ['echo', 'x `…` y'], opaque: 'a command substitution' }])
+    expect(parts('echo "x `id` y"')).toEqual([
+      ['id'],
+      { words: ['echo', 'x `…` y'], opaque: 'a command substitution' },
+    ])
     expect(parts('diff <(ls a) >(tee b)')).toEqual([
       ['ls', 'a'],
       ['tee', 'b'],
       { words: ['diff', '<(…)', '>(…)'], opaque: 'a process substitution' },
     ])
     expect(parts('(cd x && rm y)')).toEqual([['cd', 'x'], ['rm', 'y'], { words: [], opaque: 'a subshell' }])
-    expect(parts('echo ${x:-$(rm y)}')).toEqual([['rm', 'y'], { words: ['echo', '${…}'], opaque: 'a parameter expansion' }])
+    expect(parts('echo ${x:-$(rm y)}')).toEqual([
+      ['rm', 'y'],
+      { words: ['echo', '${…}'], opaque: 'a parameter expansion' },
+    ])
     expect(parts("echo '$(not run)'")).toEqual([['echo', '$(not run)']])
   })
 
   it('P3: expansions, file redirections, assignments and glob command names are opaque', () => {
     expect(parts('echo $HOME')).toEqual([{ words: ['echo', '$HOME'], opaque: 'a parameter expansion' }])
     expect(parts(`echo $'\\x72m'`)).toEqual([{ words: ['echo', "$'…'"], opaque: 'ANSI-C quoting' }])
-    expect(parts('echo x > /etc/passwd')).toEqual([{ words: ['echo', 'x'], opaque: 'a redirection to or from a file' }])
+    expect(parts('echo x > /etc/passwd')).toEqual([
+      { words: ['echo', 'x'], opaque: 'a redirection to or from a file' },
+    ])
     expect(parts('cat < secret')).toEqual([{ words: ['cat'], opaque: 'a redirection to or from a file' }])
     expect(parts('cat <<EOF')).toEqual([{ words: ['cat'], opaque: 'a redirection to or from a file' }])
     expect(parts('LD_PRELOAD=x.so git status')).toEqual([
@@ -79,7 +87,9 @@ describe('splitCommand', () => {
     expect(parts('npm test &>/dev/null 2>&-')).toEqual([['npm', 'test']])
     expect(parts('grep x <<< "text"')).toEqual([['grep', 'x']])
     expect(parts('echo a2>/dev/null')).toEqual([['echo', 'a2']])
-    expect(parts('echo x >&file')).toEqual([{ words: ['echo', 'x'], opaque: 'a redirection to or from a file' }])
+    expect(parts('echo x >&file')).toEqual([
+      { words: ['echo', 'x'], opaque: 'a redirection to or from a file' },
+    ])
   })
 
   it('P3: a line the shell would reject is a problem, not a guess', () => {
@@ -95,8 +105,14 @@ describe('splitCommand', () => {
   })
 
   it('P3: plain words joined by any separators split back into the same commands', () => {
-    const word = fc.string({ minLength: 1, maxLength: 8, unit: fc.constantFrom('a', 'z', '-', '.', '/', '_', '=', '#') })
-    const command = fc.array(word, { minLength: 1, maxLength: 4 }).filter((w) => !/^[A-Za-z_]\w*=/.test(w[0]!))
+    const word = fc.string({
+      minLength: 1,
+      maxLength: 8,
+      unit: fc.constantFrom('a', 'z', '-', '.', '/', '_', '=', '#'),
+    })
+    const command = fc
+      .array(word, { minLength: 1, maxLength: 4 })
+      .filter((w) => !/^[A-Za-z_]\w*=/.test(w[0]!))
     const separator = fc.constantFrom(';', ' ; ', '&&', ' || ', '|', '|&', '&', '\n')
     fc.assert(
       fc.property(fc.array(fc.tuple(command, separator), { minLength: 1, maxLength: 5 }), (chain) => {

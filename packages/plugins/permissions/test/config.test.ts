@@ -84,7 +84,10 @@ describe('rule validation', () => {
     const error = errorFor({
       workspaceRoot: '/r',
       layers: {
-        deployment: [{ decision: 'deny', tool: 'a' }, { decision: 'nope', tool: 'a' }],
+        deployment: [
+          { decision: 'deny', tool: 'a' },
+          { decision: 'nope', tool: 'a' },
+        ],
         session: [{ tool: 'b' }],
       },
     })
@@ -97,7 +100,10 @@ describe('rule validation', () => {
 
   it('P1: errors outside rules name the config field', () => {
     const cases: [unknown, string][] = [
-      [{ workspaceRoot: 'repo' }, 'config.workspaceRoot: expected an absolute POSIX path (starting with "/") (got the string "repo")'],
+      [
+        { workspaceRoot: 'repo' },
+        'config.workspaceRoot: expected an absolute POSIX path (starting with "/") (got the string "repo")',
+      ],
       [{}, 'config.workspaceRoot: Invalid input: expected string, received undefined (got undefined)'],
       [
         { workspaceRoot: '/r', layers: { staging: [] } },
@@ -128,7 +134,9 @@ describe('rule validation', () => {
       toolArguments: { read_file: { paths: ['path'] } },
       layers: { project: [{ decision: 'deny', tool: 'read_file', paths: 'x' }] },
     })
-    expect(engine.explain({ toolName: 'read_file', args: { path: 'x' } }).subjects[0]!.decidedBy?.compared).toMatchObject({
+    expect(
+      engine.explain({ toolName: 'read_file', args: { path: 'x' } }).subjects[0]!.decidedBy?.compared,
+    ).toMatchObject({
       path: '/work/repo/x',
       normalizedGlob: '/work/repo/x',
     })

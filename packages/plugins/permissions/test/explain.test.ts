@@ -12,7 +12,12 @@ const engine = createPermissionEngine({
   },
   layers: {
     deployment: [
-      { decision: 'deny', tool: '*', paths: ['~/.ssh', '/etc'], reason: 'System and key files are off limits' },
+      {
+        decision: 'deny',
+        tool: '*',
+        paths: ['~/.ssh', '/etc'],
+        reason: 'System and key files are off limits',
+      },
       { decision: 'deny', tool: 'bash', command: 'rm -rf' },
     ],
     project: [
@@ -26,7 +31,10 @@ const engine = createPermissionEngine({
 
 describe('explain', () => {
   it('P6: names the layer, index, rule, decision, why, and the normalized values compared', () => {
-    const explained = engine.explain({ toolName: 'read_file', args: { path: 'src/../../home/me/.ssh//id_rsa' } })
+    const explained = engine.explain({
+      toolName: 'read_file',
+      args: { path: 'src/../../home/me/.ssh//id_rsa' },
+    })
     expect(explained).toEqual({
       toolName: 'read_file',
       decision: 'deny',
@@ -86,7 +94,10 @@ describe('explain', () => {
   })
 
   it('P6: a command is explained part by part with the words each rule compared', () => {
-    const explained = engine.explain({ toolName: 'bash', args: { command: 'git  status && sudo rm -rf /', cwd: '.' } })
+    const explained = engine.explain({
+      toolName: 'bash',
+      args: { command: 'git  status && sudo rm -rf /', cwd: '.' },
+    })
     expect(explained.decision).toBe('deny')
     expect(explained.subjects.map((s) => [s.subject.kind, s.decision])).toEqual([
       ['path', 'allow'],
@@ -158,11 +169,17 @@ describe('explain', () => {
     )
     const command = fc.oneof(
       fc.constantFrom('git status', 'rm -rf /', 'echo $(id)', 'git status; ls', "echo 'x", 'ls > f'),
-      fc.string({ maxLength: 16, unit: fc.constantFrom('git', ' ', 'status', ';', 'rm', '-rf', '$', '(', ')', "'", '|') }),
+      fc.string({
+        maxLength: 16,
+        unit: fc.constantFrom('git', ' ', 'status', ';', 'rm', '-rf', '$', '(', ')', "'", '|'),
+      }),
       fc.constant(7),
     )
     const call = fc.oneof(
-      fc.record({ toolName: fc.constantFrom('read_file', 'fs_write', 'other'), args: fc.record({ path: pathValue }) }),
+      fc.record({
+        toolName: fc.constantFrom('read_file', 'fs_write', 'other'),
+        args: fc.record({ path: pathValue }),
+      }),
       fc.record({ toolName: fc.constant('bash'), args: fc.record({ command, cwd: pathValue }) }),
     )
     fc.assert(
@@ -190,7 +207,10 @@ describe('explain', () => {
       reason: 'the call could not be read (no)',
     })
     expect(engine.explain(hostile as never).decision).toBe('deny')
-    expect(engine.decide({ toolName: 3 } as never)).toEqual({ type: 'deny', reason: 'the call has no tool name' })
+    expect(engine.decide({ toolName: 3 } as never)).toEqual({
+      type: 'deny',
+      reason: 'the call has no tool name',
+    })
     // Arguments that are not an object cannot be checked: the deny rules about paths apply.
     expect(engine.decide({ toolName: 'read_file', args: 'not an object' })).toMatchObject({ type: 'deny' })
     expect(engine.explain({ toolName: 'read_file', args: 'nope' }).subjects[0]!.subject).toEqual({

@@ -54,7 +54,9 @@ describe('loadRules', () => {
     const missing = join(dir, 'missing.json')
     const error = await rejection(loadRules(missing, { layer: 'project' }))
     expect(error.code).toBe('INVALID_RULES_FILE')
-    expect(error.message).toMatch(new RegExp(`^${missing.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cannot read the rules file: .*ENOENT`))
+    expect(error.message).toMatch(
+      new RegExp(`^${missing.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: cannot read the rules file: .*ENOENT`),
+    )
     const bad = file('{ "rules": [ { "decision": "deny", } ] }')
     const json = await rejection(loadRules(bad, { layer: 'project' }))
     expect(json.code).toBe('INVALID_RULES_FILE')
@@ -62,7 +64,9 @@ describe('loadRules', () => {
     expect(json.message.startsWith(`${bad}: `)).toBe(true)
     const notObject = await rejection(loadRules(file('[]'), { layer: 'project' }))
     expect(notObject.code).toBe('INVALID_RULES_FILE')
-    expect(notObject.message).toMatch(/: file: Invalid input: expected object, received array \(got an array of length 0\)$/)
+    expect(notObject.message).toMatch(
+      /: file: Invalid input: expected object, received array \(got an array of length 0\)$/,
+    )
     const huge = await rejection(loadRules(file(Buffer.alloc(1024 * 1024 + 1, 32)), { layer: 'project' }))
     expect(huge.message).toMatch(/more than the 1048576 a rules file may have/)
   })
@@ -83,7 +87,9 @@ describe('loadRules', () => {
     )
     const extra = await rejection(loadRules(file(JSON.stringify({ rule: [] })), { layer: 'project' }))
     expect(extra.code).toBe('INVALID_RULES_FILE')
-    expect(extra.message).toMatch(/: file\.rules: Invalid input: expected array, .*; file: Unrecognized key: "rule"$/)
+    expect(extra.message).toMatch(
+      /: file\.rules: Invalid input: expected array, .*; file: Unrecognized key: "rule"$/,
+    )
   })
 
   it('P9: the layer must be named, so errors can name it', async () => {

@@ -81,7 +81,10 @@ describe('normalizePath', () => {
       ok: false,
       problem: 'it starts with "~" and no homeDir is configured',
     })
-    expect(normalizePath('/etc/passwd\0.txt', context)).toEqual({ ok: false, problem: 'it contains a NUL byte' })
+    expect(normalizePath('/etc/passwd\0.txt', context)).toEqual({
+      ok: false,
+      problem: 'it contains a NUL byte',
+    })
     expect(norm('a~b')).toBe('/work/repo/a~b')
   })
 
@@ -179,7 +182,9 @@ describe('path rules', () => {
 
   it('P2: .. in a glob is resolved before matching, and a rule cannot be dodged with it', () => {
     const engine = pathEngine([{ decision: 'deny', paths: 'src/../private' }])
-    expect(engine.explain({ toolName: 'read_file', args: { path: 'private/x' } }).subjects[0]!.decidedBy?.compared).toEqual({
+    expect(
+      engine.explain({ toolName: 'read_file', args: { path: 'private/x' } }).subjects[0]!.decidedBy?.compared,
+    ).toEqual({
       kind: 'path',
       toolName: 'read_file',
       toolGlob: 'read_file',

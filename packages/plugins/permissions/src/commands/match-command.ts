@@ -75,17 +75,24 @@ export function matchesCommand(
 /** The words of a command prefix written in a rule, or the problem with it. */
 export function parseCommandPrefix(
   text: string,
-): { readonly ok: true; readonly words: readonly string[] } | { readonly ok: false; readonly problem: string } {
+):
+  | { readonly ok: true; readonly words: readonly string[] }
+  | { readonly ok: false; readonly problem: string } {
   if (/:\*\s*$/.test(text)) {
-    return { ok: false, problem: 'write the prefix without ":*" (every prefix already covers what follows it)' }
+    return {
+      ok: false,
+      problem: 'write the prefix without ":*" (every prefix already covers what follows it)',
+    }
   }
   if (/[*?]/.test(text)) {
     return { ok: false, problem: 'a command prefix is literal words; it has no glob syntax ("*", "?")' }
   }
   const split = splitCommand(text)
-  if (!split.ok) return { ok: false, problem: `a command prefix must be valid shell words, but ${split.problem}` }
+  if (!split.ok)
+    return { ok: false, problem: `a command prefix must be valid shell words, but ${split.problem}` }
   const opaque = split.parts.find((p) => p.opaque !== undefined)?.opaque
-  if (opaque !== undefined) return { ok: false, problem: `a command prefix must be plain words (it has ${opaque})` }
+  if (opaque !== undefined)
+    return { ok: false, problem: `a command prefix must be plain words (it has ${opaque})` }
   if (split.parts.length !== 1) {
     return {
       ok: false,

@@ -107,7 +107,11 @@ export function splitCommand(command: string): SplitCommand {
       markOpaque('a command name with glob, brace or tilde syntax')
     }
     if (part.collect && (words.length > 0 || part.opaque !== undefined)) {
-      parts.push({ text: s.slice(part.start, end).replace(LEADING_SEPARATORS, '').trimEnd(), words, opaque: part.opaque })
+      parts.push({
+        text: s.slice(part.start, end).replace(LEADING_SEPARATORS, '').trimEnd(),
+        words,
+        opaque: part.opaque,
+      })
     }
     part = newPart(end, part.collect)
   }

@@ -71,12 +71,14 @@ export function describeMatch(rule: CompiledRule, subject: PermissionSubject, to
       glob: pattern.pattern,
       normalizedGlob: pattern.normalized,
     }
-    const normalizedGlob = pattern.normalized === pattern.pattern ? '' : ` (normalized ${quote(pattern.normalized)})`
+    const normalizedGlob =
+      pattern.normalized === pattern.pattern ? '' : ` (normalized ${quote(pattern.normalized)})`
     why = `${describeSubjectValue(subject)} matches ${quote(pattern.pattern)}${normalizedGlob}`
   } else if (subject.kind === 'command' && narrowing.kind === 'command') {
     const strict = rule.decision === 'allow'
     const options = { strict, exact: narrowing.exact }
-    const prefix = narrowing.prefixes.find((p) => matchesCommand(subject, p.words, options)) ?? narrowing.prefixes[0]!
+    const prefix =
+      narrowing.prefixes.find((p) => matchesCommand(subject, p.words, options)) ?? narrowing.prefixes[0]!
     compared = {
       kind: 'command',
       toolName,

@@ -74,7 +74,10 @@ function explainSubject(evaluation: Evaluation, subject: PermissionSubject): Sub
     const rule = evaluation.plan.layers[i]!.find((r) => ruleMatchesSubject(r, subject))
     const match = rule === undefined ? null : describeMatch(rule, subject, evaluation.toolName)
     layers[name] = match
-    if (match !== null && (decidedBy === null || STRICTNESS[match.decision] > STRICTNESS[decidedBy.decision])) {
+    if (
+      match !== null &&
+      (decidedBy === null || STRICTNESS[match.decision] > STRICTNESS[decidedBy.decision])
+    ) {
       decidedBy = match
     }
   })

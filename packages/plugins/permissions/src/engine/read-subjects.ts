@@ -23,7 +23,10 @@ const unreadable = (argument: string, expected: 'path' | 'command', problem: str
 })
 
 /** Reads one argument once; a getter or proxy that throws makes it unreadable, not an exception. */
-function readArgument(args: unknown, name: string): { readonly value: unknown } | { readonly problem: string } {
+function readArgument(
+  args: unknown,
+  name: string,
+): { readonly value: unknown } | { readonly problem: string } {
   if (typeof args !== 'object' || args === null) {
     return { problem: `the arguments are ${describeValue(args)}, not an object` }
   }
@@ -35,12 +38,16 @@ function readArgument(args: unknown, name: string): { readonly value: unknown } 
 }
 
 /** Array elements read one by one, each read guarded; undefined when it is not an array. */
-function readArray(value: unknown): { readonly items: readonly unknown[] } | { readonly problem: string } | undefined {
+function readArray(
+  value: unknown,
+): { readonly items: readonly unknown[] } | { readonly problem: string } | undefined {
   try {
     if (!Array.isArray(value)) return undefined
     const length = value.length
     if (length > MAX_VALUES_PER_ARGUMENT) {
-      return { problem: `it holds ${length} values, more than the ${MAX_VALUES_PER_ARGUMENT} these rules read` }
+      return {
+        problem: `it holds ${length} values, more than the ${MAX_VALUES_PER_ARGUMENT} these rules read`,
+      }
     }
     const items: unknown[] = []
     for (let i = 0; i < length; i++) items.push(value[i])
@@ -55,7 +62,11 @@ function pathSubject(argument: string, value: unknown, context: PathContext): Pe
   const normalized = normalizePath(value, context)
   return normalized.ok
     ? { kind: 'path', argument, value, normalized: normalized.path }
-    : unreadable(argument, 'path', `the path ${JSON.stringify(value)} cannot be checked: ${normalized.problem}`)
+    : unreadable(
+        argument,
+        'path',
+        `the path ${JSON.stringify(value)} cannot be checked: ${normalized.problem}`,
+      )
 }
 
 function readPaths(argument: string, args: unknown, context: PathContext, out: PermissionSubject[]): void {
@@ -80,7 +91,13 @@ function readCommand(argument: string, args: unknown, out: PermissionSubject[]):
       return void out.push(unreadable(argument, 'command', `the command cannot be checked: ${split.problem}`))
     }
     for (const part of split.parts) {
-      out.push({ kind: 'command', argument, value: part.text, words: part.words, opaque: part.opaque ?? null })
+      out.push({
+        kind: 'command',
+        argument,
+        value: part.text,
+        words: part.words,
+        opaque: part.opaque ?? null,
+      })
     }
     return
   }

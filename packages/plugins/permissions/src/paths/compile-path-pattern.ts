@@ -47,7 +47,9 @@ export function pathPatternProblem(pattern: string): string | undefined {
 export function compilePathPattern(
   pattern: string,
   context: PathContext,
-): { readonly ok: true; readonly compiled: CompiledPathPattern } | { readonly ok: false; readonly problem: string } {
+):
+  | { readonly ok: true; readonly compiled: CompiledPathPattern }
+  | { readonly ok: false; readonly problem: string } {
   const problem = pathPatternProblem(pattern)
   if (problem !== undefined) return { ok: false, problem }
   let base: Segment[]
@@ -82,7 +84,11 @@ export function compilePathPattern(
   let normalized = `/${out.map((s) => (s.literal ? escapeGlob(s.text) : s.text)).join('/')}`
   if (!context.caseSensitive) normalized = normalized.normalize('NFC')
   const globs =
-    normalized === '/' ? ['/**'] : normalized.endsWith('/**') ? [normalized] : [normalized, `${normalized}/**`]
+    normalized === '/'
+      ? ['/**']
+      : normalized.endsWith('/**')
+        ? [normalized]
+        : [normalized, `${normalized}/**`]
   const test = compileGlob(globs, context.caseSensitive)
   return { ok: true, compiled: { pattern, normalized, test } }
 }

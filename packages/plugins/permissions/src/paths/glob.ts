@@ -24,7 +24,10 @@ export function escapeGlob(literal: string): string {
  * that matched "everything but X" would turn into its opposite under the directory rule (a pattern
  * also covers what lies beneath it), and exceptions are written as an earlier rule instead.
  */
-export function globProblem(pattern: string, options: { readonly inRule?: boolean } = {}): string | undefined {
+export function globProblem(
+  pattern: string,
+  options: { readonly inRule?: boolean } = {},
+): string | undefined {
   if (pattern === '') return 'a glob must not be empty'
   if (pattern.length > 4096) return `a glob must be at most 4096 characters (got ${pattern.length})`
   if (pattern.includes('\0')) return 'a glob must not contain a NUL byte'

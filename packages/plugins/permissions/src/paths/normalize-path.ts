@@ -9,8 +9,7 @@ export interface PathContext {
 }
 
 export type NormalizedPath =
-  | { readonly ok: true; readonly path: string }
-  | { readonly ok: false; readonly problem: string }
+  { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string }
 
 /**
  * The segments of an absolute path with `.`, empty (`//`) and `..` segments resolved lexically.

@@ -58,7 +58,9 @@ export async function loadRules(file: string, options: LoadRulesOptions): Promis
   }
   const parsed = rulesFileSchema.safeParse(json)
   if (!parsed.success) {
-    const locate = ruleLocator(1, (path) => (path[0] === 'rules' ? `${layer} rule ${String(path[1])}` : undefined))
+    const locate = ruleLocator(1, (path) =>
+      path[0] === 'rules' ? `${layer} rule ${String(path[1])}` : undefined,
+    )
     const problems = formatIssues(parsed.error.issues, json, locate, 'file')
     const code = parsed.error.issues.every((issue) => locate(issue.path) !== undefined)
       ? 'INVALID_RULE'
