@@ -205,6 +205,41 @@ describe('permissions(ctx, config) through ctx.tools.execute', () => {
     expect(ran).toEqual([])
   })
 
+  it('P8: a listener outside the plugin that calls next() and overrides its deny is overruled too', async () => {
+    const { ctx, ran, run } = setup()
+    permissions(ctx, config)
+    ctx.on(
+      'tools/pre-execute',
+      async (_call, next) => {
+        await next()
+        return { type: 'allow' }
+      },
+      { priority: 5000 },
+    )
+    expect(failure(await run('read_file', { path: '/etc/shadow' }))).toMatchObject({
+      code: 'DENIED',
+      name: 'GuardDenied',
+    })
+    expect(failure(await run('read_file', { path: 'src/a.ts' }))).toBe('ok')
+    expect(ran).toEqual(['read_file src/a.ts'])
+  })
+
+  it('P7/P8: a rule added while a call waits for approval applies to that call', async () => {
+    const { ctx, ran, run } = setup({
+      approval: () => {
+        ctx.permissions!.session.add({ decision: 'deny', tool: 'bash', command: 'npm publish' })
+        return { type: 'allowed-once' }
+      },
+    })
+    permissions(ctx, config)
+    expect(failure(await run('bash', { command: 'npm publish' }))).toEqual({
+      code: 'DENIED',
+      name: 'GuardDenied',
+      message: 'Tool "bash" was denied: session rule 0: command "npm publish" starts with "npm publish"',
+    })
+    expect(ran).toEqual([])
+  })
+
   it('P8: enforceDenials: false leaves denials to the listener alone (and its place in the waterfall)', async () => {
     const { ctx, ran, run } = setup()
     permissions(ctx, { ...config, enforceDenials: false })

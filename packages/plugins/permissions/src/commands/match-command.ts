@@ -46,8 +46,9 @@ export function restrictiveWords(words: readonly string[]): readonly string[] {
   }
   if (first >= words.length) return []
   const name = words[first]!
-  const base = name.slice(name.lastIndexOf('/') + 1)
-  return [base, ...words.slice(first + 1)]
+  const slash = name.lastIndexOf('/')
+  if (first === 0 && slash < 0) return words
+  return [name.slice(slash + 1), ...words.slice(first + 1)]
 }
 
 /**

@@ -19,6 +19,8 @@ export type SplitCommand =
 /** Unquoted characters that make a command name something the shell expands (glob, brace, tilde). */
 const EXPANDING = new Set(['*', '?', '[', ']', '{', '}', '~'])
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/
+/** Characters with no meaning to the lexer, matched as a run from `lastIndex`. */
+const ORDINARY_RUN = /[^ \t\n;&|<>()'"\\$`*?[\]{}~]+/y
 const PARAMETER_START = /[A-Za-z0-9_@*#?$!-]/
 /** A part's text starts after the separator that ended the previous one. */
 const LEADING_SEPARATORS = /^[\s;&|]+/
@@ -278,10 +280,19 @@ export function splitCommand(command: string): SplitCommand {
         case '`':
           readBacktick()
           break
-        default:
-          if (EXPANDING.has(c)) part.wordExpanding = true
-          append(c)
-          i++
+        default: {
+          if (EXPANDING.has(c)) {
+            part.wordExpanding = true
+            append(c)
+            i++
+            break
+          }
+          // A run of ordinary characters is appended at once.
+          ORDINARY_RUN.lastIndex = i
+          ORDINARY_RUN.test(s)
+          append(s.slice(i, ORDINARY_RUN.lastIndex))
+          i = ORDINARY_RUN.lastIndex
+        }
       }
     }
     endPart(n)

@@ -75,7 +75,7 @@ export function compileRule(
       rule,
       decision: rule.decision,
       toolGlobs,
-      matchesTool: compileGlob([...toolGlobs], true),
+      matchesTool: compileGlob(toolGlobs, true),
       narrowing,
     },
   }

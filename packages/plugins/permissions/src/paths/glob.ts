@@ -1,12 +1,28 @@
 import picomatch from 'picomatch'
 
 /**
- * picomatch with the options every matcher here uses: POSIX separators whatever the platform
- * (picomatch would otherwise pick backslashes on Windows), and `dot` so that `*` and `**` match
- * dot files and dot directories (`/home/me/**` must cover `/home/me/.ssh/id_rsa`).
+ * A matcher for any of `patterns`, compiled by picomatch with the options every matcher here uses:
+ * POSIX separators whatever the platform (picomatch would otherwise pick backslashes on Windows),
+ * and `dot` so that `*` and `**` match dot files and dot directories (`/home/me/**` must cover
+ * `/home/me/.ssh/id_rsa`). Only the regular expressions are kept: testing one allocates nothing,
+ * where picomatch's own matcher builds a result object per test.
  */
-export function compileGlob(patterns: string | string[], caseSensitive: boolean): (value: string) => boolean {
-  return picomatch(patterns, { dot: true, windows: false, nocase: !caseSensitive })
+export function compileGlob(
+  patterns: string | readonly string[],
+  caseSensitive: boolean,
+): (value: string) => boolean {
+  const options = { dot: true, windows: false, nocase: !caseSensitive }
+  const regexes = (typeof patterns === 'string' ? [patterns] : patterns).map((p) =>
+    picomatch.makeRe(p, options),
+  )
+  if (regexes.length === 1) {
+    const [only] = regexes
+    return (value) => only!.test(value)
+  }
+  return (value) => {
+    for (const regex of regexes) if (regex.test(value)) return true
+    return false
+  }
 }
 
 /** True when `segment` holds glob syntax (`*`, `?`, `[…]`, `{…}`, extglobs). */

@@ -8,6 +8,8 @@ export interface PathContext {
   readonly caseSensitive: boolean
 }
 
+const NEEDS_RESOLVING = /(?:^|\/)\.{1,2}(?:\/|$)|\/\/|\/$/
+
 export type NormalizedPath =
   { readonly ok: true; readonly path: string } | { readonly ok: false; readonly problem: string }
 
@@ -36,6 +38,15 @@ export function resolveSegments(segments: readonly string[]): string[] {
  */
 export function normalizePath(input: string, context: PathContext): NormalizedPath {
   if (input.includes('\0')) return { ok: false, problem: 'it contains a NUL byte' }
+  // Most paths need nothing resolved: no `.` or `..` segment, no `//`, no trailing slash.
+  if (input !== '' && !input.startsWith('~') && !NEEDS_RESOLVING.test(input)) {
+    const path = input.startsWith('/')
+      ? input
+      : context.root === '/'
+        ? `/${input}`
+        : `${context.root}/${input}`
+    return { ok: true, path: context.caseSensitive ? path : path.normalize('NFC') }
+  }
   let absolute: string
   if (input.startsWith('~')) {
     if (input !== '~' && !input.startsWith('~/')) {

@@ -4,7 +4,7 @@ import type { PreExecuteDecision, ToolCallInfo } from '@deepseek-ai/dsh-tools'
 import { engineFromResolved, validateConfig } from '../engine/create-permission-engine.ts'
 import { PermissionsError } from '../errors.ts'
 import { permissionsConfigSchema, type PermissionsConfig } from '../rules/config-schema.ts'
-import type { PermissionEngine } from '../types.ts'
+import type { PermissionEngine, PermissionVerdict } from '../types.ts'
 
 declare module '@deepseek-ai/dsh-context' {
   interface Services {
@@ -56,13 +56,30 @@ export function permissions(ctx: Context, config: PermissionsConfig): Disposer {
   }
   const engine = engineFromResolved(resolved, WHERE)
 
+  // The guard usually sees the very call object the listener decided on (frozen): it reuses that
+  // verdict instead of deciding twice. Any other object — a call an outer listener rewrote for its
+  // inner part, or one the listener never saw — is decided afresh.
+  // A change of rules in between (an approval UI adding a session rule) also decides afresh.
+  let lastCall: ToolCallInfo | undefined
+  let lastRules: unknown
+  let lastVerdict: PermissionVerdict | undefined
+  const decide = (call: ToolCallInfo): PermissionVerdict => {
+    const rules = engine.rules()
+    const verdict = engine.decide(call)
+    const frozen = Object.isFrozen(call)
+    lastCall = frozen ? call : undefined
+    lastRules = rules
+    lastVerdict = frozen ? verdict : undefined
+    return verdict
+  }
+
   const disposers: Disposer[] = [ctx.provide('permissions', engine)]
   try {
     disposers.push(
       ctx.on(
         'tools/pre-execute',
         async (call: ToolCallInfo, next): Promise<PreExecuteDecision> => {
-          const verdict = engine.decide(call)
+          const verdict = decide(call)
           switch (verdict.type) {
             case 'deny':
               return verdict
@@ -85,7 +102,12 @@ export function permissions(ctx: Context, config: PermissionsConfig): Disposer {
     if (resolved.enforceDenials ?? true) {
       disposers.push(
         tools.guard((call) => {
-          const verdict = engine.decide(call)
+          const verdict =
+            call === lastCall && lastVerdict !== undefined && lastRules === engine.rules()
+              ? lastVerdict
+              : engine.decide(call)
+          lastCall = undefined
+          lastVerdict = undefined
           return verdict.type === 'deny' ? verdict : undefined
         }),
       )

@@ -1,6 +1,13 @@
 import { z } from 'zod/v4'
 import { normalizePath } from '../paths/normalize-path.ts'
-import { DECISIONS, permissionRulesSchema, toolNameGlobSchema } from './rule-schema.ts'
+import {
+  DECISIONS,
+  permissionRulesSchema,
+  toolNameGlobSchema,
+  type LayerName,
+  type PermissionDecision,
+  type PermissionRule,
+} from './rule-schema.ts'
 
 const absolutePath = z
   .string()
@@ -43,7 +50,23 @@ export const permissionEngineConfigSchema = z.strictObject({
     .optional(),
 })
 
-export type PermissionEngineConfig = z.input<typeof permissionEngineConfigSchema>
+/** The engine's config (`permissionEngineConfigSchema` validates it). */
+export interface PermissionEngineConfig {
+  /** Absolute POSIX path: relative path arguments and relative globs are read against it. */
+  readonly workspaceRoot: string
+  /** What `~` means; without it `~` paths fail closed and `~` globs are config errors. */
+  readonly homeDir?: string | undefined
+  /** Default true; false for case-insensitive file systems (macOS, Windows volumes). */
+  readonly caseSensitive?: boolean | undefined
+  /** What a call no rule matches gets. Default `ask`. */
+  readonly defaultDecision?: PermissionDecision | undefined
+  /** By tool-name glob: which arguments hold paths, and which one holds a shell command. */
+  readonly toolArguments?:
+    | { readonly [toolGlob: string]: { readonly paths?: readonly string[]; readonly command?: string } }
+    | undefined
+  readonly layers?: { readonly [L in LayerName]?: readonly PermissionRule[] | undefined } | undefined
+}
+
 export type ResolvedEngineConfig = z.output<typeof permissionEngineConfigSchema>
 
 export const permissionsConfigSchema = permissionEngineConfigSchema.extend({
@@ -53,4 +76,10 @@ export const permissionsConfigSchema = permissionEngineConfigSchema.extend({
   enforceDenials: z.boolean().optional(),
 })
 
-export type PermissionsConfig = z.input<typeof permissionsConfigSchema>
+/** The plugin's config: the engine's, and where the plugin sits in the pipeline. */
+export interface PermissionsConfig extends PermissionEngineConfig {
+  /** Priority of the `tools/pre-execute` listener; higher is outer. Default 1000. */
+  readonly priority?: number | undefined
+  /** Also deny through a monotonic guard. Default true. */
+  readonly enforceDenials?: boolean | undefined
+}

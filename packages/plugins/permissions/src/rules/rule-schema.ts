@@ -16,7 +16,7 @@ const checked = (problemOf: (value: string) => string | undefined) =>
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem })
   })
 
-const oneOrMore = (item: z.ZodType<string>, what: string) =>
+const oneOrMore = (item: z.ZodType<string, string>, what: string) =>
   z.union([item, z.array(item).min(1)], { error: `expected ${what} or a non-empty array of them` })
 
 export const toolGlobSchema = checked((glob) => globProblem(glob, { inRule: true }))
@@ -55,7 +55,24 @@ export const permissionRuleSchema = z
     }
   })
 
-export type PermissionRule = z.output<typeof permissionRuleSchema>
+/** One rule, as JSON data (see `permissionRuleSchema`). */
+export interface PermissionRule {
+  readonly decision: PermissionDecision
+  /** Tool-name glob(s). */
+  readonly tool: string | readonly string[]
+  /** Path glob(s): only the tool's declared path arguments matching one of them. */
+  readonly paths?: string | readonly string[] | undefined
+  /** Command prefix(es): only the simple commands starting with one of them. */
+  readonly command?: string | readonly string[] | undefined
+  /** `exact`: the command must be exactly the prefix's words. Default `prefix`. */
+  readonly commandMatch?: 'prefix' | 'exact' | undefined
+  /** Shown to the model and the user before the generated explanation. */
+  readonly reason?: string | undefined
+}
+
+// What the schema accepts is a PermissionRule (a compile-time check).
+const _accepted: (rule: z.output<typeof permissionRuleSchema>) => PermissionRule = (rule) => rule
+void _accepted
 
 export const permissionRulesSchema = z.array(permissionRuleSchema)
 
