@@ -88,16 +88,33 @@ describe('normalizePath', () => {
     expect(norm('a~b')).toBe('/work/repo/a~b')
   })
 
-  it('P2: on a case-insensitive file system composed and decomposed names are one name', () => {
+  it('P2: on a case-insensitive file system case is folded and composed and decomposed names are one name', () => {
     const insensitive = { ...context, caseSensitive: false }
-    expect(norm('Cafe\u0301', insensitive)).toBe('/work/repo/Caf\u00e9')
+    expect(norm('Cafe\u0301', insensitive)).toBe('/work/repo/caf\u00e9')
+    expect(norm('/ETC/\u017Fhadow/\u212Aey/Stra\u00DFe', insensitive)).toBe('/etc/shadow/key/strasse')
     expect(norm('Cafe\u0301', context)).toBe('/work/repo/Cafe\u0301')
   })
 
   it('P2: normalization is idempotent and yields an absolute path without ., .., empty or trailing segments', () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: fc.constantFrom('a', '/', '.', '~', 'é', 'e\u0301', ' ', '\\') }),
+        fc.string({
+          unit: fc.constantFrom(
+            'a',
+            'A',
+            '/',
+            '.',
+            '~',
+            'é',
+            'e\u0301',
+            ' ',
+            '\\',
+            '\u017F',
+            '\u212A',
+            '\u00DF',
+            '\u0130',
+          ),
+        }),
         fc.boolean(),
         (input, caseSensitive) => {
           const ctx = { ...context, caseSensitive }
@@ -195,10 +212,16 @@ describe('path rules', () => {
     expect(decisionFor(engine, 'public/../private/x')).toBe('deny')
   })
 
-  it('P2: caseSensitive: false matches any letter case and either Unicode form', () => {
-    const insensitive = pathEngine([{ decision: 'deny', paths: 'Secrets/Café' }], { caseSensitive: false })
+  it('P2: caseSensitive: false matches any letter case, folded letters and either Unicode form', () => {
+    const insensitive = pathEngine([{ decision: 'deny', paths: ['Secrets/Café', '~/.ssh'] }], {
+      caseSensitive: false,
+    })
     expect(decisionFor(insensitive, 'SECRETS/CAFÉ/x')).toBe('deny')
     expect(decisionFor(insensitive, 'secrets/cafe\u0301')).toBe('deny')
+    // Letters that fold to ASCII ones on such file systems: the long s, the Kelvin sign.
+    expect(decisionFor(insensitive, '/home/me/.\u017F\u017Fh/id_rsa')).toBe('deny')
+    expect(decisionFor(insensitive, '/HOME/ME/.SSH/\u212Anown_hosts')).toBe('deny')
+    expect(decisionFor(insensitive, '/home/me/.sh')).toBe('allow')
     const sensitive = pathEngine([{ decision: 'deny', paths: 'Secrets' }])
     expect(decisionFor(sensitive, 'secrets/x')).toBe('allow')
     expect(decisionFor(sensitive, 'Secrets/x')).toBe('deny')

@@ -163,13 +163,14 @@ describe('permissions(ctx, config) through ctx.tools.execute', () => {
   it('P8: allow lets inner listeners decide; under ask an inner deny stands and an inner respond is dropped', async () => {
     const { ctx, ran, requests, run } = setup({ approval: () => ({ type: 'allowed-once' }) })
     permissions(ctx, config)
-    ctx.on('tools/pre-execute', (call, next) =>
-      call.toolName === 'read_file' && String(call.args['path']).endsWith('.lock')
+    ctx.on('tools/pre-execute', (call, next) => {
+      const args = call.args as Record<string, unknown>
+      return call.toolName === 'read_file' && String(args['path']).endsWith('.lock')
         ? { type: 'deny', reason: 'lock files are generated' }
-        : call.toolName === 'bash' && call.args['command'] === 'cached'
+        : call.toolName === 'bash' && args['command'] === 'cached'
           ? { type: 'respond', content: 'from cache' }
-          : next(),
-    )
+          : next()
+    })
     expect(failure(await run('read_file', { path: 'src/pnpm.lock' }))).toMatchObject({
       code: 'DENIED',
       message: 'Tool "read_file" was denied: lock files are generated',

@@ -22,6 +22,8 @@ export interface CompiledRule {
   readonly decision: PermissionDecision
   readonly toolGlobs: readonly string[]
   readonly matchesTool: (toolName: string) => boolean
+  /** One matcher per glob, to name the glob that matched (explain, deny and ask reasons). */
+  readonly toolMatchers: readonly { readonly glob: string; readonly test: (toolName: string) => boolean }[]
   readonly narrowing: RuleNarrowing
 }
 
@@ -76,6 +78,7 @@ export function compileRule(
       decision: rule.decision,
       toolGlobs,
       matchesTool: compileGlob(toolGlobs, true),
+      toolMatchers: toolGlobs.map((glob) => ({ glob, test: compileGlob(glob, true) })),
       narrowing,
     },
   }

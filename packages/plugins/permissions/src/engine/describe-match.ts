@@ -1,5 +1,4 @@
 import { matchesCommand, restrictiveWords } from '../commands/match-command.ts'
-import { compileGlob } from '../paths/glob.ts'
 import type { PermissionDecision } from '../rules/rule-schema.ts'
 import type { ComparedValues, PermissionSubject, RuleMatch } from '../types.ts'
 import type { CompiledRule } from './compile-rule.ts'
@@ -54,7 +53,7 @@ function describeSubjectValue(subject: PermissionSubject): string {
 
 /** The why and the compared values of a rule that matched a subject (explain and non-allow reasons). */
 export function describeMatch(rule: CompiledRule, subject: PermissionSubject, toolName: string): RuleMatch {
-  const toolGlob = rule.toolGlobs.find((glob) => compileGlob(glob, true)(toolName)) ?? rule.toolGlobs[0]!
+  const toolGlob = (rule.toolMatchers.find((m) => m.test(toolName)) ?? rule.toolMatchers[0]!).glob
   const { narrowing } = rule
   let compared: ComparedValues = { kind: 'tool', toolName, toolGlob }
   let why = `tool "${toolName}" matches ${quote(toolGlob)}`

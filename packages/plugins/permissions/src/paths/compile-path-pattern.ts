@@ -1,5 +1,5 @@
 import { compileGlob, escapeGlob, globProblem, isGlobSegment } from './glob.ts'
-import type { PathContext } from './normalize-path.ts'
+import { foldCase, type PathContext } from './normalize-path.ts'
 
 /** One path glob of a rule, in the absolute normalized form it is compared in. */
 export interface CompiledPathPattern {
@@ -82,13 +82,21 @@ export function compilePathPattern(
     } else out.push({ text, literal: false })
   }
   let normalized = `/${out.map((s) => (s.literal ? escapeGlob(s.text) : s.text)).join('/')}`
-  if (!context.caseSensitive) normalized = normalized.normalize('NFC')
+  if (!context.caseSensitive) normalized = foldCase(normalized)
   const globs =
     normalized === '/'
       ? ['/**']
       : normalized.endsWith('/**')
         ? [normalized]
         : [normalized, `${normalized}/**`]
-  const test = compileGlob(globs, context.caseSensitive)
+  let test: (path: string) => boolean
+  try {
+    test = compileGlob(globs, context.caseSensitive)
+  } catch (error) {
+    return {
+      ok: false,
+      problem: `not a valid glob: ${error instanceof Error ? error.message : String(error)}`,
+    }
+  }
   return { ok: true, compiled: { pattern, normalized, test } }
 }

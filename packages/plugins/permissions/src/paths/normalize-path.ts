@@ -8,6 +8,15 @@ export interface PathContext {
   readonly caseSensitive: boolean
 }
 
+/**
+ * The form compared on a case-insensitive file system: upper- then lower-cased (so `ſ` and `s`, the
+ * Kelvin sign and `k`, `ß` and `ss` are one letter, as file systems that fold case treat them),
+ * then Unicode NFC (composed and decomposed `é` are one name). Applied to paths and globs alike.
+ */
+export function foldCase(text: string): string {
+  return text.toUpperCase().toLowerCase().normalize('NFC')
+}
+
 const NEEDS_RESOLVING = /(?:^|\/)\.{1,2}(?:\/|$)|\/\/|\/$/
 
 export type NormalizedPath =
@@ -30,10 +39,9 @@ export function resolveSegments(segments: readonly string[]): string[] {
 /**
  * The absolute, lexically normalized form of a path argument, the form rules are matched against:
  * relative paths are read against the workspace root, `~` and `~/…` against `home`, and `.`, `..`,
- * repeated and trailing slashes are resolved. On a case-insensitive file system the result is in
- * Unicode NFC (macOS and Windows treat composed and decomposed names as one file); letter case is
- * left alone and ignored by the matcher. Symbolic links are not followed: this is a pure function
- * of the string. A path that cannot be read unambiguously (a NUL byte, `~user`, `~` with no home)
+ * repeated and trailing slashes are resolved. On a case-insensitive file system the result is
+ * case-folded and in Unicode NFC (`foldCase`). Symbolic links are not followed: this is a pure
+ * function of the string. A path that cannot be read unambiguously (a NUL byte, `~user`, `~` with no home)
  * is a problem, never a guess.
  */
 export function normalizePath(input: string, context: PathContext): NormalizedPath {
@@ -45,7 +53,7 @@ export function normalizePath(input: string, context: PathContext): NormalizedPa
       : context.root === '/'
         ? `/${input}`
         : `${context.root}/${input}`
-    return { ok: true, path: context.caseSensitive ? path : path.normalize('NFC') }
+    return { ok: true, path: context.caseSensitive ? path : foldCase(path) }
   }
   let absolute: string
   if (input.startsWith('~')) {
@@ -58,5 +66,5 @@ export function normalizePath(input: string, context: PathContext): NormalizedPa
     absolute = `${context.home}/${input.slice(1)}`
   } else absolute = input.startsWith('/') ? input : `${context.root}/${input}`
   const path = `/${resolveSegments(absolute.split('/')).join('/')}`
-  return { ok: true, path: context.caseSensitive ? path : path.normalize('NFC') }
+  return { ok: true, path: context.caseSensitive ? path : foldCase(path) }
 }
