@@ -73,17 +73,36 @@ const raw = JSON.stringify(readCall.args)
 let id = 0
 const input = () => ({ callId: `c${++id}`, name: 'read_file', arguments: raw })
 
+// Warm up each case longer: the first case of a group otherwise pays for the JIT.
+const warm = { warmupTime: 1000, time: 2000 }
+
 describe('one allowed call through ctx.tools.execute', () => {
-  bench('no permission rules', async () => {
-    await bare.tools.execute(input())
-  })
-  bench('an empty pre-execute listener and an empty guard', async () => {
-    await empty.tools.execute(input())
-  })
-  bench('permissions plugin (listener + guard)', async () => {
-    await ruled.tools.execute(input())
-  })
-  bench('permissions plugin, enforceDenials: false (listener only)', async () => {
-    await listenerOnly.tools.execute(input())
-  })
+  bench(
+    'no permission rules',
+    async () => {
+      await bare.tools.execute(input())
+    },
+    warm,
+  )
+  bench(
+    'an empty pre-execute listener and an empty guard',
+    async () => {
+      await empty.tools.execute(input())
+    },
+    warm,
+  )
+  bench(
+    'permissions plugin (listener + guard)',
+    async () => {
+      await ruled.tools.execute(input())
+    },
+    warm,
+  )
+  bench(
+    'permissions plugin, enforceDenials: false (listener only)',
+    async () => {
+      await listenerOnly.tools.execute(input())
+    },
+    warm,
+  )
 })

@@ -13,7 +13,13 @@ export interface CompiledPrefix {
 export type RuleNarrowing =
   | { readonly kind: 'none' }
   | { readonly kind: 'paths'; readonly patterns: readonly CompiledPathPattern[] }
-  | { readonly kind: 'command'; readonly prefixes: readonly CompiledPrefix[]; readonly exact: boolean }
+  | {
+      readonly kind: 'command'
+      readonly prefixes: readonly CompiledPrefix[]
+      readonly exact: boolean
+      /** How `matchesCommand` compares for this rule: allow rules strictly. */
+      readonly options: { readonly strict: boolean; readonly exact: boolean }
+    }
 
 export interface CompiledRule {
   readonly layer: LayerName
@@ -66,7 +72,8 @@ export function compileRule(
       // The schema has checked every prefix already.
       if (parsed.ok) prefixes.push({ text, words: parsed.words })
     }
-    narrowing = { kind: 'command', prefixes, exact: rule.commandMatch === 'exact' }
+    const exact = rule.commandMatch === 'exact'
+    narrowing = { kind: 'command', prefixes, exact, options: { strict: rule.decision === 'allow', exact } }
   }
   if (problems.length > 0) return { ok: false, problems }
   return {

@@ -16,8 +16,9 @@ export function ruleMatchesSubject(rule: CompiledRule, subject: PermissionSubjec
       return false
     case 'command': {
       if (narrowing.kind !== 'command') return false
-      const options = { strict: rule.decision === 'allow', exact: narrowing.exact }
-      for (const prefix of narrowing.prefixes) if (matchesCommand(subject, prefix.words, options)) return true
+      for (const prefix of narrowing.prefixes) {
+        if (matchesCommand(subject, prefix.words, narrowing.options)) return true
+      }
       return false
     }
     case 'unreadable':
@@ -74,15 +75,14 @@ export function describeMatch(rule: CompiledRule, subject: PermissionSubject, to
       pattern.normalized === pattern.pattern ? '' : ` (normalized ${quote(pattern.normalized)})`
     why = `${describeSubjectValue(subject)} matches ${quote(pattern.pattern)}${normalizedGlob}`
   } else if (subject.kind === 'command' && narrowing.kind === 'command') {
-    const strict = rule.decision === 'allow'
-    const options = { strict, exact: narrowing.exact }
+    const { options } = narrowing
     const prefix =
       narrowing.prefixes.find((p) => matchesCommand(subject, p.words, options)) ?? narrowing.prefixes[0]!
     compared = {
       kind: 'command',
       toolName,
       toolGlob,
-      words: strict ? subject.words : restrictiveWords(subject.words),
+      words: options.strict ? subject.words : restrictiveWords(subject.words),
       prefix: prefix.words,
       match: narrowing.exact ? 'exact' : 'prefix',
     }
