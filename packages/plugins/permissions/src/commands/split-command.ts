@@ -1,16 +1,13 @@
-/** One simple command of a shell command line. */
-export interface CommandPart {
-  /** Its source text, trimmed. */
-  readonly text: string
-  /** Its words after quote removal, redirections left out. */
-  readonly words: readonly string[]
-  /**
-   * Why the words alone do not say what runs (an expansion, a substitution, a redirection to a
-   * file, a subshell, an environment assignment, a command name with glob syntax), or undefined.
-   * Allow rules never vouch for an opaque part; deny and ask rules still match its words.
-   */
-  readonly opaque: string | undefined
-}
+import {
+  endWord as endWord_,
+  finishPart,
+  markOpaque as markOpaque_,
+  newPart,
+  type CommandPart,
+  type PartState,
+} from './command-part.ts'
+
+export type { CommandPart } from './command-part.ts'
 
 export type SplitCommand =
   | { readonly ok: true; readonly parts: readonly CommandPart[] }
@@ -18,25 +15,9 @@ export type SplitCommand =
 
 /** Unquoted characters that make a command name something the shell expands (glob, brace, tilde). */
 const EXPANDING = new Set(['*', '?', '[', ']', '{', '}', '~'])
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/
 /** Characters with no meaning to the lexer, matched as a run from `lastIndex`. */
 const ORDINARY_RUN = /[^ \t\n;&|<>()'"\\$`*?[\]{}~]+/y
 const PARAMETER_START = /[A-Za-z0-9_@*#?$!-]/
-/** A part's text starts after the separator that ended the previous one. */
-const LEADING_SEPARATORS = /^[\s;&|]+/
-
-interface PartState {
-  start: number
-  words: string[]
-  /** Parallel to `words`: the word had an unquoted expanding character. */
-  expanding: boolean[]
-  word: string | undefined
-  wordExpanding: boolean
-  wordQuoted: boolean
-  opaque: string | undefined
-  redirect: { readonly op: string } | undefined
-  readonly collect: boolean
-}
 
 class SyntaxProblem extends Error {}
 
@@ -59,62 +40,14 @@ export function splitCommand(command: string): SplitCommand {
   const parts: CommandPart[] = []
   let part: PartState = newPart(0, true)
 
-  function newPart(start: number, collect: boolean): PartState {
-    return {
-      start,
-      words: [],
-      expanding: [],
-      word: undefined,
-      wordExpanding: false,
-      wordQuoted: false,
-      opaque: undefined,
-      redirect: undefined,
-      collect,
-    }
-  }
-
-  const markOpaque = (why: string): void => {
-    part.opaque ??= why
-  }
+  const markOpaque = (why: string): void => markOpaque_(part, why)
   const append = (text: string): void => {
     part.word = (part.word ?? '') + text
   }
-
-  function endWord(): void {
-    const word = part.word
-    if (word === undefined) return
-    if (part.redirect !== undefined) {
-      if (!isHarmlessRedirect(part.redirect.op, word)) markOpaque('a redirection to or from a file')
-      part.redirect = undefined
-    } else {
-      part.words.push(word)
-      part.expanding.push(part.wordExpanding)
-    }
-    part.word = undefined
-    part.wordExpanding = false
-    part.wordQuoted = false
-  }
-
-  function endPart(end: number): void {
-    endWord()
-    if (part.redirect !== undefined) {
-      markOpaque('a redirection without a target')
-      part.redirect = undefined
-    }
-    const { words, expanding } = part
-    let first = 0
-    while (first < words.length && ASSIGNMENT.test(words[first]!)) first++
-    if (first > 0) markOpaque('an environment assignment')
-    if (first < words.length && expanding[first] === true) {
-      markOpaque('a command name with glob, brace or tilde syntax')
-    }
-    if (part.collect && (words.length > 0 || part.opaque !== undefined)) {
-      parts.push({
-        text: s.slice(part.start, end).replace(LEADING_SEPARATORS, '').trimEnd(),
-        words,
-        opaque: part.opaque,
-      })
-    }
+  const endWord = (): void => endWord_(part)
+  const endPart = (end: number): void => {
+    const finished = finishPart(part, s, end)
+    if (finished !== undefined) parts.push(finished)
     part = newPart(end, part.collect)
   }
 
@@ -306,11 +239,4 @@ export function splitCommand(command: string): SplitCommand {
     throw error
   }
   return { ok: true, parts }
-}
-
-/** Redirections that touch no file: duplicating a descriptor, /dev/null, a here-string. */
-function isHarmlessRedirect(op: string, target: string): boolean {
-  if (op === '>&' || op === '<&') return /^(\d+|-)$/.test(target)
-  if (op === '<<<') return true
-  return ['>', '>>', '>|', '&>', '&>>', '<'].includes(op) && target === '/dev/null'
 }

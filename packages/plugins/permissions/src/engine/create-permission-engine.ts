@@ -1,4 +1,3 @@
-import type { z } from 'zod/v4'
 import { describeThrown } from '@deepseek-ai/dsh-tools'
 import { PermissionsError } from '../errors.ts'
 import { compileGlob } from '../paths/glob.ts'
@@ -8,7 +7,8 @@ import {
   type PermissionEngineConfig,
   type ResolvedEngineConfig,
 } from '../rules/config-schema.ts'
-import { formatIssues, ruleLocator } from '../rules/format-issues.ts'
+import { formatIssues } from '../rules/format-issues.ts'
+import { validateConfig } from '../rules/validate-config.ts'
 import {
   LAYER_NAMES,
   permissionRuleSchema,
@@ -17,7 +17,8 @@ import {
   type PermissionRule,
 } from '../rules/rule-schema.ts'
 import type { PermissionCall, PermissionEngine, PermissionExplanation, PermissionVerdict } from '../types.ts'
-import { compileRule, type CompiledRule } from './compile-rule.ts'
+import { compileLayer } from './compile-layer.ts'
+import type { CompiledRule } from './compile-rule.ts'
 import { decideCall, explainCall, type Evaluation, type ToolPlan } from './evaluate.ts'
 import type { ArgumentKinds } from './read-subjects.ts'
 import { CALL_SUBJECT } from './read-subjects.ts'
@@ -45,24 +46,6 @@ function deepFreeze<T>(value: T): T {
   return value
 }
 
-/** Validates rules for one layer (zod, then compilation); every problem names the rule and field. */
-function compileLayer(
-  layer: LayerName,
-  rules: readonly PermissionRule[],
-  context: PathContext,
-  firstIndex = 0,
-): { readonly compiled: CompiledRule[]; readonly problems: string[] } {
-  const compiled: CompiledRule[] = []
-  const problems: string[] = []
-  rules.forEach((rule, offset) => {
-    const index = firstIndex + offset
-    const result = compileRule(rule, { layer, index }, context)
-    if (result.ok) compiled.push(result.compiled)
-    else for (const problem of result.problems) problems.push(`${layer} rule ${index}: ${problem}`)
-  })
-  return { compiled, problems }
-}
-
 /** Reads a call defensively: a hostile object must not make decide() throw. */
 function readCall(call: PermissionCall): { readonly toolName: string; readonly args: unknown } | string {
   try {
@@ -83,23 +66,6 @@ function readCall(call: PermissionCall): { readonly toolName: string; readonly a
 export function createPermissionEngine(config: PermissionEngineConfig): PermissionEngine {
   const where = 'createPermissionEngine(config)'
   return engineFromResolved(validateConfig(where, permissionEngineConfigSchema, config), where)
-}
-
-/** zod validation of an engine or plugin config, with messages naming each bad rule. */
-export function validateConfig<S extends z.ZodType<ResolvedEngineConfig>>(
-  where: string,
-  schema: S,
-  config: unknown,
-): z.output<S> {
-  const parsed = schema.safeParse(config)
-  if (!parsed.success) {
-    const locate = ruleLocator(2, (path) =>
-      path[0] === 'layers' && typeof path[1] === 'string' ? `${path[1]} rule ${String(path[2])}` : undefined,
-    )
-    const problems = formatIssues(parsed.error.issues, config, locate, 'config')
-    throw new PermissionsError({ code: 'INVALID_CONFIG', message: `${where}: ${problems.join('; ')}` })
-  }
-  return parsed.data
 }
 
 /** The engine for a config the schema accepted; rules that do not compile (`~` without homeDir) throw. */
