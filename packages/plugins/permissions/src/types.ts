@@ -39,6 +39,12 @@ export type PermissionSubject =
       readonly words: readonly string[]
       /** Why allow rules cannot vouch for it, or null. */
       readonly opaque: string | null
+      /**
+       * The words deny and ask rules compare: keywords, wrappers (`sudo`, `env`, …), assignments and
+       * the program's directory dropped. Null when the program cannot be known from the text
+       * (`$CMD`, `"$(which rm)"`): then every deny and ask rule about commands matches.
+       */
+      readonly denyWords: readonly string[] | null
     }
   | {
       readonly kind: 'unreadable'

@@ -77,7 +77,10 @@ describe('splitCommand', () => {
       { words: ['LD_PRELOAD=x.so', 'git', 'status'], opaque: 'an environment assignment' },
     ])
     expect(parts('/bin/r? -rf /')).toEqual([
-      { words: ['/bin/r?', '-rf', '/'], opaque: 'a command name with glob, brace or tilde syntax' },
+      {
+        words: ['/bin/r?', '-rf', '/'],
+        opaque: 'a command name the shell computes (an expansion, a glob, a brace list or ~)',
+      },
     ])
     expect(parts('echo >')).toEqual([{ words: ['echo'], opaque: 'a redirection without a target' }])
   })
@@ -133,7 +136,10 @@ describe('splitCommand', () => {
           const split = splitCommand(words.map((w) => `'${w}'`).join(' '))
           // A leading word shaped like NAME=value counts as an assignment even when quoted: stricter than a shell.
           const opaque = /^[A-Za-z_]\w*\+?=/.test(words[0]!) ? 'an environment assignment' : undefined
-          expect(split).toEqual({ ok: true, parts: [{ text: expect.any(String), words, opaque }] })
+          expect(split).toEqual({
+            ok: true,
+            parts: [{ text: expect.any(String), words, opaque, denyWords: expect.any(Array) }],
+          })
         },
       ),
     )
@@ -204,6 +210,35 @@ describe('command rules', () => {
     expect(decide('rm -r -f /')).toBe('ask')
     expect(decide('ls -la')).toBe('allow')
     expect(decide('echo rm -rf /')).toBe('allow')
+  })
+
+  it('P3/P10: a command whose program the shell computes matches every deny and ask rule, never an allow', () => {
+    const decide = shell([
+      { decision: 'deny', command: 'rm' },
+      { decision: 'allow', command: ['echo', 'ls'] },
+    ])
+    for (const command of [
+      '$CMD -rf /',
+      '"$(which rm)" -rf /',
+      '`which rm` -rf /',
+      '{rm,-rf,/}',
+      "$'\\x72m' -rf /",
+      'sudo $PROGRAM -rf /',
+      'FOO=1 ${X:-rm} -rf /',
+      'r* -rf /',
+      'ls; $(echo rm) x',
+    ]) {
+      expect([command, decide(command)]).toEqual([command, 'deny'])
+    }
+    // The program is known; only an argument is computed: deny rules about rm do not apply.
+    expect(decide('echo $HOME')).toBe('ask')
+    expect(decide('ls ~')).toBe('allow')
+    const split = splitCommand('$CMD -rf /')
+    expect(split.ok && split.parts[0]!.denyWords).toBeNull()
+    expect(splitCommand('sudo FOO=1 /bin/rm -rf /')).toMatchObject({
+      ok: true,
+      parts: [{ denyWords: ['rm', '-rf', '/'] }],
+    })
   })
 
   it('P3: commandMatch exact covers that command line only', () => {

@@ -126,8 +126,23 @@ describe('explain', () => {
       value: 'sudo rm -rf /',
       words: ['sudo', 'rm', '-rf', '/'],
       opaque: null,
+      denyWords: ['rm', '-rf', '/'],
     })
     expect(explained.reason).toBe('deployment rule 1: command "sudo rm -rf /" starts with "rm -rf"')
+  })
+
+  it('P6: a command whose program cannot be known is explained as such', () => {
+    const explained = engine.explain({ toolName: 'bash', args: { command: '$RUNNER -rf /tmp/x' } })
+    expect(explained.decision).toBe('deny')
+    expect(explained.reason).toBe(
+      'deployment rule 1: command "$RUNNER -rf /tmp/x" runs a program that cannot be known from the text, so deny rules about commands apply',
+    )
+    expect(explained.subjects[0]!.decidedBy!.compared).toEqual({
+      kind: 'unreadable',
+      toolName: 'bash',
+      toolGlob: 'bash',
+      problem: 'the program cannot be known from the text',
+    })
   })
 
   it('P6: a call with nothing to narrow on is one subject, the call; the default is named as such', () => {

@@ -232,5 +232,7 @@ describe('the session layer', () => {
     expect(Object.isFrozen(listed)).toBe(true)
     expect(Object.isFrozen(listed[0]!.tool)).toBe(true)
     expect(() => (listed as PermissionRule[]).push({ decision: 'allow', tool: '*' })).toThrow()
+    expect(Object.isFrozen(engine.rules())).toBe(true)
+    expect(Object.isFrozen(engine.rules().deployment)).toBe(true)
   })
 })

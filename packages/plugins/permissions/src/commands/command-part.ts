@@ -10,7 +10,11 @@ export interface CommandPart {
    * Allow rules never vouch for an opaque part; deny and ask rules still match its words.
    */
   readonly opaque: string | undefined
+  /** The words deny and ask rules compare, or null when the program cannot be known (`denyWords`). */
+  readonly denyWords: readonly string[] | null
 }
+
+import { denyWords } from './deny-words.ts'
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/
 /** A part's text starts after the separator that ended the previous one. */
@@ -20,7 +24,7 @@ const LEADING_SEPARATORS = /^[\s;&|]+/
 export interface PartState {
   start: number
   words: string[]
-  /** Parallel to `words`: the word had an unquoted expanding character. */
+  /** Parallel to `words`: the shell computes the word (an expansion, a glob, a brace list, `~`). */
   expanding: boolean[]
   word: string | undefined
   wordExpanding: boolean
@@ -81,13 +85,14 @@ export function finishPart(part: PartState, source: string, end: number): Comman
   while (first < words.length && ASSIGNMENT.test(words[first]!)) first++
   if (first > 0) markOpaque(part, 'an environment assignment')
   if (first < words.length && expanding[first] === true) {
-    markOpaque(part, 'a command name with glob, brace or tilde syntax')
+    markOpaque(part, 'a command name the shell computes (an expansion, a glob, a brace list or ~)')
   }
   if (!part.collect || (words.length === 0 && part.opaque === undefined)) return undefined
   return {
     text: source.slice(part.start, end).replace(LEADING_SEPARATORS, '').trimEnd(),
     words,
     opaque: part.opaque,
+    denyWords: denyWords(words, expanding),
   }
 }
 

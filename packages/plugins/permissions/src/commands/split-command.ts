@@ -13,7 +13,7 @@ export type SplitCommand =
   | { readonly ok: true; readonly parts: readonly CommandPart[] }
   | { readonly ok: false; readonly problem: string }
 
-/** Unquoted characters that make a command name something the shell expands (glob, brace, tilde). */
+/** Unquoted characters that make a word something the shell computes (glob, brace, tilde). */
 const EXPANDING = new Set(['*', '?', '[', ']', '{', '}', '~'])
 /** Characters with no meaning to the lexer, matched as a run from `lastIndex`. */
 const ORDINARY_RUN = /[^ \t\n;&|<>()'"\\$`*?[\]{}~]+/y
@@ -62,6 +62,12 @@ export function splitCommand(command: string): SplitCommand {
 
   function readDollar(inDoubleQuotes: boolean): void {
     const next = s[i + 1]
+    const expands =
+      next === '(' ||
+      next === '{' ||
+      (next !== undefined && PARAMETER_START.test(next)) ||
+      ((next === "'" || next === '"') && !inDoubleQuotes)
+    if (expands) part.wordExpanding = true
     if (next === '(') {
       markOpaque('a command substitution')
       i += 2
@@ -91,6 +97,7 @@ export function splitCommand(command: string): SplitCommand {
   }
 
   function readBacktick(): void {
+    part.wordExpanding = true
     markOpaque('a command substitution')
     i++
     nested('`', true, 'backtick substitution')
@@ -135,6 +142,7 @@ export function splitCommand(command: string): SplitCommand {
         case '>':
           if (s[i + 1] === '(') {
             markOpaque('a process substitution')
+            part.wordExpanding = true
             i += 2
             nested(')', true, `process substitution "${c}("`)
             append(`${c}(…)`)

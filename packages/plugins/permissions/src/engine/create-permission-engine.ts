@@ -98,7 +98,7 @@ export function engineFromResolved(config: ResolvedEngineConfig, where: string):
     throw new PermissionsError({ code: 'INVALID_CONFIG', message: `${where}: ${problems.join('; ')}` })
   }
 
-  let snapshot: Snapshot = { rules, compiled, plans: new Map() }
+  let snapshot: Snapshot = { rules: Object.freeze(rules), compiled, plans: new Map() }
 
   function kindsFor(toolName: string): ArgumentKinds {
     const paths: string[] = []
@@ -134,7 +134,7 @@ export function engineFromResolved(config: ResolvedEngineConfig, where: string):
     const sessionIndex = LAYER_NAMES.indexOf('session')
     const layers = snapshot.compiled.map((layer, i) => (i === sessionIndex ? result.compiled : layer))
     snapshot = {
-      rules: { ...snapshot.rules, session: Object.freeze([...next]) },
+      rules: Object.freeze({ ...snapshot.rules, session: Object.freeze([...next]) }),
       compiled: layers,
       plans: new Map(),
     }

@@ -1,4 +1,4 @@
-import { matchesCommand, restrictiveWords } from '../commands/match-command.ts'
+import { matchesCommand } from '../commands/match-command.ts'
 import type { PermissionDecision } from '../rules/rule-schema.ts'
 import type { ComparedValues, PermissionSubject, RuleMatch } from '../types.ts'
 import type { CompiledRule } from './compile-rule.ts'
@@ -74,6 +74,19 @@ export function describeMatch(rule: CompiledRule, subject: PermissionSubject, to
     const normalizedGlob =
       pattern.normalized === pattern.pattern ? '' : ` (normalized ${quote(pattern.normalized)})`
     why = `${describeSubjectValue(subject)} matches ${quote(pattern.pattern)}${normalizedGlob}`
+  } else if (
+    subject.kind === 'command' &&
+    narrowing.kind === 'command' &&
+    subject.denyWords === null &&
+    !narrowing.options.strict
+  ) {
+    compared = {
+      kind: 'unreadable',
+      toolName,
+      toolGlob,
+      problem: 'the program cannot be known from the text',
+    }
+    why = `${describeSubjectValue(subject)} runs a program that cannot be known from the text, so ${rule.decision} rules about commands apply`
   } else if (subject.kind === 'command' && narrowing.kind === 'command') {
     const { options } = narrowing
     const prefix =
@@ -82,7 +95,7 @@ export function describeMatch(rule: CompiledRule, subject: PermissionSubject, to
       kind: 'command',
       toolName,
       toolGlob,
-      words: options.strict ? subject.words : restrictiveWords(subject.words),
+      words: options.strict ? subject.words : (subject.denyWords ?? subject.words),
       prefix: prefix.words,
       match: narrowing.exact ? 'exact' : 'prefix',
     }

@@ -1,4 +1,5 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
+import { denyWords } from '../commands/deny-words.ts'
 import { splitCommand } from '../commands/split-command.ts'
 import { normalizePath, type PathContext } from '../paths/normalize-path.ts'
 import type { PermissionSubject } from '../types.ts'
@@ -97,6 +98,7 @@ function readCommand(argument: string, args: unknown, out: PermissionSubject[]):
         value: part.text,
         words: part.words,
         opaque: part.opaque ?? null,
+        denyWords: part.denyWords,
       })
     }
     return
@@ -111,7 +113,16 @@ function readCommand(argument: string, args: unknown, out: PermissionSubject[]):
   if (!words.every((w): w is string => typeof w === 'string')) {
     return void out.push(unreadable(argument, 'command', 'an argv array must hold only strings'))
   }
-  if (words.length > 0) out.push({ kind: 'command', argument, value: words.join(' '), words, opaque: null })
+  if (words.length > 0) {
+    out.push({
+      kind: 'command',
+      argument,
+      value: words.join(' '),
+      words,
+      opaque: null,
+      denyWords: denyWords(words),
+    })
+  }
 }
 
 /**
