@@ -43,7 +43,25 @@ describe('engine.decide', () => {
   bench('explain, one path argument', () => {
     engine.explain(readCall)
   })
+  // The slowest shapes validation allows, against the path that makes them backtrack most.
+  bench('worst case: globs that make a whole-path regex backtrack, vs a 255-deep path', () => {
+    adversarial.decide(adversarialCall)
+  })
 })
+
+const adversarial = createPermissionEngine({
+  workspaceRoot: '/w',
+  toolArguments: { read_file: { paths: ['path'] } },
+  layers: {
+    deployment: [
+      { decision: 'deny', tool: '*', paths: ['/**/*a*/**/b', '/**/*a*/*a*/c', '/*a*/*a*/*a*/*a*/**/c'] },
+    ],
+  },
+})
+const adversarialCall = {
+  toolName: 'read_file',
+  args: { path: `/${Array.from({ length: 255 }, () => 'a'.repeat(15)).join('/')}` },
+}
 
 const readFile = defineTool({
   name: 'read_file',

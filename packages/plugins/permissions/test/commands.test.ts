@@ -102,6 +102,7 @@ describe('splitCommand', () => {
       ['echo $(ls', 'an unterminated command substitution "$("'],
       ['echo `ls', 'an unterminated backtick substitution'],
       ['ls )', 'an unmatched ")"'],
+      [`${'$('.repeat(65)}x${')'.repeat(65)}`, 'substitutions nested deeper than 64'],
     ] as const) {
       expect(splitCommand(command)).toEqual({ ok: false, problem: `it has ${problem}` })
     }

@@ -65,6 +65,22 @@ describe('rule validation', () => {
         'project rule 0: commandMatch: commandMatch needs a command (got the string "exact")',
       ],
       [
+        withRule('project', [{ decision: 'deny', tool: 'a', paths: 'src/*a*a*b' }]),
+        'project rule 0: paths: a glob may have at most 2 "*" in one segment (more can make matching take exponential time) (got the string "src/*a*a*b")',
+      ],
+      [
+        withRule('project', [{ decision: 'deny', tool: 'a', paths: '/{etc/ssh,root}' }]),
+        'project rule 0: paths: a "/" inside "{…}" is not supported; write one glob per alternative (got the string "/{etc/ssh,root}")',
+      ],
+      [
+        withRule('project', [{ decision: 'deny', tool: 'a', paths: '/x/+(a|aa)' }]),
+        'project rule 0: paths: extglobs such as "+(…)" are not supported (they can make matching take exponential time) (got the string "/x/+(a|aa)")',
+      ],
+      [
+        withRule('project', [{ decision: 'deny', tool: '*_*_*_*' }]),
+        'project rule 0: tool: a glob may have at most 2 "*" in one segment (more can make matching take exponential time) (got the string "*_*_*_*")',
+      ],
+      [
         withRule('project', [{ decision: 'deny', tool: 'a', reason: '' }]),
         'project rule 0: reason: Too small: expected string to have >=1 characters (got the string "")',
       ],
@@ -78,6 +94,26 @@ describe('rule validation', () => {
       expect(error.code).toBe('INVALID_CONFIG')
       expect(error.message).toBe(WHERE + message)
     }
+  })
+
+  it('P1: globs at the speed bounds are accepted; escaped stars do not count', () => {
+    const engine = createPermissionEngine({
+      workspaceRoot: '/r',
+      toolArguments: { t: { paths: ['p'] } },
+      layers: {
+        project: [{ decision: 'deny', tool: 'mcp__*__*', paths: ['/**/x*y*/**/z', 'a\\*\\*\\*b*c*'] }],
+      },
+    })
+    expect(engine.decide({ toolName: 'mcp__s__t', args: {} }).type).toBe('ask')
+    const decide = (p: string) =>
+      createPermissionEngine({
+        workspaceRoot: '/r',
+        toolArguments: { t: { paths: ['p'] } },
+        layers: { project: [{ decision: 'deny', tool: 't', paths: ['/**/x*y*/**/z', 'a\\*\\*\\*b*c*'] }] },
+      }).decide({ toolName: 't', args: { p } }).type
+    expect(decide('/q/xAyB/w/z')).toBe('deny')
+    expect(decide('/r/a***bXcY')).toBe('deny')
+    expect(decide('/r/aXYZbc')).toBe('ask')
   })
 
   it('P1: several bad rules are all reported in one error', () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
+import picomatch from 'picomatch'
 import { createPermissionEngine, normalizePath, type PathContext } from '@deepseek-ai/dsh-permissions'
+import { compilePathPattern } from '../src/paths/compile-path-pattern.ts'
 
 const context: PathContext = { root: '/work/repo', home: '/home/me', caseSensitive: true }
 const norm = (path: string, ctx: PathContext = context): string => {
@@ -130,6 +132,94 @@ describe('normalizePath', () => {
         },
       ),
     )
+  })
+})
+
+describe('segment matching', () => {
+  it('P2: matching segment by segment is the plain recursive definition, and agrees with picomatch without ** (property)', () => {
+    const options = (caseSensitive: boolean) => ({ dot: true, windows: false, nocase: !caseSensitive })
+    // The definition, exponential but obviously right: a glob covers a path when it matches the
+    // path or an ancestor; `**` matches zero or more segments; other segments are picomatch globs.
+    const covers = (glob: readonly string[], path: readonly string[], caseSensitive: boolean): boolean => {
+      if (glob.length === 0) return true
+      const [head, ...rest] = glob
+      if (head === '**') {
+        return (
+          path.some((_, i) => covers(rest, path.slice(i), caseSensitive)) || covers(rest, [], caseSensitive)
+        )
+      }
+      return (
+        path.length > 0 &&
+        picomatch(head!, options(caseSensitive))(path[0]!) &&
+        covers(rest, path.slice(1), caseSensitive)
+      )
+    }
+    const globSegment = fc.constantFrom(
+      'a',
+      'b',
+      '.c',
+      '*',
+      '**',
+      '*.ts',
+      'a*',
+      '?b',
+      '[ab]',
+      '{a,.c}',
+      'x*y*',
+    )
+    const pathSegment = fc.constantFrom('a', 'b', '.c', 'x.ts', 'ab', 'xyzy', 'bb')
+    fc.assert(
+      fc.property(
+        fc.array(globSegment, { minLength: 1, maxLength: 5 }),
+        fc.array(pathSegment, { maxLength: 7 }),
+        fc.boolean(),
+        (globParts, pathParts, caseSensitive) => {
+          const compiled = compilePathPattern(`/${globParts.join('/')}`, {
+            root: '/r',
+            home: undefined,
+            caseSensitive,
+          })
+          if (!compiled.ok) throw new Error(compiled.problem)
+          const matched = compiled.compiled.test(`/${pathParts.join('/')}`)
+          expect(matched).toBe(covers(globParts, pathParts, caseSensitive))
+          // picomatch's whole-glob `**` has quirks (`/**/a` does not match `/a`, `x/*/**` does
+          // not match `x/y`); without `**` the two agree on the glob and everything beneath it.
+          if (!globParts.includes('**') && pathParts.length > 0) {
+            const glob = globParts.join('/')
+            expect(matched).toBe(picomatch([glob, `${glob}/**`], options(caseSensitive))(pathParts.join('/')))
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('P2: ** matches zero or more directories, also at the start of an absolute glob', () => {
+    const engine = pathEngine([{ decision: 'deny', paths: ['/**/.env', '/**/secrets/**/*.key'] }])
+    expect(decisionFor(engine, '/.env')).toBe('deny')
+    expect(decisionFor(engine, '/work/repo/.env')).toBe('deny')
+    expect(decisionFor(engine, '/secrets/a.key')).toBe('deny')
+    expect(decisionFor(engine, '/x/secrets/y/z/a.key')).toBe('deny')
+    expect(decisionFor(engine, '/x/secrets/y/z/a.keys')).toBe('allow')
+  })
+
+  it('P10: globs that would make a whole-path regular expression backtrack for seconds match in bounded steps', () => {
+    // picomatch's single regular expression for these globs takes from tens of milliseconds to
+    // minutes on such paths; segment by segment it is (glob segments × path segments) tests.
+    const deep = `/${Array.from({ length: 255 }, () => 'a'.repeat(15)).join('/')}`
+    const wide = `/${Array.from({ length: 16 }, () => 'a'.repeat(255)).join('/')}`
+    let tests = 0
+    const counting = (glob: string) => {
+      const compiled = compilePathPattern(glob, { root: '/r', home: undefined, caseSensitive: true })
+      if (!compiled.ok) throw new Error(compiled.problem)
+      return compiled.compiled.test
+    }
+    for (const glob of ['/**/*a*/**/b', '/**/*a*/*a*/c', '/*a*/*a*/*a*/*a*/**/c', '/**/x*y']) {
+      const test = counting(glob)
+      expect([glob, test(deep), test(wide)]).toEqual([glob, false, false])
+      tests++
+    }
+    expect(tests).toBe(4)
   })
 })
 
@@ -290,6 +380,27 @@ describe('path rules', () => {
     })
     expect(decisionFor(deny, undefined)).toBe('allow')
     expect(decisionFor(deny, null)).toBe('allow')
+  })
+
+  it('P10: paths beyond PATH_MAX, NAME_MAX or 256 levels fail closed, so matching time stays bounded', () => {
+    const engine = pathEngine([{ decision: 'deny', paths: '/nowhere' }])
+    const explainPath = (path: string) =>
+      engine.explain({ toolName: 'read_file', args: { path } }).subjects[0]!.subject
+    expect(explainPath(`/${'a/'.repeat(2100)}x`)).toMatchObject({
+      kind: 'unreadable',
+      problem: expect.stringMatching(/cannot be checked: it is longer than 4096 characters$/),
+    })
+    expect(explainPath(`/tmp/${'n'.repeat(256)}`)).toMatchObject({
+      problem: expect.stringMatching(/a name in it is longer than 255 characters$/),
+    })
+    expect(explainPath(`/${'d/'.repeat(256)}x`)).toMatchObject({
+      problem: expect.stringMatching(/it is deeper than 256 directories$/),
+    })
+    expect(decisionFor(engine, `/${'d/'.repeat(256)}x`)).toBe('deny')
+    expect(explainPath(`/tmp/${'n'.repeat(255)}`)).toMatchObject({ kind: 'path' })
+    expect(explainPath(`/${'d/'.repeat(255)}x`)).toMatchObject({ kind: 'path' })
+    // Resolving `..` first: a long detour that lands on a short path is fine.
+    expect(explainPath(`/${'d/'.repeat(300)}${'../'.repeat(300)}etc`)).toMatchObject({ normalized: '/etc' })
   })
 
   it('P10: a getter that answers differently on each read is read once per decision', () => {

@@ -19,6 +19,9 @@ const EXPANDING = new Set(['*', '?', '[', ']', '{', '}', '~'])
 const ORDINARY_RUN = /[^ \t\n;&|<>()'"\\$`*?[\]{}~]+/y
 const PARAMETER_START = /[A-Za-z0-9_@*#?$!-]/
 
+/** Deeper nesting of substitutions and subshells is refused rather than recursed into. */
+const MAX_NESTING = 64
+
 class SyntaxProblem extends Error {}
 
 /**
@@ -37,6 +40,7 @@ export function splitCommand(command: string): SplitCommand {
   const s = command
   const n = s.length
   let i = 0
+  let depth = 0
   const parts: CommandPart[] = []
   let part: PartState = newPart(0, true)
 
@@ -53,11 +57,13 @@ export function splitCommand(command: string): SplitCommand {
 
   /** Lexes a nested command list up to `terminator`; its commands become parts when `collect`. */
   function nested(terminator: string, collect: boolean, what: string): void {
+    if (++depth > MAX_NESTING) throw new SyntaxProblem(`substitutions nested deeper than ${MAX_NESTING}`)
     const outer = part
     part = newPart(i, collect)
     const closed = lex(terminator)
     if (!closed) throw new SyntaxProblem(`an unterminated ${what}`)
     part = outer
+    depth--
   }
 
   function readDollar(inDoubleQuotes: boolean): void {

@@ -1,4 +1,5 @@
 import { compileGlob, escapeGlob, globProblem, isGlobSegment } from './glob.ts'
+import { compileSegmentMatcher, type SegmentMatcher } from './match-segments.ts'
 import { foldCase, type PathContext } from './normalize-path.ts'
 
 /** One path glob of a rule, in the absolute normalized form it is compared in. */
@@ -39,10 +40,20 @@ export function pathPatternProblem(pattern: string): string | undefined {
   return undefined
 }
 
+/** Characters that give a segment glob syntax; a segment without them is compared as a string. */
+const GLOB_SYNTAX = /[*?[\]{}()!+@\\]/
+
+function segmentMatcher(segment: Segment, caseSensitive: boolean): SegmentMatcher {
+  if (!segment.literal && segment.text === '**') return { kind: 'globstar' }
+  if (segment.literal || !GLOB_SYNTAX.test(segment.text)) return { kind: 'literal', text: segment.text }
+  return { kind: 'glob', test: compileGlob(segment.text, caseSensitive) }
+}
+
 /**
  * Compiles a path glob against the workspace root (relative globs), the home directory (`~/…`)
  * and the case rule. A glob names a file or a directory; naming a directory covers everything
- * beneath it, so `/etc` and `/etc/**` deny the same paths.
+ * beneath it, so `/etc` and `/etc/**` deny the same paths. Each segment is a picomatch glob;
+ * `compileSegmentMatcher` combines them in bounded time.
  */
 export function compilePathPattern(
   pattern: string,
@@ -70,7 +81,8 @@ export function compilePathPattern(
     base = literalSegments(context.root)
     rest = pattern
   }
-  const out: Segment[] = base
+  const fold = (text: string): string => (context.caseSensitive ? text : foldCase(text))
+  const out: Segment[] = base.map((s) => ({ text: fold(s.text), literal: true }))
   for (const text of rest.split('/')) {
     if (text === '' || text === '.') continue
     if (text === '..') {
@@ -79,19 +91,16 @@ export function compilePathPattern(
         return { ok: false, problem: 'a ".." segment after a glob segment cannot be resolved' }
       }
       out.pop()
-    } else out.push({ text, literal: false })
+    } else out.push({ text: fold(text), literal: false })
   }
-  let normalized = `/${out.map((s) => (s.literal ? escapeGlob(s.text) : s.text)).join('/')}`
-  if (!context.caseSensitive) normalized = foldCase(normalized)
-  const globs =
-    normalized === '/'
-      ? ['/**']
-      : normalized.endsWith('/**')
-        ? [normalized]
-        : [normalized, `${normalized}/**`]
+  // Consecutive `**` match what one does.
+  const segments = out.filter(
+    (s, i) => !(s.text === '**' && !s.literal && out[i - 1]?.text === '**' && !out[i - 1]!.literal),
+  )
+  const normalized = `/${segments.map((s) => (s.literal ? escapeGlob(s.text) : s.text)).join('/')}`
   let test: (path: string) => boolean
   try {
-    test = compileGlob(globs, context.caseSensitive)
+    test = compileSegmentMatcher(segments.map((s) => segmentMatcher(s, context.caseSensitive)))
   } catch (error) {
     return {
       ok: false,

@@ -35,10 +35,58 @@ export function escapeGlob(literal: string): string {
   return literal.replace(/[\\*?[\]{}()!+@|,^$]/g, '\\$&')
 }
 
+/** Each glob segment compiles to a backtracking regular expression; this bound keeps it fast. */
+export const MAX_STARS_PER_SEGMENT = 2
+
+/**
+ * Shapes whose regular expression can take polynomial or exponential time on a name an attacker
+ * chooses: extglobs (nested quantifiers), more than two `*` in one segment (`*a*a*b` is cubic in
+ * the name's length). Also a `/` inside `{…}` or `[…]`: globs are matched segment by segment.
+ * Escaped characters do not count.
+ */
+function unsupportedShape(pattern: string): string | undefined {
+  let stars = 0
+  let braces = 0
+  let bracket = false
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!
+    if (c === '\\') {
+      i++
+      continue
+    }
+    if (bracket) {
+      if (c === ']') bracket = false
+      else if (c === '/') return 'a "/" inside "[…]" is not supported'
+      continue
+    }
+    if (c === '[') bracket = true
+    else if (c === '{') braces++
+    else if (c === '}' && braces > 0) braces--
+    else if (c === '/') {
+      if (braces > 0) return 'a "/" inside "{…}" is not supported; write one glob per alternative'
+      stars = 0
+    } else if (pattern[i + 1] === '(' && (c === '@' || c === '!' || c === '+' || c === '*' || c === '?')) {
+      return `extglobs such as "${c}(…)" are not supported (they can make matching take exponential time)`
+    } else if (c === '*') {
+      const segmentStart = pattern.lastIndexOf('/', i) + 1
+      const segmentEnd = pattern.indexOf('/', i)
+      if (pattern.slice(segmentStart, segmentEnd < 0 ? undefined : segmentEnd) === '**') {
+        i++
+        continue
+      }
+      if (++stars > MAX_STARS_PER_SEGMENT) {
+        return `a glob may have at most ${MAX_STARS_PER_SEGMENT} "*" in one segment (more can make matching take exponential time)`
+      }
+    }
+  }
+  return undefined
+}
+
 /**
  * Root-independent problems of a glob written in a rule, or undefined. Negation is refused: a rule
  * that matched "everything but X" would turn into its opposite under the directory rule (a pattern
- * also covers what lies beneath it), and exceptions are written as an earlier rule instead.
+ * also covers what lies beneath it), and exceptions are written as an earlier rule instead. Shapes
+ * that could make matching slow are refused too (`unsupportedShape`).
  */
 export function globProblem(
   pattern: string,
@@ -51,6 +99,8 @@ export function globProblem(
     const hint = options.inRule === true ? '; put the exception in an earlier rule of the layer instead' : ''
     return `negated globs ("!…") are not supported${hint}`
   }
+  const unsupported = unsupportedShape(pattern)
+  if (unsupported !== undefined) return unsupported
   try {
     picomatch.makeRe(pattern, { dot: true, windows: false })
   } catch (error) {

@@ -17,6 +17,25 @@ export function foldCase(text: string): string {
   return text.toUpperCase().toLowerCase().normalize('NFC')
 }
 
+/** Longer paths (Linux's PATH_MAX), longer names (NAME_MAX) and deeper paths are not matched. */
+export const MAX_PATH_LENGTH = 4096
+export const MAX_NAME_LENGTH = 255
+export const MAX_PATH_DEPTH = 256
+
+/** Why a normalized path is beyond the bounds matching is kept fast for, or undefined. */
+function beyondLimits(path: string): string | undefined {
+  if (path.length > MAX_PATH_LENGTH) return `it is longer than ${MAX_PATH_LENGTH} characters`
+  let depth = 0
+  let start = 0
+  for (let i = 1; i <= path.length; i++) {
+    if (i < path.length && path[i] !== '/') continue
+    if (i - start - 1 > MAX_NAME_LENGTH) return `a name in it is longer than ${MAX_NAME_LENGTH} characters`
+    if (++depth > MAX_PATH_DEPTH) return `it is deeper than ${MAX_PATH_DEPTH} directories`
+    start = i
+  }
+  return undefined
+}
+
 const NEEDS_RESOLVING = /(?:^|\/)\.{1,2}(?:\/|$)|\/\/|\/$/
 
 export type NormalizedPath =
@@ -41,8 +60,8 @@ export function resolveSegments(segments: readonly string[]): string[] {
  * relative paths are read against the workspace root, `~` and `~/…` against `home`, and `.`, `..`,
  * repeated and trailing slashes are resolved. On a case-insensitive file system the result is
  * case-folded and in Unicode NFC (`foldCase`). Symbolic links are not followed: this is a pure
- * function of the string. A path that cannot be read unambiguously (a NUL byte, `~user`, `~` with no home)
- * is a problem, never a guess.
+ * function of the string. A path that cannot be read unambiguously (a NUL byte, `~user`, `~` with
+ * no home) or is beyond the bounds matching is kept fast for is a problem, never a guess.
  */
 export function normalizePath(input: string, context: PathContext): NormalizedPath {
   if (input.includes('\0')) return { ok: false, problem: 'it contains a NUL byte' }
@@ -53,7 +72,7 @@ export function normalizePath(input: string, context: PathContext): NormalizedPa
       : context.root === '/'
         ? `/${input}`
         : `${context.root}/${input}`
-    return { ok: true, path: context.caseSensitive ? path : foldCase(path) }
+    return finish(path, context)
   }
   let absolute: string
   if (input.startsWith('~')) {
@@ -65,6 +84,11 @@ export function normalizePath(input: string, context: PathContext): NormalizedPa
     }
     absolute = `${context.home}/${input.slice(1)}`
   } else absolute = input.startsWith('/') ? input : `${context.root}/${input}`
-  const path = `/${resolveSegments(absolute.split('/')).join('/')}`
+  return finish(`/${resolveSegments(absolute.split('/')).join('/')}`, context)
+}
+
+function finish(path: string, context: PathContext): NormalizedPath {
+  const problem = beyondLimits(path)
+  if (problem !== undefined) return { ok: false, problem }
   return { ok: true, path: context.caseSensitive ? path : foldCase(path) }
 }
