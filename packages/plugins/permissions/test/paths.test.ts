@@ -287,6 +287,20 @@ describe('path rules', () => {
     expect(decisionFor(engine, '/work/bdxyz/secret')).toBe('allow')
   })
 
+  it('P2: only *, ?, […] and {…} are glob syntax: parentheses and pipes in names are literal', () => {
+    const engine = pathEngine([
+      { decision: 'deny', paths: ['secrets (old)', 'a|b', 'report(1)*.pdf', 'lit\\*eral'] },
+    ])
+    expect(decisionFor(engine, 'secrets (old)/key')).toBe('deny')
+    expect(decisionFor(engine, 'secrets old/key')).toBe('allow')
+    expect(decisionFor(engine, 'a|b')).toBe('deny')
+    expect(decisionFor(engine, 'a')).toBe('allow')
+    expect(decisionFor(engine, 'report(1) final.pdf')).toBe('deny')
+    expect(decisionFor(engine, 'report1 final.pdf')).toBe('allow')
+    expect(decisionFor(engine, 'lit*eral')).toBe('deny')
+    expect(decisionFor(engine, 'litXeral')).toBe('allow')
+  })
+
   it('P2: .. in a glob is resolved before matching, and a rule cannot be dodged with it', () => {
     const engine = pathEngine([{ decision: 'deny', paths: 'src/../private' }])
     expect(

@@ -1,4 +1,4 @@
-import { compileGlob, escapeGlob, globProblem, isGlobSegment } from './glob.ts'
+import { compileGlob, escapeGlob, globProblem, isGlobSegment, readSegment } from './glob.ts'
 import { compileSegmentMatcher, type SegmentMatcher } from './match-segments.ts'
 import { foldCase, type PathContext } from './normalize-path.ts'
 
@@ -40,13 +40,11 @@ export function pathPatternProblem(pattern: string): string | undefined {
   return undefined
 }
 
-/** Characters that give a segment glob syntax; a segment without them is compared as a string. */
-const GLOB_SYNTAX = /[*?[\]{}()!+@\\]/
-
 function segmentMatcher(segment: Segment, caseSensitive: boolean): SegmentMatcher {
-  if (!segment.literal && segment.text === '**') return { kind: 'globstar' }
-  if (segment.literal || !GLOB_SYNTAX.test(segment.text)) return { kind: 'literal', text: segment.text }
-  return { kind: 'glob', test: compileGlob(segment.text, caseSensitive) }
+  if (segment.literal) return { kind: 'literal', text: segment.text }
+  if (segment.text === '**') return { kind: 'globstar' }
+  const read = readSegment(segment.text)
+  return read.kind === 'literal' ? read : { kind: 'glob', test: compileGlob(read.glob, caseSensitive) }
 }
 
 /**

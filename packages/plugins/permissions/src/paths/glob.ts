@@ -25,9 +25,40 @@ export function compileGlob(
   }
 }
 
-/** True when `segment` holds glob syntax (`*`, `?`, `[…]`, `{…}`, extglobs). */
+/** How one segment of a path glob is matched: as a string, or as a glob. */
+export type ReadSegment =
+  { readonly kind: 'literal'; readonly text: string } | { readonly kind: 'glob'; readonly glob: string }
+
+/**
+ * Reads one glob segment. Only `*`, `?`, `[…]` and `{…}` are glob syntax; a backslash escapes the
+ * next character. Everything else is literal — also `(`, `)` and `|`, which picomatch would read as
+ * a regular-expression group (`file (1).txt` must match the file of that name, not `file 1.txt`).
+ */
+export function readSegment(segment: string): ReadSegment {
+  let literal = ''
+  let glob = ''
+  let magic = false
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment[i]!
+    if (c === '\\' && i + 1 < segment.length) {
+      literal += segment[i + 1]
+      glob += `\\${segment[i + 1]}`
+      i++
+    } else if (c === '(' || c === ')' || c === '|') {
+      literal += c
+      glob += `\\${c}`
+    } else {
+      if (c === '*' || c === '?' || c === '[' || c === ']' || c === '{' || c === '}') magic = true
+      literal += c
+      glob += c
+    }
+  }
+  return magic ? { kind: 'glob', glob } : { kind: 'literal', text: literal }
+}
+
+/** True when `segment` holds glob syntax (see `readSegment`). */
 export function isGlobSegment(segment: string): boolean {
-  return picomatch.scan(segment).isGlob
+  return readSegment(segment).kind === 'glob'
 }
 
 /** A literal path segment written into a pattern: every character glob syntax gives a meaning is escaped. */
