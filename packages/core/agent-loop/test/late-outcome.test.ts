@@ -124,7 +124,7 @@ describe('a late body outcome is recorded as its own session event (tool/late-ou
     const entry = (root.logger as ReturnType<typeof createMemoryLogger>).entries.at(-1)!
     expect(entry).toMatchObject({
       level: 'error',
-      message: 'executeToolCalls: the late outcome of tool call "w1" could not be recorded',
+      message: 'executeToolCalls(options): the late outcome of tool call "w1" could not be recorded',
       fields: { turn: 1, step: 1, callId: 'w1', outcome: { kind: 'abandoned' } },
     })
     expect((entry.fields?.error as { code?: string }).code).toBe('CLOSED')
