@@ -77,7 +77,14 @@ export function openStepBatch(options: {
       outcome,
     })
   }
-  const ledger = createToolCallLedger({ session, turn, step, blocks, message: options.message, lateFailed: logLate })
+  const ledger = createToolCallLedger({
+    session,
+    turn,
+    step,
+    blocks,
+    message: options.message,
+    lateFailed: logLate,
+  })
   const progress = createToolCallProgress({
     turn,
     step,

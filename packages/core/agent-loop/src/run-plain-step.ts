@@ -27,14 +27,27 @@ export async function runPlainStep(run: StepRun): Promise<StepReport> {
       outcome: outcome.kind,
       ...(outcome.kind === 'error' ? { error: outcome.error } : {}),
     })
-    const stop = outcome.kind === 'error' ? { kind: 'failed' as const, error: outcome.error } : { kind: 'aborted' as const }
+    const stop =
+      outcome.kind === 'error'
+        ? { kind: 'failed' as const, error: outcome.error }
+        : { kind: 'aborted' as const }
     return { toolCalls: 0, concludesTurn: false, eager: undefined, stop }
   }
   const { message, finishReason, usage } = outcome.response
   const assistant: AssistantMessageEventData = { turn, step, message, finishReason, usage }
   const messageSeq = session.append('assistant/message', assistant).seq
   onRecorded(message, usage)
-  emit({ type: 'model-call-end', turn, step, at: endedAt, durationMs, outcome: 'ok', message, finishReason, usage })
+  emit({
+    type: 'model-call-end',
+    turn,
+    step,
+    at: endedAt,
+    durationMs,
+    outcome: 'ok',
+    message,
+    finishReason,
+    usage,
+  })
 
   const calls = toolCallsOf(message)
   if (calls.length === 0) return { toolCalls: 0, concludesTurn: false, eager: undefined, stop: undefined }

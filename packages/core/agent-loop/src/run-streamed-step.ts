@@ -1,4 +1,9 @@
-import { toolCallsOf, type AssistantMessage, type FinishReason, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import {
+  toolCallsOf,
+  type AssistantMessage,
+  type FinishReason,
+  type ToolCallBlock,
+} from '@deepseek-ai/dsh-llm'
 import type { ToolRuntime } from '@deepseek-ai/dsh-tools'
 import { AgentLoopError } from './errors.ts'
 import { openStepBatch, type StepBatch } from './open-step-batch.ts'

@@ -22,5 +22,6 @@ export interface StepReport {
   /** Streamed steps with tool calls: what eager dispatch did. */
   readonly eager: EagerDispatchFigures | undefined
   /** Set when the turn must end after this step: the model call (or stream) was aborted or failed. */
-  readonly stop: { readonly kind: 'aborted' } | { readonly kind: 'failed'; readonly error: unknown } | undefined
+  readonly stop:
+    { readonly kind: 'aborted' } | { readonly kind: 'failed'; readonly error: unknown } | undefined
 }

@@ -90,7 +90,10 @@ function checkToolCall(part: { call?: unknown }, seen: ReadonlySet<string>): Too
   if (typeof name !== 'string' || name === '')
     throw invalidModelResponse(SOURCE, `a tool-call part with name ${describeValue(name)}`)
   if (typeof args !== 'string')
-    throw invalidModelResponse(SOURCE, `a tool-call part with arguments ${describeValue(args)} (not a string)`)
+    throw invalidModelResponse(
+      SOURCE,
+      `a tool-call part with arguments ${describeValue(args)} (not a string)`,
+    )
   // a copy of what was checked: a getter cannot change it later
   return { type: 'tool-call', id, name, arguments: args }
 }
@@ -111,7 +114,9 @@ function extraCalls(response: ModelResponse, yielded: readonly ToolCallBlock[]):
       )
     }
   })
-  return calls.slice(yielded.length).map((c) => ({ type: 'tool-call', id: c.id, name: c.name, arguments: c.arguments }))
+  return calls
+    .slice(yielded.length)
+    .map((c) => ({ type: 'tool-call', id: c.id, name: c.name, arguments: c.arguments }))
 }
 
 /**
@@ -153,7 +158,10 @@ export async function streamModel(options: {
     const stream = model.stream!(request) as AsyncIterable<unknown> | null | undefined
     const opened = (stream as Partial<AsyncIterable<unknown>> | null | undefined)?.[Symbol.asyncIterator]?.()
     if (typeof opened?.next !== 'function')
-      throw invalidModelResponse('model.stream(request) returned', `${describeValue(stream)}, not an async iterable`)
+      throw invalidModelResponse(
+        'model.stream(request) returned',
+        `${describeValue(stream)}, not an async iterable`,
+      )
     iterator = opened
   } catch (error) {
     return ended({ kind: 'error', error })
@@ -168,7 +176,10 @@ export async function streamModel(options: {
     // a throwing or finished iterator has nothing left to close
     if (next.kind === 'error') return ended(next)
     if (next.kind === 'done')
-      return ended({ kind: 'error', error: invalidModelResponse(SOURCE, 'no finish part before the stream ended') })
+      return ended({
+        kind: 'error',
+        error: invalidModelResponse(SOURCE, 'no finish part before the stream ended'),
+      })
     try {
       const part = next.part as Partial<ModelStreamPart> | null
       if (typeof part !== 'object' || part === null || typeof part.type !== 'string')

@@ -11,7 +11,8 @@ import { AgentLoopError } from './errors.ts'
  * (at `seq`, which each `tool/call` then cites; `undefined` when the caller did not say). `pending`:
  * the model is still streaming it; calls that start meanwhile are recorded when it lands.
  */
-export type LedgerMessage = { readonly kind: 'recorded'; readonly seq: number | undefined } | { readonly kind: 'pending' }
+export type LedgerMessage =
+  { readonly kind: 'recorded'; readonly seq: number | undefined } | { readonly kind: 'pending' }
 
 /**
  * What one step recorded in the session. Calls are recorded in model order and answered in model

@@ -1,10 +1,4 @@
-import type {
-  AssistantMessage,
-  FinishReason,
-  JsonValue,
-  TokenUsage,
-  UserMessage,
-} from '@deepseek-ai/dsh-llm'
+import type { AssistantMessage, FinishReason, JsonValue, TokenUsage, UserMessage } from '@deepseek-ai/dsh-llm'
 import type { Session } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 
