@@ -261,12 +261,12 @@ describe('verifyToolPairs against the assistant messages (T30, T40)', () => {
       { kind: 'call', plan: single, callId: 'x', cite: 'bad' },
     ])
     expect(verifyToolPairs(cited).problems.map((p) => [p.kind, p.seq, p.message])).toEqual([
+      ['unanswered-call', 2, 'tool/call seq 2 ("x") never got a tool/result'],
       [
         'wrong-message-source',
         2,
         'tool/call seq 2 ("x") has sourceEventSeqs []; expected [1], the assistant/message of turn 1 step 1',
       ],
-      ['unanswered-call', 2, 'tool/call seq 2 ("x") never got a tool/result'],
     ])
   })
 })
