@@ -133,6 +133,7 @@ export function openStepBatch(options: {
     close: () => batch.close(),
     async finish(acceptContext) {
       const outcome = await batch.outcome
+      ledger.settle()
       const eager = progress.figures()
       progress.close()
       if (outcome.kind === 'failed') {

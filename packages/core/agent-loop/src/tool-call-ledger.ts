@@ -33,8 +33,13 @@ export interface ToolCallLedger {
   recordResult(index: number, result: ToolExecutionResult): void | Promise<void>
   /** The recorded calls still without a recorded result, in model order (always a tail). */
   unanswered(): { callId: string; callSeq: number }[]
-  /** Appends `tool/late-outcome` for call `index`, citing its call and result. */
+  /**
+   * Appends `tool/late-outcome` for call `index`, citing its call and result; one that comes before
+   * its result is recorded is held until then (or until `settle`).
+   */
   recordLateOutcome(index: number, outcome: LateToolOutcome): void
+  /** The batch is over: late outcomes still held are recorded citing their call only (or reported). */
+  settle(): void
   /**
    * The assistant message was appended at `seq`: the held-back `tool/call`s are appended now, in
    * model order. When the session refuses one, it and every later call stay unrecorded and their
@@ -66,7 +71,9 @@ export function createToolCallLedger(options: {
   let broken: { readonly error: unknown } | undefined
   let landed: Promise<void> | undefined
   let land: (() => void) | undefined
-  const heldLate: { index: number; outcome: LateToolOutcome }[] = []
+  /** Late outcomes waiting for their call's result to be recorded. */
+  const heldLate = new Map<number, LateToolOutcome>()
+  let settled = false
 
   const messageSeq = (): number | undefined => (message.kind === 'recorded' ? message.seq : undefined)
 
@@ -106,6 +113,18 @@ export function createToolCallLedger(options: {
     }
     resultSeqs[index] = appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
     answered = index + 1
+    flushLate(index)
+  }
+
+  const flushLate = (index: number): void => {
+    const outcome = heldLate.get(index)
+    if (outcome === undefined) return
+    heldLate.delete(index)
+    try {
+      late(index, outcome)
+    } catch (error) {
+      lateFailed(index, outcome, error)
+    }
   }
 
   const late = (index: number, outcome: LateToolOutcome): void => {
@@ -142,11 +161,16 @@ export function createToolCallLedger(options: {
     },
 
     recordLateOutcome(index, outcome) {
-      if (message.kind === 'pending' && index < announced) {
-        heldLate.push({ index, outcome })
+      if (!settled && resultSeqs[index] === undefined && message.kind !== 'refused' && index < announced) {
+        heldLate.set(index, outcome)
         return
       }
       late(index, outcome)
+    },
+
+    settle() {
+      settled = true
+      for (const index of [...heldLate.keys()]) flushLate(index)
     },
 
     messageRecorded(seq) {
@@ -158,22 +182,16 @@ export function createToolCallLedger(options: {
         broken = { error }
       }
       land?.()
-      for (const held of heldLate.splice(0)) {
-        try {
-          late(held.index, held.outcome)
-        } catch (error) {
-          lateFailed(held.index, held.outcome, error)
-        }
-      }
     },
 
     messageRefused() {
       if (message.kind !== 'pending') return
       message = { kind: 'refused' }
       land?.()
-      for (const held of heldLate.splice(0)) {
-        lateFailed(held.index, held.outcome, new Error('the assistant message of its step was not recorded'))
+      for (const [index, outcome] of heldLate) {
+        lateFailed(index, outcome, new Error('the assistant message of its step was not recorded'))
       }
+      heldLate.clear()
     },
 
     unanswered() {
