@@ -3,7 +3,6 @@ import fc from 'fast-check'
 import { z } from 'zod'
 import { createContext, createMemoryLogger, type Context } from '@deepseek-ai/dsh-context'
 import {
-  LlmError,
   createScriptedModel,
   textBlock,
   textOf,
@@ -167,7 +166,7 @@ async function runStream(spec: StreamSpec, s: fc.Scheduler): Promise<Run> {
   )
 
   const controller = new AbortController()
-  const streamError = new LlmError({ code: 'CONNECTION_LOST', kind: 'system', message: 'dropped' })
+  const streamError = new Error('the connection dropped mid-stream')
   const part = async (label: string, push: () => void): Promise<void> => {
     await s.schedule(Promise.resolve(), label)
     push()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LlmError, createScriptedModel, textBlock, type LanguageModel } from '@deepseek-ai/dsh-llm'
+import { createScriptedModel, textBlock, type LanguageModel } from '@deepseek-ai/dsh-llm'
 import { createMemorySession, verifyToolPairs, type SessionEvent } from '@deepseek-ai/dsh-session'
 import {
   AgentLoopError,
@@ -194,7 +194,7 @@ describe('eager dispatch (T40)', () => {
 
   it('T40/T38: the stream fails after calls started: they are aborted and drained, every complete call is answered, the turn ends "error"; resume works', async () => {
     const { root, journal } = eagerTools()
-    const drop = new LlmError({ code: 'CONNECTION_LOST', kind: 'system', message: 'the connection dropped' })
+    const drop = new Error('the connection dropped mid-stream')
     const gate = deferred()
     const session = createMemorySession()
     const { agent } = agentOn(
