@@ -20,6 +20,7 @@ export const packages = [
     id: '@deepseek-ai/dsh-agent-tool-presentation',
   },
   { name: 'code-runtime', dir: 'packages/code-runtime/code-runtime', id: '@deepseek-ai/dsh-code-runtime' },
+  { name: 'mcp', dir: 'packages/plugins/mcp', id: '@deepseek-ai/dsh-mcp' },
 ] as const
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))

@@ -4,7 +4,8 @@
 // (run from a directory with no node_modules), a TypeScript consumer under `module: node16` and
 // `nodenext`, and a project on zod 3.25 (the `zod/v4` entry). Run after `pnpm build`.
 // Only zod, ajv and their dependencies come from the npm registry (`--prefer-offline`: the npm cache
-// serves them when it can); the packages under test are always the local tarballs.
+// serves them when it can), except in the MCP plugin's own project, which also installs the MCP SDK;
+// the packages under test are always the local tarballs.
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import {
@@ -22,6 +23,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fixtures } from './packed-fixtures.mjs'
+import { mcpFixture } from './packed-mcp-fixture.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRequire = createRequire(join(repo, 'package.json'))
@@ -34,7 +36,10 @@ const packageDirs = [
   'packages/core/agent-tool-presentation',
   'packages/llm/llm-openai',
   'packages/code-runtime/code-runtime',
+  'packages/plugins/mcp',
 ]
+/** Packed and inspected like the others, but installed only into their own project (step 4). */
+const ownProject = new Set(['@deepseek-ai/dsh-mcp'])
 /** A zod 4 minor other than the workspace's: the consumer's zod must be the only one installed. */
 const CONSUMER_ZOD = '~4.0.0'
 const ZOD3 = '3.25.76'
@@ -142,7 +147,8 @@ try {
   for (const s of sizes)
     console.log(`  ${s.name}: ${kb(s.tarball)} packed, ${kb(s.unpacked)} unpacked, ${s.files} files`)
 
-  const local = Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
+  const allLocal = Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
+  const local = Object.fromEntries(Object.entries(allLocal).filter(([name]) => !ownProject.has(name)))
   const workspaceZod = JSON.parse(
     readFileSync(join(repo, 'packages/core/tools/node_modules/zod/package.json'), 'utf8'),
   )
@@ -246,6 +252,20 @@ try {
   expectOutput('zod 3.25', run(process.execPath, ['smoke.mjs'], zod3), fixtures.expectedZod3Report)
   check(installedCopies(zod3, 'ajv').length === 0, 'zod3: ajv was installed although nobody asked for it')
   console.log(`zod 3.25 install without ajv: ${kb(bytesUnder(join(zod3, 'node_modules')))} in node_modules`)
+
+  step('installing the MCP project')
+  // 4. The MCP plugin, with the MCP SDK from the registry: a real stdio server, from ESM and CommonJS.
+  const mcp = join(work, 'mcp')
+  npmInstall(mcp, {
+    ...Object.fromEntries(mcpFixture.packages.map((name) => [name, allLocal[name]])),
+    zod: CONSUMER_ZOD,
+    ajv: '^8.17.0',
+  })
+  check(installedCopies(mcp, 'zod').length === 1, 'mcp: expected exactly one zod')
+  for (const [file, source] of Object.entries(mcpFixture.files)) writeFileSync(join(mcp, file), source)
+  expectOutput('mcp ESM', run(process.execPath, ['smoke.mjs'], mcp), mcpFixture.expectedReport)
+  expectOutput('mcp CommonJS', run(process.execPath, ['smoke.cjs'], mcp), mcpFixture.expectedReport)
+  console.log(`mcp install: ${kb(bytesUnder(join(mcp, 'node_modules')))} in node_modules`)
 } finally {
   if (keep) console.log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
@@ -256,5 +276,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25',
+  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS)',
 )

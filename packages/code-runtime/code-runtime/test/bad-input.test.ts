@@ -13,7 +13,7 @@ const rejectsWith = async (request: unknown, message: string): Promise<void> => 
   expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', kind: 'user', message })
 }
 
-describe('bad input to run (SPEC §10)', () => {
+describe('bad input to run (docs/spec.md §10)', () => {
   it('a request that is not a plain object is refused with INVALID_ARGUMENT', async () => {
     await rejectsWith(undefined, 'run(request): request must be a plain object, got undefined')
     await rejectsWith('return 1', 'run(request): request must be a plain object, got the string "return 1"')

@@ -17,7 +17,7 @@ const runtime = createTestRuntime()
 const run = (program: string, bindings?: Record<string, CodeBinding>, language?: 'javascript') =>
   runtime.run({ program, ...(bindings ? { bindings } : {}), ...(language ? { language } : {}) })
 
-describe('sandbox escape attempts (SPEC T34)', () => {
+describe('sandbox escape attempts (docs/spec.md T34)', () => {
   it('T34: the host `process`, `require`, `module`, `global` and `Buffer` do not exist in the sandbox', async () => {
     const result = await run(
       'return [typeof process, typeof require, typeof module, typeof exports, typeof global, typeof Buffer, typeof __dirname]',
@@ -550,7 +550,7 @@ function hostLoopWatch(): { readonly bindings: Record<string, CodeBinding>; tick
   }
 }
 
-describe('CPU held inside built-ins cannot hold the host (SPEC T34)', () => {
+describe('CPU held inside built-ins cannot hold the host (docs/spec.md T34)', () => {
   const cpuBound: [string, string][] = [
     ['indexOf on a 1 MB string', "const s = 'x'.repeat(1 << 20); for (;;) s.indexOf('y')"],
     [

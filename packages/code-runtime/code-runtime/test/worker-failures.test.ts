@@ -20,7 +20,7 @@ await import(${JSON.stringify(real.href)})`
 
 const sabotage = { program: 'return "SABOTAGE"' }
 
-describe('a sandbox worker that dies never takes the host down (SPEC T34)', () => {
+describe('a sandbox worker that dies never takes the host down (docs/spec.md T34)', () => {
   it('T34: process.exit inside the worker ends only that run, with kind exception; the next run gets a new worker', async () => {
     const runtime = createTestRuntime(undefined, { workerUrl: await sabotagedWorker('process.exit(3)') })
     expect(errorOf(await runtime.run(sabotage))).toEqual({

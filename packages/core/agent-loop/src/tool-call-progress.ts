@@ -115,7 +115,17 @@ export function createToolCallProgress(options: {
         start === undefined
           ? { queueMs: at - (queuedAt[index] ?? at), runMs: 0, commitMs: 0 }
           : { queueMs: start - (queuedAt[index] ?? start), runMs: settled - start, commitMs: at - settled }
-      emit({ type: 'tool-call-end', ...base(index, at), result, started: start !== undefined, timings })
+      if (onEvent === undefined) return
+      const block = blocks[index]!
+      const resultLabel = tools.describeResult(block.name, parsedArgs(block.arguments), result)
+      emit({
+        type: 'tool-call-end',
+        ...base(index, at),
+        result,
+        resultLabel,
+        started: start !== undefined,
+        timings,
+      })
     },
     figures() {
       if (!streaming || streamEndedAt === undefined) return undefined

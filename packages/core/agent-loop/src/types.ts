@@ -111,6 +111,8 @@ export interface ToolCallTimings {
 export interface ToolCallEndEvent extends ToolCallEventBase {
   readonly type: 'tool-call-end'
   readonly result: ToolExecutionResult
+  /** A UI label for the result (`ctx.tools.describeResult`: the tool's `presentResult`, else a default). */
+  readonly resultLabel: string
   /** False for a call that never took a slot (abort, scheduler failure before it started). */
   readonly started: boolean
   readonly timings: ToolCallTimings

@@ -133,6 +133,7 @@ describe('executeToolCalls bad input', () => {
     expect(events[1]).toMatchObject({ mode: 'parallel' })
     const end = events[3] as Extract<ToolCallProgressEvent, { type: 'tool-call-end' }>
     expect(end.result).toBe(results[0])
+    expect(end.resultLabel).toBe('greet: hi ann')
     expect(end.started).toBe(true)
     for (const ms of Object.values(end.timings)) expect(ms).toBeGreaterThanOrEqual(0)
     expect(logger.entries.filter((e) => e.message.includes('options.onEvent threw'))).toHaveLength(4)

@@ -28,7 +28,10 @@ import { createStreamingModel } from './support/stream-model.ts'
 const TIMEOUT: ToolExecutionResult = Object.freeze({
   isError: true as const,
   content: [{ type: 'text' as const, text: 'Tool "slow" timed out after 10 ms.' }],
-  error: { message: 'Tool "slow" timed out after 10 ms.', info: { name: 'Timeout', code: 'TIMEOUT' } },
+  error: {
+    message: 'Tool "slow" timed out after 10 ms.',
+    info: { name: 'Timeout', code: 'TIMEOUT' as const },
+  },
 })
 
 /** A root ctx whose `tools` is a double: every call times out at once and its body settles when the test says. */
@@ -55,6 +58,7 @@ function timingOutTools(): { root: Context; settle: (late: LateToolOutcome) => v
     schemas: () => [],
     get: () => undefined,
     describeCall: (name: string) => name,
+    describeResult: (name: string) => name,
   } as never)
   return { root, settle: (late) => body.resolve(late) }
 }

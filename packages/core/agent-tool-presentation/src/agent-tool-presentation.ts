@@ -7,7 +7,7 @@ import { readConfig, type ToolPresentationConfig } from './read-config.ts'
 const WHERE = 'agentToolPresentation(ctx, config)'
 
 /**
- * The presentation selector plugin (SPEC T8): declares how the tools of `ctx`'s scope (and its
+ * The presentation selector plugin (docs/spec.md T8): declares how the tools of `ctx`'s scope (and its
  * descendants without a declaration of their own) are shown to the model.
  *
  * - `native`: `ctx.tools.presentAs('native')` at once.

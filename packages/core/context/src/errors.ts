@@ -7,6 +7,7 @@ export type ContextErrorCode =
   | 'RESERVED_NAME'
   | 'SCOPE_DISPOSED'
   | 'NEXT_CALLED_TWICE'
+  | 'NEXT_CALLED_LATE'
 
 /** Misuse of the ctx object: bad arguments, missing or conflicting services, disposed scopes, waterfall misuse. */
 export class ContextError extends DshError<ContextErrorCode> {

@@ -140,6 +140,8 @@ export interface ContextApi {
   ): Promise<WaterfallResult<K>>
   /** True when any listener would see `name` emitted from this scope (lets hot paths skip work). */
   hasListeners(name: EventName): boolean
+  /** How many listeners would see `name` emitted from this scope (lets hot paths pick a shortcut). */
+  listenerCount(name: EventName): number
 
   /** A child scope; its registrations go away when it (or an ancestor) is disposed. */
   createScope(options: { readonly name: string }): Context

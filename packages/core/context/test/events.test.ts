@@ -84,6 +84,20 @@ describe('waterfall', () => {
     expect(trace).toEqual(['outer-in', 'inner-in', 'fallback:2', 'outer-out'])
   })
 
+  it('listenerCount counts the listeners a scope sees, and follows registration and disposal', () => {
+    const ctx = createContext({ logger: createMemoryLogger() })
+    const agent = ctx.createScope({ name: 'agent' })
+    const sibling = ctx.createScope({ name: 'sibling' })
+    expect(agent.listenerCount('test/transform')).toBe(0)
+    const off = ctx.on('test/transform', (v) => v)
+    agent.on('test/transform', (v) => v)
+    expect([ctx, agent, sibling].map((c) => c.listenerCount('test/transform'))).toEqual([1, 2, 1])
+    off()
+    expect([ctx, agent, sibling].map((c) => c.listenerCount('test/transform'))).toEqual([0, 1, 0])
+    agent.dispose()
+    expect(ctx.listenerCount('test/transform')).toBe(0)
+  })
+
   it('calling next() twice rejects with NEXT_CALLED_TWICE', async () => {
     const ctx = createContext({ logger: createMemoryLogger() })
     ctx.on('test/transform', async (_value, next) => {

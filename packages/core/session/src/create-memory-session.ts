@@ -1,5 +1,6 @@
 import type { MemorySessionOptions, Session } from './types.ts'
 import { createSessionCore } from './create-session-core.ts'
+import { createEventClock } from './event-clock.ts'
 import { readClockOption, readStoreOptions } from './read-store-options.ts'
 
 /**
@@ -13,7 +14,12 @@ export function createMemorySession(options?: MemorySessionOptions): Session {
   const where = 'createMemorySession(options)'
   const read = readStoreOptions(where, options, ['clock'])
   return createSessionCore(
-    { clock: readClockOption(where, read.clock), initialEvents: [], persist: () => {}, release: () => {} },
+    {
+      clock: createEventClock(readClockOption(where, read.clock)),
+      initialEvents: [],
+      persist: () => {},
+      release: () => {},
+    },
     {},
   )
 }

@@ -1,18 +1,14 @@
-import { types } from 'node:util'
 import { describeValue, type JsonValue } from '@deepseek-ai/dsh-llm'
-import { deepFreeze } from './deep-freeze.ts'
 import { SessionError } from './errors.ts'
-import {
-  eventTypeProblem,
-  MAX_TYPE_LENGTH,
-  sourceEventSeqsProblem,
-  surfaceOpProblem,
-} from './event-fields.ts'
-import { snapshotJsonValue } from './snapshot-json-value.ts'
-import type { AppendOptions, ReadOptions, Session, SessionEvent, SurfaceOp } from './types.ts'
+import type { EventClock } from './event-clock.ts'
+import { MAX_TYPE_LENGTH, eventTypeProblem } from './event-fields.ts'
+import { readAppendOptions, type AppendFields } from './read-append-options.ts'
+import { DEFAULT_MAX_DEPTH } from './snapshot/snapshot-json-value.ts'
+import { SnapshotWalker } from './snapshot/snapshot-walker.ts'
+import type { AppendOptions, ReadOptions, Session, SessionEvent } from './types.ts'
 
 export interface SessionCoreOptions {
-  readonly clock: () => Date
+  readonly clock: EventClock
   /** Events already in the store (validated, frozen, seqs 1..n). */
   readonly initialEvents: readonly SessionEvent[]
   /** Makes one event durable before `append` returns; throws `SessionError` to refuse it. */
@@ -24,42 +20,43 @@ export interface SessionCoreOptions {
 /**
  * The store-independent part of a session: validation, snapshots, seq numbering and reads.
  * `extra` adds store-specific read-only members (the file store's `path`, `repaired`).
+ *
+ * An event is built frozen: its `data` is a frozen snapshot (a frozen snapshot passed in is used as
+ * it is), its `sourceEventSeqs` a frozen copy, the rest primitives; so no second freezing walk.
  */
 export function createSessionCore<Extra extends object>(
   options: SessionCoreOptions,
   extra: Extra,
 ): Session & Extra {
   const log: SessionEvent[] = [...options.initialEvents]
+  const { clock, persist } = options
   let view: readonly SessionEvent[] | undefined
   let closed = false
+  // One walker serves every append; a getter inside `data` that appends again gets a fresh one.
+  // Appended data is not remembered as a reusable snapshot: that would cost a weak-map entry per event.
+  const walker = new SnapshotWalker(DEFAULT_MAX_DEPTH, true, false)
 
   const append = (type: string, data: unknown, appendOptions?: AppendOptions): SessionEvent => {
-    const label = typeof type === 'string' && type.length <= MAX_TYPE_LENGTH ? JSON.stringify(type) : 'type'
-    const where = `append(${label}, data${appendOptions === undefined ? '' : ', options'})`
-    if (closed) throw new SessionError({ code: 'CLOSED', message: `${where}: the session is closed` })
-    const typeProblem = eventTypeProblem(type)
-    if (typeProblem !== undefined) {
-      throw new SessionError({ code: 'INVALID_ARGUMENT', message: `${where}: type ${typeProblem}` })
+    const where = (): string => appendWhere(type, appendOptions)
+    if (closed) throw new SessionError({ code: 'CLOSED', message: `${where()}: the session is closed` })
+    if (typeof type !== 'string' || type.length === 0 || type.length > MAX_TYPE_LENGTH) {
+      throw new SessionError({
+        code: 'INVALID_ARGUMENT',
+        message: `${where()}: type ${eventTypeProblem(type)}`,
+      })
     }
-    const snapshot = snapshotJsonValue(data)
+    const snapshot = (walker.idle ? walker : new SnapshotWalker(DEFAULT_MAX_DEPTH, true, false)).run(data)
     if (!snapshot.ok) {
       throw new SessionError({
         code: 'NOT_JSON',
-        message: `${where}: ${snapshot.path.replace(/^\$/, 'data')} ${snapshot.reason}`,
+        message: `${where()}: ${snapshot.path.replace(/^\$/, 'data')} ${snapshot.reason}`,
         details: { jsonPath: snapshot.path },
       })
     }
     const seq = log.length + 1
-    const { surfaceOp, sourceEventSeqs } = readAppendOptions(where, appendOptions, seq)
-    const event: SessionEvent = deepFreeze({
-      seq,
-      type,
-      time: readClock(where, options.clock),
-      ...(surfaceOp === undefined ? {} : { surfaceOp }),
-      ...(sourceEventSeqs === undefined ? {} : { sourceEventSeqs }),
-      data: snapshot.value,
-    })
-    options.persist(event)
+    const fields = readAppendOptions(appendOptions, seq, where)
+    const event = buildEvent(seq, type, clock(where), fields, snapshot.value)
+    persist(event)
     log.push(event)
     view = undefined
     return event
@@ -95,32 +92,30 @@ export function createSessionCore<Extra extends object>(
   })
 }
 
-function readAppendOptions(
-  where: string,
-  options: unknown,
+function appendWhere(type: unknown, options: unknown): string {
+  const label = typeof type === 'string' && type.length <= MAX_TYPE_LENGTH ? JSON.stringify(type) : 'type'
+  return `append(${label}, data${options === undefined ? '' : ', options'})`
+}
+
+/** The frozen event; one literal per shape keeps the field order of the file format. */
+function buildEvent(
   seq: number,
-): { surfaceOp: SurfaceOp | undefined; sourceEventSeqs: readonly number[] | undefined } {
-  if (options === undefined) return { surfaceOp: undefined, sourceEventSeqs: undefined }
-  const plain = plainOptions(where, options)
-  let surfaceOp: SurfaceOp | undefined
-  let sourceEventSeqs: readonly number[] | undefined
-  for (const [key, value] of Object.entries(plain)) {
-    if (key === 'surfaceOp') {
-      const problem = surfaceOpProblem(value)
-      if (problem !== undefined) throw invalid(`${where}: options.surfaceOp ${problem}`)
-      surfaceOp = value as SurfaceOp
-    } else if (key === 'sourceEventSeqs') {
-      const problem = sourceEventSeqsProblem(value, seq)
-      if (problem !== undefined)
-        throw invalid(`${where}: options.sourceEventSeqs${problem.startsWith('[') ? '' : ' '}${problem}`)
-      sourceEventSeqs = value as readonly number[]
-    } else {
-      throw invalid(
-        `${where}: options has an unknown key ${JSON.stringify(key)} (known: surfaceOp, sourceEventSeqs)`,
-      )
-    }
+  type: string,
+  time: string,
+  fields: AppendFields,
+  data: JsonValue,
+): SessionEvent {
+  const { surfaceOp, sourceEventSeqs } = fields
+  if (sourceEventSeqs === undefined) {
+    return Object.freeze(
+      surfaceOp === undefined ? { seq, type, time, data } : { seq, type, time, surfaceOp, data },
+    )
   }
-  return { surfaceOp, sourceEventSeqs }
+  return Object.freeze(
+    surfaceOp === undefined
+      ? { seq, type, time, sourceEventSeqs, data }
+      : { seq, type, time, surfaceOp, sourceEventSeqs, data },
+  )
 }
 
 function readReadOptions(options: unknown): { afterSeq: number; types: ReadonlySet<string> | undefined } {
@@ -149,33 +144,15 @@ function readReadOptions(options: unknown): { afterSeq: number; types: ReadonlyS
   return { afterSeq, types }
 }
 
-/** Options are read through a snapshot, so getters run once and proxies or odd values are refused cleanly. */
+/** Read options go through a snapshot, so getters run once and proxies or odd values are refused cleanly. */
 function plainOptions(where: string, options: unknown): Readonly<Record<string, JsonValue>> {
-  const snapshot = snapshotJsonValue(options)
+  const snapshot = new SnapshotWalker(DEFAULT_MAX_DEPTH, false).run(options)
   if (!snapshot.ok) throw invalid(`${where}: ${snapshot.path.replace(/^\$/, 'options')} ${snapshot.reason}`)
   const value = snapshot.value
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalid(`${where}: options must be an object, got ${describeValue(value)}`)
   }
   return value as Readonly<Record<string, JsonValue>>
-}
-
-/** The clock's current time as ISO-8601, or `INVALID_ARGUMENT` when the clock misbehaves. */
-export function readClock(where: string, clock: () => Date): string {
-  let now: unknown
-  try {
-    now = clock()
-  } catch (error) {
-    throw new SessionError({
-      code: 'INVALID_ARGUMENT',
-      message: `${where}: the session clock threw`,
-      cause: error,
-    })
-  }
-  if (!types.isDate(now) || Number.isNaN((now as Date).getTime())) {
-    throw invalid(`${where}: the session clock returned ${describeValue(now)}, not a valid Date`)
-  }
-  return (now as Date).toISOString()
 }
 
 function invalid(message: string): SessionError {

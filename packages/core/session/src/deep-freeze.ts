@@ -1,15 +1,18 @@
 import { types } from 'node:util'
+import { frozenSnapshotFacts } from './snapshot/frozen-snapshots.ts'
 
 /**
  * Freezes `value` and every object reachable through its own data properties (string and symbol
  * keys), then returns it. Iterative, so depth is bounded only by memory; shared and cyclic references
  * are frozen once. Getters are never invoked. Typed arrays and DataViews are left as they are: the
- * engine cannot freeze views with elements.
+ * engine cannot freeze views with elements. A copy made by `snapshotJsonValue(…, { freeze: true })`
+ * is already deep-frozen and is returned at once.
  *
  * Meant for trusted data such as a `snapshotJsonValue` copy: a proxy is frozen through its traps.
  */
 export function deepFreeze<T>(value: T): T {
   if (!isReference(value)) return value
+  if (frozenSnapshotFacts(value) !== undefined) return value
   const seen = new Set<object>()
   const pending: object[] = [value]
   while (pending.length > 0) {
@@ -21,7 +24,8 @@ export function deepFreeze<T>(value: T): T {
     for (const key of Reflect.ownKeys(next)) {
       const descriptor = Reflect.getOwnPropertyDescriptor(next, key)
       if (descriptor !== undefined && 'value' in descriptor && isReference(descriptor.value)) {
-        pending.push(descriptor.value)
+        // Already deep-frozen: nothing below it needs a visit.
+        if (frozenSnapshotFacts(descriptor.value) === undefined) pending.push(descriptor.value)
       }
     }
   }

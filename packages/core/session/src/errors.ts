@@ -1,7 +1,14 @@
 import { DshError, type DshErrorOptions, type ErrorKind } from '@deepseek-ai/dsh-llm'
 
 export type SessionErrorCode =
-  'INVALID_ARGUMENT' | 'NOT_JSON' | 'CLOSED' | 'CORRUPT_LINE' | 'UNSUPPORTED_FORMAT' | 'LOCKED' | 'IO'
+  | 'INVALID_ARGUMENT'
+  | 'NOT_JSON'
+  | 'CLOSED'
+  | 'CORRUPT_LINE'
+  | 'UNSUPPORTED_FORMAT'
+  | 'LOCKED'
+  | 'HARD_LINKED'
+  | 'IO'
 
 /** Machine-readable facts about a failure, beside the human message. */
 export interface SessionErrorDetails {
@@ -9,7 +16,7 @@ export interface SessionErrorDetails {
   readonly path?: string
   /** 1-based line number of a corrupt line (`CORRUPT_LINE`). */
   readonly line?: number
-  /** Pid holding the lock (`LOCKED`). */
+  /** Pid holding the lock (`LOCKED`); this process's pid when the session lost its lock. */
   readonly pid?: number
   /** Format version found in the file and the newest one this build reads (`UNSUPPORTED_FORMAT`). */
   readonly foundVersion?: unknown
@@ -26,8 +33,9 @@ export interface SessionErrorOptions extends DshErrorOptions<SessionErrorCode> {
 const SYSTEM_CODES: ReadonlySet<SessionErrorCode> = new Set(['CORRUPT_LINE', 'UNSUPPORTED_FORMAT', 'IO'])
 
 /**
- * Misuse of a session (bad arguments, non-JSON data, append after close, a locked file) and failures of
- * the file store (corrupt lines, unsupported formats, I/O). `kind` defaults from `code`.
+ * Misuse of a session (bad arguments, non-JSON data, append after close, a locked or hard-linked
+ * file) and failures of the file store (corrupt lines, unsupported formats, I/O). `kind` defaults
+ * from `code`.
  */
 export class SessionError extends DshError<SessionErrorCode> {
   readonly details: Readonly<SessionErrorDetails>

@@ -14,9 +14,9 @@ export type {
   ToolResultEventData,
 } from './types.ts'
 export { createMemorySession } from './create-memory-session.ts'
-export { openJsonlSession } from './open-jsonl-session.ts'
-export { snapshotJsonValue } from './snapshot-json-value.ts'
-export type { SnapshotOptions, SnapshotResult } from './snapshot-json-value.ts'
+export { openJsonlSession } from './jsonl/open-jsonl-session.ts'
+export { snapshotJsonValue } from './snapshot/snapshot-json-value.ts'
+export type { SnapshotOptions, SnapshotResult } from './snapshot/snapshot-json-value.ts'
 export { deepFreeze } from './deep-freeze.ts'
 export { verifyToolPairs } from './verify-tool-pairs.ts'
 export type { ToolPairProblem, ToolPairProblemKind, ToolPairReport } from './verify-tool-pairs.ts'

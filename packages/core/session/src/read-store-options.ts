@@ -32,9 +32,9 @@ export function readStoreOptions(
   return out
 }
 
-/** `value` as a clock, defaulting to the system clock. */
-export function readClockOption(where: string, value: unknown): () => Date {
-  if (value === undefined) return () => new Date()
+/** `value` as a clock, or `undefined` for the system clock. */
+export function readClockOption(where: string, value: unknown): (() => Date) | undefined {
+  if (value === undefined) return undefined
   if (typeof value !== 'function') {
     throw new SessionError({
       code: 'INVALID_ARGUMENT',

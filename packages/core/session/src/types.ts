@@ -47,9 +47,10 @@ export interface Session {
   /**
    * Appends one event and returns it. Synchronous. Validates `type` (non-empty, ≤ 200 chars) and
    * `options`, snapshots `data` as lossless JSON (detached; later mutation of the caller's value never
-   * reaches the log) and deep-freezes the event. The event is durable per the store's policy before
-   * this returns. Throws `SessionError` (`INVALID_ARGUMENT`, `NOT_JSON`, `CLOSED`, `IO`) and then
-   * appends nothing.
+   * reaches the log; a frozen snapshot from `snapshotJsonValue(…, { freeze: true })` is kept by
+   * reference) and returns a deep-frozen event. The event is durable per the store's policy before
+   * this returns. Throws `SessionError` (`INVALID_ARGUMENT`, `NOT_JSON`, `CLOSED`, `IO`, and `LOCKED`
+   * when a file session no longer holds its file) and then appends nothing.
    */
   append(type: string, data: unknown, options?: AppendOptions): SessionEvent
   /** All events in seq order, as a frozen array (a fresh view, never the live internal array). */

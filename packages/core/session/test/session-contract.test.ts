@@ -202,6 +202,61 @@ describe.each(STORES)('session contract: $name store', (store) => {
         'INVALID_ARGUMENT',
         /options must be an object, got null/,
       ],
+      [
+        () => session.append('t', 1, { surfaceOp: 'append', extra: 1 } as never),
+        'INVALID_ARGUMENT',
+        /unknown key "extra"/,
+      ],
+      [
+        () => session.append('t', 1, Object.defineProperty({}, 'surfaceOp', { value: 'append' }) as never),
+        'INVALID_ARGUMENT',
+        /options\.surfaceOp is a non-enumerable property/,
+      ],
+      [
+        () => session.append('t', 1, { [Symbol.for('x')]: 1 } as never),
+        'INVALID_ARGUMENT',
+        /options has a symbol-keyed property/,
+      ],
+      [
+        () => session.append('t', 1, new Proxy({}, {}) as never),
+        'INVALID_ARGUMENT',
+        /options must be an object, got a Proxy/,
+      ],
+      [
+        () =>
+          session.append('t', 1, {
+            surfaceOp: new Proxy(
+              {},
+              {
+                getPrototypeOf: () => {
+                  throw new Error('trap ran')
+                },
+              },
+            ),
+          } as never),
+        'INVALID_ARGUMENT',
+        /options\.surfaceOp is a Proxy/,
+      ],
+      [
+        () => session.append('t', 1, { sourceEventSeqs: new Proxy([1], {}) } as never),
+        'INVALID_ARGUMENT',
+        /options\.sourceEventSeqs is a Proxy/,
+      ],
+      [
+        () =>
+          session.append('t', 1, {
+            get surfaceOp(): string {
+              throw new Error('getter')
+            },
+          } as never),
+        'INVALID_ARGUMENT',
+        /options\.surfaceOp has a getter that threw \(Error: getter\)/,
+      ],
+      [
+        () => session.append('t', 1, { sourceEventSeqs: Object.assign([1, 1], { 1: undefined }) } as never),
+        'INVALID_ARGUMENT',
+        /options\.sourceEventSeqs\[1\] must be an integer ≥ 1, got undefined/,
+      ],
     ]
     for (const [fn, code, message] of cases) {
       const error = thrown(fn)
@@ -210,6 +265,29 @@ describe.each(STORES)('session contract: $name store', (store) => {
     }
     expect(session.lastSeq).toBe(1)
     expect(session.append('second', 2).seq).toBe(2)
+    session.close()
+  })
+
+  it('T28: options are read once each, and the event keeps a frozen copy of sourceEventSeqs', () => {
+    const session = open()
+    session.append('a', 1)
+    session.append('b', 2)
+    let reads = 0
+    const seqs = [1]
+    const options = {
+      get surfaceOp(): 'append' {
+        reads += 1
+        return 'append'
+      },
+      sourceEventSeqs: seqs,
+    }
+    const event = session.append('c', 3, options)
+    expect(reads).toBe(1)
+    expect(event.sourceEventSeqs).toEqual([1])
+    expect(event.sourceEventSeqs).not.toBe(seqs)
+    expect(Object.isFrozen(event.sourceEventSeqs)).toBe(true)
+    seqs.push(2)
+    expect(event.sourceEventSeqs).toEqual([1])
     session.close()
   })
 
@@ -240,6 +318,27 @@ describe('memory session options', () => {
       'append("t", data): the session clock returned an instance of Date, not a valid Date',
     )
     expect(session.lastSeq).toBe(0)
+  })
+})
+
+describe('event times', () => {
+  it('T28: the time is read through Date.prototype, so a Date cannot pass off another string', () => {
+    const forged = Object.assign(new Date(Date.UTC(2024, 0, 1)), { toISOString: () => 'not a time' })
+    const session = createMemorySession({ clock: () => forged })
+    expect(session.append('t', 1).time).toBe('2024-01-01T00:00:00.000Z')
+  })
+
+  it('T28: each distinct millisecond is formatted, and every event gets its own clock reading', () => {
+    const readings = [0, 0, 1, 1000, 0]
+    const session = createMemorySession({ clock: () => new Date(readings.shift()!) })
+    const times = [1, 2, 3, 4, 5].map((i) => session.append('t', i).time)
+    expect(times).toEqual([
+      '1970-01-01T00:00:00.000Z',
+      '1970-01-01T00:00:00.000Z',
+      '1970-01-01T00:00:00.001Z',
+      '1970-01-01T00:00:01.000Z',
+      '1970-01-01T00:00:00.000Z',
+    ])
   })
 })
 

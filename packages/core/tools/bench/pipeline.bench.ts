@@ -28,6 +28,11 @@ function runtime(options: { timeouts: boolean; listeners: boolean }) {
   return ctx.createScope({ name: 'agent' }).createScope({ name: 'sub' })
 }
 
+const slowAdd = { ...add, timeoutMs: 30_000 }
+const withTimeout = runtime({ timeouts: true, listeners: false })
+withTimeout.root.tools.register({ ...slowAdd, name: 'add_t' })
+const shared = new AbortController().signal
+
 const bare = runtime({ timeouts: false, listeners: false })
 const defaults = runtime({ timeouts: true, listeners: false })
 const busy = runtime({ timeouts: true, listeners: true })
@@ -49,6 +54,12 @@ describe('one trivial tool call', () => {
   })
   bench('ctx.tools.execute, timeout + one listener on every stage', async () => {
     await busy.tools.execute(input())
+  })
+  bench('ctx.tools.execute, a tool with timeoutMs', async () => {
+    await withTimeout.tools.execute({ ...input(), name: 'add_t' })
+  })
+  bench('ctx.tools.execute, a tool with timeoutMs, one shared caller signal', async () => {
+    await withTimeout.tools.execute({ ...input(), name: 'add_t', signal: shared })
   })
 })
 

@@ -13,6 +13,8 @@ export type ToolsErrorCode =
   | 'SCHEDULER_VERSION_MISMATCH'
   | 'FOREIGN_RUN'
   | 'ALREADY_FINISHED'
+  | 'WRONG_STAGE'
+  | 'RESULT_MISMATCH'
 
 /**
  * Misuse of the tools API (bad definitions, duplicate names, bad restrictions, version mismatch).

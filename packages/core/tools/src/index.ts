@@ -1,5 +1,4 @@
-export { installTools } from './runtime.ts'
-export type { InstallToolsOptions } from './runtime.ts'
+export { installTools } from './install-tools.ts'
 export { defineTool } from './definition/define-tool.ts'
 export type { DefineToolSpec, ToolBehaviour } from './definition/define-tool.ts'
 export { checkStrictSchema } from './definition/strict-schema.ts'
@@ -30,6 +29,8 @@ export type {
   ToolBatchOutcome,
 } from './scheduler/batch-types.ts'
 export type { BatchView } from './scheduler/batch-state.ts'
+export { isCallTo } from './is-call-to.ts'
+export type { ArgsOf } from './is-call-to.ts'
 export { createTimeoutWrapper } from './wrappers/timeout.ts'
 export { createMetricsWrapper } from './wrappers/metrics.ts'
 export type { ToolMetric } from './wrappers/metrics.ts'

@@ -1,14 +1,99 @@
+import { clip, MAX_ECHOED_NAME } from './pipeline/clip.ts'
 import { describeThrown } from './pipeline/results.ts'
 
+/** A tool name as the model may have made it up: clipped, so an echo stays short. */
+const named = (toolName: string): string => clip(toolName, MAX_ECHOED_NAME)
+/** `: detail` when a non-empty detail was given, else `.`. */
+const detailed = (detail: string | undefined): string =>
+  detail === undefined || detail === '' ? '.' : `: ${detail}`
+
 /**
- * The model-facing message of each synthetic outcome, written once: the pipeline, the scheduler
- * and the loop all build these results, and the model must read the same words from each.
+ * The model-facing message of every outcome the pipeline builds, written once: the pipeline, the
+ * scheduler and the loop all produce these results, and the model must read the same words from
+ * each. Names are clipped (a made-up 100,000-character name stays short) and thrown values are
+ * described with `describeThrown`, which never throws.
  */
 export const toolMessages = {
+  // --- synthetic outcomes (no body ran, or it was cut off)
   cancelledBeforeStart: (toolName: string): string =>
-    `Tool call "${toolName}" was cancelled before it started.`,
+    `Tool call "${named(toolName)}" was cancelled before it started.`,
   schedulerFailed: (cause?: unknown): string =>
     cause === undefined
       ? 'The tool scheduler failed before this call could finish.'
       : `The tool scheduler failed before this call could finish: ${describeThrown(cause)}`,
+  aborted: (toolName: string): string => `Tool "${named(toolName)}" was aborted before it finished.`,
+  abortedWhileChecked: (toolName: string): string =>
+    `Tool "${named(toolName)}" was aborted while its result was being checked.`,
+  timedOut: (toolName: string, timeoutMs: number): string =>
+    `Tool "${named(toolName)}" timed out after ${timeoutMs} ms.`,
+  /** `stage` names what hung: "a tools/pre-execute listener", "a guard", … */
+  overBudget: (toolName: string, stage: string, budgetMs: number): string =>
+    `Tool "${named(toolName)}" failed: ${stage} did not finish within the ${budgetMs} ms policy budget.`,
+
+  // --- arguments
+  unknownTool: (toolName: string, available: readonly string[], maxListed: number): string => {
+    const listed =
+      available.length > maxListed ? `${available.slice(0, maxListed).join(', ')}, …` : available.join(', ')
+    return `Unknown tool "${named(toolName)}". Available tools: ${available.length > 0 ? listed : 'none'}.`
+  },
+  invalidArguments: (toolName: string, problem: string): string =>
+    `Invalid arguments for tool "${named(toolName)}": ${problem}`,
+  validationFailed: (toolName: string, problem: string): string =>
+    `Argument validation for tool "${named(toolName)}" failed: ${problem}`,
+
+  // --- policy
+  preExecuteInvalid: (toolName: string): string =>
+    `A tools/pre-execute listener returned an invalid decision for "${named(toolName)}".`,
+  preExecuteFailed: (toolName: string, error: unknown): string =>
+    `A tools/pre-execute listener failed for "${named(toolName)}": ${describeThrown(error)}`,
+  denied: (toolName: string, reason: string): string => `Tool "${named(toolName)}" was denied: ${reason}`,
+  noApprovalService: (toolName: string, reason: string | undefined): string =>
+    `Tool "${named(toolName)}" needs approval${reason === undefined ? '' : ` (${reason})`}, but no approval service is installed.`,
+  approvalFailed: (toolName: string, error: unknown): string =>
+    `Tool "${named(toolName)}" was not approved: the approval service failed (${describeThrown(error)}).`,
+  approvalInvalid: (toolName: string): string =>
+    `Tool "${named(toolName)}" was not approved: the approval service returned an invalid decision.`,
+  approvalRejected: (toolName: string, feedback: string | undefined): string =>
+    `The user rejected the call to "${named(toolName)}"${detailed(feedback)}`,
+  approvalCancelled: (toolName: string): string => `Approval for "${named(toolName)}" was cancelled.`,
+  approvalUnavailable: (toolName: string, reason: string | undefined): string =>
+    `Approval for "${named(toolName)}" is unavailable${detailed(reason)}`,
+  guardFailed: (toolName: string, error: unknown): string =>
+    `Tool "${named(toolName)}" was denied: a guard failed (${describeThrown(error)}).`,
+  guardInvalid: (toolName: string): string =>
+    `Tool "${named(toolName)}" was denied: a guard returned an invalid verdict.`,
+
+  // --- around and in the body
+  wrapperFailed: (toolName: string, error: unknown): string =>
+    `A tools/execute wrapper failed for "${named(toolName)}": ${describeThrown(error)}`,
+  wrapperInvalidResult: (toolName: string): string =>
+    `A tools/execute wrapper returned something that is not a tool result for "${named(toolName)}".`,
+  toolFailed: (toolName: string, error: unknown): string =>
+    `Tool "${named(toolName)}" failed: ${describeThrown(error)}`,
+  outputSchemaBroken: (toolName: string, issues: string): string =>
+    `Tool "${named(toolName)}" returned a value that breaks its output schema: ${issues}`,
+  outputValidationFailed: (toolName: string, error: unknown): string =>
+    `Output validation for tool "${named(toolName)}" failed: ${describeThrown(error)}`,
+  valueNotLossless: (toolName: string, where: string, reason: string): string =>
+    `Tool "${named(toolName)}" returned a value that is not lossless JSON: ${where} ${reason}`,
+  renderFailed: (toolName: string, error: unknown): string =>
+    `Tool "${named(toolName)}" could not render its value: ${describeThrown(error)}`,
+  resultTooLarge: (toolName: string, bytes: number, limit: number, exact: boolean): string =>
+    `Tool "${named(toolName)}" returned ${exact ? `${bytes}` : `at least ${bytes}`} bytes of result; the limit is ${limit} bytes (maxResultBytes). Return less (a page, a summary, a path to the full data) or raise the limit.`,
+
+  // --- after the body
+  postExecuteInvalid: (toolName: string): string =>
+    `A tools/post-execute listener returned an invalid decision for "${named(toolName)}".`,
+  postExecuteFailed: (toolName: string, error: unknown): string =>
+    `A tools/post-execute listener failed for "${named(toolName)}": ${describeThrown(error)}`,
+  finalizeContentAsync: (toolName: string): string =>
+    `finalizeContent of "${named(toolName)}" must be synchronous; it returned a promise.`,
+  finalizeContentFailed: (toolName: string, error: unknown): string =>
+    `finalizeContent of "${named(toolName)}" failed: ${describeThrown(error)}`,
+  resultNotLossless: (toolName: string, where: string, reason: string): string =>
+    `Tool "${named(toolName)}" produced a result that is not lossless JSON: ${where} ${reason}`,
+  invalidContent: (toolName: string, problem: string): string =>
+    `Tool "${named(toolName)}" produced invalid content: ${problem}`,
+  invalidErrorInfo: (toolName: string, problem: string): string =>
+    `Tool "${named(toolName)}" produced a failure with invalid error info: ${problem}`,
 } as const

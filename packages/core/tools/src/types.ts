@@ -2,7 +2,7 @@ import type { Context, Disposer, EmitEvent, ScopeInfo, WaterfallEvent } from '@d
 import type { CallId, JsonObject, JsonValue, ToolResultContent, ToolSchema } from '@deepseek-ai/dsh-llm'
 import type { ToolErrorCode } from './codes.ts'
 import type { TOOL_RUNTIME_SCHEDULER } from './scheduler/scheduler-key.ts'
-import type { ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
+import type { LateToolOutcome, ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
 
 /** A JSON Schema object describing a tool's arguments (root `type: "object"`). */
 export type JsonSchemaObject = JsonObject
@@ -64,9 +64,9 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
    * post-execute. Captured when the call starts, so re-registering mid-call does not change it.
    */
   finalizeContent?(exec: FinalizeContext, result: ToolExecutionResult): readonly ToolResultContent[]
-  /** One-line UI label for a call. Must not throw (failures are contained). */
+  /** One-line UI label for a call (`ctx.tools.describeCall`). Failures are contained. */
   presentCall?(args: Args): string
-  /** One-line UI label for a result. */
+  /** One-line UI label for a committed result (`ctx.tools.describeResult`). Failures are contained. */
   presentResult?(args: Args, result: ToolExecutionResult): string
   /** `true` (exactly) lets calls run in the parallel pool; anything else makes them barriers (T21). */
   isConcurrencySafe?(args: Args): boolean
@@ -107,7 +107,8 @@ export interface ToolExecutionFailure {
   readonly content: readonly ToolResultContent[]
   readonly error: {
     readonly message: string
-    readonly info?: { readonly name: string; readonly code: string }
+    /** `code` is one of `ToolErrorCodes` (T16): a result carrying any other code is refused. */
+    readonly info?: { readonly name: string; readonly code: ToolErrorCode }
   }
   readonly meta?: JsonValue
   readonly additionalContexts?: readonly string[]
@@ -116,11 +117,24 @@ export interface ToolExecutionFailure {
 /** T15. Returned frozen and lossless-JSON from every entry point (T14). */
 export type ToolExecutionResult = ToolExecutionSuccess | ToolExecutionFailure
 
-/** What listeners and guards learn about a call. Frozen; `args` is the parsed JSON the model sent. */
+/**
+ * Validated tool arguments as policy and the body see them: the schema's output (after zod
+ * transforms), deep-frozen. Usually plain JSON; a schema that transforms a field into something
+ * else (a `Date`, a `URL`) puts that object here, exactly as the body receives it.
+ */
+export type ToolArguments = { readonly [key: string]: unknown }
+
+/**
+ * What listeners and guards learn about a call. Frozen. `args` is exactly what the body will
+ * receive (T36): the validated, transformed arguments, the same deep-frozen object. When there
+ * are no validated arguments (unknown tool, invalid arguments, a synthetic result) it is the parsed
+ * JSON the model sent, or `{}` when that was not JSON. The model's original text is the input's
+ * `arguments`, which the session records.
+ */
 export interface ToolCallInfo {
   readonly callId: CallId
   readonly toolName: string
-  readonly args: JsonObject
+  readonly args: ToolArguments
   readonly scope: ScopeInfo
   readonly turn: number | undefined
   readonly step: number | undefined
@@ -137,11 +151,18 @@ export type PreExecuteDecision =
       readonly value?: JsonValue
     }
 
+/**
+ * What a `tools/post-execute` listener decides (T37). The result it saw carries the contexts a
+ * wrapper and the body added (in that order). `accept` keeps them, or `replaceContexts` replaces
+ * them (e.g. `[]` to withhold a secret); `additionalContexts` are appended after them. `block`
+ * drops them: only the block's own `additionalContexts` go on.
+ */
 export type PostExecuteDecision =
   | {
       readonly type: 'accept'
       readonly content?: string | readonly ToolResultContent[]
       readonly value?: JsonValue
+      readonly replaceContexts?: readonly string[]
       readonly additionalContexts?: readonly string[]
     }
   | { readonly type: 'block'; readonly feedback: string; readonly additionalContexts?: readonly string[] }
@@ -162,9 +183,19 @@ export type GuardVerdict =
 /** A monotonic guard: it may deny or abstain, never allow. */
 export type ToolGuard = (call: ToolCallInfo) => GuardVerdict | Promise<GuardVerdict>
 
+/**
+ * What an `allowed-for-session` answer covers from now on, in the scope that asked and the scopes
+ * below it, for the registration it was given for:
+ * - `'arguments'` (the default): this tool with these exact arguments (object key order aside);
+ * - `'tool'`: every call of this tool;
+ * - `{ matches(call) }`: calls of this tool for which the rule returns exactly `true` (it sees the
+ *   same frozen `ToolCallInfo` as policy; a rule that throws covers nothing).
+ */
+export type ApprovalGrantScope = 'arguments' | 'tool' | { readonly matches: (call: ToolCallInfo) => boolean }
+
 export type ApprovalDecision =
   | { readonly type: 'allowed-once' }
-  | { readonly type: 'allowed-for-session' }
+  | { readonly type: 'allowed-for-session'; readonly scope?: ApprovalGrantScope }
   | { readonly type: 'rejected'; readonly feedback?: string }
   | { readonly type: 'cancelled' }
   | { readonly type: 'unavailable'; readonly reason?: string }
@@ -173,7 +204,8 @@ export interface ApprovalRequest {
   readonly toolName: string
   readonly callId: CallId
   readonly reason: string | undefined
-  readonly args: JsonObject
+  /** The validated arguments the body would receive (T36), as in `ToolCallInfo.args`. */
+  readonly args: ToolArguments
   readonly signal: AbortSignal
   readonly agent: ScopeInfo
 }
@@ -242,8 +274,55 @@ export interface ToolRuntime {
   presentAs(mode: PresentationMode): Disposer
   /** The mode in force here: nearest declaration on the chain, else the deployment default. */
   presentation(scope?: Context): PresentationMode
-  /** UI label for a call (contained `presentCall`), or a default `name(args)` line. */
+  /**
+   * One-line UI label for a call: the tool's `presentCall` with the validated arguments, or a
+   * default `name(args)` line when it has none, the arguments are invalid or it fails. Never throws.
+   */
   describeCall(name: string, args: JsonObject): string
+  /**
+   * One-line UI label for a committed result (docs/spec.md §5 step 12): the tool's `presentResult`, or a
+   * default `name: first line` / `name failed (CODE): message` line. Never throws.
+   */
+  describeResult(name: string, args: JsonObject, result: ToolExecutionResult): string
+}
+
+/** Options of `installTools(ctx, options)`; every limit is validated at install time. */
+export interface InstallToolsOptions {
+  /** Largest raw argument string, in UTF-8 bytes (default 1 MiB). */
+  readonly maxArgumentBytes?: number
+  /** Deepest argument nesting (default 64). */
+  readonly maxArgumentDepth?: number
+  /** The deployment default presentation mode (default `native`). */
+  readonly defaultPresentation?: PresentationMode
+  /** Timeout for tools that declare none (default: none). */
+  readonly defaultTimeoutMs?: number
+  /** Register the shipped timeout wrapper (default true). */
+  readonly enforceTimeouts?: boolean
+  /**
+   * Time a call may spend in plugin code around its body, in total: pre-execute listeners, guards,
+   * wrappers (outside `next`) and post-execute listeners (default 60 000 ms). Past it the call
+   * fails with `PIPELINE_FAILED` (`PolicyTimeout`). The body (bounded by `timeoutMs`) and a
+   * person answering an approval do not count.
+   */
+  readonly policyTimeoutMs?: number
+  /**
+   * After the caller's abort, how long started work may still finish and be committed as it is
+   * (default 2 000 ms; 0 answers `ABORTED` at the next turn of the event loop).
+   */
+  readonly abortGraceMs?: number
+  /**
+   * How long a body that outlived its call's result (timeout, abort past the grace) is waited for
+   * before it is reported `abandoned` (default 60 000 ms).
+   */
+  readonly lateBodyCapMs?: number
+  /**
+   * Largest result, in UTF-8 bytes of JSON text (default 4 MiB): a body's value (refused before it
+   * is copied, at a cost bounded by the limit) and any result's content (text and image data).
+   * Past it the result is `INVALID_TOOL_OUTPUT` with a message saying so.
+   */
+  readonly maxResultBytes?: number
+  /** Parallel pool size of `executeBatch` when the call passes no `maxParallel` (default 10). */
+  readonly maxParallelToolCalls?: number
 }
 
 declare module '@deepseek-ai/dsh-context' {
@@ -256,6 +335,8 @@ declare module '@deepseek-ai/dsh-context' {
     'tools/execute': WaterfallEvent<[call: ExecuteCall], ToolExecutionResult>
     'tools/post-execute': WaterfallEvent<[call: PostExecuteCall], PostExecuteDecision>
     'tools/result': EmitEvent<[result: ToolExecutionResult, call: ToolCallInfo]>
+    /** A body settled (or was abandoned) after its call was answered: T38, timeouts. */
+    'tools/late-outcome': EmitEvent<[late: LateToolOutcome, call: ToolCallInfo]>
     'tools/change': EmitEvent<[change: ToolsChange]>
   }
 }

@@ -111,6 +111,28 @@ describe('bad input from the model (docs/spec.md §10)', () => {
     )
   })
 
+  it('the depth limit is inclusive: exactly maxArgumentDepth levels pass, one more is refused (string and object)', async () => {
+    const { ctx } = setup({ maxArgumentDepth: 5 })
+    ctx.tools.register(tool('take'))
+    const nested = (levels: number): string => '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1)
+    const nestedObject = (levels: number): Record<string, unknown> => {
+      const root: Record<string, unknown> = {}
+      let cursor = root
+      for (let i = 1; i < levels; i++) cursor = cursor.a = {} as Record<string, unknown>
+      return root
+    }
+    expect(codeOf(await ctx.tools.execute(call('take', nested(5))))).toBe('OK')
+    expect(messageOf(await ctx.tools.execute(call('take', nested(6))))).toBe(
+      'Invalid arguments for tool "take": arguments nest deeper than 5 levels',
+    )
+    expect(
+      codeOf(await ctx.tools.execute({ callId: 'o5', name: 'take', arguments: nestedObject(5) as never })),
+    ).toBe('OK')
+    expect(
+      codeOf(await ctx.tools.execute({ callId: 'o6', name: 'take', arguments: nestedObject(6) as never })),
+    ).toBe('INVALID_ARGUMENTS')
+  })
+
   it('limits are configurable and validated', async () => {
     const { ctx } = setup({ maxArgumentBytes: 14, maxArgumentDepth: 2 })
     ctx.tools.register(tool('take'))
@@ -121,7 +143,7 @@ describe('bad input from the model (docs/spec.md §10)', () => {
       'arguments nest deeper than 2 levels',
     )
     expect(() => setup({ maxArgumentBytes: 0 })).toThrow(
-      /options.maxArgumentBytes must be a positive integer, got the number 0/,
+      /options.maxArgumentBytes must be a positive integer ≤ 2147483647, got the number 0/,
     )
   })
 })

@@ -59,7 +59,7 @@ describe('executeBatch pool size (its own setting, T23)', () => {
   it('maxParallelToolCalls is validated like the other install options', () => {
     for (const bad of [0, -1, 2.5, '4', Number.NaN]) {
       expect(() => setup({ maxParallelToolCalls: bad as number })).toThrow(
-        /^installTools\(ctx, options\): options\.maxParallelToolCalls must be a positive integer, got /,
+        /^installTools\(ctx, options\): options\.maxParallelToolCalls must be a positive integer ≤ 2147483647, got /,
       )
     }
   })

@@ -173,7 +173,8 @@ function expected(stage: Stage, fault: Fault): string {
     case 'guard':
       return hang ? 'ABORTED_BEFORE_DISPATCH' : 'DENIED'
     case 'wrapper':
-      return hang ? 'ABORTED' : poison ? 'INVALID_TOOL_OUTPUT' : 'PIPELINE_FAILED'
+      // a wrapper that hangs never called next: the body never started (T16)
+      return hang ? 'ABORTED_BEFORE_DISPATCH' : poison ? 'INVALID_TOOL_OUTPUT' : 'PIPELINE_FAILED'
     case 'body':
       // resolving a promise with a proxy reads its `then`; the trap throws, so the body rejects
       if (fault === 'returns a hostile proxy') return 'TOOL_FAILED'
@@ -215,7 +216,8 @@ describe('fault-injection matrix (T13, T14)', () => {
   it.each(cases)(
     'T13: %s that %s → exactly one %s result; the next call still works',
     async (stage, fault, code) => {
-      const { ctx } = setup()
+      // no abort grace: a hanging stage is answered at the next turn of the event loop
+      const { ctx } = setup({ abortGraceMs: 0 })
       const undo = inject(ctx, stage, fault)
       if (stage !== 'body' && stage !== 'finalizeContent') ctx.tools.register(tool('target', () => 'fine'))
       const observed: ToolExecutionResult[] = []
@@ -231,6 +233,7 @@ describe('fault-injection matrix (T13, T14)', () => {
       if (fault === 'never settles until aborted') {
         for (let i = 0; i < 5; i++) await tick()
         controller.abort()
+        await new Promise((resolve) => setTimeout(resolve, 0))
       }
       const result = await pending
       expect(codeOf(result)).toBe(code)

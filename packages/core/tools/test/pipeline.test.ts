@@ -191,24 +191,6 @@ describe('approval (docs/spec.md §5 step 4)', () => {
     expect(requests[0]!.signal).toBeInstanceOf(AbortSignal)
   })
 
-  it('allowed-for-session is remembered for that tool in that scope only', async () => {
-    const { ctx, runs } = askAll()
-    let asked = 0
-    ctx.provide('approval', {
-      request: async () => {
-        asked++
-        return { type: 'allowed-for-session' }
-      },
-    })
-    const a = ctx.createScope({ name: 'a' })
-    const b = ctx.createScope({ name: 'b' })
-    await a.tools.execute(call('deploy'))
-    await a.tools.execute(call('deploy'))
-    await b.tools.execute(call('deploy'))
-    expect(asked).toBe(2)
-    expect(runs()).toBe(3)
-  })
-
   it('a hanging approval ends with ABORTED_BEFORE_DISPATCH when the caller aborts', async () => {
     const { ctx, runs } = askAll()
     ctx.provide('approval', { request: () => new Promise<never>(() => {}) })
@@ -221,7 +203,7 @@ describe('approval (docs/spec.md §5 step 4)', () => {
 })
 
 describe('monotonic guards (docs/spec.md §5 step 5)', () => {
-  it('a guard denial cannot be undone by any listener or by other guards', async () => {
+  it('a guard denial cannot be undone by a pre-execute allow of higher priority, nor by a later guard', async () => {
     const { ctx } = setup()
     ctx.tools.register(tool('t'))
     ctx.on('tools/pre-execute', () => ({ type: 'allow' }), { priority: 100 })
@@ -373,12 +355,21 @@ describe('what a body can add', () => {
     const pending = ctx.tools.execute(call('t'))
     await new Promise((r) => setImmediate(r))
     off()
-    ctx.tools.register({ ...tool('t'), finalizeContent: () => [{ type: 'text', text: 'WRONG' }] })
+    let replaced = 0
+    ctx.tools.register({
+      ...tool('t'),
+      finalizeContent: () => {
+        replaced++
+        return [{ type: 'text', text: 'WRONG' }]
+      },
+    })
     gate.resolve()
     expect((await pending).content).toEqual([{ type: 'text', text: '[ok] late' }])
-    expect(finalized).toBe(1)
+    expect([finalized, replaced]).toEqual([1, 0])
+    // a failure (a denial) is finalized once too, by the definition in force when the call started
     ctx.on('tools/pre-execute', () => ({ type: 'deny', reason: 'x' }))
     expect((await ctx.tools.execute(call('t'))).content).toEqual([{ type: 'text', text: 'WRONG' }])
+    expect([finalized, replaced]).toEqual([1, 1])
   })
 
   it('toContent renders the value for the model', async () => {
@@ -392,18 +383,5 @@ describe('what a body can add', () => {
       content: [{ type: 'text', text: '3 rows' }],
       value: { rows: 3 },
     })
-  })
-
-  it('describeCall uses presentCall, contains its failures and falls back to name(args)', () => {
-    const { ctx } = setup()
-    ctx.tools.register({ ...tool('a'), presentCall: (args: { path?: string }) => `Reading ${args.path}` })
-    ctx.tools.register({
-      ...tool('b'),
-      presentCall: () => {
-        throw new Error('ui bug')
-      },
-    })
-    expect(ctx.tools.describeCall('a', { path: 'x' })).toBe('Reading x')
-    expect(ctx.tools.describeCall('b', { q: 1 })).toBe('b({"q":1})')
   })
 })

@@ -48,7 +48,7 @@ describe('what the model sees', () => {
     expect(json).toBe('[{"name":"raw","description":"d","parameters":{"type":"object","properties":{}}}]')
   })
 
-  it('T4: a scope sees globals plus its own tools; a local tool shadows its global twin for that scope only', async () => {
+  it('T4: a scope sees globals plus its own tools; a local tool shadows its global twin there and below, not in a sibling', async () => {
     const { ctx } = setup()
     ctx.tools.register(tool('read', () => 'global read'))
     ctx.tools.register(tool('write'))
@@ -61,6 +61,9 @@ describe('what the model sees', () => {
     expect((await agent.tools.execute(call('read'))).content).toEqual([{ type: 'text', text: 'local read' }])
     expect((await other.tools.execute(call('read'))).content).toEqual([{ type: 'text', text: 'global read' }])
     expect(codeOf(await other.tools.execute(call('plan')))).toBe('UNKNOWN_TOOL')
+    const sub = agent.createScope({ name: 'sub' })
+    expect((await sub.tools.execute(call('read'))).content).toEqual([{ type: 'text', text: 'local read' }])
+    expect((await ctx.tools.execute(call('read'))).content).toEqual([{ type: 'text', text: 'global read' }])
   })
 
   it('T4: disposing a scope removes its registrations', () => {
@@ -114,7 +117,30 @@ describe('restriction', () => {
       { type: 'text', text: 'Unknown tool "exec2". Available tools: read, write, search.' },
     ])
     expect(agent.tools.get('exec')).toBeUndefined()
-    expect(agent.tools.executionMode(call('exec'))).toBe('exclusive')
+  })
+
+  it('T10/T21: a hidden tool that declares itself parallel-safe is exclusive where it is hidden', () => {
+    const { ctx } = setup()
+    ctx.tools.register({ ...tool('search'), isConcurrencySafe: () => true, concurrencyKey: () => 'index' })
+    ctx.tools.register(tool('other'))
+    const agent = ctx.createScope({ name: 'agent' })
+    agent.tools.restrict({ deny: ['search'] })
+    expect(ctx.tools.concurrency(call('search'))).toEqual({ mode: 'parallel', keys: ['index'] })
+    expect(agent.tools.executionMode(call('search'))).toBe('exclusive')
+    expect(agent.tools.concurrency(call('search'))).toEqual({ mode: 'exclusive', keys: [] })
+  })
+
+  it('T9: a restriction on the root scope filters the globals for the root and every scope below', async () => {
+    const ctx = world()
+    ctx.tools.restrict({ deny: ['exec'] })
+    const agent = ctx.createScope({ name: 'agent' })
+    expect(ctx.tools.schemas().map((s) => s.name)).toEqual(['read', 'write', 'search'])
+    expect(agent.tools.schemas().map((s) => s.name)).toEqual(['read', 'write', 'search'])
+    expect(codeOf(await ctx.tools.execute(call('exec')))).toBe('UNKNOWN_TOOL')
+    expect(codeOf(await agent.tools.execute(call('exec')))).toBe('UNKNOWN_TOOL')
+    // a scope-local registration below is not affected by the root's filter (T11)
+    agent.tools.register(tool('exec', () => 'local'))
+    expect(await agent.tools.execute(call('exec'))).toMatchObject({ value: 'local' })
   })
 
   it('T11: scope-local registrations are merged after the filter and are not affected by it', () => {

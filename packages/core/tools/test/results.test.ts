@@ -67,6 +67,37 @@ describe('result contract', () => {
     )
   })
 
+  it.each([
+    ['a text block with non-string text', [{ type: 'text', text: 5 }], 'content[0].text must be a string'],
+    ['an unknown block type', [{ type: 'video', url: 'x' }], 'content[0].type must be "text" or "image"'],
+    [
+      'an image without data or url',
+      [{ type: 'image', mediaType: 'image/png' }],
+      'content[0] must carry "data" or "url"',
+    ],
+  ])('T14: content with %s is INVALID_TOOL_OUTPUT naming the block', async (_label, blocks, problem) => {
+    const { ctx } = setup()
+    ctx.tools.register({ ...tool('t', () => 'v'), toContent: () => blocks as never })
+    const result = await ctx.tools.execute(call('t'))
+    expect(codeOf(result)).toBe('INVALID_TOOL_OUTPUT')
+    expect(result.isError && result.error.message).toBe(`Tool "t" produced invalid content: ${problem}`)
+  })
+
+  it('T16: a failure carrying a code outside ToolErrorCodes (from a wrapper) is INVALID_TOOL_OUTPUT', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(tool('t'))
+    ctx.on('tools/execute', () => ({
+      isError: true,
+      content: [{ type: 'text', text: 'custom' }],
+      error: { message: 'custom', info: { name: 'Mine', code: 'MY_CODE' as never } },
+    }))
+    const result = await ctx.tools.execute(call('t'))
+    expect(codeOf(result)).toBe('INVALID_TOOL_OUTPUT')
+    expect(result.isError && result.error.message).toBe(
+      'Tool "t" produced a failure with invalid error info: error.info.code must be one of ToolErrorCodes, got the string "MY_CODE"',
+    )
+  })
+
   it('T15: success and failure have exactly the documented shapes', async () => {
     const { ctx } = setup()
     ctx.tools.register(tool('ok', () => 'fine'))
@@ -101,7 +132,8 @@ describe('result contract', () => {
   })
 
   it('T16: ABORTED when cancelled after the body started, ABORTED_BEFORE_DISPATCH when before', async () => {
-    const { ctx } = setup()
+    // the body ignores its signal: without a grace the call is answered at once
+    const { ctx } = setup({ abortGraceMs: 0 })
     let started = false
     ctx.tools.register(
       tool('slow', () => {
@@ -124,7 +156,7 @@ describe('result contract', () => {
   })
 
   it('T16: a body sees its signal abort when the caller cancels', async () => {
-    const { ctx } = setup()
+    const { ctx } = setup({ abortGraceMs: 0 })
     let bodySignal: AbortSignal | undefined
     ctx.tools.register({
       ...tool('t'),

@@ -245,7 +245,8 @@ function checkTrace(
       if (a !== undefined && b !== undefined && overlap(a, b))
         problems.push(`bodies ${i} and ${j} share a key and overlapped`)
     }
-    // what each call ended with (T16, T26)
+    // what each call ended with (T16, T26, T38: a body released within the abort grace is
+    // committed as it is; a rejection after the abort is ABORTED)
     const result = results[i]
     if (result === undefined) return
     const code = codeOf(result)
@@ -254,11 +255,11 @@ function checkTrace(
         ? 'ABORTED_BEFORE_DISPATCH'
         : !body.has(i)
           ? 'ABORTED_BEFORE_DISPATCH'
-          : body.get(i)!.to > abortAt
-            ? 'ABORTED'
-            : call.fails
-              ? 'TOOL_FAILED'
-              : 'OK'
+          : call.fails
+            ? body.get(i)!.to > abortAt
+              ? 'ABORTED'
+              : 'TOOL_FAILED'
+            : 'OK'
     if (code !== expected) problems.push(`call ${i} ended ${code}, expected ${expected}`)
     if (start?.mode === undefined && abortAt === Infinity)
       problems.push(`call ${i} never started without an abort`)

@@ -52,14 +52,14 @@ describe('TOOL_RUNTIME_SCHEDULER', () => {
     const scheduler = resolveToolRuntimeScheduler(ctx.tools)
     const prepared = await scheduler.prepare(call('t'))
     const dispatched = await scheduler.dispatch(prepared.run)
-    await expect(scheduler.dispatch(prepared.run)).rejects.toMatchObject({ code: 'ALREADY_FINISHED' })
+    await expect(scheduler.dispatch(prepared.run)).rejects.toMatchObject({ code: 'WRONG_STAGE' })
     await expect(
       resolveToolRuntimeScheduler(other.tools).finalize(dispatched.run, dispatched.result),
     ).rejects.toMatchObject({
       code: 'FOREIGN_RUN',
     })
-    scheduler.finish(dispatched.run, dispatched.result)
-    expect(() => scheduler.finish(dispatched.run, dispatched.result)).toThrow(
+    await scheduler.finalize(dispatched.run, dispatched.result)
+    await expect(scheduler.finalize(dispatched.run, dispatched.result)).rejects.toThrow(
       /already has its result; a call gets exactly one/,
     )
   })

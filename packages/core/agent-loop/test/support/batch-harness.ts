@@ -141,7 +141,11 @@ export const quiesce = (): Promise<void> => new Promise((resolve) => setImmediat
 export async function runGeneratedStep(spec: StepSpec, s: fc.Scheduler): Promise<StepTrace> {
   const ctx: Context = createContext({ logger: createMemoryLogger() })
   installTools(ctx)
-  const session = spec.fault === undefined ? createMemorySession() : faultySession(spec.fault)
+  // Once the session refuses an append the batch has failed: it starts nothing more, while calls
+  // already running may still finish within the abort grace (T38), so the rolling-pool check stops.
+  let faulted = false
+  const session =
+    spec.fault === undefined ? createMemorySession() : faultySession(spec.fault, () => (faulted = true))
   const agentCtx = ctx.createScope({ name: 'agent' })
   agentCtx.provide('agentLoop', {
     config: resolveAgentLoopConfig({ maxParallelToolCalls: spec.cap }),
@@ -281,7 +285,7 @@ export async function runGeneratedStep(spec: StepSpec, s: fc.Scheduler): Promise
 
   const violations: string[] = []
   const checkQuiescent = (): void => {
-    if (aborted) return
+    if (aborted || faulted) return
     // a slow policy stage holds the line legitimately: policy runs in model order (T25)
     if (inPolicy.size > 0) return
     if (committed < n && settled.has(committed) && !inPost.has(committed))
@@ -349,7 +353,7 @@ export async function runGeneratedStep(spec: StepSpec, s: fc.Scheduler): Promise
 }
 
 /** A memory session whose `append` throws for one call's `tool/call` or `tool/result`. */
-function faultySession(fault: SessionFault): Session {
+function faultySession(fault: SessionFault, onFault: () => void): Session {
   const inner = createMemorySession()
   let failed = 0
   const target = callId(fault.index)
@@ -370,6 +374,7 @@ function faultySession(fault: SessionFault): Session {
         type === 'tool/call' ? d.callId : type === 'tool/result' ? d.message?.content[0]?.callId : undefined
       if (type === fault.type && id === target && (fault.times === 'always' || failed === 0)) {
         failed++
+        onFault()
         throw new Error(`disk full while recording ${type} of ${target}`)
       }
       return inner.append(type, data, options)

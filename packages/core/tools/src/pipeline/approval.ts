@@ -1,7 +1,11 @@
+import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import type { ApprovalDecision, ToolExecutionFailure } from '../types.ts'
-import { describeThrown, failure } from './results.ts'
+import { toolMessages } from '../messages.ts'
+import type { RegisteredTool } from '../registry/normalize-definition.ts'
+import { failure } from './results.ts'
 import type { RunState } from './run-state.ts'
-import { settleOrAbort } from './signals.ts'
+import { argumentsKey, findGrant, readGrantScope, recordGrant, type ReadScope } from './session-grants.ts'
+import { raceRun } from './signals.ts'
 
 /**
  * docs/spec.md §5 step 4: an `ask` goes to `ctx.approval` before the guards. Every way of not getting a yes
@@ -10,20 +14,17 @@ import { settleOrAbort } from './signals.ts'
  */
 export async function resolveApproval(
   run: RunState,
+  tool: RegisteredTool,
   reason: string | undefined,
+  json: JsonObject,
 ): Promise<ToolExecutionFailure | undefined> {
   const { state, toolName, call } = run
-  if (state.grants.has(toolName)) return undefined
+  let cachedKey: string | undefined
+  const key = (): string => (cachedKey ??= argumentsKey(json))
+  if (findGrant(state, tool, call, key)) return undefined
   const service = state.ctx.approval
-  const why = reason === undefined ? '' : ` (${reason})`
   if (service === undefined) {
-    return failure(
-      'DENIED',
-      `Tool "${toolName}" needs approval${why}, but no approval service is installed.`,
-      {
-        name: 'NoApprovalService',
-      },
-    )
+    return failure('DENIED', toolMessages.noApprovalService(toolName, reason), { name: 'NoApprovalService' })
   }
   let pending: Promise<ApprovalDecision>
   try {
@@ -40,24 +41,16 @@ export async function resolveApproval(
   } catch (error) {
     pending = Promise.reject(error)
   }
-  const settled = await settleOrAbort(pending, run.signal, () => {})
+  const settled = await raceRun(run, pending, false)
   if (settled.kind === 'aborted') {
-    return failure(
-      'ABORTED_BEFORE_DISPATCH',
-      `Tool call "${toolName}" was cancelled while waiting for approval.`,
-    )
+    return failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(toolName))
   }
   if (settled.kind === 'error') {
-    return failure(
-      'DENIED',
-      `Tool "${toolName}" was not approved: the approval service failed (${describeThrown(settled.error)}).`,
-      {
-        name: 'ApprovalFailed',
-      },
-    )
+    return failure('DENIED', toolMessages.approvalFailed(toolName, settled.error), { name: 'ApprovalFailed' })
   }
   let type: unknown
   let detail: unknown
+  let scope: ReadScope | undefined
   try {
     type = (settled.value as { type?: unknown } | null)?.type
     detail =
@@ -66,33 +59,29 @@ export async function resolveApproval(
         : type === 'unavailable'
           ? (settled.value as { reason?: unknown }).reason
           : undefined
+    if (type === 'allowed-for-session') {
+      scope = readGrantScope((settled.value as { scope?: unknown }).scope)
+      if (scope === undefined) type = undefined
+    }
   } catch {
     type = undefined
   }
-  const suffix = typeof detail === 'string' && detail !== '' ? `: ${detail}` : '.'
+  const text = typeof detail === 'string' ? detail : undefined
   switch (type) {
     case 'allowed-once':
       return undefined
     case 'allowed-for-session':
-      state.grants.add(toolName)
+      recordGrant(state, tool, scope!, key)
       return undefined
     case 'rejected':
-      return failure('DENIED', `The user rejected the call to "${toolName}"${suffix}`, {
-        name: 'ApprovalRejected',
-      })
+      return failure('DENIED', toolMessages.approvalRejected(toolName, text), { name: 'ApprovalRejected' })
     case 'cancelled':
-      return failure('DENIED', `Approval for "${toolName}" was cancelled.`, { name: 'ApprovalCancelled' })
+      return failure('DENIED', toolMessages.approvalCancelled(toolName), { name: 'ApprovalCancelled' })
     case 'unavailable':
-      return failure('DENIED', `Approval for "${toolName}" is unavailable${suffix}`, {
+      return failure('DENIED', toolMessages.approvalUnavailable(toolName, text), {
         name: 'ApprovalUnavailable',
       })
     default:
-      return failure(
-        'DENIED',
-        `Tool "${toolName}" was not approved: the approval service returned an invalid decision.`,
-        {
-          name: 'ApprovalFailed',
-        },
-      )
+      return failure('DENIED', toolMessages.approvalInvalid(toolName), { name: 'ApprovalFailed' })
   }
 }

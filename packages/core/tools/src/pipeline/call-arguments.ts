@@ -2,40 +2,51 @@ import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import { deepFreeze } from '@deepseek-ai/dsh-session'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { RegistryState } from '../registry/scope-state.ts'
-import type { ToolExecutionInput } from '../types.ts'
+import type { ToolArguments, ToolExecutionInput } from '../types.ts'
+import { describeValue } from '@deepseek-ai/dsh-llm'
+import { formatIssues } from './clip.ts'
 import { parseToolArguments } from './parse-arguments.ts'
 import { describeThrown } from './results.ts'
 
-/** Parsed and validated arguments of one input against one definition. */
+/**
+ * Parsed and validated arguments of one input against one definition. `args` is what the body
+ * receives and what policy decides on (T36): the validator's output (after zod transforms),
+ * deep-frozen. `json` is the parsed JSON the model sent, used only where no validated value exists.
+ */
 export type CallArguments =
-  | { readonly kind: 'ok'; readonly json: JsonObject; readonly args: unknown }
+  | { readonly kind: 'ok'; readonly json: JsonObject; readonly args: ToolArguments }
   | { readonly kind: 'unparsable'; readonly message: string }
   | { readonly kind: 'invalid'; readonly json: JsonObject; readonly message: string }
   | { readonly kind: 'validator-failed'; readonly json: JsonObject; readonly message: string }
 
 interface CacheEntry {
   readonly tool: RegisteredTool
+  readonly raw: ToolExecutionInput['arguments']
   readonly value: CallArguments
 }
 
-const cache = new WeakMap<RegistryState, WeakMap<ToolExecutionInput, CacheEntry>>()
+const cache = new WeakMap<RegistryState, WeakMap<object, CacheEntry>>()
 
 /**
  * Arguments are parsed and validated once per (input, definition): the scheduler reads a call's
  * mode (which needs typed args) and then prepares it, and a re-registration in between (T24) must
- * re-validate against the new definition.
+ * re-validate against the new definition. `key` is the caller's input object; `input` is the copy
+ * made of it at the entry (the cache also checks that the raw arguments are still the same).
+ * Without a key (`ctx.tools.execute`, which asks once) nothing is cached.
  */
 export function callArguments(
   registry: RegistryState,
+  key: object | undefined,
   input: ToolExecutionInput,
   tool: RegisteredTool,
 ): CallArguments {
+  if (key === undefined) return compute(registry, input, tool)
   let byInput = cache.get(registry)
   if (byInput === undefined) cache.set(registry, (byInput = new WeakMap()))
-  const hit = byInput.get(input)
-  if (hit !== undefined && hit.tool === tool) return hit.value
+  const hit = byInput.get(key)
+  if (hit !== undefined && hit.tool === tool && hit.raw === input.arguments) return hit.value
   const value = compute(registry, input, tool)
-  byInput.set(input, { tool, value })
+  byInput.set(key, { tool, raw: input.arguments, value })
   return value
 }
 
@@ -46,13 +57,23 @@ function compute(registry: RegistryState, input: ToolExecutionInput, tool: Regis
     maxDepth: maxArgumentDepth,
   })
   if (!parsed.ok) return { kind: 'unparsable', message: parsed.message }
-  const json = deepFreeze(parsed.value)
+  const json = parsed.value
+  let args: unknown
   try {
     const outcome = tool.validate(json)
-    if (outcome.ok) return { kind: 'ok', json, args: outcome.value }
-    const issues = outcome.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')
-    return { kind: 'invalid', json, message: issues }
+    if (!outcome.ok) {
+      return { kind: 'invalid', json: deepFreeze(json), message: formatIssues(outcome.issues) }
+    }
+    args = outcome.value
   } catch (error) {
-    return { kind: 'validator-failed', json, message: describeThrown(error) }
+    return { kind: 'validator-failed', json: deepFreeze(json), message: describeThrown(error) }
   }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    return {
+      kind: 'validator-failed',
+      json: deepFreeze(json),
+      message: `the schema turned the arguments into ${describeValue(args)}; validated arguments must stay an object`,
+    }
+  }
+  return { kind: 'ok', json, args: deepFreeze(args as ToolArguments) }
 }

@@ -1,15 +1,20 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from '../errors.ts'
+import type { ToolExecutionInput } from '../types.ts'
 
 /**
  * API misuse check for one `ToolExecutionInput` (a model's mistakes become results, a caller's
  * mistakes throw). `label` names the input in the message: `input`, `calls[3]`.
+ *
+ * Returns a copy made of the values it checked: every field is read exactly once, so an input
+ * whose getters answer differently on each read cannot show policy one call and run another
+ * (T36). Use only the copy afterwards.
  */
-export function checkExecutionInput(where: string, label: string, input: unknown): void {
+export function checkExecutionInput(where: string, label: string, input: unknown): ToolExecutionInput {
   if (typeof input !== 'object' || input === null) {
     throw invalidArgument(`${where}: ${label} must be an object, got ${describeValue(input)}`)
   }
-  const { callId, name, arguments: args, signal } = input as Record<string, unknown>
+  const { callId, name, arguments: args, signal, turn, step } = input as Record<string, unknown>
   if (typeof callId !== 'string' || callId === '') {
     throw invalidArgument(
       `${where}: ${label}.callId must be a non-empty string, got ${describeValue(callId)}`,
@@ -26,4 +31,13 @@ export function checkExecutionInput(where: string, label: string, input: unknown
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw invalidArgument(`${where}: ${label}.signal must be an AbortSignal, got ${describeValue(signal)}`)
   }
+  // one shape for every copy (absent fields are undefined), built in one allocation
+  return {
+    callId,
+    name,
+    arguments: args,
+    signal,
+    turn: typeof turn === 'number' ? turn : undefined,
+    step: typeof step === 'number' ? step : undefined,
+  } as ToolExecutionInput
 }

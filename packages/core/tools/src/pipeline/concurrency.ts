@@ -23,14 +23,18 @@ function readKeys(raw: unknown): readonly string[] | undefined {
  * says so for these validated arguments: `isConcurrencySafe` returning exactly `true`, or (without
  * it) a valid `concurrencyKey`. Unknown, hidden, unparsable, throwing or undeclared → exclusive.
  */
-export function callConcurrency(state: ScopeToolsState, input: ToolExecutionInput): CallConcurrency {
+export function callConcurrency(
+  state: ScopeToolsState,
+  key: object,
+  input: ToolExecutionInput,
+): CallConcurrency {
   const tool = visibleTools(state).get(input.name)
   if (tool === undefined) return EXCLUSIVE
   const definition = tool.definition
   const declaresSafety = definition.isConcurrencySafe !== undefined
   const declaresKeys = definition.concurrencyKey !== undefined
   if (!declaresSafety && !declaresKeys) return EXCLUSIVE
-  const args = callArguments(state.registry, input, tool)
+  const args = callArguments(state.registry, key, input, tool)
   if (args.kind !== 'ok') return EXCLUSIVE
   try {
     if (declaresSafety && definition.isConcurrencySafe?.(args.args) !== true) return EXCLUSIVE

@@ -4,8 +4,12 @@ import type { GuardVerdict, PostExecuteDecision, PreExecuteDecision } from '../t
 // Listener return values are untrusted: a plugin may return anything. These checks read each
 // field once, so a getter cannot answer differently the second time.
 
-const isStringArray = (v: unknown): v is readonly string[] =>
-  Array.isArray(v) && v.every((x) => typeof x === 'string')
+/** A copy of a string array, or undefined: the listener keeps no handle on what was checked. */
+function readStrings(v: unknown): readonly string[] | undefined {
+  if (!Array.isArray(v)) return undefined
+  const copy = Array.from(v as unknown[])
+  return copy.every((x) => typeof x === 'string') ? (copy as string[]) : undefined
+}
 
 const isContent = (v: unknown): v is string | readonly ToolResultContent[] =>
   typeof v === 'string' || Array.isArray(v)
@@ -37,18 +41,26 @@ export function readPreExecuteDecision(value: unknown): PreExecuteDecision | und
 
 export function readPostExecuteDecision(value: unknown): PostExecuteDecision | undefined {
   if (typeof value !== 'object' || value === null) return undefined
-  const { type, additionalContexts } = value as { type?: unknown; additionalContexts?: unknown }
-  if (additionalContexts !== undefined && !isStringArray(additionalContexts)) return undefined
+  const { type, additionalContexts: rawContexts } = value as { type?: unknown; additionalContexts?: unknown }
+  const additionalContexts = rawContexts === undefined ? undefined : readStrings(rawContexts)
+  if (rawContexts !== undefined && additionalContexts === undefined) return undefined
   const extra = additionalContexts === undefined ? {} : { additionalContexts }
   switch (type) {
     case 'accept': {
-      const { content, value: v } = value as { content?: unknown; value?: unknown }
+      const {
+        content,
+        value: v,
+        replaceContexts: rawReplace,
+      } = value as { content?: unknown; value?: unknown; replaceContexts?: unknown }
       if (content !== undefined && !isContent(content)) return undefined
+      const replaceContexts = rawReplace === undefined ? undefined : readStrings(rawReplace)
+      if (rawReplace !== undefined && replaceContexts === undefined) return undefined
       return {
         type,
         ...extra,
         ...(content === undefined ? {} : { content }),
         ...(v === undefined ? {} : { value: v as never }),
+        ...(replaceContexts === undefined ? {} : { replaceContexts }),
       }
     }
     case 'block': {

@@ -1,9 +1,15 @@
+import { toolMessages } from '../messages.ts'
 import type { ScheduledToolDispatch } from '../scheduler/scheduler-types.ts'
 import type { ExecuteCall, ToolExecutionResult } from '../types.ts'
-import { describeThrown, failure } from './results.ts'
-import { runBody } from './run-body.ts'
+import { pauseBudget, startBudget } from './call-budget.ts'
+import { trackLateOutcome } from './late-outcome.ts'
+import { failure } from './results.ts'
+import { notStarted, runBody } from './run-body.ts'
 import type { RunState } from './run-state.ts'
-import { settleOrAbort } from './signals.ts'
+import { raceRun } from './signals.ts'
+import { withBodyExtras } from './with-body-extras.ts'
+import { withTimeout } from './with-timeout.ts'
+import { WrapperCall } from './wrapper-call.ts'
 
 function looksLikeResult(value: unknown): value is ToolExecutionResult {
   if (typeof value !== 'object' || value === null) return false
@@ -22,40 +28,85 @@ function looksLikeResult(value: unknown): value is ToolExecutionResult {
 /**
  * docs/spec.md §5 steps 6–7: the `tools/execute` wrappers around the body, and nothing else, so dispatches
  * may overlap while policy stays ordered. A wrapper may pass `next({ ...call, signal })`: only the
- * signal is honoured, fused with the caller's. Wrapper failures fail the call closed.
+ * signal is honoured, linked with the call's. Wrapper failures fail the call closed.
+ *
+ * When the only `tools/execute` listener is the shipped timeout wrapper, its timeout is applied
+ * here directly (no waterfall pass; none at all without a `timeoutMs`). On the caller's abort the
+ * call waits up to `abortGraceMs` for what already started (T38). A result produced while the body
+ * still runs carries `bodySettled` (see `trackLateOutcome`).
  */
 export async function dispatchCall(run: RunState): Promise<ScheduledToolDispatch> {
-  run.phase = 'dispatched'
+  run.stage = 'dispatching'
+  const { ctx, registry } = run.state
   let result: ToolExecutionResult
-  if (run.state.ctx.hasListeners('tools/execute')) {
-    const call: ExecuteCall = Object.freeze({
-      ...run.call,
-      signal: run.signal,
-      timeoutMs: run.tool?.definition.timeoutMs ?? run.state.registry.options.defaultTimeoutMs,
-    })
-    try {
-      const wrapped = run.state.ctx.waterfall('tools/execute', call, (inner) =>
-        runBody(run, readSignal(inner)),
-      )
-      const settled = await settleOrAbort(wrapped, run.signal, () => {})
-      if (settled.kind === 'error') throw settled.error
+  if (run.cause !== undefined) result = notStarted(run)
+  else {
+    const wrappers = ctx.listenerCount('tools/execute')
+    if (wrappers === 0 || (wrappers === 1 && registry.shippedTimeout)) {
+      const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
       result =
-        settled.kind === 'aborted'
-          ? failure('ABORTED', `Tool "${run.toolName}" was aborted before it finished.`)
-          : readResult(settled.value, run.toolName)
-    } catch (error) {
-      result = failure(
-        'PIPELINE_FAILED',
-        `A tools/execute wrapper failed for "${run.toolName}": ${describeThrown(error)}`,
-      )
-    }
-  } else {
-    result = await runBody(run, undefined)
+        timeoutMs === undefined
+          ? await runBody(run, undefined)
+          : await withTimeout(run.toolName, timeoutMs, (signal) => runBody(run, signal))
+    } else result = await throughWrappers(run)
   }
-  const code = result.isError ? result.error.info?.code : undefined
-  return { stage: code === 'ABORTED' ? 'final-result' : 'post-result', run, result }
+  // T16: whatever a wrapper says, a call whose body never started was cancelled before dispatch
+  if (codeOf(result) === 'ABORTED' && run.bodyPending === undefined) result = notStarted(run)
+  const code = codeOf(result)
+  const stage = code === 'ABORTED' || code === 'ABORTED_BEFORE_DISPATCH' ? 'final-result' : 'post-result'
+  result = withBodyExtras(run, result)
+  run.stage = stage
+  run.handed = result
+  if (run.bodyPending !== undefined && !run.bodyDone) {
+    return { stage, run, result, bodySettled: trackLateOutcome(run, result) }
+  }
+  return { stage, run, result }
 }
 
+function codeOf(result: ToolExecutionResult): string | undefined {
+  return result.isError ? result.error.info?.code : undefined
+}
+
+function timeoutOf(run: RunState): number | undefined {
+  return run.tool?.definition.timeoutMs ?? run.state.registry.options.defaultTimeoutMs
+}
+
+async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {
+  const { ctx } = run.state
+  const call: ExecuteCall = new WrapperCall(run, timeoutOf(run))
+  startBudget(run)
+  let result: ToolExecutionResult
+  try {
+    const wrapped = ctx.waterfall('tools/execute', call, (inner) =>
+      runBody(run, inner === call ? undefined : readSignal(inner)),
+    )
+    const settled = await raceRun(run, wrapped, true)
+    switch (settled.kind) {
+      case 'error':
+        throw settled.error
+      case 'aborted':
+        result =
+          run.cause === 'deadline' ? notStarted(run) : failure('ABORTED', toolMessages.aborted(run.toolName))
+        break
+      case 'value':
+        result = readResult(settled.value, run.toolName)
+        break
+      default: {
+        const never: never = settled
+        return never
+      }
+    }
+  } catch (error) {
+    result = failure('PIPELINE_FAILED', toolMessages.wrapperFailed(run.toolName, error))
+  }
+  pauseBudget(run)
+  return result
+}
+
+/**
+ * The replacement signal a wrapper passed to `next({ ...call, signal })`, if any. (`next()` passes
+ * the call itself, whose signal is the call's own: not read, so it is not created for nothing.)
+ */
 function readSignal(inner: unknown): AbortSignal | undefined {
   try {
     const signal = (inner as { signal?: unknown } | null)?.signal
@@ -71,8 +122,5 @@ function readResult(raw: unknown, toolName: string): ToolExecutionResult {
   } catch {
     // fall through: a hostile object is as bad as a malformed one
   }
-  return failure(
-    'PIPELINE_FAILED',
-    `A tools/execute wrapper returned something that is not a tool result for "${toolName}".`,
-  )
+  return failure('PIPELINE_FAILED', toolMessages.wrapperInvalidResult(toolName))
 }

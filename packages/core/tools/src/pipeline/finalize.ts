@@ -1,59 +1,81 @@
-import { ToolsError } from '../errors.ts'
 import type { PostExecuteCall, PostExecuteDecision, ToolExecutionResult } from '../types.ts'
 import { readPostExecuteDecision } from './decisions.ts'
 import { materializeResult } from './materialize.ts'
-import { describeThrown, failure, isTrusted, toBlocks, trust } from './results.ts'
+import { failure, toBlocks } from './results.ts'
 import type { RunState } from './run-state.ts'
-import { settleOrAbort } from './signals.ts'
+import { toolMessages } from '../messages.ts'
+import { pauseBudget, startBudget } from './call-budget.ts'
+import { releaseRun } from './call-signal.ts'
+import { raceRun } from './signals.ts'
 
 const ACCEPT: PostExecuteDecision = Object.freeze({ type: 'accept' })
 
-/** docs/spec.md §5 step 8 then `finishCall`: `tools/post-execute` may accept (and replace) or block. */
+/**
+ * docs/spec.md §5 step 8 then `finishCall`: `tools/post-execute` may accept (and replace) or block. The
+ * listeners run on the call's policy budget; after the caller's abort they get what is left of the
+ * abort grace (T38), so a drained result is still checked before it is committed.
+ */
 export async function finalizeCall(run: RunState, result: ToolExecutionResult): Promise<ToolExecutionResult> {
-  assertOpen(run, 'finalize')
+  run.stage = 'finalizing'
   let next = result
-  if (run.state.ctx.hasListeners('tools/post-execute')) {
-    const candidate = materializeResult(result, run.toolName)
+  const { ctx, registry } = run.state
+  if (ctx.hasListeners('tools/post-execute')) {
+    const candidate = materializeResult(result, run.toolName, registry.options.maxResultBytes)
     const call: PostExecuteCall = Object.freeze({ ...run.call, result: candidate })
+    startBudget(run)
     try {
-      const settled = await settleOrAbort(
-        run.state.ctx.waterfall('tools/post-execute', call, () => ACCEPT),
-        run.signal,
-        () => {},
+      const settled = await raceRun(
+        run,
+        ctx.waterfall('tools/post-execute', call, () => ACCEPT),
+        true,
       )
       if (settled.kind === 'error') throw settled.error
-      // Cancelled while post-processing: fail closed rather than commit a result a policy never saw.
-      const decision = settled.kind === 'aborted' ? undefined : readPostExecuteDecision(settled.value)
-      next =
-        settled.kind === 'aborted'
-          ? failure('ABORTED', `Tool "${run.toolName}" was aborted while its result was being checked.`)
-          : decision === undefined
+      if (settled.kind === 'aborted') {
+        // fail closed rather than commit a result a policy never saw
+        next =
+          run.cause === 'deadline'
             ? failure(
                 'PIPELINE_FAILED',
-                `A tools/post-execute listener returned an invalid decision for "${run.toolName}".`,
+                toolMessages.overBudget(
+                  run.toolName,
+                  'a tools/post-execute listener',
+                  registry.options.policyTimeoutMs,
+                ),
+                { name: 'PolicyTimeout' },
               )
+            : failure('ABORTED', toolMessages.abortedWhileChecked(run.toolName))
+      } else {
+        const decision = readPostExecuteDecision(settled.value)
+        next =
+          decision === undefined
+            ? failure('PIPELINE_FAILED', toolMessages.postExecuteInvalid(run.toolName))
             : applyDecision(candidate, decision)
+      }
     } catch (error) {
-      next = failure(
-        'PIPELINE_FAILED',
-        `A tools/post-execute listener failed for "${run.toolName}": ${describeThrown(error)}`,
-      )
+      next = failure('PIPELINE_FAILED', toolMessages.postExecuteFailed(run.toolName, error))
     }
+    pauseBudget(run)
   }
   return finishCall(run, next)
 }
 
+/**
+ * T37: the result a listener saw already carries the wrapper's and the body's contexts, in that
+ * order. `accept` keeps them (or `replaceContexts` replaces them) and appends its own; `block`
+ * drops them (the policy withheld the result, context included) and keeps only its own.
+ */
 function applyDecision(result: ToolExecutionResult, decision: PostExecuteDecision): ToolExecutionResult {
-  const contexts = decision.additionalContexts
-  const merged =
-    contexts === undefined ? result.additionalContexts : [...(result.additionalContexts ?? []), ...contexts]
+  const own = decision.additionalContexts ?? []
   switch (decision.type) {
     case 'accept': {
       const content = decision.content === undefined ? result.content : toBlocks(decision.content)
-      const contexts = merged === undefined ? {} : { additionalContexts: merged }
-      if (result.isError) return { ...result, content, ...contexts }
+      const kept = decision.replaceContexts ?? result.additionalContexts ?? []
+      const merged = own.length === 0 ? kept : [...kept, ...own]
+      const { additionalContexts: _dropped, ...rest } = result
+      const contexts = merged.length === 0 ? {} : { additionalContexts: merged }
+      if (rest.isError) return { ...rest, content, ...contexts }
       return {
-        ...result,
+        ...rest,
         content,
         ...contexts,
         ...(decision.value === undefined ? {} : { value: decision.value }),
@@ -61,7 +83,7 @@ function applyDecision(result: ToolExecutionResult, decision: PostExecuteDecisio
     }
     case 'block': {
       const blocked = failure('BLOCKED', decision.feedback)
-      return merged === undefined ? blocked : { ...blocked, additionalContexts: merged }
+      return own.length === 0 ? blocked : { ...blocked, additionalContexts: own }
     }
     default: {
       const never: never = decision
@@ -70,26 +92,16 @@ function applyDecision(result: ToolExecutionResult, decision: PostExecuteDecisio
   }
 }
 
-function assertOpen(run: RunState, stage: string): void {
-  if (run.phase === 'finished') {
-    throw new ToolsError({
-      code: 'ALREADY_FINISHED',
-      message: `${stage}(run): call "${run.callId}" (${run.toolName}) already has its result; a call gets exactly one`,
-    })
-  }
-}
-
 /**
- * docs/spec.md §5 steps 9–11 (no post-execute): deferred context and `concludeTurn` ride the result,
- * `finalizeContent` runs exactly once, the result is materialized (lossless, frozen) and
+ * docs/spec.md §5 steps 9–11 (no post-execute): `finalizeContent` runs exactly once, the result is materialized (lossless, frozen) and
  * `tools/result` observers are notified. Synchronous by contract.
  */
 export function finishCall(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
-  assertOpen(run, 'finish')
-  run.phase = 'finished'
-  let candidate = withRunExtras(run, result)
+  run.stage = 'finished'
+  releaseRun(run)
+  let candidate = result
   if (run.finalizeContent !== undefined) {
-    const draft = materializeResult(candidate, run.toolName)
+    const draft = materializeResult(candidate, run.toolName, run.state.registry.options.maxResultBytes)
     try {
       const content: unknown = run.finalizeContent.call(
         run.tool?.definition,
@@ -98,21 +110,18 @@ export function finishCall(run: RunState, result: ToolExecutionResult): ToolExec
       )
       if (typeof (content as { then?: unknown } | null)?.then === 'function') {
         candidate = keepContexts(
-          failure(
-            'PIPELINE_FAILED',
-            `finalizeContent of "${run.toolName}" must be synchronous; it returned a promise.`,
-          ),
+          failure('PIPELINE_FAILED', toolMessages.finalizeContentAsync(run.toolName)),
           draft,
         )
       } else candidate = { ...draft, content: content as ToolExecutionResult['content'] }
     } catch (error) {
       candidate = keepContexts(
-        failure('PIPELINE_FAILED', `finalizeContent of "${run.toolName}" failed: ${describeThrown(error)}`),
+        failure('PIPELINE_FAILED', toolMessages.finalizeContentFailed(run.toolName, error)),
         draft,
       )
     }
   }
-  const final = materializeResult(candidate, run.toolName)
+  const final = materializeResult(candidate, run.toolName, run.state.registry.options.maxResultBytes)
   const { ctx } = run.state
   if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', final, run.call)
   return final
@@ -122,18 +131,4 @@ function keepContexts(result: ToolExecutionResult, from: ToolExecutionResult): T
   return from.additionalContexts === undefined
     ? result
     : { ...result, additionalContexts: from.additionalContexts }
-}
-
-function withRunExtras(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
-  if (run.deferred.length === 0 && !run.concludes) return result
-  const contexts =
-    run.deferred.length === 0
-      ? result.additionalContexts
-      : [...(result.additionalContexts ?? []), ...run.deferred]
-  const extras = contexts === undefined ? {} : { additionalContexts: contexts }
-  const next: ToolExecutionResult = result.isError
-    ? { ...result, ...extras }
-    : { ...result, ...extras, ...(run.concludes ? { concludesTurn: true } : {}) }
-  // deferred contexts are strings (checked by deferContext), so trust carries over
-  return isTrusted(result) ? trust(next) : next
 }

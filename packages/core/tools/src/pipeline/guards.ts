@@ -1,12 +1,15 @@
 import type { ScopeToolsState } from '../registry/scope-state.ts'
 import type { GuardVerdict, ToolExecutionFailure, ToolGuard } from '../types.ts'
 import { readGuardVerdict } from './decisions.ts'
-import { describeThrown, failure } from './results.ts'
-import type { RunState } from './run-state.ts'
 import { toolMessages } from '../messages.ts'
-import { settleOrAbort } from './signals.ts'
+import { failure } from './results.ts'
+import type { RunState } from './run-state.ts'
+import { startBudget } from './call-budget.ts'
+import { cutShort } from './cut-short.ts'
+import { raceRun } from './signals.ts'
 
-function guardsOnChain(state: ScopeToolsState): ToolGuard[] | undefined {
+/** The guards of the scope and its ancestors, or undefined when there are none. */
+export function guardsOnChain(state: ScopeToolsState): ToolGuard[] | undefined {
   let all: ToolGuard[] | undefined
   for (let s: ScopeToolsState | undefined = state; s !== undefined; s = s.parent) {
     if (s.guards.length > 0) (all ??= []).push(...s.guards)
@@ -27,25 +30,14 @@ export async function runGuards(run: RunState): Promise<ToolExecutionFailure | u
     try {
       const raw = guard(run.call)
       if (typeof (raw as { then?: unknown } | null | undefined)?.then === 'function') {
-        const settled = await settleOrAbort(
-          Promise.resolve(raw as Promise<GuardVerdict>),
-          run.signal,
-          () => {},
-        )
-        if (settled.kind === 'aborted') {
-          return failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(run.toolName))
-        }
+        startBudget(run)
+        const settled = await raceRun(run, Promise.resolve(raw as Promise<GuardVerdict>), false)
+        if (settled.kind === 'aborted') return cutShort(run, 'a guard')
         if (settled.kind === 'error') throw settled.error
         verdict = settled.value
       } else verdict = raw
     } catch (error) {
-      return failure(
-        'DENIED',
-        `Tool "${run.toolName}" was denied: a guard failed (${describeThrown(error)}).`,
-        {
-          name: 'GuardFailed',
-        },
-      )
+      return failure('DENIED', toolMessages.guardFailed(run.toolName, error), { name: 'GuardFailed' })
     }
     let read
     try {
@@ -54,12 +46,10 @@ export async function runGuards(run: RunState): Promise<ToolExecutionFailure | u
       read = { kind: 'invalid' } as const
     }
     if (read.kind === 'deny') {
-      return failure('DENIED', `Tool "${run.toolName}" was denied: ${read.reason}`, { name: 'GuardDenied' })
+      return failure('DENIED', toolMessages.denied(run.toolName, read.reason), { name: 'GuardDenied' })
     }
     if (read.kind === 'invalid') {
-      return failure('DENIED', `Tool "${run.toolName}" was denied: a guard returned an invalid verdict.`, {
-        name: 'GuardFailed',
-      })
+      return failure('DENIED', toolMessages.guardInvalid(run.toolName), { name: 'GuardFailed' })
     }
   }
   return undefined

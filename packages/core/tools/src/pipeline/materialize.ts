@@ -1,7 +1,22 @@
-import type { JsonValue } from '@deepseek-ai/dsh-llm'
+import { describeValue, type JsonValue } from '@deepseek-ai/dsh-llm'
+import { ToolErrorCodes } from '../codes.ts'
 import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '../types.ts'
+import { toolMessages } from '../messages.ts'
+import { contentOver } from './result-size.ts'
 import { failure, isTrusted } from './results.ts'
+
+const CODES: ReadonlySet<unknown> = new Set(Object.values(ToolErrorCodes))
+
+/** T16: a failure's `error.info` names one of the stable codes (the type says so; plugins may not). */
+function errorProblem(result: ToolExecutionResult): string | undefined {
+  if (!result.isError || result.error.info === undefined) return undefined
+  const { name, code } = result.error.info
+  if (typeof name !== 'string') return 'error.info.name must be a string'
+  return CODES.has(code)
+    ? undefined
+    : `error.info.code must be one of ToolErrorCodes, got ${describeValue(code)}`
+}
 
 function contentProblem(content: unknown): string | undefined {
   if (!Array.isArray(content)) return 'content must be an array of blocks'
@@ -21,34 +36,47 @@ function contentProblem(content: unknown): string | undefined {
 
 /**
  * A candidate result → the authoritative one: a detached lossless-JSON copy, deep-frozen (T14).
- * Anything not lossless (a BigInt value, a cyclic meta, a getter that throws, a proxy…) turns the
- * result into `INVALID_TOOL_OUTPUT` instead of being silently corrupted. Never throws.
+ * Anything not lossless (a BigInt value, a cyclic meta, a getter that throws, a proxy…) or content
+ * over `maxResultBytes` turns the result into `INVALID_TOOL_OUTPUT` instead of being silently
+ * corrupted or stalling what records it. Never throws.
  */
-export function materializeResult(candidate: ToolExecutionResult, toolName: string): ToolExecutionResult {
+export function materializeResult(
+  candidate: ToolExecutionResult,
+  toolName: string,
+  maxResultBytes: number,
+): ToolExecutionResult {
   if (isTrusted(candidate)) return freezeTrusted(candidate)
   const snapshot = snapshotJsonValue(candidate)
   if (!snapshot.ok) {
     return deepFreeze(
       failure(
         'INVALID_TOOL_OUTPUT',
-        `Tool "${toolName}" produced a result that is not lossless JSON: ${snapshot.path.replace(/^\$/, 'result')} ${snapshot.reason}`,
+        toolMessages.resultNotLossless(toolName, snapshot.path.replace(/^\$/, 'result'), snapshot.reason),
       ),
     )
   }
   const value = snapshot.value as unknown as ToolExecutionResult
   const problem = contentProblem(value.content)
   if (problem !== undefined) {
+    return deepFreeze(failure('INVALID_TOOL_OUTPUT', toolMessages.invalidContent(toolName, problem)))
+  }
+  const infoProblem = errorProblem(value)
+  if (infoProblem !== undefined) {
+    return deepFreeze(failure('INVALID_TOOL_OUTPUT', toolMessages.invalidErrorInfo(toolName, infoProblem)))
+  }
+  const over = contentOver(value.content, maxResultBytes)
+  if (over !== undefined) {
     return deepFreeze(
-      failure('INVALID_TOOL_OUTPUT', `Tool "${toolName}" produced invalid content: ${problem}`),
+      failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(toolName, over, maxResultBytes, true)),
     )
   }
   return deepFreeze(value)
 }
 
-/** Default model-facing content for a body's value: strings as-is, anything else as JSON text. */
-export function defaultContent(value: JsonValue | undefined): { type: 'text'; text: string }[] {
-  if (value === undefined) return []
-  return [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }]
+/** The default model-facing text of a body's value: strings as-is, anything else as JSON text. */
+export function defaultText(value: JsonValue | undefined): string | undefined {
+  if (value === undefined) return undefined
+  return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
 /** Freezes a pipeline-built result along its known shape (cheaper than a generic deep freeze). */

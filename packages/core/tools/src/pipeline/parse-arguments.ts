@@ -1,5 +1,7 @@
 import { describeValue, type JsonObject } from '@deepseek-ai/dsh-llm'
 import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
+import { clip, MAX_ECHOED_PREVIEW } from './clip.ts'
+import { findLossyInteger } from './lossy-integer.ts'
 
 export interface ArgumentLimits {
   /** UTF-8 bytes of the raw string (default 1 MiB). */
@@ -11,12 +13,7 @@ export interface ArgumentLimits {
 export type ParsedArguments =
   { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly message: string }
 
-const PREVIEW = 200
 const OVERFLOW_RISK = /\d[eE]|\d{300}/
-
-function preview(raw: string): string {
-  return raw.length > PREVIEW ? `${raw.slice(0, PREVIEW)}… (${raw.length} chars)` : raw
-}
 
 /** Depth of a JSON text, counted without parsing it, so 100,000-deep input is refused before `JSON.parse`. */
 function jsonTextDepth(raw: string, limit: number): number {
@@ -69,10 +66,20 @@ export function parseToolArguments(raw: string | JsonObject, limits: ArgumentLim
         : JSON.parse(raw)
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
-      return { ok: false, message: `arguments are not valid JSON (${reason}); received: ${preview(raw)}` }
+      return {
+        ok: false,
+        message: `arguments are not valid JSON (${clip(reason, MAX_ECHOED_PREVIEW)}); received: ${clip(raw, MAX_ECHOED_PREVIEW)}`,
+      }
     }
     if (protoKey) return { ok: false, message: 'arguments must not contain a "__proto__" key' }
     if (overflow) return { ok: false, message: 'arguments contain a number too large to represent' }
+    const lossy = findLossyInteger(raw)
+    if (lossy !== undefined) {
+      return {
+        ok: false,
+        message: `arguments contain the integer ${clip(lossy, 40)}, which a JSON number cannot carry exactly (integers beyond ±2^53 lose precision); send it as a string`,
+      }
+    }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       return { ok: false, message: `arguments must be a JSON object, got ${describeValue(parsed)}` }
     }

@@ -3,16 +3,26 @@ import { deepFreeze } from '@deepseek-ai/dsh-session'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import { visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
 import type { ScheduledToolPreparation } from '../scheduler/scheduler-types.ts'
-import type { PreExecuteDecision, ToolCallInfo, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
+import { CALL_DEFINITION } from '../is-call-to.ts'
+import type {
+  AnyToolDefinition,
+  PreExecuteDecision,
+  ToolArguments,
+  ToolCallInfo,
+  ToolExecutionInput,
+  ToolExecutionResult,
+} from '../types.ts'
 import { resolveApproval } from './approval.ts'
 import { readPreExecuteDecision } from './decisions.ts'
-import { runGuards } from './guards.ts'
+import { guardsOnChain, runGuards } from './guards.ts'
 import { callArguments } from './call-arguments.ts'
 import { parseToolArguments } from './parse-arguments.ts'
-import { describeThrown, failure, success, toBlocks } from './results.ts'
-import { createRun, type RunState } from './run-state.ts'
+import { failure, success, toBlocks } from './results.ts'
+import { createRun, handOut, type RunState } from './run-state.ts'
 import { toolMessages } from '../messages.ts'
-import { settleOrAbort, signalOrNever } from './signals.ts'
+import { raceRun } from './signals.ts'
+import { cutShort } from './cut-short.ts'
+import { pauseBudget, startBudget } from './call-budget.ts'
 
 const ALLOW: PreExecuteDecision = Object.freeze({ type: 'allow' })
 const EMPTY_ARGS: JsonObject = Object.freeze({})
@@ -21,9 +31,7 @@ const MAX_LISTED_TOOLS = 50
 /** T10: the same words whether the tool never existed or a restriction hides it. */
 function unknownToolMessage(name: string, state: ScopeToolsState): string {
   const names = [...visibleTools(state).keys()]
-  const listed =
-    names.length > MAX_LISTED_TOOLS ? `${names.slice(0, MAX_LISTED_TOOLS).join(', ')}, …` : names.join(', ')
-  return `Unknown tool "${name}". Available tools: ${names.length > 0 ? listed : 'none'}.`
+  return toolMessages.unknownTool(name, names, MAX_LISTED_TOOLS)
 }
 
 /**
@@ -36,10 +44,16 @@ export function callInfoOf(state: ScopeToolsState, input: ToolExecutionInput): T
     maxBytes: maxArgumentBytes,
     maxDepth: maxArgumentDepth,
   })
-  return callInfo(state, input, parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS)
+  return callInfo(state, input, parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS, undefined)
 }
 
-function callInfo(state: ScopeToolsState, input: ToolExecutionInput, args: JsonObject): ToolCallInfo {
+/** `definition` marks arguments that definition validated (what `isCallTo` checks). */
+function callInfo(
+  state: ScopeToolsState,
+  input: ToolExecutionInput,
+  args: ToolArguments,
+  definition: AnyToolDefinition | undefined,
+): ToolCallInfo {
   return Object.freeze({
     callId: input.callId,
     toolName: input.name,
@@ -47,32 +61,37 @@ function callInfo(state: ScopeToolsState, input: ToolExecutionInput, args: JsonO
     scope: state.ctx.scope,
     turn: input.turn,
     step: input.step,
+    [CALL_DEFINITION]: definition,
   })
 }
 
 function final(run: RunState, result: ToolExecutionResult): ScheduledToolPreparation {
-  return { stage: 'final-result', run, result }
+  return handOut(run, 'final-result', result)
 }
 
 /**
  * docs/spec.md §5 steps 2–5, in order: parse and validate arguments, `tools/pre-execute`, approval for
- * `ask`, then the monotonic guards. Every outcome is a stage decision (T18); nothing throws.
+ * `ask`, then the monotonic guards. Every outcome is a stage decision (T18); nothing throws. The
+ * listeners and guards run on the call's policy budget; a caller's abort ends this stage at once
+ * (nothing has started yet).
  */
 export async function prepareCall(
   state: ScopeToolsState,
+  key: object | undefined,
   input: ToolExecutionInput,
 ): Promise<ScheduledToolPreparation> {
-  const signal = signalOrNever(input.signal)
   const tool: RegisteredTool | undefined = visibleTools(state).get(input.name)
-  const args = tool === undefined ? undefined : callArguments(state.registry, input, tool)
+  const args = tool === undefined ? undefined : callArguments(state.registry, key, input, tool)
   const call =
     args === undefined
       ? callInfoOf(state, input)
-      : callInfo(state, input, args.kind === 'unparsable' ? EMPTY_ARGS : args.json)
+      : args.kind === 'ok'
+        ? callInfo(state, input, args.args, tool!.definition)
+        : callInfo(state, input, args.kind === 'unparsable' ? EMPTY_ARGS : args.json, undefined)
   const settle = (result: ToolExecutionResult): ScheduledToolPreparation =>
-    final(createRun({ state, call, signal, tool, args: undefined }), result)
+    final(createRun({ state, call, caller: undefined, tool, args: undefined }), result)
 
-  if (signal.aborted) {
+  if (input.signal?.aborted === true) {
     return settle(failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
   }
   if (tool === undefined || args === undefined)
@@ -82,51 +101,48 @@ export async function prepareCall(
       break
     case 'unparsable':
     case 'invalid':
-      return settle(
-        failure('INVALID_ARGUMENTS', `Invalid arguments for tool "${input.name}": ${args.message}`),
-      )
+      return settle(failure('INVALID_ARGUMENTS', toolMessages.invalidArguments(input.name, args.message)))
     case 'validator-failed':
-      return settle(
-        failure('PIPELINE_FAILED', `Argument validation for tool "${input.name}" failed: ${args.message}`),
-      )
+      return settle(failure('PIPELINE_FAILED', toolMessages.validationFailed(input.name, args.message)))
     default: {
       const never: never = args
       return never
     }
   }
-  const run = createRun({ state, call, signal, tool, args: args.args })
+  const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
+  // no listener and no guard: nothing to decide, nothing to wait for
+  if (!state.ctx.hasListeners('tools/pre-execute') && guardsOnChain(state) === undefined)
+    return { stage: 'dispatch', run }
+  const prepared = await policy(run, tool, args.json)
+  pauseBudget(run)
+  return prepared
+}
 
+async function policy(
+  run: RunState,
+  tool: RegisteredTool,
+  json: JsonObject,
+): Promise<ScheduledToolPreparation> {
+  const { ctx } = run.state
+  const name = run.toolName
   let decision: PreExecuteDecision = ALLOW
-  if (state.ctx.hasListeners('tools/pre-execute')) {
+  if (ctx.hasListeners('tools/pre-execute')) {
+    startBudget(run)
     try {
-      const settled = await settleOrAbort(
-        state.ctx.waterfall('tools/pre-execute', call, () => ALLOW),
-        signal,
-        () => {},
+      const settled = await raceRun(
+        run,
+        ctx.waterfall('tools/pre-execute', run.call, () => ALLOW),
+        false,
       )
-      if (settled.kind === 'aborted') {
-        return final(run, failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
-      }
+      if (settled.kind === 'aborted') return final(run, cutShort(run, 'a tools/pre-execute listener'))
       if (settled.kind === 'error') throw settled.error
       const read = readPreExecuteDecision(settled.value)
       if (read === undefined) {
-        return final(
-          run,
-          failure(
-            'PIPELINE_FAILED',
-            `A tools/pre-execute listener returned an invalid decision for "${input.name}".`,
-          ),
-        )
+        return final(run, failure('PIPELINE_FAILED', toolMessages.preExecuteInvalid(name)))
       }
       decision = read
     } catch (error) {
-      return final(
-        run,
-        failure(
-          'PIPELINE_FAILED',
-          `A tools/pre-execute listener failed for "${input.name}": ${describeThrown(error)}`,
-        ),
-      )
+      return final(run, failure('PIPELINE_FAILED', toolMessages.preExecuteFailed(name, error)))
     }
   }
 
@@ -136,12 +152,14 @@ export async function prepareCall(
     case 'deny':
       return final(
         run,
-        failure('DENIED', `Tool "${input.name}" was denied: ${decision.reason}`, { name: 'PolicyDenied' }),
+        failure('DENIED', toolMessages.denied(name, decision.reason), { name: 'PolicyDenied' }),
       )
     case 'respond':
-      return { stage: 'post-result', run, result: success(toBlocks(decision.content), decision.value) }
+      return handOut(run, 'post-result', success(toBlocks(decision.content), decision.value))
     case 'ask': {
-      const denied = await resolveApproval(run, decision.reason)
+      // a person answering is not plugin code: the budget waits
+      pauseBudget(run)
+      const denied = await resolveApproval(run, tool, decision.reason, json)
       if (denied !== undefined) return final(run, denied)
       break
     }
@@ -153,8 +171,6 @@ export async function prepareCall(
 
   const guarded = await runGuards(run)
   if (guarded !== undefined) return final(run, guarded)
-  if (signal.aborted) {
-    return final(run, failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
-  }
+  if (run.cause !== undefined) return final(run, cutShort(run, 'a guard'))
   return { stage: 'dispatch', run }
 }

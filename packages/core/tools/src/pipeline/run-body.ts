@@ -1,71 +1,119 @@
 import type { JsonValue } from '@deepseek-ai/dsh-llm'
 import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
+import { toolMessages } from '../messages.ts'
 import type { ToolExecContext, ToolExecutionResult } from '../types.ts'
-import { defaultContent } from './materialize.ts'
-import { describeThrown, failure, success, toBlocks, trust } from './results.ts'
+import { pauseBudget, resumeBudget } from './call-budget.ts'
+import { abortReason, linkAbort, onRunAbort, runSignal } from './call-signal.ts'
+import { callRef, formatIssues } from './clip.ts'
+import { cutShort } from './cut-short.ts'
+import { defaultText } from './materialize.ts'
+import { jsonSizeFloor, textOver } from './result-size.ts'
+import { failure, success, toBlocks, trust } from './results.ts'
 import type { RunState } from './run-state.ts'
-import { fuseSignals, settleOrAbort, type Settled } from './signals.ts'
+import { graceFor, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
 
-function execContext(run: RunState, signal: AbortSignal): ToolExecContext {
-  return {
-    callId: run.callId,
-    toolName: run.toolName,
-    signal,
-    ctx: run.scope,
-    turn: run.call.turn,
-    step: run.call.step,
-    deferContext(text) {
-      if (typeof text !== 'string')
-        throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)
-      if (run.phase === 'finished') {
-        run.state.registry.logger.warn(
-          `tool "${run.toolName}" (call ${run.callId}) deferred context after its result was committed; dropped`,
-        )
-        return
-      }
-      run.deferred.push(text)
-    },
-    concludeTurn() {
+/**
+ * What a body sees besides its arguments. A class so that creating one per call is a constructor
+ * call; the signal is a prototype getter (created on first read: a body that never looks at it
+ * costs no controller), and `deferContext` / `concludeTurn` are own functions, so a body may
+ * destructure them.
+ */
+class BodyContext implements ToolExecContext {
+  readonly callId: string
+  readonly toolName: string
+  readonly ctx: RunState['scope']
+  readonly turn: number | undefined
+  readonly step: number | undefined
+  readonly deferContext: (text: string) => void
+  readonly concludeTurn: () => void
+  readonly #run: RunState
+  readonly #signal: AbortSignal | undefined
+
+  constructor(run: RunState, signal: AbortSignal | undefined) {
+    this.callId = run.callId
+    this.toolName = run.toolName
+    this.ctx = run.scope
+    this.turn = run.call.turn
+    this.step = run.call.step
+    this.#run = run
+    this.#signal = signal
+    this.deferContext = (text) => deferContext(run, text)
+    this.concludeTurn = () => {
       run.concludes = true
-    },
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal ?? runSignal(this.#run)
   }
 }
 
+function deferContext(run: RunState, text: unknown): void {
+  if (typeof text !== 'string')
+    throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)
+  if (run.stage !== 'dispatching') {
+    // T37: policy already saw the result; context it never saw must not reach the model
+    run.state.registry.logger.warn(
+      `${callRef(run.toolName, run.callId)} deferred context after its result was produced; dropped`,
+    )
+    return
+  }
+  ;(run.deferred ??= []).push(text)
+}
+
+/** T16: the result of a call whose body never started. */
+export function notStarted(run: RunState): ToolExecutionResult {
+  return cutShort(run, 'a tools/execute wrapper')
+}
+
 /**
- * docs/spec.md §5 step 7: the body, raced against its signal. The signal is the caller's fused with any
- * replacement a wrapper passed, so cancellation always reaches the body. A body that ignores its
- * signal still ends the call on abort; its late outcome is discarded and logged.
+ * docs/spec.md §5 step 7: the body. Its signal is the call's own, or (when a wrapper passed a
+ * replacement) one that aborts on either, linked with removable listeners, so no wrapper can
+ * detach the caller's cancellation. On the caller's abort the body gets the abort grace (T38): a
+ * value within it is a success, a rejection is `ABORTED`; after it, `ABORTED`. On a wrapper's
+ * abort (a timeout) the wrapper has already answered, so this returns at once. A body that never
+ * started (the call was cancelled first) is `ABORTED_BEFORE_DISPATCH`.
  */
 export async function runBody(
   run: RunState,
-  replacementSignal: AbortSignal | undefined,
+  replacement: AbortSignal | undefined,
 ): Promise<ToolExecutionResult> {
-  const signal = fuseSignals(run.signal, replacementSignal)
-  const name = run.toolName
-  const aborted = (): ToolExecutionResult =>
-    failure('ABORTED', `Tool "${name}" was aborted before it finished.`)
-  if (signal.aborted) return aborted()
-  const tool = run.tool
-  if (tool === undefined) return failure('PIPELINE_FAILED', `Tool "${name}" has no definition to run.`)
+  // only a run prepared at stage dispatch gets here, and such a run always has its tool
+  const tool = run.tool!
+  if (run.cause !== undefined || replacement?.aborted === true) return notStarted(run)
+  let own: AbortController | undefined
+  let unlink: (() => void)[] | undefined
+  if (replacement !== undefined && replacement !== run.controller?.signal) {
+    const body = (own = new AbortController())
+    unlink = [onRunAbort(run, () => body.abort(abortReason(run))), linkAbort(body, replacement)]
+  }
+  pauseBudget(run)
   let pending: Promise<unknown>
   try {
-    pending = Promise.resolve(tool.definition.execute(run.args, execContext(run, signal)))
+    pending = Promise.resolve(tool.definition.execute(run.args, new BodyContext(run, own?.signal)))
   } catch (error) {
     pending = Promise.reject(error)
   }
-  const settled: Settled<unknown> = await settleOrAbort(pending, signal, (late) => {
-    run.state.registry.logger.warn(
-      `tool "${name}" (call ${run.callId}) settled after it was aborted; its outcome was discarded`,
-      {
-        outcome: late.kind,
-      },
-    )
-  })
+  run.bodyPending = pending
+  // With a replacement the body's own signal decides. Otherwise only the caller can abort a
+  // running body (the budget is paused meanwhile): without a caller signal there is nothing to race.
+  const settled: Settled<unknown> =
+    own !== undefined
+      ? await settleOrAbort(pending, own.signal, () => graceFor(run))
+      : run.unlink === undefined && run.cause === undefined
+        ? await settleOf(pending)
+        : await raceRun(run, pending, true)
+  if (unlink !== undefined) for (const undo of unlink) undo()
+  resumeBudget(run)
+  if (settled.kind !== 'aborted') run.bodyDone = true
+  const signalled = own?.signal.aborted === true || run.cause !== undefined
   switch (settled.kind) {
     case 'aborted':
-      return aborted()
+      return failure('ABORTED', toolMessages.aborted(run.toolName))
     case 'error':
-      return failure('TOOL_FAILED', `Tool "${name}" failed: ${describeThrown(settled.error)}`)
+      return signalled
+        ? failure('ABORTED', toolMessages.aborted(run.toolName))
+        : failure('TOOL_FAILED', toolMessages.toolFailed(run.toolName, settled.error))
     case 'value':
       return valueResult(run, settled.value)
     default: {
@@ -82,31 +130,46 @@ function valueResult(run: RunState, value: unknown): ToolExecutionResult {
     if (definition.validateOutput !== undefined) {
       const checked = definition.validateOutput(value)
       if (!checked.ok) {
-        const issues = checked.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')
         return failure(
           'INVALID_TOOL_OUTPUT',
-          `Tool "${name}" returned a value that breaks its output schema: ${issues}`,
+          toolMessages.outputSchemaBroken(name, formatIssues(checked.issues)),
         )
       }
     }
   } catch (error) {
-    return failure(
-      'INVALID_TOOL_OUTPUT',
-      `Output validation for tool "${name}" failed: ${describeThrown(error)}`,
-    )
+    return failure('INVALID_TOOL_OUTPUT', toolMessages.outputValidationFailed(name, error))
+  }
+  // issue 8 item 9: a value too large is refused before it is copied, at a cost bounded by the limit
+  const limit = run.state.registry.options.maxResultBytes
+  if (typeof value === 'string' || (typeof value === 'object' && value !== null)) {
+    const floor = jsonSizeFloor(value, limit)
+    if (floor > limit)
+      return failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(name, floor, limit, false))
   }
   const snapshot = value === undefined ? { ok: true as const, value: undefined } : snapshotJsonValue(value)
   if (!snapshot.ok) {
     return failure(
       'INVALID_TOOL_OUTPUT',
-      `Tool "${name}" returned a value that is not lossless JSON: ${snapshot.path.replace(/^\$/, 'value')} ${snapshot.reason}`,
+      toolMessages.valueNotLossless(name, snapshot.path.replace(/^\$/, 'value'), snapshot.reason),
     )
   }
   const json: JsonValue | undefined = snapshot.value
-  if (definition.toContent === undefined) return trust(success(defaultContent(json), json))
+  const text = definition.toContent === undefined ? defaultText(json) : jsonText(json)
+  const over = text === undefined ? undefined : textOver(text, limit)
+  if (over !== undefined)
+    return failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(name, over, limit, true))
+  // the default content is the value's own text, so this result needs no further checks
+  if (definition.toContent === undefined)
+    return trust(success(text === undefined ? [] : [{ type: 'text', text }], json))
   try {
     return success(toBlocks(definition.toContent(value)), json)
   } catch (error) {
-    return failure('TOOL_FAILED', `Tool "${name}" could not render its value: ${describeThrown(error)}`)
+    return failure('TOOL_FAILED', toolMessages.renderFailed(name, error))
   }
+}
+
+/** The value's JSON text when measuring it costs something worth measuring (objects, strings). */
+function jsonText(json: JsonValue | undefined): string | undefined {
+  if (typeof json === 'string') return json
+  return typeof json === 'object' && json !== null ? JSON.stringify(json) : undefined
 }

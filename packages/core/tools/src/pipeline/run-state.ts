@@ -1,46 +1,109 @@
 import type { Context } from '@deepseek-ai/dsh-context'
+import type { CallId } from '@deepseek-ai/dsh-llm'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
-import type { ScopeToolsState } from '../registry/scope-state.ts'
+import type { RegistryState, ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
 import type { FinalizeContext, ToolCallInfo, ToolExecutionResult } from '../types.ts'
+import { linkCaller, runSignal, type AbortCause } from './call-signal.ts'
+import type { StageRace } from './signals.ts'
 
-export type RunPhase = 'prepared' | 'dispatched' | 'finished'
+/**
+ * Where a run is (T39). `dispatch`, `post-result` and `final-result` are the stages a run is
+ * handed out at; `dispatching` and `finalizing` mark a stage in progress; `finished` is terminal.
+ */
+export type RunStage = 'dispatch' | 'dispatching' | 'post-result' | 'finalizing' | 'final-result' | 'finished'
 
-/** The scheduler's private view of a run; callers only see the `ToolRunContext` part. */
-export interface RunState extends ToolRunContext {
+/**
+ * The scheduler's private view of a run; callers only see the `ToolRunContext` part. A class
+ * because a run has identity and a lifetime: the private `#owner` brand cannot be forged or copied,
+ * so only the runtime that prepared a run will advance it, and creating one is a plain constructor
+ * call on the hot path (no per-call getter or closure).
+ */
+export class RunState implements ToolRunContext {
+  readonly callId: CallId
+  readonly toolName: string
+  readonly call: ToolCallInfo
+  readonly scope: Context
   readonly state: ScopeToolsState
   readonly tool: RegisteredTool | undefined
   readonly args: unknown
   /** Captured when the call started (docs/spec.md §5 step 10). */
   readonly finalizeContent:
     ((exec: FinalizeContext, result: ToolExecutionResult) => readonly unknown[]) | undefined
-  readonly deferred: string[]
-  concludes: boolean
-  phase: RunPhase
+  /** What the body deferred (`exec.deferContext`), created on first use. */
+  deferred: string[] | undefined = undefined
+  concludes = false
+  stage: RunStage = 'dispatch'
+  /** The result handed out with the run at `post-result` / `final-result`: the only one it may commit. */
+  handed: ToolExecutionResult | undefined = undefined
+
+  // --- cancellation (call-signal.ts): one controller per call, created on first use
+  controller: AbortController | undefined = undefined
+  cause: AbortCause | undefined = undefined
+  callerReason: unknown = undefined
+  /** Stops following the caller's signal. */
+  unlink: (() => void) | undefined = undefined
+  /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
+  waiters: (() => void)[] | undefined = undefined
+  /** Stages racing the call's abort right now (signals.ts). */
+  races: Set<StageRace> | undefined = undefined
+  /** The abort grace window (T38), shared by every stage of the call. */
+  grace: Promise<void> | undefined = undefined
+  graceTimer: ReturnType<typeof setTimeout> | undefined = undefined
+
+  // --- the policy budget (call-budget.ts)
+  budgetDeadline: number | undefined = undefined
+  budgetPausedAt: number | undefined = undefined
+
+  // --- the body: started (a promise) and seen settling by the pipeline
+  bodyPending: Promise<unknown> | undefined = undefined
+  bodyDone = false
+
+  readonly #owner: RegistryState
+
+  constructor(state: ScopeToolsState, call: ToolCallInfo, tool: RegisteredTool | undefined, args: unknown) {
+    this.callId = call.callId
+    this.toolName = call.toolName
+    this.call = call
+    this.scope = state.ctx
+    this.state = state
+    this.tool = tool
+    this.args = args
+    this.finalizeContent = tool?.definition.finalizeContent
+    this.#owner = state.registry
+  }
+
+  /** The call's own signal (created on first read). */
+  get signal(): AbortSignal {
+    return runSignal(this)
+  }
+
+  /** True for a run that `registry` prepared (and nothing else, whatever its shape). */
+  static ownedBy(value: unknown, registry: RegistryState): value is RunState {
+    return typeof value === 'object' && value !== null && #owner in value && value.#owner === registry
+  }
 }
 
+/** A run for a call; `caller` (the input's signal) is followed until the call is answered. */
 export function createRun(options: {
   readonly state: ScopeToolsState
   readonly call: ToolCallInfo
-  readonly signal: AbortSignal
+  readonly caller: AbortSignal | undefined
   readonly tool: RegisteredTool | undefined
   readonly args: unknown
 }): RunState {
-  const { state, call, signal, tool, args } = options
-  const run: RunState = {
-    callId: call.callId,
-    toolName: call.toolName,
-    call,
-    scope: state.ctx as Context,
-    signal,
-    state,
-    tool,
-    args,
-    finalizeContent: tool?.definition.finalizeContent,
-    deferred: [],
-    concludes: false,
-    phase: 'prepared',
-  }
-  state.registry.runs.add(run)
+  const run = new RunState(options.state, options.call, options.tool, options.args)
+  linkCaller(run, options.caller)
   return run
+}
+
+/** Hands the run out at a stage that carries a result. */
+export function handOut<S extends 'post-result' | 'final-result'>(
+  run: RunState,
+  stage: S,
+  result: ToolExecutionResult,
+): { readonly stage: S; readonly run: RunState; readonly result: ToolExecutionResult } {
+  run.stage = stage
+  run.handed = result
+  return { stage, run, result }
 }

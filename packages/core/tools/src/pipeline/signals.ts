@@ -1,68 +1,104 @@
-const NEVER_ABORTED = new AbortController().signal
-
-/** The caller's signal, or one that never aborts. */
-export function signalOrNever(signal: AbortSignal | undefined): AbortSignal {
-  return signal ?? NEVER_ABORTED
-}
-
-/**
- * The signal the body gets when a wrapper replaced it: it aborts when either the caller's or the
- * replacement aborts, so no wrapper can detach the caller's cancellation.
- */
-export function fuseSignals(caller: AbortSignal, replacement: AbortSignal | undefined): AbortSignal {
-  if (replacement === undefined || replacement === caller || caller === NEVER_ABORTED)
-    return replacement ?? caller
-  return AbortSignal.any([caller, replacement])
-}
+import type { RunState } from './run-state.ts'
 
 export type Settled<T> =
   | { readonly kind: 'value'; readonly value: T }
   | { readonly kind: 'error'; readonly error: unknown }
   | { readonly kind: 'aborted' }
 
+const toValue = <T>(value: T): Settled<T> => ({ kind: 'value', value })
+const toError = (error: unknown): Settled<never> => ({ kind: 'error', error })
+
+/** The promise's outcome as a value (never rejects). */
+export function settleOf<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(toValue, toError)
+}
+
 /**
- * Settles with the promise's outcome, or with `aborted` as soon as `signal` fires, whichever is first.
- * `onLate` learns how a promise that lost the race settled, so discarded results can be reported.
+ * Settles with the promise's outcome, or with `aborted` once `signal` fires, whichever is first.
+ * When the signal fires, `drain` may return a promise to keep waiting on (the abort grace): an
+ * outcome that arrives before it resolves still wins. The promise is always handled, so one that
+ * rejects after losing the race is never an unhandled rejection. One listener, removed on settle.
  */
 export function settleOrAbort<T>(
   promise: Promise<T>,
   signal: AbortSignal,
-  onLate: (late: Settled<T>) => void,
+  drain?: () => Promise<void> | undefined,
 ): Promise<Settled<T>> {
-  if (signal === NEVER_ABORTED) {
-    return promise.then(
-      (value) => ({ kind: 'value', value }),
-      (error: unknown) => ({ kind: 'error', error }),
-    )
-  }
-  if (signal.aborted) {
-    promise.then(
-      (value) => onLate({ kind: 'value', value }),
-      (error: unknown) => onLate({ kind: 'error', error }),
-    )
-    return Promise.resolve({ kind: 'aborted' })
-  }
   return new Promise((resolve) => {
     let done = false
-    const onAbort = (): void => {
+    const finish = (outcome: Settled<T>): void => {
       if (done) return
       done = true
-      resolve({ kind: 'aborted' })
+      signal.removeEventListener('abort', onAbort)
+      resolve(outcome)
     }
-    signal.addEventListener('abort', onAbort, { once: true })
+    const onAbort = (): void => {
+      const wait = drain?.()
+      if (wait === undefined) finish({ kind: 'aborted' })
+      else void wait.then(() => finish({ kind: 'aborted' }))
+    }
     promise.then(
-      (value) => {
-        if (done) return onLate({ kind: 'value', value })
-        done = true
-        signal.removeEventListener('abort', onAbort)
-        resolve({ kind: 'value', value })
-      },
-      (error: unknown) => {
-        if (done) return onLate({ kind: 'error', error })
-        done = true
-        signal.removeEventListener('abort', onAbort)
-        resolve({ kind: 'error', error })
-      },
+      (value) => finish({ kind: 'value', value }),
+      (error: unknown) => finish({ kind: 'error', error }),
     )
+    if (signal.aborted) onAbort()
+    else if (!done) signal.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/**
+ * Races a stage's promise against the call: its caller's abort and its policy budget. With
+ * `drain`, a caller's abort waits up to the abort grace for the stage (T38: started work gets to
+ * finish); a budget overrun ends the stage at once. A call that cannot be aborted (no caller
+ * signal, no budget running) just awaits the promise. The promise is always handled.
+ */
+export function raceRun<T>(run: RunState, promise: Promise<T>, drain: boolean): Promise<Settled<T>> {
+  if (run.unlink === undefined && run.cause === undefined && run.budgetDeadline === undefined)
+    return settleOf(promise)
+  return new Promise<Settled<T>>((resolve) => {
+    const race = new StageRace(run, drain, resolve as (outcome: Settled<unknown>) => void)
+    promise.then(
+      (value) => race.settle({ kind: 'value', value }),
+      (error: unknown) => race.settle({ kind: 'error', error }),
+    )
+    if (run.cause !== undefined) race.abort()
+    else (run.races ??= new Set()).add(race)
+  })
+}
+
+const ABORTED = Object.freeze({ kind: 'aborted' as const })
+
+/** One stage waiting on its promise or the call's abort, whichever comes first. */
+export class StageRace {
+  #done = false
+  constructor(
+    readonly run: RunState,
+    readonly drain: boolean,
+    readonly resolve: (outcome: Settled<unknown>) => void,
+  ) {}
+
+  settle(outcome: Settled<unknown>): void {
+    if (this.#done) return
+    this.#done = true
+    this.run.races?.delete(this)
+    this.resolve(outcome)
+  }
+
+  /** The call aborted: end now, or once the grace is over when this stage drains. */
+  abort(): void {
+    const wait = this.drain ? graceFor(this.run) : undefined
+    if (wait === undefined) this.settle(ABORTED)
+    else void wait.then(() => this.settle(ABORTED))
+  }
+}
+
+/** While the caller's abort drains: the grace window, shared by every stage of the call. */
+export function graceFor(run: RunState): Promise<void> | undefined {
+  if (run.cause !== 'caller') return undefined
+  return (run.grace ??= new Promise((resolve) => {
+    run.graceTimer = setTimeout(() => {
+      run.graceTimer = undefined
+      resolve()
+    }, run.state.registry.options.abortGraceMs)
+  }))
 }

@@ -13,7 +13,7 @@ export interface RegisteredTool {
   readonly registrant: string | undefined
 }
 
-export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
 const OPTIONAL_FUNCTIONS = [
   'validate',

@@ -1,6 +1,10 @@
 import type { Context, Logger } from '@deepseek-ai/dsh-context'
 import type { PresentationMode, ToolGuard } from '../types.ts'
+import type { BudgetSweeper } from '../pipeline/call-budget.ts'
+import type { ToolGrants } from '../pipeline/session-grants.ts'
 import type { RegisteredTool } from './normalize-definition.ts'
+
+export const PRESENTATION_MODES: readonly PresentationMode[] = ['native', 'code', 'both']
 
 export interface CompiledRestriction {
   readonly allow: ReadonlySet<string> | undefined
@@ -13,6 +17,10 @@ export interface RuntimeOptions {
   readonly defaultPresentation: PresentationMode
   readonly defaultTimeoutMs: number | undefined
   readonly maxParallelToolCalls: number
+  readonly policyTimeoutMs: number
+  readonly abortGraceMs: number
+  readonly lateBodyCapMs: number
+  readonly maxResultBytes: number
 }
 
 /** State shared by every scope of one installed runtime. */
@@ -22,8 +30,10 @@ export interface RegistryState {
   readonly options: RuntimeOptions
   readonly logger: Logger
   readonly scopes: WeakMap<object, ScopeToolsState>
-  /** Runs this runtime prepared: a run from elsewhere is refused. */
-  readonly runs: WeakSet<object>
+  /** The shipped timeout wrapper is registered: dispatch may apply it without a waterfall pass. */
+  shippedTimeout: boolean
+  /** Watches the policy budget of calls in flight (call-budget.ts); created on first use. */
+  sweeper: BudgetSweeper | undefined
 }
 
 /** One scope's layer: its registrations, restrictions, guards, approval grants and mode cell. */
@@ -34,8 +44,8 @@ export interface ScopeToolsState {
   readonly local: Map<string, RegisteredTool>
   readonly restrictions: Set<CompiledRestriction>
   readonly guards: ToolGuard[]
-  /** Tool names granted `allowed-for-session` in this scope. */
-  readonly grants: Set<string>
+  /** `allowed-for-session` answers given in this scope, per registration (see session-grants.ts). */
+  readonly grants: WeakMap<RegisteredTool, ToolGrants>
   mode: PresentationMode | undefined
   cacheVersion: number
   visible: ReadonlyMap<string, RegisteredTool>

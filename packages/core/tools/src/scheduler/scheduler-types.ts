@@ -19,9 +19,21 @@ export type ScheduledToolPreparation =
   | { readonly stage: 'post-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
   | { readonly stage: 'final-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
 
+/**
+ * What a body did after its call was answered (T38): it settled with a value (lossless JSON, or
+ * `undefined`) or an error, or it was still running when the hard cap (`lateBodyCapMs`) passed.
+ */
 export type LateToolOutcome =
-  { kind: 'value'; value: JsonValue | undefined } | { kind: 'error'; message: string } | { kind: 'abandoned' }
+  | { readonly kind: 'value'; readonly value: JsonValue | undefined }
+  | { readonly kind: 'error'; readonly message: string }
+  | { readonly kind: 'abandoned' }
 
+/**
+ * What `dispatch` produced. `bodySettled` is present only when the result was produced while the
+ * body had not settled (a timeout, an abort past the grace, a wrapper that answered without
+ * waiting): it never rejects and resolves when the body settles, or with `{ kind: 'abandoned' }`
+ * after `lateBodyCapMs`. A scheduler holds the call's resources (its concurrency keys) until then.
+ */
 export type ScheduledToolDispatch =
   | {
       readonly stage: 'post-result'

@@ -1,8 +1,8 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { deepFreeze } from './deep-freeze.ts'
-import { SessionError } from './errors.ts'
-import { eventTypeProblem, sourceEventSeqsProblem, surfaceOpProblem } from './event-fields.ts'
-import type { SessionEvent } from './types.ts'
+import { deepFreeze } from '../deep-freeze.ts'
+import { SessionError } from '../errors.ts'
+import { eventTypeProblem, sourceEventSeqsProblem, surfaceOpProblem } from '../event-fields.ts'
+import type { SessionEvent } from '../types.ts'
 
 export const FORMAT_NAME = 'dsh-session'
 /** Major version this build writes and the newest it reads. */

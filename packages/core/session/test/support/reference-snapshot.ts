@@ -1,68 +1,16 @@
+// The snapshot walker as it was before the bulk-read rewrite: one property descriptor per key and
+// `Reflect.ownKeys` on every container. Kept as a test oracle: the fast walker must agree with it on
+// every value (see snapshot-oracle.test.ts), apart from the documented differences listed there.
 import { types } from 'node:util'
 import { describeValue, type JsonValue } from '@deepseek-ai/dsh-llm'
-import { SessionError } from './errors.ts'
-import { formatJsonPath, type JsonLocation } from './json-path.ts'
+import { formatJsonPath, type JsonLocation } from '../../src/snapshot/json-path.ts'
 
-/** A detached lossless-JSON copy, or where and why the value is not lossless JSON. */
-export type SnapshotResult =
+export type ReferenceResult =
   | { readonly ok: true; readonly value: JsonValue }
   | { readonly ok: false; readonly path: string; readonly reason: string }
 
-export interface SnapshotOptions {
-  /** Deepest allowed nesting of objects/arrays; the top-level container is level 1. Default 1000. */
-  readonly maxDepth?: number
-}
-
-const DEFAULT_MAX_DEPTH = 1000
-
-/**
- * Copies `value` into plain objects and arrays that survive `JSON.parse(JSON.stringify(copy))`
- * deep-equal, or reports the first place where that is impossible, as a JSONPath-like `path`
- * (`$`, `$.a[2].b`) and a `reason` that reads after it ("is a BigInt").
- *
- * Rejected: BigInt, NaN and ±Infinity, functions, symbols and symbol-keyed properties, `undefined` at
- * the top level or inside an array, holes in sparse arrays, extra non-index properties on arrays,
- * non-enumerable own properties, getters that throw, proxies (including revoked ones), cycles (a
- * value that is its own ancestor), anything whose prototype is not `Object.prototype`/`null` (objects)
- * or `Array.prototype` (arrays) — Date, Map, Set, RegExp, typed arrays, boxed primitives, errors,
- * class instances — and nesting deeper than `maxDepth`.
- *
- * Normalized, as `JSON.stringify` would: object properties whose value is `undefined` are dropped;
- * `-0` becomes `0`; null-prototype objects become plain objects. A getter that returns a JSON value is
- * read once and its value copied. `__proto__` own keys are kept as plain data. An object reached twice
- * without a cycle is copied once and shared the same way in the copy; sharing may not hide nesting
- * beyond `maxDepth` nor add more than 1,000,000 values to the written-out JSON (an exponential "JSON
- * bomb" built from a few shared levels is rejected).
- *
- * Never throws for any `value` (hostile proxies, throwing getters, deep nesting are walked without
- * recursion and reported); throws `SessionError` `INVALID_ARGUMENT` only for invalid `options`.
- *
- * @example
- * snapshotJsonValue({ a: [1, 2n] }) // { ok: false, path: '$.a[1]', reason: 'is a BigInt' }
- */
-export function snapshotJsonValue(value: unknown, options?: SnapshotOptions): SnapshotResult {
-  const maxDepth = readMaxDepth(options)
+export function referenceSnapshot(value: unknown, maxDepth = 1000): ReferenceResult {
   return new Walker(maxDepth).run(value)
-}
-
-function readMaxDepth(options: SnapshotOptions | undefined): number {
-  if (options === undefined) return DEFAULT_MAX_DEPTH
-  const where = 'snapshotJsonValue(value, options)'
-  if (typeof options !== 'object' || options === null || types.isProxy(options)) {
-    throw new SessionError({
-      code: 'INVALID_ARGUMENT',
-      message: `${where}: options must be a plain object, got ${describeValue(options)}`,
-    })
-  }
-  const maxDepth = options.maxDepth
-  if (maxDepth === undefined) return DEFAULT_MAX_DEPTH
-  if (typeof maxDepth !== 'number' || !Number.isSafeInteger(maxDepth) || maxDepth < 0) {
-    throw new SessionError({
-      code: 'INVALID_ARGUMENT',
-      message: `${where}: options.maxDepth must be a non-negative integer, got ${describeValue(maxDepth)}`,
-    })
-  }
-  return maxDepth
 }
 
 type Inspected =
@@ -120,7 +68,7 @@ class Walker {
 
   constructor(private readonly maxDepth: number) {}
 
-  run(value: unknown): SnapshotResult {
+  run(value: unknown): ReferenceResult {
     try {
       const result = this.walk(value)
       if (result instanceof Failure) return fail(result.location, result.reason)
@@ -300,7 +248,7 @@ function at(frame: Frame, key: string | number): JsonLocation {
   return { parent: frame.location, key }
 }
 
-function fail(location: JsonLocation, reason: string): SnapshotResult {
+function fail(location: JsonLocation, reason: string): ReferenceResult {
   return { ok: false, path: formatJsonPath(location), reason }
 }
 

@@ -1,20 +1,20 @@
-import { closeSync, constants, fsyncSync, ftruncateSync, openSync, writeSync } from 'node:fs'
+import { constants } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { createSessionCore, readClock } from './create-session-core.ts'
-import { SessionError } from './errors.ts'
-import { errorCode, ioError } from './io-error.ts'
-import { formatEventLine, formatHeaderLine } from './jsonl-format.ts'
+import { createSessionCore } from '../create-session-core.ts'
+import { SessionError } from '../errors.ts'
+import { createEventClock } from '../event-clock.ts'
+import { errorCode, ioError } from '../io-error.ts'
+import { closeQuietly } from '../lock/lock-file.ts'
+import { defaultLockHost, type LockHost } from '../lock/lock-host.ts'
+import { acquireSessionLock, type HeldLock } from '../lock/session-lock.ts'
+import { readClockOption, readStoreOptions } from '../read-store-options.ts'
+import type { JsonlDurability, JsonlSession, JsonlSessionOptions, SessionLogger } from '../types.ts'
+import { formatHeaderLine } from './jsonl-format.ts'
+import { createLineWriter } from './line-writer.ts'
 import { loadSessionFile } from './load-session-file.ts'
-import { readClockOption, readStoreOptions } from './read-store-options.ts'
-import { acquireSessionLock, type SessionLock } from './session-lock.ts'
-import type {
-  JsonlDurability,
-  JsonlSession,
-  JsonlSessionOptions,
-  SessionEvent,
-  SessionLogger,
-} from './types.ts'
+import { openDataFile } from './open-data-file.ts'
+import { writeFully, type SessionFs } from './session-fs.ts'
 
 /**
  * Opens (or creates) an append-only JSONL session file: a header line
@@ -26,9 +26,13 @@ import type {
  *
  * On open, a torn tail (bytes after the last newline, trailing NULs) is truncated away, reported in
  * `repaired` and through `logger.warn`; any other malformed line throws `CORRUPT_LINE`; a newer format
- * version throws `UNSUPPORTED_FORMAT`. Seq numbering continues after the last event. One writer at a
- * time: `<path>.lock` holds the owner's pid; a live owner makes this throw `LOCKED`, a dead one's lock
- * is taken over. `close()` releases the lock.
+ * version throws `UNSUPPORTED_FORMAT`. Seq numbering continues after the last event.
+ *
+ * One writer per file, whatever name opens it (T42): the lock `<real path>.lock` is taken for the
+ * file's real path, this process refuses a second open of the same device:inode under any name, and
+ * a file with several hard links is refused (`HARD_LINKED`). A live holder makes this throw
+ * `LOCKED`; a dead one's lock is taken over. Before every append the session checks that it still
+ * holds the lock. `close()` releases the lock.
  *
  * @example
  * const session = openJsonlSession('./run.jsonl', { durability: 'write' })
@@ -36,6 +40,15 @@ import type {
  * session.close()
  */
 export function openJsonlSession(path: string, options?: JsonlSessionOptions): JsonlSession {
+  return openJsonlSessionWith(defaultLockHost(), path, options)
+}
+
+/** `openJsonlSession` over an explicit host: tests use it to inject file-system calls, pids and pauses. */
+export function openJsonlSessionWith(
+  host: LockHost,
+  path: string,
+  options?: JsonlSessionOptions,
+): JsonlSession {
   const where = 'openJsonlSession(path, options)'
   const pathProblem = describeBadPath(path)
   if (pathProblem !== undefined) {
@@ -46,18 +59,28 @@ export function openJsonlSession(path: string, options?: JsonlSessionOptions): J
   }
   const read = readStoreOptions(where, options, ['durability', 'clock', 'logger'])
   const durability = readDurability(where, read.durability)
-  const clock = readClockOption(where, read.clock)
+  const clock = createEventClock(readClockOption(where, read.clock))
   const logger = readLogger(where, read.logger)
   const absolute = resolve(path)
   const fsync = durability === 'fsync'
-  const lock = acquireSessionLock(absolute, where)
-  let fd: number | undefined
+  const { fs } = host
+  const file = openDataFile(host, absolute, where)
+  const key = `${file.stat.dev}:${file.stat.ino}`
+  // Registered before locking, so that an open of the same file by this process under any other
+  // name, even one started while this one waits, is refused.
+  host.heldFiles.set(key, absolute)
+  let lock: HeldLock | undefined
   try {
-    fd = openFile(absolute, where)
-    const loaded = loadSessionFile({ fd, path: absolute, fsync, where })
+    lock = acquireSessionLock(host, {
+      lockPath: `${file.realPath}.lock`,
+      file: file.stat,
+      filePath: absolute,
+      where,
+    })
+    const loaded = loadSessionFile({ fs, fd: file.fd, path: absolute, fsync, where })
     let size = loaded.size
     if (!loaded.hasHeader) {
-      size = writeHeader({ fd, path: absolute, fsync, where, createdAt: readClock(where, clock) })
+      size = writeHeader({ fs, fd: file.fd, path: absolute, fsync, where, createdAt: clock(() => where) })
     }
     if (loaded.repaired !== undefined) {
       const { bytesCut, atOffset } = loaded.repaired
@@ -71,15 +94,32 @@ export function openJsonlSession(path: string, options?: JsonlSessionOptions): J
         },
       )
     }
-    const writer = createLineWriter({ fd, path: absolute, fsync, size, lock })
+    const writer = createLineWriter({
+      fs,
+      fd: file.fd,
+      path: absolute,
+      realPath: file.realPath,
+      stat: file.stat,
+      fsync,
+      size,
+      lock,
+    })
+    const release = (): void => {
+      try {
+        writer.release()
+      } finally {
+        host.heldFiles.delete(key)
+      }
+    }
     return createSessionCore(
-      { clock, initialEvents: loaded.events, persist: writer.persist, release: writer.release },
+      { clock, initialEvents: loaded.events, persist: writer.persist, release },
       { path: absolute, repaired: loaded.repaired },
     )
   } catch (error) {
-    if (fd !== undefined) closeQuietly(fd)
+    closeQuietly(fs, file.fd)
+    host.heldFiles.delete(key)
     try {
-      lock.release()
+      lock?.release()
     } catch {
       // The open already failed; that failure is the one to report.
     }
@@ -130,28 +170,21 @@ function warn(
   }
 }
 
-/** Read-write without O_APPEND: lines are written at a tracked offset so a failed write can be cut back. */
-function openFile(path: string, where: string): number {
-  try {
-    return openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644)
-  } catch (error) {
-    throw ioError(where, `cannot open "${path}"`, error)
-  }
-}
-
 function writeHeader(options: {
+  fs: SessionFs
   fd: number
   path: string
   fsync: boolean
   where: string
   createdAt: string
 }): number {
+  const { fs, fd } = options
   const bytes = Buffer.from(formatHeaderLine(options.createdAt), 'utf8')
   try {
-    writeFully(options.fd, bytes, 0)
+    writeFully(fs, fd, bytes, 0)
     if (options.fsync) {
-      fsyncSync(options.fd)
-      syncDirectory(dirname(options.path))
+      fs.fsync(fd)
+      syncDirectory(fs, dirname(options.path))
     }
   } catch (error) {
     throw ioError(options.where, `cannot write the header of "${options.path}"`, error)
@@ -160,96 +193,19 @@ function writeHeader(options: {
 }
 
 /** Makes a new file's directory entry durable. Some platforms cannot open directories: best effort there. */
-function syncDirectory(directory: string): void {
+function syncDirectory(fs: SessionFs, directory: string): void {
   let fd: number
   try {
-    fd = openSync(directory, 'r')
+    fd = fs.open(directory, constants.O_RDONLY)
   } catch {
     return
   }
   try {
-    fsyncSync(fd)
+    fs.fsync(fd)
   } catch (error) {
     const code = errorCode(error)
     if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'ENOTSUP') throw error
   } finally {
-    closeQuietly(fd)
-  }
-}
-
-function createLineWriter(options: {
-  fd: number
-  path: string
-  fsync: boolean
-  size: number
-  lock: SessionLock
-}): { persist: (event: SessionEvent) => void; release: () => void } {
-  const { fd, path, fsync, lock } = options
-  let size = options.size
-  // Set when the file may end in bytes we could not cut, or fsync failed (its pages may be lost).
-  let unusable: unknown
-
-  const rollBack = (): void => {
-    try {
-      ftruncateSync(fd, size)
-    } catch (error) {
-      unusable ??= error
-    }
-  }
-
-  const persist = (event: SessionEvent): void => {
-    const where = `append(${JSON.stringify(event.type)}, data)`
-    if (unusable !== undefined) {
-      throw ioError(where, `"${path}" is unusable after an earlier write failure; reopen it`, unusable)
-    }
-    const bytes = Buffer.from(formatEventLine(event), 'utf8')
-    try {
-      writeFully(fd, bytes, size)
-    } catch (error) {
-      rollBack()
-      throw ioError(where, `cannot write to "${path}"`, error)
-    }
-    if (fsync) {
-      try {
-        fsyncSync(fd)
-      } catch (error) {
-        unusable = error
-        rollBack()
-        throw ioError(where, `cannot fsync "${path}"`, error)
-      }
-    }
-    size += bytes.length
-  }
-
-  const release = (): void => {
-    let failure: unknown
-    try {
-      closeSync(fd)
-    } catch (error) {
-      failure = error
-    }
-    try {
-      lock.release()
-    } catch (error) {
-      failure ??= error
-    }
-    if (failure === undefined) return
-    throw SessionError.isInstance(failure) ? failure : ioError('close()', `cannot close "${path}"`, failure)
-  }
-
-  return { persist, release }
-}
-
-function writeFully(fd: number, bytes: Uint8Array, position: number): void {
-  for (let offset = 0; offset < bytes.length;) {
-    offset += writeSync(fd, bytes, offset, bytes.length - offset, position + offset)
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd)
-  } catch {
-    // Already failing or closing; nothing more to do with this descriptor.
+    closeQuietly(fs, fd)
   }
 }

@@ -1,8 +1,8 @@
-import { fstatSync, ftruncateSync, fsyncSync, readSync } from 'node:fs'
-import { SessionError } from './errors.ts'
+import { SessionError } from '../errors.ts'
 import { checkEvent, checkHeader, FORMAT_NAME, parseLine } from './jsonl-format.ts'
-import { ioError } from './io-error.ts'
-import type { JsonlRepair, SessionEvent } from './types.ts'
+import { ioError } from '../io-error.ts'
+import type { JsonlRepair, SessionEvent } from '../types.ts'
+import type { SessionFs } from './session-fs.ts'
 
 const NEWLINE = 0x0a
 
@@ -21,13 +21,14 @@ export interface LoadedSessionFile {
  * other bad line throws `CORRUPT_LINE`, so nothing is ever dropped silently.
  */
 export function loadSessionFile(options: {
+  readonly fs: SessionFs
   readonly fd: number
   readonly path: string
   readonly fsync: boolean
   readonly where: string
 }): LoadedSessionFile {
-  const { fd, path, where } = options
-  const bytes = readWhole(fd, path, where)
+  const { fs, fd, path, where } = options
+  const bytes = readWhole(fs, fd, path, where)
   const end = wholeLinesEnd(bytes)
   if (end === 0) refuseForeignTail(path, bytes)
   const events: SessionEvent[] = []
@@ -44,8 +45,8 @@ export function loadSessionFile(options: {
   let repaired: JsonlRepair | undefined
   if (end < bytes.length) {
     try {
-      ftruncateSync(fd, end)
-      if (options.fsync) fsyncSync(fd)
+      fs.ftruncate(fd, end)
+      if (options.fsync) fs.fsync(fd)
     } catch (error) {
       throw ioError(where, `cannot cut the torn tail of "${path}" back to ${end} bytes`, error)
     }
@@ -79,13 +80,13 @@ function wholeLinesEnd(bytes: Uint8Array): number {
   return end === 0 ? 0 : bytes.lastIndexOf(NEWLINE, end - 1) + 1
 }
 
-function readWhole(fd: number, path: string, where: string): Buffer {
+function readWhole(fs: SessionFs, fd: number, path: string, where: string): Buffer {
   try {
-    const size = fstatSync(fd).size
+    const size = fs.fstat(fd).size
     const buffer = Buffer.allocUnsafe(size)
     let offset = 0
     while (offset < size) {
-      const read = readSync(fd, buffer, offset, size - offset, offset)
+      const read = fs.read(fd, buffer, offset, size - offset, offset)
       if (read === 0) break
       offset += read
     }

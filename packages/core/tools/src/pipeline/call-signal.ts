@@ -1,0 +1,128 @@
+import { endBudget } from './call-budget.ts'
+import { callRef } from './clip.ts'
+import type { RunState } from './run-state.ts'
+
+/**
+ * Why a call's own signal aborted: the caller's signal fired, or the call ran out of its policy
+ * budget (`policyTimeoutMs`, see call-budget.ts).
+ */
+export type AbortCause = 'caller' | 'deadline'
+
+/**
+ * One call, one controller (issue 8 items 7, 8). The caller's signal, which may be long-lived and
+ * shared by many calls, is never handed to `AbortSignal.any`: the calls in flight on it share one
+ * abort listener (added with the first, removed with the last), so no concurrency level reaches
+ * Node's listener warning and nothing stays attached once the calls are answered. The controller
+ * is created on first use, so a call nobody asks a signal of (the hot path) allocates none.
+ */
+export function runSignal(run: RunState): AbortSignal {
+  let controller = run.controller
+  if (controller === undefined) {
+    controller = run.controller = new AbortController()
+    if (run.cause !== undefined) controller.abort(abortReason(run))
+  }
+  return controller.signal
+}
+
+interface CallerWatch {
+  readonly runs: Set<RunState>
+  readonly onAbort: () => void
+}
+
+const watched = new WeakMap<AbortSignal, CallerWatch>()
+
+/** Follows the caller's signal for the lifetime of the call (until `releaseRun`). */
+export function linkCaller(run: RunState, caller: AbortSignal | undefined): void {
+  if (caller === undefined) return
+  if (caller.aborted) {
+    run.cause = 'caller'
+    run.callerReason = caller.reason
+    return
+  }
+  let watch = watched.get(caller)
+  if (watch === undefined) {
+    const runs = new Set<RunState>()
+    const onAbort = (): void => {
+      watched.delete(caller)
+      for (const each of [...runs]) abortRun(each, 'caller', caller.reason)
+    }
+    watch = { runs, onAbort }
+    watched.set(caller, watch)
+    caller.addEventListener('abort', onAbort, { once: true })
+  }
+  const { runs, onAbort } = watch
+  runs.add(run)
+  run.unlink = () => {
+    runs.delete(run)
+    if (runs.size === 0 && watched.get(caller)?.runs === runs) {
+      watched.delete(caller)
+      caller.removeEventListener('abort', onAbort)
+    }
+  }
+}
+
+export function abortRun(run: RunState, cause: AbortCause, reason?: unknown): void {
+  if (run.cause !== undefined) return
+  run.cause = cause
+  run.callerReason = reason
+  run.unlink?.()
+  run.unlink = undefined
+  run.controller?.abort(abortReason(run))
+  const races = run.races
+  run.races = undefined
+  if (races !== undefined) for (const race of races) race.abort()
+  const waiters = run.waiters
+  run.waiters = undefined
+  if (waiters !== undefined) for (const wake of waiters) wake()
+}
+
+/**
+ * Calls `wake` once when the call aborts (at once if it already has). Stages race the call this
+ * way rather than through its `AbortSignal`, which then only exists when someone asks for it.
+ * Returns the function that stops waiting.
+ */
+export function onRunAbort(run: RunState, wake: () => void): () => void {
+  if (run.cause !== undefined) {
+    wake()
+    return () => {}
+  }
+  const waiters = (run.waiters ??= [])
+  waiters.push(wake)
+  return () => {
+    const index = waiters.indexOf(wake)
+    if (index >= 0) waiters.splice(index, 1)
+  }
+}
+
+/** Called once the call has its result: nothing of the call stays attached to the caller's signal. */
+export function releaseRun(run: RunState): void {
+  run.unlink?.()
+  run.unlink = undefined
+  endBudget(run)
+  if (run.graceTimer !== undefined) clearTimeout(run.graceTimer)
+  run.graceTimer = undefined
+}
+
+export function abortReason(run: RunState): unknown {
+  if (run.cause === 'deadline') {
+    return new DOMException(
+      `${callRef(run.toolName, run.callId)} ran out of its ${run.state.registry.options.policyTimeoutMs} ms policy budget`,
+      'TimeoutError',
+    )
+  }
+  return run.callerReason ?? new DOMException('This operation was aborted', 'AbortError')
+}
+
+/**
+ * Makes `target` abort when `source` does, until the returned function unlinks them. Used for a
+ * body whose signal a wrapper replaced: it aborts on the call's signal or the replacement.
+ */
+export function linkAbort(target: AbortController, source: AbortSignal): () => void {
+  if (source.aborted) {
+    target.abort(source.reason)
+    return () => {}
+  }
+  const onAbort = (): void => target.abort(source.reason)
+  source.addEventListener('abort', onAbort, { once: true })
+  return () => source.removeEventListener('abort', onAbort)
+}

@@ -1,0 +1,21 @@
+import type { ToolExecutionResult } from '../types.ts'
+import { isTrusted, trust } from './results.ts'
+import type { RunState } from './run-state.ts'
+
+/**
+ * T37: what the body added (`exec.deferContext`, `exec.concludeTurn`) becomes part of the result
+ * the moment dispatch produces it, after any contexts a wrapper's result carried, so
+ * `tools/post-execute` sees it and can drop or replace it. `concludesTurn` only rides a success.
+ */
+export function withBodyExtras(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
+  const deferred = run.deferred
+  if (deferred === undefined && !run.concludes) return result
+  const contexts =
+    deferred === undefined ? result.additionalContexts : [...(result.additionalContexts ?? []), ...deferred]
+  const extras = contexts === undefined ? {} : { additionalContexts: contexts }
+  const next: ToolExecutionResult = result.isError
+    ? { ...result, ...extras }
+    : { ...result, ...extras, ...(run.concludes ? { concludesTurn: true } : {}) }
+  // deferred contexts are strings (checked by deferContext), so trust carries over
+  return isTrusted(result) ? trust(next) : next
+}

@@ -1,0 +1,41 @@
+import type { ScopeInfo } from '@deepseek-ai/dsh-context'
+import type { CallId } from '@deepseek-ai/dsh-llm'
+import { CALL_DEFINITION } from '../is-call-to.ts'
+import type { AnyToolDefinition, ExecuteCall, ToolArguments } from '../types.ts'
+import { runSignal } from './call-signal.ts'
+import type { RunState } from './run-state.ts'
+
+/**
+ * What a `tools/execute` wrapper receives: the frozen call info plus its `timeoutMs` and the
+ * call's signal. A class so the signal can be a getter: the call's controller is only created when
+ * a wrapper actually reads it. `{ ...call, signal }` copies everything else, as before.
+ */
+export class WrapperCall implements ExecuteCall {
+  readonly callId: CallId
+  readonly toolName: string
+  readonly args: ToolArguments
+  readonly scope: ScopeInfo
+  readonly turn: number | undefined
+  readonly step: number | undefined
+  readonly timeoutMs: number | undefined
+  readonly [CALL_DEFINITION]: AnyToolDefinition | undefined
+  readonly #run: RunState
+
+  constructor(run: RunState, timeoutMs: number | undefined) {
+    const call = run.call
+    this.callId = call.callId
+    this.toolName = call.toolName
+    this.args = call.args
+    this.scope = call.scope
+    this.turn = call.turn
+    this.step = call.step
+    this.timeoutMs = timeoutMs
+    this[CALL_DEFINITION] = (call as { readonly [CALL_DEFINITION]?: AnyToolDefinition })[CALL_DEFINITION]
+    this.#run = run
+    Object.freeze(this)
+  }
+
+  get signal(): AbortSignal {
+    return runSignal(this.#run)
+  }
+}

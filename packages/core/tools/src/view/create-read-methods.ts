@@ -1,0 +1,62 @@
+import type { Context } from '@deepseek-ai/dsh-context'
+import { describeValue, type ToolSchema } from '@deepseek-ai/dsh-llm'
+import { invalidArgument } from '../errors.ts'
+import { presentationOf, visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
+import type { ToolRuntimeScheduler } from '../scheduler/scheduler-types.ts'
+import type { ToolRuntime } from '../types.ts'
+
+/**
+ * What reads a scope's view: the visible definitions and schemas (T2, T4), the presentation mode
+ * in force (T6) and a call's concurrency (T21). `scope` arguments name another scope of the same
+ * tree; anything else is refused.
+ */
+export function createReadMethods(
+  state: ScopeToolsState,
+  scheduler: ToolRuntimeScheduler,
+): Pick<ToolRuntime, 'get' | 'list' | 'schemas' | 'executionMode' | 'concurrency' | 'presentation'> {
+  const stateFor = (method: string, scope: Context | undefined): ScopeToolsState => {
+    if (scope === undefined) return state
+    const found =
+      typeof scope === 'object' && scope !== null ? state.registry.scopes.get(scope.scope) : undefined
+    if (found === undefined) {
+      throw invalidArgument(
+        `tools.${method}(…, scope): scope must be a ctx of this tree with tools installed, got ${describeValue(scope)}`,
+      )
+    }
+    return found
+  }
+
+  return {
+    get(name, scope) {
+      return visibleTools(stateFor('get', scope)).get(name)?.definition
+    },
+
+    list(scope) {
+      return [...visibleTools(stateFor('list', scope)).values()].map((tool) => tool.definition)
+    },
+
+    schemas(scope) {
+      const out: ToolSchema[] = []
+      for (const tool of visibleTools(stateFor('schemas', scope)).values()) {
+        out.push({
+          name: tool.name,
+          description: tool.definition.description,
+          parameters: structuredClone(tool.parameters),
+        })
+      }
+      return out
+    },
+
+    executionMode(input) {
+      return scheduler.concurrency(input).mode
+    },
+
+    concurrency(input) {
+      return scheduler.concurrency(input)
+    },
+
+    presentation(scope) {
+      return presentationOf(stateFor('presentation', scope))
+    },
+  }
+}

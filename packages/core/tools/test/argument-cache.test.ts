@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { defineTool, resolveToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
+import { call, codeOf, setup } from './fixtures.ts'
+
+const v1 = (seen: unknown[]) =>
+  defineTool({
+    name: 'convert',
+    description: 'v1 takes a number',
+    parameters: z.object({ n: z.number() }),
+    isConcurrencySafe: () => true,
+    execute: (args) => void seen.push(['v1', args]),
+  })
+const v2 = (seen: unknown[]) =>
+  defineTool({
+    name: 'convert',
+    description: 'v2 takes a string',
+    parameters: z.object({ n: z.string() }),
+    execute: (args) => void seen.push(['v2', args]),
+  })
+
+describe('the argument cache follows re-registration (T24)', () => {
+  it('concurrency() then a re-registration with another schema: prepare() validates against the new one', async () => {
+    const { ctx } = setup()
+    const seen: unknown[] = []
+    const off = ctx.tools.register(v1(seen))
+    const scheduler = resolveToolRuntimeScheduler(ctx.tools)
+    const input = call('convert', { n: 1 })
+    expect(scheduler.concurrency(input).mode).toBe('parallel')
+    off()
+    ctx.tools.register(v2(seen))
+    expect(scheduler.concurrency(input).mode).toBe('exclusive')
+    const prepared = await scheduler.prepare(input)
+    expect(prepared.stage).toBe('final-result')
+    if (prepared.stage !== 'final-result') throw new Error('unreachable')
+    expect(prepared.result).toMatchObject({ error: { info: { code: 'INVALID_ARGUMENTS' } } })
+    expect(seen).toEqual([])
+  })
+
+  it('in one batch, a body that swaps the schema makes the next call validate against the new one', async () => {
+    const { ctx } = setup()
+    const seen: unknown[] = []
+    let off = ctx.tools.register(v2(seen))
+    ctx.tools.register(
+      defineTool({
+        name: 'swap',
+        description: 'swaps convert to v1',
+        parameters: z.object({}),
+        execute: () => {
+          off()
+          off = ctx.tools.register(v1(seen))
+          return 'swapped'
+        },
+      }),
+    )
+    const results = await ctx.tools.executeBatch([
+      call('convert', { n: 'a' }),
+      call('swap'),
+      call('convert', { n: 'b' }),
+      call('convert', { n: 2 }),
+    ])
+    expect(results.map(codeOf)).toEqual(['OK', 'OK', 'INVALID_ARGUMENTS', 'OK'])
+    expect(seen).toEqual([
+      ['v2', { n: 'a' }],
+      ['v1', { n: 2 }],
+    ])
+  })
+})

@@ -1,0 +1,84 @@
+import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
+
+type Block = Readonly<Record<string, unknown>>
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
+
+/** Decoded size of base64 text, for the notes that stand in for binary content. */
+function base64Bytes(data: string): number {
+  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding)
+}
+
+function note(text: string): ToolResultContent {
+  return { type: 'text', text: `[${text}]` }
+}
+
+function describeResource(uri: string, mimeType: string | undefined): string {
+  return mimeType === undefined ? uri : `${uri} (${mimeType})`
+}
+
+function mapResource(resource: unknown): ToolResultContent[] {
+  if (typeof resource !== 'object' || resource === null) return [note('embedded resource without contents')]
+  const { uri, mimeType, text, blob } = resource as Block
+  const where = describeResource(str(uri) ?? 'an unnamed resource', str(mimeType))
+  if (typeof text === 'string') return [{ type: 'text', text: `[resource ${where}]\n${text}` }]
+  if (typeof blob === 'string') {
+    const mime = str(mimeType)
+    if (mime !== undefined && mime.startsWith('image/')) {
+      return [note(`resource ${where}`), { type: 'image', mediaType: mime, data: blob }]
+    }
+    return [note(`resource ${where}: ${base64Bytes(blob)} bytes of binary data, not shown`)]
+  }
+  return [note(`resource ${where} without text or data`)]
+}
+
+function mapBlock(block: unknown): ToolResultContent[] {
+  if (typeof block !== 'object' || block === null)
+    return [note('a content block that is not an object, omitted')]
+  const { type } = block as Block
+  const b = block as Block
+  switch (type) {
+    case 'text':
+      return typeof b.text === 'string'
+        ? [{ type: 'text', text: b.text }]
+        : [note('a text block without text')]
+    case 'image': {
+      const data = str(b.data)
+      const mediaType = str(b.mimeType)
+      if (data === undefined || mediaType === undefined) return [note('an image block without data or type')]
+      return [{ type: 'image', mediaType, data }]
+    }
+    case 'audio': {
+      const data = str(b.data) ?? ''
+      return [note(`audio (${str(b.mimeType) ?? 'unknown type'}), ${base64Bytes(data)} bytes, not shown`)]
+    }
+    case 'resource':
+      return mapResource(b.resource)
+    case 'resource_link': {
+      const uri = str(b.uri) ?? 'no uri'
+      const name = str(b.name)
+      const description = str(b.description)
+      const label = name === undefined || name === uri ? '' : `${name}: `
+      const about = description === undefined ? '' : ` - ${description}`
+      return [note(`resource link ${label}${describeResource(uri, str(b.mimeType))}${about}`)]
+    }
+    default:
+      return [
+        note(`content of type ${JSON.stringify(typeof type === 'string' ? type : String(type))}, not shown`),
+      ]
+  }
+}
+
+/**
+ * MCP content → the suite's result blocks. Text and images map one to one. Everything else becomes
+ * text, so the model still learns what it was sent: an embedded text resource is its text under a
+ * `[resource uri (type)]` line; an embedded image resource is that line and the image; other binary
+ * resources, audio, resource links and unknown block types are one bracketed note each (audio and
+ * binary data are never inlined: the suite's result blocks carry text and images only).
+ */
+export function mapContent(blocks: readonly unknown[]): ToolResultContent[] {
+  const out: ToolResultContent[] = []
+  for (const block of blocks) out.push(...mapBlock(block))
+  return out
+}

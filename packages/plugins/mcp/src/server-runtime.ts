@@ -1,0 +1,48 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { Context, Disposer } from '@deepseek-ai/dsh-context'
+import type { McpServerConfig } from './read-config.ts'
+
+export type McpServerState = 'connecting' | 'connected' | 'failed' | 'closed'
+
+/** One MCP tool registered as a dsh tool. */
+export interface RegisteredTool {
+  /** The name the model sees (`server__tool`). */
+  readonly name: string
+  /** The tool's name on the MCP server. */
+  readonly mcpName: string
+  readonly readOnly: boolean
+  /** What the tool was registered from; a listing that differs re-registers it. */
+  readonly fingerprint: string
+  readonly dispose: Disposer
+}
+
+export interface SkippedTool {
+  /** The tool's name on the MCP server (or a description when it has none). */
+  readonly tool: string
+  readonly reason: string
+}
+
+/** The mutable state of one configured server, shared by the modules that connect, sync and call. */
+export interface ServerRuntime {
+  readonly name: string
+  readonly config: McpServerConfig
+  readonly timeoutMs: number
+  /** The scope the tools are registered in. */
+  readonly ctx: Context
+  /** Per-plugin nonce of result envelopes (see envelope.ts). */
+  readonly nonce: string
+  /** Every dsh name this plugin ever registered, for `TIMEOUT` results of calls still in flight. */
+  readonly known: Map<string, { readonly server: string; readonly tool: string }>
+  state: McpServerState
+  client: Client | undefined
+  /** Why connecting failed, or why the connection is closed. */
+  reason: string | undefined
+  tools: Map<string, RegisteredTool>
+  skipped: readonly SkippedTool[]
+  /** The running tools/list sync, if any; `syncAgain` asks it to list once more when it ends. */
+  sync: Promise<void> | undefined
+  syncAgain: boolean
+  /** A liveness check of an HTTP server in progress (after a transport error). */
+  probe: Promise<boolean> | undefined
+  disposed: boolean
+}

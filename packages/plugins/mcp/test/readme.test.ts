@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it, vi } from 'vitest'
+import { checkReadmeExample, expectEveryBlockIsAnExample } from '../../../../test-support/readme-example.ts'
+
+const packageUrl = new URL('../', import.meta.url)
+// The example starts a real server process: allow for a loaded machine (nothing asserts a duration).
+vi.setConfig({ testTimeout: 60_000 })
+
+describe('README', () => {
+  it('T8: shows the example verbatim, and the example prints what its comments say against a real server', async () => {
+    await checkReadmeExample({ packageUrl, load: () => import('../examples/readme-example.ts'), lines: 5 })
+  })
+
+  it('T8: every runnable block is the example, and the server it starts is shown verbatim too', () => {
+    expectEveryBlockIsAnExample(packageUrl, ['examples/readme-example.ts'])
+    const readme = readFileSync(new URL('README.md', packageUrl), 'utf8')
+    expect(readme).toContain(readFileSync(new URL('examples/weather-server.mjs', packageUrl), 'utf8'))
+  })
+})
