@@ -542,7 +542,7 @@ describe('eager dispatch (T40)', () => {
       [
         async (s) => {
           s.call(callOf('a', 'par'))
-          await s.drained()
+          while (!journal.includes('start:a')) await settleAll(1)
           s.finish()
         },
       ],
