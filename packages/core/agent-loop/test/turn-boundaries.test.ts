@@ -100,6 +100,9 @@ describe('turn boundaries', () => {
       'tool/call c',
       'tool/result c',
     ])
+    // the calls resume records cite their assistant message, like the loop's own (T40)
+    const messageSeq = session.events().find((e) => e.type === 'assistant/message')!.seq
+    expect(session.events().at(-4)!.sourceEventSeqs).toEqual([messageSeq])
     const codes = session
       .events()
       .flatMap((e) =>
