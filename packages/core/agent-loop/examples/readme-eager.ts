@@ -29,19 +29,17 @@ ctx.tools.register(
   }),
 )
 // `eager: false`: never starts before the model has finished its message
-const deploy = Object.assign(
-  defineTool({
-    name: 'deploy',
-    description: 'Deploy the site.',
-    parameters: z.object({ env: z.string() }),
-    isConcurrencySafe: () => true,
-    execute: ({ env }) => {
-      log.push(`deploy starts, model still streaming: ${streaming}`)
-      return `deployed to ${env}`
-    },
-  }),
-  { eager: false },
-)
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy the site.',
+  parameters: z.object({ env: z.string() }),
+  isConcurrencySafe: () => true,
+  eager: false,
+  execute: ({ env }) => {
+    log.push(`deploy starts, model still streaming: ${streaming}`)
+    return `deployed to ${env}`
+  },
+})
 ctx.tools.register(deploy)
 
 // A streaming model: two calls, then it keeps writing for a while before it finishes.

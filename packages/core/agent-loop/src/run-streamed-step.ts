@@ -17,12 +17,11 @@ import type { AssistantMessageEventData } from './types.ts'
 const CUT_OFF: readonly FinishReason[] = ['length', 'content-filter', 'error']
 
 /**
- * Eager dispatch (T40) reads `eager` structurally: a tool whose definition says `eager: false`
+ * Eager dispatch (T40): a tool whose definition says `eager: false`
  * never starts before the model has finished its message, whatever its mode.
  */
 function mayStartEarly(tools: ToolRuntime, name: string): boolean {
-  const definition = tools.get(name) as { readonly eager?: unknown } | undefined
-  return definition?.eager !== false
+  return tools.get(name)?.eager !== false
 }
 
 function truncated(run: StepRun, finishReason: FinishReason, calls: number): AgentLoopError {

@@ -11,9 +11,9 @@ import { createAgent, type Agent, type AgentEvent } from '@deepseek-ai/dsh-agent
 import { gatedTool, quiesce, type GatedTool, type Journal } from './fixtures.ts'
 import { createStreamingModel, type StreamScript, type StreamingModel } from './stream-model.ts'
 
-/** `eager: false` as a tool would declare it (the definition type does not name the field yet). */
+/** The same tool, declaring `eager: false`. */
 export function notEager(definition: AnyToolDefinition): AnyToolDefinition {
-  return Object.assign({}, definition, { eager: false }) as AnyToolDefinition
+  return { ...definition, eager: false }
 }
 
 export interface EagerSetup {
