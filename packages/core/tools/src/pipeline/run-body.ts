@@ -100,7 +100,7 @@ export async function runBody(
   const settled: Settled<unknown> =
     own !== undefined
       ? await settleOrAbort(pending, own.signal, () => graceFor(run))
-      : run.unlink === undefined && run.cause === undefined
+      : run.watch === undefined && run.cause === undefined
         ? await settleOf(pending)
         : await raceRun(run, pending, true)
   if (unlink !== undefined) for (const undo of unlink) undo()

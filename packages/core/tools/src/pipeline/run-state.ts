@@ -4,7 +4,7 @@ import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { RegistryState, ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
 import type { FinalizeContext, ToolCallInfo, ToolExecutionResult } from '../types.ts'
-import { linkCaller, runSignal, type AbortCause } from './call-signal.ts'
+import { linkCaller, runSignal, type AbortCause, type CallerWatch } from './call-signal.ts'
 import type { StageRace } from './signals.ts'
 
 /**
@@ -41,8 +41,8 @@ export class RunState implements ToolRunContext {
   controller: AbortController | undefined = undefined
   cause: AbortCause | undefined = undefined
   callerReason: unknown = undefined
-  /** Stops following the caller's signal. */
-  unlink: (() => void) | undefined = undefined
+  /** The caller's signal being followed (until the call is answered). */
+  watch: CallerWatch | undefined = undefined
   /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
   waiters: (() => void)[] | undefined = undefined
   /** Stages racing the call's abort right now (signals.ts). */

@@ -53,7 +53,7 @@ export function settleOrAbort<T>(
  * signal, no budget running) just awaits the promise. The promise is always handled.
  */
 export function raceRun<T>(run: RunState, promise: Promise<T>, drain: boolean): Promise<Settled<T>> {
-  if (run.unlink === undefined && run.cause === undefined && run.budgetDeadline === undefined)
+  if (run.watch === undefined && run.cause === undefined && run.budgetDeadline === undefined)
     return settleOf(promise)
   return new Promise<Settled<T>>((resolve) => {
     const race = new StageRace(run, drain, resolve as (outcome: Settled<unknown>) => void)
