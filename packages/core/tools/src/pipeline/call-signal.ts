@@ -20,6 +20,7 @@ export function runSignal(run: RunState): AbortSignal {
   if (controller === undefined) {
     controller = run.controller = new AbortController()
     if (run.cause !== undefined) controller.abort(abortReason(run))
+    else if (run.timedOutAfter !== undefined) controller.abort(timeoutReason(run.timedOutAfter))
   }
   return controller.signal
 }
@@ -125,6 +126,22 @@ export function releaseRun(run: RunState): void {
   endBudget(run)
   if (run.graceTimer !== undefined) clearTimeout(run.graceTimer)
   run.graceTimer = undefined
+}
+
+/**
+ * The body ran past `timeoutMs`: its signal (the call's own, created now or already read) aborts with
+ * a TimeoutError. The call itself is not aborted: what comes after the body (post-execute) runs as
+ * for any other result.
+ */
+export function timeOutRun(run: RunState, timeoutMs: number): void {
+  if (run.timedOutAfter !== undefined) return
+  run.timedOutAfter = timeoutMs
+  const controller = run.controller
+  if (controller !== undefined && !controller.signal.aborted) controller.abort(timeoutReason(timeoutMs))
+}
+
+export function timeoutReason(timeoutMs: number): DOMException {
+  return new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')
 }
 
 export function abortReason(run: RunState): unknown {

@@ -8,7 +8,6 @@ import { notStarted, runBody } from './run-body.ts'
 import type { RunState } from './run-state.ts'
 import { raceRun } from './signals.ts'
 import { withBodyExtras } from './with-body-extras.ts'
-import { withTimeout } from './with-timeout.ts'
 import { WrapperCall } from './wrapper-call.ts'
 
 function looksLikeResult(value: unknown): value is ToolExecutionResult {
@@ -31,7 +30,8 @@ function looksLikeResult(value: unknown): value is ToolExecutionResult {
  * signal is honoured, linked with the call's. Wrapper failures fail the call closed.
  *
  * When the only `tools/execute` listener is the shipped timeout wrapper, its timeout is applied
- * here directly (no waterfall pass; none at all without a `timeoutMs`). On the caller's abort the
+ * here directly (no waterfall pass; none at all without a `timeoutMs`): one timer while the body
+ * runs, no controller of its own (the call's signal aborts on timeout). On the caller's abort the
  * call waits up to `abortGraceMs` for what already started (T38). A result produced while the body
  * still runs carries `bodySettled` (see `trackLateOutcome`).
  */
@@ -44,10 +44,7 @@ export async function dispatchCall(run: RunState): Promise<ScheduledToolDispatch
     const wrappers = ctx.listenerCount('tools/execute')
     if (wrappers === 0 || (wrappers === 1 && registry.shippedTimeout)) {
       const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
-      result =
-        timeoutMs === undefined
-          ? await runBody(run, undefined)
-          : await withTimeout(run.toolName, timeoutMs, (signal) => runBody(run, signal))
+      result = await runBody(run, undefined, timeoutMs)
     } else result = await throughWrappers(run)
   }
   // T16: whatever a wrapper says, a call whose body never started was cancelled before dispatch

@@ -10,7 +10,7 @@ import { defaultText } from './materialize.ts'
 import { jsonSizeFloor, textOver } from './result-size.ts'
 import { failure, success, toBlocks, trust } from './results.ts'
 import type { RunState } from './run-state.ts'
-import { graceFor, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
+import { graceFor, raceBodyTimeout, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
 
 /**
  * What a body sees besides its arguments. A class so that creating one per call is a constructor
@@ -66,6 +66,9 @@ export function notStarted(run: RunState): ToolExecutionResult {
   return cutShort(run, 'a tools/execute wrapper')
 }
 
+/** `bodyPending` of a body that returned synchronously: it has settled, nothing will wait on it. */
+const SETTLED: Promise<unknown> = Promise.resolve()
+
 /**
  * docs/spec.md §5 step 7: the body. Its signal is the call's own, or (when a wrapper passed a
  * replacement) one that aborts on either, linked with removable listeners, so no wrapper can
@@ -73,10 +76,15 @@ export function notStarted(run: RunState): ToolExecutionResult {
  * value within it is a success, a rejection is `ABORTED`; after it, `ABORTED`. On a wrapper's
  * abort (a timeout) the wrapper has already answered, so this returns at once. A body that never
  * started (the call was cancelled first) is `ABORTED_BEFORE_DISPATCH`.
+ *
+ * `timeoutMs` is the pipeline's own timeout (the shipped wrapper's, applied directly, T17): past
+ * it the call's signal aborts with a TimeoutError and the result is `TIMEOUT` at once. A body that
+ * returns a plain value (not a promise) has finished when it returns: nothing is raced or armed.
  */
 export async function runBody(
   run: RunState,
   replacement: AbortSignal | undefined,
+  timeoutMs?: number,
 ): Promise<ToolExecutionResult> {
   // only a run prepared at stage dispatch gets here, and such a run always has its tool
   const tool = run.tool!
@@ -88,28 +96,42 @@ export async function runBody(
     unlink = [onRunAbort(run, () => body.abort(abortReason(run))), linkAbort(body, replacement)]
   }
   pauseBudget(run)
-  let pending: Promise<unknown>
+  let returned: unknown
+  let threw = false
   try {
-    pending = Promise.resolve(tool.definition.execute(run.args, new BodyContext(run, own?.signal)))
+    returned = tool.definition.execute(run.args, new BodyContext(run, own?.signal))
   } catch (error) {
-    pending = Promise.reject(error)
+    returned = error
+    threw = true
   }
-  run.bodyPending = pending
-  // With a replacement the body's own signal decides. Otherwise only the caller can abort a
-  // running body (the budget is paused meanwhile): without a caller signal there is nothing to race.
-  const settled: Settled<unknown> =
-    own !== undefined
-      ? await settleOrAbort(pending, own.signal, () => graceFor(run))
-      : run.watch === undefined && run.cause === undefined
-        ? await settleOf(pending)
-        : await raceRun(run, pending, true)
+  let settled: Settled<unknown>
+  if (!threw && (returned === null || (typeof returned !== 'object' && typeof returned !== 'function'))) {
+    // a plain value: the body is done (a promise, or any object that might be a thenable, is awaited)
+    run.bodyPending = SETTLED
+    settled = { kind: 'value', value: returned }
+  } else {
+    const pending = threw ? Promise.reject(returned) : Promise.resolve(returned)
+    run.bodyPending = pending
+    // With a replacement the body's own signal decides. Otherwise only the caller (or the timeout)
+    // can end a running body (the budget is paused meanwhile): without either there is nothing to race.
+    settled =
+      own !== undefined
+        ? await settleOrAbort(pending, own.signal, () => graceFor(run))
+        : timeoutMs !== undefined
+          ? await raceBodyTimeout(run, pending, timeoutMs)
+          : run.watch === undefined && run.cause === undefined
+            ? await settleOf(pending)
+            : await raceRun(run, pending, true)
+  }
   if (unlink !== undefined) for (const undo of unlink) undo()
   resumeBudget(run)
   if (settled.kind !== 'aborted') run.bodyDone = true
   const signalled = own?.signal.aborted === true || run.cause !== undefined
   switch (settled.kind) {
     case 'aborted':
-      return failure('ABORTED', toolMessages.aborted(run.toolName))
+      return timeoutMs !== undefined && run.timedOutAfter !== undefined
+        ? failure('TIMEOUT', toolMessages.timedOut(run.toolName, timeoutMs))
+        : failure('ABORTED', toolMessages.aborted(run.toolName))
     case 'error':
       return signalled
         ? failure('ABORTED', toolMessages.aborted(run.toolName))

@@ -47,6 +47,8 @@ export class RunState implements ToolRunContext {
   waiters: (() => void)[] | undefined = undefined
   /** Stages racing the call's abort right now (signals.ts). */
   races: Set<StageRace> | undefined = undefined
+  /** Set when the body ran past `timeoutMs` (the pipeline's own timeout): its signal aborts with a TimeoutError. */
+  timedOutAfter: number | undefined = undefined
   /** The abort grace window (T38), shared by every stage of the call. */
   grace: Promise<void> | undefined = undefined
   graceTimer: ReturnType<typeof setTimeout> | undefined = undefined
