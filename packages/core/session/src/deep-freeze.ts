@@ -13,21 +13,31 @@ import { frozenSnapshotFacts } from './snapshot/frozen-snapshots.ts'
 export function deepFreeze<T>(value: T): T {
   if (!isReference(value)) return value
   if (frozenSnapshotFacts(value) !== undefined) return value
-  const seen = new Set<object>()
-  const pending: object[] = [value]
-  while (pending.length > 0) {
-    const next = pending.pop() as object
-    if (seen.has(next)) continue
-    seen.add(next)
-    if (types.isArrayBufferView(next)) continue
-    Object.freeze(next)
-    for (const key of Reflect.ownKeys(next)) {
-      const descriptor = Reflect.getOwnPropertyDescriptor(next, key)
-      if (descriptor !== undefined && 'value' in descriptor && isReference(descriptor.value)) {
-        // Already deep-frozen: nothing below it needs a visit.
-        if (frozenSnapshotFacts(descriptor.value) === undefined) pending.push(descriptor.value)
+  // The bookkeeping (a set of visited objects, a stack) starts with the first nested object: a
+  // flat object or array (tool arguments, a small value) is frozen with one look at its properties.
+  let seen: Set<object> | undefined
+  let pending: object[] | undefined
+  let next: object | undefined = value
+  while (next !== undefined) {
+    if (seen === undefined || !seen.has(next)) {
+      seen?.add(next)
+      if (!types.isArrayBufferView(next)) {
+        Object.freeze(next)
+        for (const key of Reflect.ownKeys(next)) {
+          const descriptor = Reflect.getOwnPropertyDescriptor(next, key)
+          if (descriptor === undefined || !('value' in descriptor) || !isReference(descriptor.value)) continue
+          // Already deep-frozen: nothing below it needs a visit.
+          if (frozenSnapshotFacts(descriptor.value) !== undefined) continue
+          if (pending === undefined) {
+            // still on the root: it is the only object visited so far
+            pending = []
+            seen = new Set([value])
+          }
+          pending.push(descriptor.value)
+        }
       }
     }
+    next = pending?.pop()
   }
   return value
 }

@@ -85,13 +85,7 @@ export class SnapshotWalker {
   }
 
   private walk(root: unknown): JsonValue | Failure {
-    if (root === null) return null
-    if (typeof root !== 'object') {
-      if (root === undefined) return new Failure(null, 'is undefined')
-      const reason = primitiveProblem(root)
-      if (reason !== undefined) return new Failure(null, reason)
-      return root === 0 ? 0 : (root as JsonValue)
-    }
+    if (root === null || typeof root !== 'object') return copyPrimitive(root)
     if (this.freeze) {
       const facts = frozenSnapshotFacts(root)
       if (facts !== undefined && facts.height <= this.maxDepth && facts.expansion <= MAX_SHARED_EXPANSION) {
@@ -298,6 +292,22 @@ export class SnapshotWalker {
     this.visited.add(frame)
     return frame
   }
+}
+
+/** The copy of a value that is not a container (`null` included), or why it is not JSON. */
+function copyPrimitive(value: unknown): JsonValue | Failure {
+  if (value === null) return null
+  if (value === undefined) return new Failure(null, 'is undefined')
+  const reason = primitiveProblem(value)
+  if (reason !== undefined) return new Failure(null, reason)
+  // `=== 0` also turns -0 into 0.
+  return value === 0 ? 0 : (value as JsonValue)
+}
+
+/** `SnapshotWalker.run` for a value that is not an object: no walker needed. */
+export function snapshotPrimitive(value: unknown): SnapshotResult {
+  const copy = copyPrimitive(value)
+  return copy instanceof Failure ? fail(null, copy.reason) : { ok: true, value: copy }
 }
 
 function fail(location: JsonLocation, reason: string): SnapshotResult {

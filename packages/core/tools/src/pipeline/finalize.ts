@@ -20,7 +20,12 @@ export async function finalizeCall(run: RunState, result: ToolExecutionResult): 
   let next = result
   const { ctx, registry } = run.state
   if (ctx.hasListeners('tools/post-execute')) {
-    const candidate = materializeResult(result, run.toolName, registry.options.maxResultBytes)
+    const candidate = materializeResult(
+      result,
+      run.toolName,
+      registry.options.maxResultBytes,
+      result === run.trusted,
+    )
     const call: PostExecuteCall = Object.freeze({ ...run.call, result: candidate })
     startBudget(run)
     try {
@@ -101,7 +106,12 @@ export function finishCall(run: RunState, result: ToolExecutionResult): ToolExec
   releaseRun(run)
   let candidate = result
   if (run.finalizeContent !== undefined) {
-    const draft = materializeResult(candidate, run.toolName, run.state.registry.options.maxResultBytes)
+    const draft = materializeResult(
+      candidate,
+      run.toolName,
+      run.state.registry.options.maxResultBytes,
+      candidate === run.trusted,
+    )
     try {
       const content: unknown = run.finalizeContent.call(
         run.tool?.definition,
@@ -121,7 +131,12 @@ export function finishCall(run: RunState, result: ToolExecutionResult): ToolExec
       )
     }
   }
-  const final = materializeResult(candidate, run.toolName, run.state.registry.options.maxResultBytes)
+  const final = materializeResult(
+    candidate,
+    run.toolName,
+    run.state.registry.options.maxResultBytes,
+    candidate === run.trusted,
+  )
   const { ctx } = run.state
   if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', final, run.call)
   return final

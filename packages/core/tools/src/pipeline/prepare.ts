@@ -81,7 +81,7 @@ export async function prepareCall(
   input: ToolExecutionInput,
 ): Promise<ScheduledToolPreparation> {
   const tool: RegisteredTool | undefined = visibleTools(state).get(input.name)
-  const args = tool === undefined ? undefined : callArguments(state.registry, key, input, tool)
+  const args = tool === undefined ? undefined : callArguments(state.registry, key, input, tool, false)
   const call =
     args === undefined
       ? callInfoOf(state, input)

@@ -8,7 +8,7 @@ import { callRef, formatIssues } from './clip.ts'
 import { cutShort } from './cut-short.ts'
 import { defaultText } from './materialize.ts'
 import { jsonSizeFloor, textOver } from './result-size.ts'
-import { failure, success, toBlocks, trust } from './results.ts'
+import { failure, success, toBlocks } from './results.ts'
 import type { RunState } from './run-state.ts'
 import { graceFor, raceBodyTimeout, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
 
@@ -182,7 +182,7 @@ function valueResult(run: RunState, value: unknown): ToolExecutionResult {
     return failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(name, over, limit, true))
   // the default content is the value's own text, so this result needs no further checks
   if (definition.toContent === undefined)
-    return trust(success(text === undefined ? [] : [{ type: 'text', text }], json))
+    return (run.trusted = success(text === undefined ? [] : [{ type: 'text', text }], json))
   try {
     return success(toBlocks(definition.toContent(value)), json)
   } catch (error) {

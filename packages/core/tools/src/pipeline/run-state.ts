@@ -36,6 +36,12 @@ export class RunState implements ToolRunContext {
   stage: RunStage = 'dispatch'
   /** The result handed out with the run at `post-result` / `final-result`: the only one it may commit. */
   handed: ToolExecutionResult | undefined = undefined
+  /**
+   * A result the pipeline built for this call from strings and values it snapshotted itself: plain
+   * lossless JSON by construction, so materializing it skips the defensive snapshot (a field rather
+   * than a weak set: one entry per call in a weak table costs more than the rest of a trivial call).
+   */
+  trusted: ToolExecutionResult | undefined = undefined
 
   // --- cancellation (call-signal.ts): one controller per call, created on first use
   controller: AbortController | undefined = undefined
