@@ -1,4 +1,29 @@
-import type { CodeLogEntry, CodeRunRequest, CodeRunResult, CodeRuntime } from '@deepseek-ai/dsh-tools'
+// The seam's shapes, structurally (the repository root depends on no package): what
+// `ctx.codeRuntime` of @deepseek-ai/dsh-tools declares.
+type Binding = (
+  args: unknown,
+  call: { readonly name: string; readonly index: number; readonly signal: AbortSignal },
+) => unknown
+interface CodeRunRequest {
+  readonly program: string
+  readonly bindings?: Readonly<Record<string, Binding>>
+  readonly signal?: AbortSignal
+  readonly limits?: { readonly maxConcurrentBindingCalls?: number }
+}
+interface CodeLogEntry {
+  readonly level: 'log' | 'warn' | 'error'
+  readonly text: string
+}
+type Json = string | number | boolean | null | Json[] | { [key: string]: Json }
+type RunErrorKind = 'exception' | 'abort'
+interface CodeRunResult {
+  readonly value?: Json
+  readonly logs: readonly CodeLogEntry[]
+  readonly error?: { readonly kind: RunErrorKind; readonly message: string }
+}
+interface CodeRuntime {
+  run(request: CodeRunRequest): Promise<CodeRunResult>
+}
 
 type AsyncFn = (tools: unknown, console: unknown) => Promise<unknown>
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => AsyncFn

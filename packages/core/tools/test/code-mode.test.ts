@@ -12,7 +12,8 @@ import {
   type ToolExecutionResult,
 } from '@deepseek-ai/dsh-tools'
 import { createFakeCodeRuntime } from '../../../../test-support/fake-code-runtime.ts'
-import { call, codeOf, deferred, setup, tick, tool, type Deferred } from './fixtures.ts'
+import type { Deferred } from '../../../../test-support/deferred.ts'
+import { call, codeOf, deferred, setup, tick, tool } from './fixtures.ts'
 
 /** A code-mode scope with the transport and an in-process runtime. */
 function codeScope(
@@ -149,7 +150,9 @@ describe('run_code: the transport (T32)', () => {
     )
     expect(() => installCodeMode(ctx, { limits: { timeoutMs: -1 } })).toThrow(/options\.limits\.timeoutMs/)
     expect(() =>
-      installCodeMode(ctx, { limits: { maxConcurrentBindingCalls: 3 } as CodeModeOptions['limits'] }),
+      installCodeMode(ctx, {
+        limits: { maxConcurrentBindingCalls: 3 } as NonNullable<CodeModeOptions['limits']>,
+      }),
     ).toThrow(/set by options\.maxPendingSubCalls/)
     expect(() => installCodeMode(ctx, { maxParallelSubCalls: 4, maxPendingSubCalls: 3 })).toThrow(
       /options\.maxPendingSubCalls must be an integer ≥ 4, got the number 3/,
