@@ -10,6 +10,7 @@ import {
   readExecuteToolCallsOptions,
   type ExecuteToolCallsOptions,
 } from './read-execute-tool-calls-options.ts'
+import { createNestedCallRecorder } from './nested-call-recorder.ts'
 import { createToolCallLedger } from './tool-call-ledger.ts'
 import { createToolCallProgress } from './tool-call-progress.ts'
 
@@ -27,8 +28,10 @@ export interface ExecuteToolCallsResult {
  * `@deepseek-ai/dsh-tools`: exclusive calls are barriers, parallel calls share a rolling pool of
  * `ctx.agentLoop.config.maxParallelToolCalls` slots, modes are read again before each start, and
  * results commit in model order. Each call is recorded in `ctx.agentLoop.session` as `tool/call`
- * when it starts and `tool/result` when it commits (T28, T29). After the batch, deferred contexts go
- * to `acceptContext` in model order (T27).
+ * when it starts and `tool/result` when it commits (T28, T29); the nested calls of a `run_code` call
+ * are recorded as pairs of their own between its `tool/call` and its `tool/result`
+ * (`createNestedCallRecorder`). After the batch, deferred contexts go to `acceptContext` in model
+ * order (T27).
  *
  * On abort, started calls drain and the rest get `ABORTED_BEFORE_DISPATCH` (T26); the promise still
  * resolves. It rejects only on misuse or when the batch itself fails (a session append throws, the
@@ -47,14 +50,16 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
     readExecuteToolCallsOptions(options)
   const { config, session } = service
 
+  const ledger = createToolCallLedger({ session, turn, step, blocks })
+  const nested = createNestedCallRecorder({ session, turn, step, parentSeq: ledger.callSeqOf })
   const calls: ToolExecutionInput[] = blocks.map((block) => ({
     callId: block.id,
     name: block.name,
     arguments: block.arguments,
     turn,
     step,
+    nestedCallHooks: nested.hooks,
   }))
-  const ledger = createToolCallLedger({ session, turn, step, blocks })
   const progress = createToolCallProgress({
     turn,
     step,
@@ -78,10 +83,12 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
           progress.started(index, mode)
         },
         onSettled: (index) => progress.settled(index),
-        onCommit: (index, _input, result) => {
-          ledger.recordResult(index, result)
-          progress.committed(index, result)
-        },
+        // after the call's nested calls (a run_code program's) have their results
+        onCommit: (index, _input, result) =>
+          nested.afterNested(blocks[index]!.id, () => {
+            ledger.recordResult(index, result)
+            progress.committed(index, result)
+          }),
         // May come after this step (or the turn) ended: it is recorded where the session is then.
         onLateOutcome: (index, _input, outcome) => {
           try {
@@ -100,7 +107,7 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
     // runToolBatch already offered every recorded call a result (its real one, or SCHEDULER_FAILED)
     // through onCommit, in model order; what the session still lacks is reported, not retried.
     progress.close()
-    const unanswered = ledger.unanswered()
+    const unanswered = [...ledger.unanswered(), ...nested.unanswered()]
     if (unanswered.length === 0) throw error
     throw new AgentLoopError({
       code: 'UNRECORDED_RESULTS',

@@ -21,6 +21,8 @@ export interface ToolCallLedger {
   unanswered(): { callId: string; callSeq: number }[]
   /** Appends `tool/late-outcome` for call `index`, citing its call and result. */
   recordLateOutcome(index: number, outcome: LateToolOutcome): void
+  /** The seq of the `tool/call` recorded for the step's call `callId` (a nested call cites it). */
+  callSeqOf(callId: string): number | undefined
 }
 
 export function createToolCallLedger(options: {
@@ -33,6 +35,7 @@ export function createToolCallLedger(options: {
   const callSeqs: number[] = []
   const resultSeqs: number[] = []
   let answered = 0
+  let indexOf: Map<string, number> | undefined
 
   const append = (index: number, result: ToolExecutionResult): void => {
     const callSeq = callSeqs[index]
@@ -83,6 +86,12 @@ export function createToolCallLedger(options: {
       }
       const callId = blocks[index]!.id
       appendToolLateOutcome({ session, turn, step, callId, callSeq, resultSeq: resultSeqs[index], outcome })
+    },
+
+    callSeqOf(callId) {
+      indexOf ??= new Map(blocks.map((block, index) => [block.id, index]))
+      const index = indexOf.get(callId)
+      return index === undefined ? undefined : callSeqs[index]
     },
 
     unanswered() {
