@@ -41,7 +41,11 @@ interface ParentRecord {
 }
 
 function refuse(message: string): AgentLoopError {
-  return new AgentLoopError({ code: 'INVALID_ARGUMENT', kind: 'system', message: `executeToolCalls: ${message}` })
+  return new AgentLoopError({
+    code: 'INVALID_ARGUMENT',
+    kind: 'system',
+    message: `executeToolCalls: ${message}`,
+  })
 }
 
 export function createNestedCallRecorder(options: {
@@ -165,7 +169,8 @@ export function createNestedCallRecorder(options: {
     unanswered() {
       const out: { callId: string; callSeq: number }[] = []
       for (const [callId, record] of nested)
-        if (record.callSeq !== undefined && record.resultSeq === undefined) out.push({ callId, callSeq: record.callSeq })
+        if (record.callSeq !== undefined && record.resultSeq === undefined)
+          out.push({ callId, callSeq: record.callSeq })
       return out.sort((a, b) => a.callSeq - b.callSeq)
     },
   }
