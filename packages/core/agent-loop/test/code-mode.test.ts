@@ -336,6 +336,51 @@ describe('abort and crashes mid-program (T38)', () => {
     agent.dispose()
   })
 
+  it('T33: a program still calling after its outer call was answered (a wrapper answered early) is refused, and nothing is recorded out of place', async () => {
+    const gate = deferred()
+    const root = createContext({ logger: createMemoryLogger() })
+    installTools(root, { defaultPresentation: 'code' })
+    root.provide('codeRuntime', createFakeCodeRuntime({ globals: { gate: gate.promise } }))
+    installCodeMode(root)
+    let ran = 0
+    root.tools.register(
+      defineTool({ name: 'quick', description: 'Quick', parameters: z.object({}), execute: () => ++ran }),
+    )
+    // a cache-like wrapper: answers run_code at once and lets the body run on without it
+    root.on('tools/execute', (call, next) => {
+      if (call.toolName !== RUN_CODE_TOOL_NAME) return next()
+      void next()
+      return { isError: false, content: [{ type: 'text', text: 'answered early' }] }
+    })
+    const session = createMemorySession()
+    const model = createScriptedModel({
+      turns: [
+        [runCode('rc', 'await gate; try { await tools.quick() } catch (e) { return e.code }')],
+        [textBlock('ok')],
+      ],
+    })
+    const agent = createAgent({ ctx: root, name: 'a', model, session })
+    expect(await agent.run('go')).toMatchObject({ reason: 'completed' })
+    gate.resolve()
+    while (!session.events().some((e) => e.type === 'tool/late-outcome')) await quiesce()
+    expect(shape(session.events()).filter((t) => t.startsWith('tool/'))).toEqual([
+      'tool/call rc',
+      'tool/result rc',
+      'tool/late-outcome',
+    ])
+    const late = session.events().find((e) => e.type === 'tool/late-outcome')!
+    expect(late.data).toMatchObject({
+      callId: 'rc',
+      outcome: {
+        kind: 'error',
+        message: expect.stringMatching(/nested call "rc:code:0" came after its outer call "rc" was answered/),
+      },
+    })
+    expect(ran).toBe(0)
+    expect(verifyToolPairs(session.events()).ok).toBe(true)
+    agent.dispose()
+  })
+
   it('T38: a crash mid-program is resumed — nested calls answered INTERRUPTED first, then the outer one, none shown to the model', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dsh-code-mode-'))
     const path = join(dir, 'session.jsonl')
