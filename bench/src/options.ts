@@ -12,6 +12,7 @@ export const FULL_OPTIONS: BenchOptions = {
   poolCalls: 200,
   poolRounds: 5,
   poolMaxMs: 200,
+  codeModeRounds: 15,
 }
 
 /** `pnpm bench --quick`: the same cases, fewer and shorter rounds; for a look, not for a record. */
@@ -26,6 +27,7 @@ export const QUICK_OPTIONS: BenchOptions = {
   poolCalls: 200,
   poolRounds: 2,
   poolMaxMs: 200,
+  codeModeRounds: 5,
 }
 
 /** The smoke test: one round of each case with a small N, only to prove every case produces figures. */
@@ -40,4 +42,5 @@ export const SMOKE_OPTIONS: BenchOptions = {
   poolCalls: 20,
   poolRounds: 1,
   poolMaxMs: 5,
+  codeModeRounds: 1,
 }

@@ -78,6 +78,8 @@ export interface BenchOptions {
   readonly poolRounds: number
   /** Upper bound of one tool body's sleep in `pool_efficiency`, ms. */
   readonly poolMaxMs: number
+  /** Repetitions of each `code_mode` measurement (cold starts take a new sandbox worker each). */
+  readonly codeModeRounds: number
 }
 
 /** What one child process reports back: one case, with the floor before and after it for timed cases. */

@@ -9,13 +9,6 @@ import type { PendingResult } from '../types.ts'
 export const PENDING_CASES: readonly PendingResult[] = [
   {
     kind: 'pending',
-    id: 'code_mode',
-    label:
-      'code_mode: one run_code call whose script makes 100 tool calls, per call, against the native 100-call step',
-    reason: 'run_code (dsh-code-runtime) does not exist yet',
-  },
-  {
-    kind: 'pending',
     id: 'eager_dispatch',
     label:
       'eager_dispatch: with a streaming fake model, time from a tool-call block to its result while the message still streams',
