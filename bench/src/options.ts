@@ -12,6 +12,9 @@ export const FULL_OPTIONS: BenchOptions = {
   poolCalls: 200,
   poolRounds: 5,
   poolMaxMs: 200,
+  eagerRounds: 6,
+  eagerTokensPerSecond: 60,
+  eagerToolMs: 400,
   codeModeRounds: 15,
 }
 
@@ -27,6 +30,9 @@ export const QUICK_OPTIONS: BenchOptions = {
   poolCalls: 200,
   poolRounds: 2,
   poolMaxMs: 200,
+  eagerRounds: 2,
+  eagerTokensPerSecond: 60,
+  eagerToolMs: 400,
   codeModeRounds: 5,
 }
 
@@ -42,5 +48,8 @@ export const SMOKE_OPTIONS: BenchOptions = {
   poolCalls: 20,
   poolRounds: 1,
   poolMaxMs: 5,
+  eagerRounds: 1,
+  eagerTokensPerSecond: 3_000,
+  eagerToolMs: 8,
   codeModeRounds: 1,
 }

@@ -6,12 +6,4 @@ import type { PendingResult } from '../types.ts'
  * or a `figures` runner) and remove its entry here. Until then it appears in results.json and in
  * the table as pending, with no figures.
  */
-export const PENDING_CASES: readonly PendingResult[] = [
-  {
-    kind: 'pending',
-    id: 'eager_dispatch',
-    label:
-      'eager_dispatch: with a streaming fake model, time from a tool-call block to its result while the message still streams',
-    reason: 'the loop does not dispatch tool calls before the assistant message is complete yet',
-  },
-]
+export const PENDING_CASES: readonly PendingResult[] = []

@@ -21,7 +21,7 @@ export interface NestedCallRecorder {
    * is open: at once (its return value) when none is, else later (a promise of it). From then on
    * the outer call takes no new nested call: one would be refused, failing the program's batch.
    */
-  afterNested(parentCallId: string, record: () => void): void | Promise<void>
+  afterNested(parentCallId: string, record: () => void | Promise<void>): void | Promise<void>
   /** Nested calls recorded as `tool/call` without a `tool/result`, in log order. */
   unanswered(): { callId: string; callSeq: number }[]
 }
@@ -54,8 +54,14 @@ export function createNestedCallRecorder(options: {
   readonly step: number
   /** The seq of the outer call's `tool/call`, if it was recorded in this step. */
   readonly parentSeq: (callId: string) => number | undefined
+  /**
+   * While the step's assistant message streams (eager dispatch, T40), a promise that settles when it
+   * is recorded or refused: an outer call that started meanwhile has its `tool/call` held back
+   * until then, and its nested calls wait for it (undefined: nothing is held back).
+   */
+  readonly messageLanding: () => Promise<void> | undefined
 }): NestedCallRecorder {
-  const { session, turn, step, parentSeq } = options
+  const { session, turn, step, parentSeq, messageLanding } = options
   const parents = new Map<string, ParentRecord>()
   const nested = new Map<string, NestedRecord>()
 
@@ -93,24 +99,37 @@ export function createNestedCallRecorder(options: {
     }
   }
 
+  /** Appends the nested `tool/call`, citing its outer call's; refuses when that is not recorded. */
+  const recordCall = (input: ToolExecutionInput, record: NestedRecord): void => {
+    const parentId = input.parent!.callId
+    const outerSeq = parentSeq(parentId)
+    if (outerSeq === undefined) {
+      throw refuse(
+        `nested call "${input.callId}" names "${parentId}", which is not a recorded call of this step`,
+      )
+    }
+    const data: ToolCallEventData = {
+      turn,
+      step,
+      callId: input.callId,
+      name: input.name,
+      arguments: typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
+      parentCallId: parentId,
+    }
+    record.callSeq = session.append('tool/call', data, { sourceEventSeqs: [outerSeq] }).seq
+  }
+
   const hooks: ToolBatchHooks = {
     onQueued: (_index, input) => void admit(input),
     onStart: (_index, input) => {
       const record = admit(input)
       if (record.callSeq !== undefined) return
-      const outerSeq = parentSeq(input.parent!.callId)
-      if (outerSeq === undefined) {
-        throw refuse(`nested call "${input.callId}" names "${input.parent!.callId}", not a call of this step`)
+      if (parentSeq(input.parent!.callId) === undefined) {
+        // Its outer call started while the message streamed: no nested call is recorded before it.
+        const landing = messageLanding()
+        if (landing !== undefined) return landing.then(() => recordCall(input, record))
       }
-      const data: ToolCallEventData = {
-        turn,
-        step,
-        callId: input.callId,
-        name: input.name,
-        arguments: typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
-        parentCallId: input.parent!.callId,
-      }
-      record.callSeq = session.append('tool/call', data, { sourceEventSeqs: [outerSeq] }).seq
+      recordCall(input, record)
     },
     onCommit: (_index, input, result) => {
       const record = nested.get(input.callId)
@@ -158,8 +177,7 @@ export function createNestedCallRecorder(options: {
         parent.waiter = () => {
           parent.answered = true
           try {
-            record()
-            resolve()
+            resolve(record())
           } catch (error) {
             reject(error)
           }
