@@ -55,7 +55,10 @@ describe('Code Mode with eager dispatch (T33, T40)', () => {
       async (s) => {
         s.call(callOf('a', 'par'))
         s.call(
-          runCode('rc', `const [x, y] = await Promise.all([tools.echo({ text: 'x' }), tools.echo({ text: 'y' })]); return x + y`),
+          runCode(
+            'rc',
+            `const [x, y] = await Promise.all([tools.echo({ text: 'x' }), tools.echo({ text: 'y' })]); return x + y`,
+          ),
         )
         await gate.promise
         s.finish()
@@ -218,7 +221,12 @@ describe('Code Mode with eager dispatch (T33, T40)', () => {
             tools: exec.ctx.tools,
             ...(exec.nestedCallHooks === undefined ? {} : { hooks: exec.nestedCallHooks }),
           })
-          batch.add({ callId: `${exec.callId}:n:0`, name: 'leaf', arguments: '{}', parent: { callId: exec.callId } })
+          batch.add({
+            callId: `${exec.callId}:n:0`,
+            name: 'leaf',
+            arguments: '{}',
+            parent: { callId: exec.callId },
+          })
           batch.close()
           const outcome = await batch.outcome
           nestedOutcome = outcome.kind === 'failed' ? String(outcome.error) : 'ok'
