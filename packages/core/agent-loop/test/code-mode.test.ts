@@ -336,6 +336,49 @@ describe('abort and crashes mid-program (T38)', () => {
     agent.dispose()
   })
 
+  it('T38: a nested call still running when the program returns is aborted, and recorded before the outer result', async () => {
+    const started = deferred()
+    const root = createContext({ logger: createMemoryLogger() })
+    installTools(root, { defaultPresentation: 'code' })
+    root.provide('codeRuntime', createFakeCodeRuntime({ globals: { started: started.promise } }))
+    installCodeMode(root)
+    root.tools.register(
+      defineTool({
+        name: 'forgotten',
+        description: 'Runs until aborted',
+        parameters: z.object({}),
+        isConcurrencySafe: () => true,
+        execute: (_args, exec) =>
+          new Promise((_resolve, reject) => {
+            exec.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true })
+            started.resolve()
+          }),
+      }),
+    )
+    const session = createMemorySession()
+    const model = createScriptedModel({
+      turns: [
+        [runCode('rc', "tools.forgotten().catch(() => {}); await started; return 'done early'")],
+        [textBlock('ok')],
+      ],
+    })
+    const agent = createAgent({ ctx: root, name: 'a', model, session })
+    expect(await agent.run('go')).toMatchObject({ reason: 'completed' })
+    const events = session.events()
+    expect(shape(events).filter((t) => t.startsWith('tool/'))).toEqual([
+      'tool/call rc',
+      'tool/call rc:code:0',
+      'tool/result rc:code:0',
+      'tool/result rc',
+    ])
+    const codes = events
+      .filter((e) => e.type === 'tool/result')
+      .map((e) => (e.data as { error?: { code: string } }).error?.code ?? 'OK')
+    expect(codes).toEqual(['ABORTED', 'OK'])
+    expect(verifyToolPairs(events)).toEqual({ ok: true, problems: [] })
+    agent.dispose()
+  })
+
   it('T33: a program still calling after its outer call was answered (a wrapper answered early) is refused, and nothing is recorded out of place', async () => {
     const gate = deferred()
     const root = createContext({ logger: createMemoryLogger() })
