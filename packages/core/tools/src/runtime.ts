@@ -17,6 +17,13 @@ import { createPresentationMethods } from './view/create-presentation-methods.ts
 import { createReadMethods } from './view/create-read-methods.ts'
 import { createRegistrationMethods } from './view/create-registration-methods.ts'
 
+const WHERE = {
+  execute: 'tools.execute(input)',
+  prepare: 'tools.prepare(input)',
+  concurrency: 'tools.concurrency(input)',
+  synthesize: 'tools.synthesize(input)',
+} as const
+
 /**
  * `ctx.tools` for one scope: its registry layer, the staged scheduler surface (T18, T39) and the
  * ways to run calls (`execute`, `executeBatch`). Registration, reads and UI labels are built in
@@ -38,8 +45,8 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
   }
   registry.scopes.set(ctx.scope, state)
 
-  const checkInput = (method: string, input: ToolExecutionInput): ToolExecutionInput =>
-    checkExecutionInput(`tools.${method}(input)`, 'input', input)
+  const checkInput = (method: keyof typeof WHERE, input: ToolExecutionInput): ToolExecutionInput =>
+    checkExecutionInput(WHERE[method], 'input', input).input
 
   const scheduler: ToolRuntimeScheduler = {
     protocol: LOCAL_PROTOCOL,

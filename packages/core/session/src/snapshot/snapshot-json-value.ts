@@ -42,8 +42,9 @@ const DEFAULTS = { maxDepth: DEFAULT_MAX_DEPTH, freeze: false }
  * With `freeze: true` the copy is deep-frozen, and frozen copies met inside `value` are reused by
  * reference: they are immutable, so sharing them keeps the copy detached.
  *
- * Never throws for any `value` (hostile proxies, throwing getters, deep nesting are walked without
- * recursion and reported); throws `SessionError` `INVALID_ARGUMENT` only for invalid `options`.
+ * Never throws for any `value` (hostile proxies and throwing getters are reported; nesting past the
+ * first 64 levels is walked without recursion, so depth is bounded by `maxDepth` only); throws
+ * `SessionError` `INVALID_ARGUMENT` only for invalid `options`.
  *
  * @example
  * snapshotJsonValue({ a: [1, 2n] }) // { ok: false, path: '$.a[1]', reason: 'is a BigInt' }

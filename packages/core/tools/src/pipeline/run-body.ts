@@ -14,9 +14,10 @@ import { graceFor, raceBodyTimeout, raceRun, settleOf, settleOrAbort, type Settl
 
 /**
  * What a body sees besides its arguments. A class so that creating one per call is a constructor
- * call; the signal is a prototype getter (created on first read: a body that never looks at it
- * costs no controller), and `deferContext` / `concludeTurn` are own functions, so a body may
- * destructure them.
+ * call. The signal is a prototype getter (created on first read: a body that never looks at it
+ * costs no controller); so are `deferContext` and `concludeTurn`, which hand out functions bound to
+ * the call on first read, so a body may still destructure them (`({ deferContext }) => …`) and a
+ * body that never uses them costs no closures.
  */
 class BodyContext implements ToolExecContext {
   readonly callId: string
@@ -24,11 +25,11 @@ class BodyContext implements ToolExecContext {
   readonly ctx: RunState['scope']
   readonly turn: number | undefined
   readonly step: number | undefined
-  readonly deferContext: (text: string) => void
-  readonly concludeTurn: () => void
   readonly nestedCallHooks: RunState['nestedCallHooks']
   readonly #run: RunState
   readonly #signal: AbortSignal | undefined
+  #defer: ((text: string) => void) | undefined = undefined
+  #conclude: (() => void) | undefined = undefined
 
   constructor(run: RunState, signal: AbortSignal | undefined) {
     this.callId = run.callId
@@ -39,14 +40,22 @@ class BodyContext implements ToolExecContext {
     this.nestedCallHooks = run.nestedCallHooks
     this.#run = run
     this.#signal = signal
-    this.deferContext = (text) => deferContext(run, text)
-    this.concludeTurn = () => {
-      run.concludes = true
-    }
   }
 
   get signal(): AbortSignal {
     return this.#signal ?? runSignal(this.#run)
+  }
+
+  get deferContext(): (text: string) => void {
+    const run = this.#run
+    return (this.#defer ??= (text) => deferContext(run, text))
+  }
+
+  get concludeTurn(): () => void {
+    const run = this.#run
+    return (this.#conclude ??= () => {
+      run.concludes = true
+    })
   }
 }
 
