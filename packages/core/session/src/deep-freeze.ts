@@ -23,23 +23,33 @@ export function deepFreeze<T>(value: T): T {
       seen?.add(next)
       if (!types.isArrayBufferView(next)) {
         Object.freeze(next)
-        for (const key of Reflect.ownKeys(next)) {
-          const descriptor = Reflect.getOwnPropertyDescriptor(next, key)
-          if (descriptor === undefined || !('value' in descriptor) || !isReference(descriptor.value)) continue
-          // Already deep-frozen: nothing below it needs a visit.
-          if (frozenSnapshotFacts(descriptor.value) !== undefined) continue
+        // names, then symbols: what `Reflect.ownKeys` lists, in its order, at less than half its cost
+        const names = Object.getOwnPropertyNames(next)
+        const symbols = Object.getOwnPropertySymbols(next)
+        for (let i = 0; i < names.length + symbols.length; i++) {
+          const key = i < names.length ? (names[i] as string) : (symbols[i - names.length] as symbol)
+          const child = dataChild(next, key)
+          if (child === undefined) continue
           if (pending === undefined) {
             // still on the root: it is the only object visited so far
             pending = []
             seen = new Set([value])
           }
-          pending.push(descriptor.value)
+          pending.push(child)
         }
       }
     }
     next = pending?.pop()
   }
   return value
+}
+
+/** The object held by data property `key` when it still needs freezing (never runs a getter). */
+function dataChild(target: object, key: string | symbol): object | undefined {
+  const descriptor = Reflect.getOwnPropertyDescriptor(target, key)
+  if (descriptor === undefined || !('value' in descriptor) || !isReference(descriptor.value)) return undefined
+  // Already deep-frozen: nothing below it needs a visit.
+  return frozenSnapshotFacts(descriptor.value) === undefined ? descriptor.value : undefined
 }
 
 function isReference(value: unknown): value is object {

@@ -316,3 +316,62 @@ describe('createToolBatch: calls handed over as they arrive (incremental intake)
     }
   })
 })
+
+describe('the batch signal: one per batch, lent again only when nothing can hear it', () => {
+  const signalOf = async (
+    ctx: Context,
+    options: { stop?: AbortController; listen?: boolean; fail?: boolean } = {},
+  ): Promise<AbortSignal> => {
+    let seen: AbortSignal | undefined
+    const batch = createToolBatch({
+      tools: ctx.tools,
+      ...(options.stop === undefined ? {} : { signal: options.stop.signal }),
+      hooks: {
+        onQueued: (_index, input) => {
+          seen = input.signal
+          if (options.listen === true) input.signal?.addEventListener('abort', () => {})
+          // aborted while the batch runs: its signal is aborted with it
+          options.stop?.abort()
+        },
+        onCommit: () => {
+          if (options.fail === true) throw new Error('store down')
+        },
+      },
+    })
+    batch.add({ callId: `c${Math.random()}`, name: 'quick', arguments: '{}' })
+    batch.close()
+    await batch.outcome
+    return seen!
+  }
+
+  it('T26: a batch that ended cleanly lends its signal to the next one, unaborted', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(
+      defineTool({ name: 'quick', description: 'q', parameters: z.object({}), execute: () => 1 }),
+    )
+    const first = await signalOf(ctx)
+    const second = await signalOf(ctx)
+    expect(second).toBe(first)
+    expect(second.aborted).toBe(false)
+    expect(getEventListeners(second, 'abort')).toHaveLength(0)
+  })
+
+  it('T26: the signal of a batch that aborted or failed, or that someone still listens to, is never lent again', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(
+      defineTool({ name: 'quick', description: 'q', parameters: z.object({}), execute: () => 1 }),
+    )
+    const aborted = await signalOf(ctx, { stop: new AbortController() })
+    const failed = await signalOf(ctx, { fail: true })
+    const listened = await signalOf(ctx, { listen: true })
+    expect(aborted.aborted).toBe(true)
+    expect(failed.aborted).toBe(true)
+    const later = [await signalOf(ctx), await signalOf(ctx), await signalOf(ctx)]
+    for (const signal of later) {
+      expect(signal).not.toBe(aborted)
+      expect(signal).not.toBe(failed)
+      expect(signal).not.toBe(listened)
+      expect(signal.aborted).toBe(false)
+    }
+  })
+})
