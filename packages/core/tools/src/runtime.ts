@@ -53,11 +53,21 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
     prepare(input) {
       return prepareCall(state, input, checkInput('prepare', input))
     },
-    async dispatch(run) {
-      return dispatchCall(claimRun(registry, 'dispatch', run))
+    // Not `async`: returning the pipeline's own promise (or a resolved one) saves the extra
+    // promise and ticks an async wrapper adds; a refused claim still rejects.
+    dispatch(run) {
+      try {
+        return dispatchCall(claimRun(registry, 'dispatch', run))
+      } catch (error) {
+        return Promise.reject(error as Error)
+      }
     },
-    async finalize(run, result) {
-      return finalizeCall(claimRun(registry, 'finalize', run, result), result)
+    finalize(run, result) {
+      try {
+        return Promise.resolve(finalizeCall(claimRun(registry, 'finalize', run, result), result))
+      } catch (error) {
+        return Promise.reject(error as Error)
+      }
     },
     finish: (run, result) => finishCall(claimRun(registry, 'finish', run, result), result),
     concurrency(input) {
@@ -87,11 +97,11 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
         case 'dispatch': {
           const dispatched = await dispatchCall(prepared.run as RunState)
           return dispatched.stage === 'post-result'
-            ? finalizeCall(dispatched.run as RunState, dispatched.result)
+            ? await finalizeCall(dispatched.run as RunState, dispatched.result)
             : finishCall(dispatched.run as RunState, dispatched.result)
         }
         case 'post-result':
-          return finalizeCall(prepared.run as RunState, prepared.result)
+          return await finalizeCall(prepared.run as RunState, prepared.result)
         case 'final-result':
           return finishCall(prepared.run as RunState, prepared.result)
         default: {
