@@ -1,0 +1,331 @@
+import type { EmitListener, ScopeInfo, WaterfallListener } from '@deepseek-ai/dsh-context'
+import type {
+  ExecuteCall,
+  LateToolOutcome,
+  PostExecuteCall,
+  PreExecuteDecision,
+  PostExecuteDecision,
+  ToolCallInfo,
+  ToolExecutionResult,
+  ToolGuard,
+} from '@deepseek-ai/dsh-tools'
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context as OtelContext,
+  type Tracer,
+} from '@opentelemetry/api'
+import type { AgentTrace } from './agent-trace.ts'
+import { GenAiOperations, OtelAttributes as A, OtelEvents as E } from './attributes.ts'
+import {
+  addCall,
+  allCalls,
+  createCallTable,
+  findCall,
+  findCallByInfo,
+  findEnclosingCall,
+  removeCall,
+  type CallTrace,
+} from './call-table.ts'
+import { captureJson, clipText } from './capture.ts'
+import { now } from './clock.ts'
+import type { ResolvedOtelConfig } from './read-config.ts'
+import type { Reporter } from './report.ts'
+
+/** The pipeline listeners of the plugin, and what ends the spans still open when it goes away. */
+export interface ToolTracer {
+  readonly preExecute: WaterfallListener<[call: ToolCallInfo], PreExecuteDecision>
+  readonly guard: ToolGuard
+  readonly dispatch: WaterfallListener<[call: ExecuteCall], ToolExecutionResult>
+  readonly body: WaterfallListener<[call: ExecuteCall], ToolExecutionResult>
+  readonly postExecute: WaterfallListener<[call: PostExecuteCall], PostExecuteDecision>
+  readonly result: EmitListener<[result: ToolExecutionResult, call: ToolCallInfo]>
+  readonly lateOutcome: EmitListener<[late: LateToolOutcome, call: ToolCallInfo]>
+  /** Ends every span still open, marked `dsh.unfinished`. */
+  close(): void
+}
+
+/**
+ * A nested call's parent: the `run_code` call that made it. Read structurally, so the plugin works
+ * with and without a pipeline that passes it.
+ */
+function parentCallIdOf(call: ToolCallInfo): string | undefined {
+  const id = (call as { readonly parentCallId?: unknown }).parentCallId
+  return typeof id === 'string' && id !== '' ? id : undefined
+}
+
+function codeOf(result: ToolExecutionResult): string | undefined {
+  return result.isError ? result.error.info?.code : undefined
+}
+
+/**
+ * One `execute_tool {name}` span per tool call, built from the public pipeline only: the outermost
+ * `tools/pre-execute` listener opens it, an abstaining guard, the outermost and innermost
+ * `tools/execute` wrappers and the outermost `tools/post-execute` listener mark the stages, and
+ * `tools/result` ends it. Calls are matched by call id and scope; nothing is carried in async
+ * context. Every listener passes the call on exactly as it came (it never changes a decision or a
+ * result) and contains its own failures.
+ */
+export function createToolTracer(options: {
+  readonly tracer: Tracer
+  readonly config: ResolvedOtelConfig
+  readonly agents: ReadonlyMap<ScopeInfo, AgentTrace>
+  readonly report: Reporter
+}): ToolTracer {
+  const { tracer, config, agents, report } = options
+  const { captureArguments, captureResults, maxCaptureBytes } = config
+  const table = createCallTable()
+  /** Calls answered while their body still ran, until their late outcome arrives (or the call is collected). */
+  let late = new WeakMap<ToolCallInfo, CallTrace>()
+
+  const contextOf = (t: CallTrace): OtelContext => (t.context ??= trace.setSpan(ROOT_CONTEXT, t.span))
+
+  /** A nested call under its `run_code` span; an agent's call under its step span; else a root span. */
+  const parentOf = (call: ToolCallInfo, parentCallId: string | undefined): OtelContext => {
+    if (parentCallId !== undefined) {
+      const parent = findEnclosingCall(table, parentCallId, call.scope)
+      if (parent !== undefined) return contextOf(parent)
+    }
+    if (agents.size > 0 && call.turn !== undefined && call.step !== undefined) {
+      for (let s: ScopeInfo | undefined = call.scope; s !== undefined; s = s.parent) {
+        const agent = agents.get(s)
+        if (agent !== undefined) return agent.stepContext(call.turn, call.step) ?? ROOT_CONTEXT
+      }
+    }
+    return ROOT_CONTEXT
+  }
+
+  const open = (call: ToolCallInfo): CallTrace | undefined => {
+    try {
+      const parentCallId = parentCallIdOf(call)
+      const attributes: Attributes = {
+        [A.GEN_AI_OPERATION_NAME]: GenAiOperations.EXECUTE_TOOL,
+        [A.GEN_AI_TOOL_NAME]: call.toolName,
+        [A.GEN_AI_TOOL_CALL_ID]: call.callId,
+        [A.GEN_AI_TOOL_TYPE]: 'function',
+        [A.DSH_SCOPE]: call.scope.name,
+      }
+      if (call.turn !== undefined) attributes[A.DSH_TURN] = call.turn
+      if (call.step !== undefined) attributes[A.DSH_STEP] = call.step
+      if (parentCallId !== undefined) attributes[A.DSH_TOOL_PARENT_CALL_ID] = parentCallId
+      const span = tracer.startSpan(
+        `${GenAiOperations.EXECUTE_TOOL} ${call.toolName}`,
+        { kind: SpanKind.INTERNAL, startTime: now(), attributes },
+        parentOf(call, parentCallId),
+      )
+      const t: CallTrace = {
+        callId: call.callId,
+        scope: call.scope,
+        info: call,
+        span,
+        recording: span.isRecording(),
+        context: undefined,
+        bodyStarted: false,
+        bodyEnded: false,
+        bodyCut: false,
+        answeredAt: undefined,
+        ended: false,
+        next: undefined,
+      }
+      addCall(table, t)
+      if (t.recording && captureArguments)
+        span.setAttribute(A.GEN_AI_TOOL_CALL_ARGUMENTS, captureJson(call.args, maxCaptureBytes))
+      return t
+    } catch (error) {
+      report('opening a tool call span', error)
+      return undefined
+    }
+  }
+
+  const mark = (t: CallTrace, event: string): void => {
+    if (t.ended) return
+    try {
+      t.span.addEvent(event, now())
+    } catch (error) {
+      report(`recording the ${event} event`, error)
+    }
+  }
+
+  /** The traced call a wrapper or post-execute listener sees (another object, same id and scope). */
+  const live = (call: { readonly callId: string; readonly scope: ScopeInfo }): CallTrace | undefined => {
+    try {
+      const t = findCall(table, call.callId, call.scope)
+      return t?.recording === true ? t : undefined
+    } catch (error) {
+      report('finding a tool call span', error)
+      return undefined
+    }
+  }
+
+  const end = (t: CallTrace, result: ToolExecutionResult): void => {
+    const { span } = t
+    span.addEvent(E.RESULT, now())
+    if (result.isError) {
+      const info = result.error.info
+      const attributes: Attributes = {
+        [A.DSH_TOOL_OUTCOME]: 'error',
+        [A.ERROR_TYPE]: info?.code ?? '_OTHER',
+      }
+      if (info !== undefined) {
+        attributes[A.DSH_TOOL_ERROR_CODE] = info.code
+        attributes[A.DSH_TOOL_ERROR_NAME] = info.name
+      }
+      const message = captureResults ? clipText(result.error.message, maxCaptureBytes) : undefined
+      if (message !== undefined) attributes[A.DSH_TOOL_ERROR_MESSAGE] = message
+      span.setAttributes(attributes)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: message ?? info?.code ?? 'error' })
+    } else {
+      const attributes: Attributes = { [A.DSH_TOOL_OUTCOME]: 'success' }
+      if (result.concludesTurn === true) attributes[A.DSH_TOOL_CONCLUDES_TURN] = true
+      if (captureResults) {
+        attributes[A.GEN_AI_TOOL_CALL_RESULT] = captureJson(
+          result.value !== undefined ? result.value : result.content,
+          maxCaptureBytes,
+        )
+      }
+      span.setAttributes(attributes)
+    }
+    span.end(now())
+  }
+
+  const traceLate = (t: CallTrace, outcome: LateToolOutcome, call: ToolCallInfo): void => {
+    const attributes: Attributes = {
+      [A.GEN_AI_TOOL_NAME]: call.toolName,
+      [A.GEN_AI_TOOL_CALL_ID]: call.callId,
+      [A.DSH_TOOL_LATE_OUTCOME]: outcome.kind,
+    }
+    const span = tracer.startSpan(
+      `late_outcome ${call.toolName}`,
+      { kind: SpanKind.INTERNAL, startTime: t.answeredAt ?? now(), attributes },
+      contextOf(t),
+    )
+    switch (outcome.kind) {
+      case 'value':
+        if (captureResults)
+          span.setAttribute(A.GEN_AI_TOOL_CALL_RESULT, captureJson(outcome.value, maxCaptureBytes))
+        break
+      case 'error': {
+        const message = captureResults ? clipText(outcome.message, maxCaptureBytes) : undefined
+        if (message !== undefined) span.setAttribute(A.DSH_TOOL_ERROR_MESSAGE, message)
+        span.setStatus({ code: SpanStatusCode.ERROR, message: message ?? 'the body failed after its call was answered' })
+        break
+      }
+      case 'abandoned':
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'the body never settled; abandoned' })
+        break
+      default: {
+        const never: never = outcome
+        return never
+      }
+    }
+    span.end(now())
+  }
+
+  return {
+    preExecute(call, next) {
+      const t = open(call)
+      if (t === undefined || !t.recording) return next()
+      mark(t, E.PRE_EXECUTE)
+      return next().then((decision) => {
+        try {
+          if ((decision as { type?: unknown } | null | undefined)?.type === 'ask') mark(t, E.APPROVAL)
+        } catch {
+          // a hostile decision is the pipeline's to refuse; tracing just does not mark it
+        }
+        return decision
+      })
+    },
+
+    guard(call) {
+      try {
+        const t = findCallByInfo(table, call)
+        if (t?.recording === true) mark(t, E.GUARDS)
+      } catch (error) {
+        report('marking the guards', error)
+      }
+      return undefined
+    },
+
+    dispatch(call, next) {
+      const t = live(call)
+      if (t === undefined) return next()
+      mark(t, E.DISPATCH)
+      return next().then((result) => {
+        t.answeredAt = now()
+        return result
+      })
+    },
+
+    body(call, next) {
+      const t = live(call)
+      if (t === undefined) return next()
+      t.bodyStarted = true
+      mark(t, E.BODY_START)
+      return next().then((result) => {
+        t.bodyEnded = true
+        try {
+          const code = codeOf(result)
+          t.bodyCut = code === 'ABORTED' || code === 'TIMEOUT'
+        } catch {
+          t.bodyCut = true
+        }
+        mark(t, E.BODY_END)
+        return result
+      })
+    },
+
+    postExecute(call, next) {
+      const t = live(call)
+      if (t !== undefined) mark(t, E.POST_EXECUTE)
+      return next()
+    },
+
+    result(result, call) {
+      // a call that never reached pre-execute (unknown tool, invalid arguments, aborted first) opens here
+      const t = findCallByInfo(table, call) ?? open(call)
+      if (t === undefined) return
+      removeCall(table, t)
+      if (!t.recording) return
+      try {
+        end(t, result)
+      } catch (error) {
+        report('ending a tool call span', error)
+      }
+      t.ended = true
+      // answered while the body still ran: its late outcome will come (T38)
+      if (t.bodyStarted && (!t.bodyEnded || t.bodyCut)) late.set(call, t)
+    },
+
+    lateOutcome(outcome, call) {
+      try {
+        let t = late.get(call)
+        if (t !== undefined) late.delete(call)
+        // the body settled while post-execute still ran: the call is still open
+        else t = findCallByInfo(table, call)
+        if (t === undefined || !t.recording) return
+        traceLate(t, outcome, call)
+      } catch (error) {
+        report('tracing a late outcome', error)
+      }
+    },
+
+    close() {
+      const at = now()
+      for (const t of allCalls(table)) {
+        removeCall(table, t)
+        if (!t.recording || t.ended) continue
+        t.ended = true
+        try {
+          t.span.setAttribute(A.DSH_UNFINISHED, true)
+          t.span.end(at)
+        } catch (error) {
+          report('ending an unfinished tool call span', error)
+        }
+      }
+      late = new WeakMap()
+    },
+  }
+}
