@@ -149,6 +149,14 @@ export function createToolTracer(options: {
     }
   }
 
+  /**
+   * The traced call of a stage that passes the call info itself (guards, result, late outcome):
+   * the very object pre-execute saw, or, when a listener outside the plugin's passed a copy inward,
+   * the call with that id in that scope.
+   */
+  const seen = (call: ToolCallInfo): CallTrace | undefined =>
+    findCallByInfo(table, call) ?? findCall(table, call.callId, call.scope)
+
   /** The traced call a wrapper or post-execute listener sees (another object, same id and scope). */
   const live = (call: { readonly callId: string; readonly scope: ScopeInfo }): CallTrace | undefined => {
     try {
@@ -241,7 +249,7 @@ export function createToolTracer(options: {
 
     guard(call) {
       try {
-        const t = findCallByInfo(table, call)
+        const t = seen(call)
         if (t?.recording === true) mark(t, E.GUARDS)
       } catch (error) {
         report('marking the guards', error)
@@ -285,7 +293,7 @@ export function createToolTracer(options: {
 
     result(result, call) {
       // a call that never reached pre-execute (unknown tool, invalid arguments, aborted first) opens here
-      const t = findCallByInfo(table, call) ?? open(call)
+      const t = seen(call) ?? open(call)
       if (t === undefined) return
       removeCall(table, t)
       if (!t.recording) return
@@ -304,7 +312,7 @@ export function createToolTracer(options: {
         let t = late.get(call)
         if (t !== undefined) late.delete(call)
         // the body settled while post-execute still ran: the call is still open
-        else t = findCallByInfo(table, call)
+        else t = seen(call)
         if (t === undefined || !t.recording) return
         traceLate(t, outcome, call)
       } catch (error) {
