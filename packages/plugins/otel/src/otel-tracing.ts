@@ -1,7 +1,14 @@
 import type { Context, Disposer, ScopeInfo } from '@deepseek-ai/dsh-context'
 import type { AgentEvent } from '@deepseek-ai/dsh-agent-loop'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { ROOT_CONTEXT, trace, type Context as OtelContext, type Tracer } from '@opentelemetry/api'
+import {
+  ProxyTracerProvider,
+  ROOT_CONTEXT,
+  trace,
+  type Context as OtelContext,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api'
 import manifest from '../package.json' with { type: 'json' }
 import { createAgentTrace, type AgentTrace, type TracedAgent } from './agent-trace.ts'
 import { OtelPluginError } from './errors.ts'
@@ -20,6 +27,17 @@ const WHERE = 'otelTracing(ctx, config)'
 export const OUTERMOST_PRIORITY = 1_000_000_000
 export const INNERMOST_PRIORITY = -1_000_000_000
 
+/** What the API's proxy provider delegates to while no SDK is registered. */
+const NOOP_PROVIDER: TracerProvider = new ProxyTracerProvider().getDelegate()
+
+/**
+ * True while `provider` is the API's proxy with no SDK behind it: every span would be a no-op.
+ * (A proxy of another copy of the API is taken as live: tracing then works, only less cheaply.)
+ */
+function isNoop(provider: TracerProvider): boolean {
+  return provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_PROVIDER
+}
+
 /** Turn, step and model-call spans of one agent; pass `onEvent` to `agent.run` / `agent.resume`. */
 export interface AgentTracer {
   /** Feed it every event of the agent's turns (it never throws). */
@@ -31,6 +49,12 @@ export interface AgentTracer {
 /** The plugin's disposer, with the tracer it uses and the agent adapter. */
 export interface OtelTracing extends Disposer {
   readonly tracer: Tracer
+  /**
+   * True once the plugin listens to the pipeline. While no SDK is registered behind the global
+   * provider it stays dormant (false) and costs a call almost nothing; the first call or agent
+   * event after an SDK appears switches it on, for the calls that follow.
+   */
+  readonly tracing: boolean
   /**
    * Traces an agent's turns: `invoke_agent` spans per turn, `step` spans per step, `chat` spans
    * per model call, built from the events you feed to `onEvent`. The agent's tool call spans
@@ -98,9 +122,10 @@ function checkAgent(agent: unknown, ctx: Context, where: string): TracedAgent {
 export function otelTracing(ctx: Context, config?: OtelConfig): OtelTracing {
   const context = checkContext(ctx)
   const resolved = readConfig(WHERE, config)
+  const provider = resolved.tracerProvider ?? trace.getTracerProvider()
   let tracer: Tracer
   try {
-    tracer = (resolved.tracerProvider ?? trace.getTracerProvider()).getTracer(manifest.name, manifest.version)
+    tracer = provider.getTracer(manifest.name, manifest.version)
   } catch (error) {
     throw new OtelPluginError({
       code: 'INVALID_CONFIG',
@@ -126,7 +151,17 @@ export function otelTracing(ctx: Context, config?: OtelConfig): OtelTracing {
       report('ending the spans still open', error)
     }
   }
-  try {
+  // Listening to a stage costs every call that stage's slow path (the pipeline skips a stage
+  // nobody listens to). While no SDK is registered every span would be a no-op, so the plugin
+  // stays dormant: one `tools/result` observer (no waterfall) checks for an SDK, and the first
+  // call that finds one switches tracing on for the calls after it.
+  let active = false
+  let sleeping: Disposer | undefined
+  const activate = (): void => {
+    if (active || disposed) return
+    active = true
+    sleeping?.()
+    sleeping = undefined
     disposers.push(
       context.on('tools/pre-execute', tools.preExecute, { priority: OUTERMOST_PRIORITY }),
       context.tools.guard(tools.guard),
@@ -136,7 +171,22 @@ export function otelTracing(ctx: Context, config?: OtelConfig): OtelTracing {
       context.on('tools/result', tools.result),
       context.on('tools/late-outcome', tools.lateOutcome),
     )
+  }
+  /** Switches tracing on once an SDK is behind the provider; cheap to ask on every call. */
+  const wake = (): void => {
+    if (active || disposed || isNoop(provider)) return
+    try {
+      activate()
+    } catch (error) {
+      report('switching tracing on', error)
+    }
+  }
+  try {
     disposers.push(context.onDispose(dispose))
+    if (isNoop(provider)) {
+      sleeping = context.on('tools/result', wake)
+      disposers.push(sleeping)
+    } else activate()
   } catch (error) {
     dispose()
     throw error
@@ -150,11 +200,15 @@ export function otelTracing(ctx: Context, config?: OtelConfig): OtelTracing {
     const scope = checked.ctx.scope
     const existing = handles.get(scope)
     if (existing !== undefined) return existing
+    wake()
     const agentTrace = createAgentTrace({ tracer, agent: checked, parent, config: resolved, report })
     let done = false
     let undoOnDispose: Disposer | undefined
     const handle: AgentTracer = {
-      onEvent: (event) => agentTrace.onEvent(event),
+      onEvent: (event) => {
+        wake()
+        agentTrace.onEvent(event)
+      },
       dispose: () => {
         if (done) return
         done = true
@@ -176,5 +230,7 @@ export function otelTracing(ctx: Context, config?: OtelConfig): OtelTracing {
     return handle
   }
 
-  return Object.assign(dispose, { tracer, traceAgent })
+  const handle = Object.assign(dispose, { tracer, traceAgent })
+  Object.defineProperty(handle, 'tracing', { get: () => active && !disposed, enumerable: true })
+  return handle as OtelTracing
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createContext, createMemoryLogger } from '@deepseek-ai/dsh-context'
-import { createScriptedModel, textBlock } from '@deepseek-ai/dsh-llm'
+import { createScriptedModel, textBlock, toolCallBlock } from '@deepseek-ai/dsh-llm'
 import { createMemorySession } from '@deepseek-ai/dsh-session'
 import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
 import { createAgent } from '@deepseek-ai/dsh-agent-loop'
@@ -125,16 +125,49 @@ describe('config', () => {
     expect(parentId(t.span('invoke_agent a'))).toBe(request.spanContext().spanId)
   })
 
-  it('without a tracerProvider it follows the global one, including one registered after install', async () => {
+  it('without an SDK it stays dormant (one tools/result observer); the first call after an SDK registers wakes it', async () => {
     const ctx = quiet()
     ctx.tools.register(echo)
-    otelTracing(ctx)
-    // nothing registered yet: the global provider is a no-op and calls run as usual
+    const names = ['tools/pre-execute', 'tools/execute', 'tools/post-execute', 'tools/result'] as const
+    const before = names.map((name) => ctx.listenerCount(name))
+    const otel = otelTracing(ctx)
+    expect(otel.tracing).toBe(false)
+    expect(names.map((name) => ctx.listenerCount(name))).toEqual([before[0], before[1], before[2], before[3]! + 1])
+    // nothing registered: calls take the pipeline's fast paths and run as usual
     expect((await ctx.tools.execute({ callId: 'c1', name: 'echo', arguments: {} })).isError).toBe(false)
+    expect(otel.tracing).toBe(false)
     const { exporter, provider } = memoryProvider()
     trace.setGlobalTracerProvider(provider)
+    // this call is only seen at its result: it switches tracing on for the calls after it
     await ctx.tools.execute({ callId: 'c2', name: 'echo', arguments: {} })
-    expect(exporter.getFinishedSpans().map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual(['c2'])
+    expect(otel.tracing).toBe(true)
+    expect(names.map((name) => ctx.listenerCount(name))).toEqual([
+      before[0]! + 1,
+      before[1]! + 2,
+      before[2]! + 1,
+      before[3]! + 1,
+    ])
+    await ctx.tools.execute({ callId: 'c3', name: 'echo', arguments: {} })
+    expect(exporter.getFinishedSpans().map((s) => s.attributes['gen_ai.tool.call.id'])).toEqual(['c3'])
+    otel()
+    expect(names.map((name) => ctx.listenerCount(name))).toEqual(before)
+  })
+
+  it('a dormant plugin wakes on an agent event, so the whole turn is traced', async () => {
+    const ctx = quiet()
+    ctx.tools.register(echo)
+    const otel = otelTracing(ctx)
+    const model = createScriptedModel({
+      turns: [[toolCallBlock({ id: 'e1', name: 'echo', args: {} })], [textBlock('done')]],
+    })
+    const agent = createAgent({ ctx, name: 'a', model, session: createMemorySession() })
+    const tracer = otel.traceAgent(agent)
+    expect(otel.tracing).toBe(false)
+    const { exporter, provider } = memoryProvider()
+    trace.setGlobalTracerProvider(provider)
+    await agent.run('go', { onEvent: tracer.onEvent })
+    expect(otel.tracing).toBe(true)
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toContain('execute_tool echo')
   })
 
   it('a sampler that drops everything: no spans, calls run as usual, nothing logged', async () => {
