@@ -90,6 +90,7 @@ export function removeCall(table: CallTable, trace: CallTrace): void {
 /** Every call in flight (for dispose). */
 export function allCalls(table: CallTable): CallTrace[] {
   const all: CallTrace[] = []
-  for (const first of table.byId.values()) for (let t: CallTrace | undefined = first; t; t = t.next) all.push(t)
+  for (const first of table.byId.values())
+    for (let t: CallTrace | undefined = first; t; t = t.next) all.push(t)
   return all
 }

@@ -99,7 +99,7 @@ function checkAgent(agent: unknown, ctx: Context, where: string): TracedAgent {
   if (!scope.isWithin(ctx)) {
     return fail(
       `agent "${name}" does not live in scope "${ctx.scope.name}", where the plugin was installed: ` +
-        'its tool calls would not be traced. Install the plugin on the agent\'s parent scope (or the root).',
+        "its tool calls would not be traced. Install the plugin on the agent's parent scope (or the root).",
     )
   }
   return agent as TracedAgent
@@ -194,7 +194,8 @@ export function otelTracing(ctx: Context, config?: OtelConfig): OtelTracing {
 
   const traceAgent = (agent: TracedAgent, options?: TraceAgentOptions): AgentTracer => {
     const where = 'otel.traceAgent(agent, options)'
-    if (disposed) throw new OtelPluginError({ code: 'DISPOSED', message: `${where}: the plugin was disposed` })
+    if (disposed)
+      throw new OtelPluginError({ code: 'DISPOSED', message: `${where}: the plugin was disposed` })
     const checked = checkAgent(agent, context, where)
     const parent: OtelContext = readTraceAgentOptions(where, options).parentContext ?? ROOT_CONTEXT
     const scope = checked.ctx.scope
@@ -203,7 +204,6 @@ export function otelTracing(ctx: Context, config?: OtelConfig): OtelTracing {
     wake()
     const agentTrace = createAgentTrace({ tracer, agent: checked, parent, config: resolved, report })
     let done = false
-    let undoOnDispose: Disposer | undefined
     const handle: AgentTracer = {
       onEvent: (event) => {
         wake()
@@ -216,7 +216,7 @@ export function otelTracing(ctx: Context, config?: OtelConfig): OtelTracing {
           handles.delete(scope)
           agents.delete(scope)
         }
-        undoOnDispose?.()
+        undoOnDispose()
         try {
           agentTrace.close()
         } catch (error) {
@@ -226,11 +226,12 @@ export function otelTracing(ctx: Context, config?: OtelConfig): OtelTracing {
     }
     handles.set(scope, handle)
     agents.set(scope, agentTrace)
-    undoOnDispose = checked.ctx.onDispose(handle.dispose)
+    // (the agent tracer's dispose runs only after this line: from the agent's scope or a caller)
+    const undoOnDispose = checked.ctx.onDispose(handle.dispose)
     return handle
   }
 
-  const handle = Object.assign(dispose, { tracer, traceAgent })
+  const handle: OtelTracing = Object.assign(dispose, { tracer, traceAgent, tracing: false })
   Object.defineProperty(handle, 'tracing', { get: () => active && !disposed, enumerable: true })
-  return handle as OtelTracing
+  return handle
 }

@@ -30,7 +30,10 @@ export const traceAgentOptionsSchema = z.strictObject({
 
 export type TraceAgentOptions = z.input<typeof traceAgentOptionsSchema>
 
-export function readTraceAgentOptions(where: string, options: unknown): z.output<typeof traceAgentOptionsSchema> {
+export function readTraceAgentOptions(
+  where: string,
+  options: unknown,
+): z.output<typeof traceAgentOptionsSchema> {
   const parsed = traceAgentOptionsSchema.safeParse(options === undefined ? {} : options)
   if (parsed.success) return parsed.data
   const problems = parsed.error.issues.map((issue) => {

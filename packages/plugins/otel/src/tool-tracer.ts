@@ -218,7 +218,10 @@ export function createToolTracer(options: {
       case 'error': {
         const message = captureResults ? clipText(outcome.message, maxCaptureBytes) : undefined
         if (message !== undefined) span.setAttribute(A.DSH_TOOL_ERROR_MESSAGE, message)
-        span.setStatus({ code: SpanStatusCode.ERROR, message: message ?? 'the body failed after its call was answered' })
+        span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: message ?? 'the body failed after its call was answered',
+        })
         break
       }
       case 'abandoned':

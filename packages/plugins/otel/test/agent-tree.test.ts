@@ -39,7 +39,12 @@ describe('span tree of an agent turn', () => {
   it('T23: a turn of three steps: turn > step > (chat, parallel tool calls), each tool span under its own step', async () => {
     const t = traced()
     t.ctx.tools.register(lookup)
-    const agent = createAgent({ ctx: t.ctx, name: 'helper', model: twoSteps(), session: createMemorySession() })
+    const agent = createAgent({
+      ctx: t.ctx,
+      name: 'helper',
+      model: twoSteps(),
+      session: createMemorySession(),
+    })
     const result = await agent.run('look up a, b and c', { onEvent: t.otel.traceAgent(agent).onEvent })
     expect(result.reason).toBe('completed')
 
@@ -173,7 +178,9 @@ describe('span tree of an agent turn', () => {
       ],
     })
     const agent = createAgent({ ctx: t.ctx, name: 'bad', model, session: createMemorySession() })
-    await expect(agent.run('go', { onEvent: t.otel.traceAgent(agent).onEvent })).rejects.toThrow(/rate limited/)
+    await expect(agent.run('go', { onEvent: t.otel.traceAgent(agent).onEvent })).rejects.toThrow(
+      /rate limited/,
+    )
     const chat = t.span('chat scripted-model')
     expect(chat.status).toEqual({ code: 2, message: 'RATE_LIMITED' })
     expect(chat.attributes).toMatchObject({ [A.ERROR_TYPE]: 'RATE_LIMITED', [A.DSH_MODEL_OUTCOME]: 'error' })

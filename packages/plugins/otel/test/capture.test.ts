@@ -65,7 +65,9 @@ describe('arguments and results are recorded only when opted in', () => {
     await t.ctx.tools.execute({ callId: 'c1', name: 'greet', arguments: { name: 'Ada', token: 't' } })
     await t.ctx.tools.execute({ callId: 'c2', name: 'fail', arguments: {} })
     await t.ctx.tools.execute({ callId: 'c3', name: 'text', arguments: {} })
-    expect(t.span('execute_tool greet').attributes[A.GEN_AI_TOOL_CALL_RESULT]).toBe('{"greeting":"hello ada"}')
+    expect(t.span('execute_tool greet').attributes[A.GEN_AI_TOOL_CALL_RESULT]).toBe(
+      '{"greeting":"hello ada"}',
+    )
     expect(t.span('execute_tool greet').attributes[A.GEN_AI_TOOL_CALL_ARGUMENTS]).toBeUndefined()
     expect(t.span('execute_tool text').attributes[A.GEN_AI_TOOL_CALL_RESULT]).toBe(
       '[{"type":"text","text":"just text"}]',
@@ -119,23 +121,27 @@ describe('clipText', () => {
   // Captures are JSON text, which is always well-formed (JSON.stringify escapes lone surrogates).
   it('keeps a text within the cap as it is; cuts a longer one at a code point boundary, within the cap', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.integer({ min: 64, max: 400 }), (text, cap) => {
-        const clipped = clipText(text, cap)
-        if (utf8(text) <= cap) {
-          expect(clipped).toBe(text)
-          return
-        }
-        expect(utf8(clipped)).toBeLessThanOrEqual(cap)
-        const marker = `…[truncated, ${utf8(text)} bytes]`
-        expect(clipped.endsWith(marker)).toBe(true)
-        const kept = clipped.slice(0, -marker.length)
-        expect(text.startsWith(kept)).toBe(true)
-        // never half a surrogate pair
-        expect(/[\uD800-\uDBFF]$/.test(kept)).toBe(false)
-        // nothing more would have fitted
-        const next = text.codePointAt(kept.length)!
-        expect(utf8(kept + String.fromCodePoint(next) + marker)).toBeGreaterThan(cap)
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 300 }),
+        fc.integer({ min: 64, max: 400 }),
+        (text, cap) => {
+          const clipped = clipText(text, cap)
+          if (utf8(text) <= cap) {
+            expect(clipped).toBe(text)
+            return
+          }
+          expect(utf8(clipped)).toBeLessThanOrEqual(cap)
+          const marker = `…[truncated, ${utf8(text)} bytes]`
+          expect(clipped.endsWith(marker)).toBe(true)
+          const kept = clipped.slice(0, -marker.length)
+          expect(text.startsWith(kept)).toBe(true)
+          // never half a surrogate pair
+          expect(/[\uD800-\uDBFF]$/.test(kept)).toBe(false)
+          // nothing more would have fitted
+          const next = text.codePointAt(kept.length)!
+          expect(utf8(kept + String.fromCodePoint(next) + marker)).toBeGreaterThan(cap)
+        },
+      ),
     )
   })
 

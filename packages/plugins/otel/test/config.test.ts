@@ -6,7 +6,12 @@ import { createMemorySession } from '@deepseek-ai/dsh-session'
 import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
 import { createAgent } from '@deepseek-ai/dsh-agent-loop'
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api'
-import { AlwaysOffSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import {
+  AlwaysOffSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base'
 import {
   DEFAULT_MAX_CAPTURE_BYTES,
   OtelPluginError,
@@ -132,7 +137,12 @@ describe('config', () => {
     const before = names.map((name) => ctx.listenerCount(name))
     const otel = otelTracing(ctx)
     expect(otel.tracing).toBe(false)
-    expect(names.map((name) => ctx.listenerCount(name))).toEqual([before[0], before[1], before[2], before[3]! + 1])
+    expect(names.map((name) => ctx.listenerCount(name))).toEqual([
+      before[0],
+      before[1],
+      before[2],
+      before[3]! + 1,
+    ])
     // nothing registered: calls take the pipeline's fast paths and run as usual
     expect((await ctx.tools.execute({ callId: 'c1', name: 'echo', arguments: {} })).isError).toBe(false)
     expect(otel.tracing).toBe(false)

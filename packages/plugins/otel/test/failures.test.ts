@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { z } from 'zod'
 import { createContext, createMemoryLogger, type Context } from '@deepseek-ai/dsh-context'
-import { defineTool, installTools, type ToolExecutionInput, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import {
+  defineTool,
+  installTools,
+  type ToolExecutionInput,
+  type ToolExecutionResult,
+} from '@deepseek-ai/dsh-tools'
 import type { Span, Tracer, TracerProvider } from '@opentelemetry/api'
 import { createScriptedModel, textBlock, toolCallBlock } from '@deepseek-ai/dsh-llm'
 import { createMemorySession } from '@deepseek-ai/dsh-session'
@@ -58,7 +63,9 @@ function harness(plans: Map<string, Call>): Context {
     }),
   )
   ctx.provide('approval', {
-    request: async (request) => ({ type: plan(request.callId).policy === 'ask-yes' ? 'allowed-once' : 'rejected' }),
+    request: async (request) => ({
+      type: plan(request.callId).policy === 'ask-yes' ? 'allowed-once' : 'rejected',
+    }),
   })
   ctx.on('tools/pre-execute', (c, next) => {
     const p = plan(c.callId)

@@ -59,7 +59,9 @@ export const parentId = (span: ReadableSpan): string | undefined => span.parentS
 
 export function childrenOf(spans: readonly ReadableSpan[], parent: ReadableSpan): ReadableSpan[] {
   const id = parent.spanContext().spanId
-  return spans.filter((s) => parentId(s) === id).sort((a, b) => (nanos(a.startTime) < nanos(b.startTime) ? -1 : 1))
+  return spans
+    .filter((s) => parentId(s) === id)
+    .sort((a, b) => (nanos(a.startTime) < nanos(b.startTime) ? -1 : 1))
 }
 
 /**

@@ -140,7 +140,12 @@ describe('a body that outlives its call', () => {
       }),
     )
     const controller = new AbortController()
-    const pending = t.ctx.tools.execute({ callId: 'c1', name: 'deaf', arguments: {}, signal: controller.signal })
+    const pending = t.ctx.tools.execute({
+      callId: 'c1',
+      name: 'deaf',
+      arguments: {},
+      signal: controller.signal,
+    })
     await started.promise
     controller.abort()
     const result = await pending

@@ -19,7 +19,10 @@ function withParentIds(t: Traced): void {
     (call, next) => {
       const slash = call.callId.lastIndexOf('/')
       if (slash < 0) return next()
-      const nested: ToolCallInfo & { parentCallId: string } = { ...call, parentCallId: call.callId.slice(0, slash) }
+      const nested: ToolCallInfo & { parentCallId: string } = {
+        ...call,
+        parentCallId: call.callId.slice(0, slash),
+      }
       return next(Object.freeze(nested))
     },
     { priority: 2_000_000_000 },

@@ -20,21 +20,12 @@ const boom = defineTool({
   },
 })
 
-const ALL_STAGES = [
-  E.PRE_EXECUTE,
-  E.GUARDS,
-  E.DISPATCH,
-  E.BODY_START,
-  E.BODY_END,
-  E.POST_EXECUTE,
-  E.RESULT,
-]
+const ALL_STAGES = [E.PRE_EXECUTE, E.GUARDS, E.DISPATCH, E.BODY_START, E.BODY_END, E.POST_EXECUTE, E.RESULT]
 
 function setup() {
   const t = traced()
   t.ctx.tools.register(echo)
   t.ctx.tools.register(boom)
-  // a post-execute listener of the harness, so the stage runs (the plugin's own listener marks it)
   return t
 }
 
