@@ -66,7 +66,10 @@ export const OtelEvents = {
   PRE_EXECUTE: 'dsh.pre_execute',
   /** Pre-execute answered `ask`: the approval service was asked. */
   APPROVAL: 'dsh.approval',
-  /** The guards are running (after the approval, if any; marked by the plugin's own abstaining guard). */
+  /**
+   * The guards are running: marked right after pre-execute allowed the call, or, after an approval,
+   * by the plugin's own abstaining guard (which runs after the guards of narrower scopes).
+   */
   GUARDS: 'dsh.guards',
   /** The `tools/execute` waterfall began (outermost wrapper). */
   DISPATCH: 'dsh.dispatch',

@@ -13,6 +13,8 @@ export interface CallTrace {
   readonly recording: boolean
   /** The span as a parent, made when a nested call first needs it. */
   context: OtelContext | undefined
+  /** The guard stage was marked (right after pre-execute allowed, or by the plugin's guard after an approval). */
+  guarded: boolean
   /** The body ran (the innermost wrapper called the body). */
   bodyStarted: boolean
   /** The body's run ended as the pipeline saw it; `bodyCut`: ended by a timeout or an abort. */
@@ -39,10 +41,24 @@ export function createCallTable(): CallTable {
   return { byId: new Map() }
 }
 
-/** The call `callId` in flight in exactly `scope` (the stages of one call share its scope). */
-export function findCall(table: CallTable, callId: string, scope: ScopeInfo): CallTrace | undefined {
-  for (let t = table.byId.get(callId); t !== undefined; t = t.next) if (t.scope === scope) return t
-  return undefined
+/**
+ * The call `callId` in flight in exactly `scope` (the stages of one call share its scope). Every
+ * stage passes the call's one `args` object along, so two calls in flight with the same id in the
+ * same scope are told apart by it; without a match by `args`, the first with that id and scope.
+ */
+export function findCall(
+  table: CallTable,
+  callId: string,
+  scope: ScopeInfo,
+  args: unknown,
+): CallTrace | undefined {
+  let first: CallTrace | undefined
+  for (let t = table.byId.get(callId); t !== undefined; t = t.next) {
+    if (t.scope !== scope) continue
+    if (t.info.args === args) return t
+    first ??= t
+  }
+  return first
 }
 
 /** The call whose stages pass this very info object (pre-execute, guards, result, late outcome). */

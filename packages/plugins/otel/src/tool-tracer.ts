@@ -57,6 +57,17 @@ function parentCallIdOf(call: ToolCallInfo): string | undefined {
   return typeof id === 'string' && id !== '' ? id : undefined
 }
 
+/** Names and ids can come from the model: span names and attributes get at most this many characters. */
+const MAX_NAME = 100
+const MAX_ID = 200
+
+/** `text` cut to `max` UTF-16 units, never inside a surrogate pair. */
+function clipChars(text: string, max: number): string {
+  if (text.length <= max) return text
+  const end = /[\uD800-\uDBFF]/.test(text[max - 1]!) ? max - 1 : max
+  return `${text.slice(0, end)}…`
+}
+
 function codeOf(result: ToolExecutionResult): string | undefined {
   return result.isError ? result.error.info?.code : undefined
 }
@@ -101,18 +112,19 @@ export function createToolTracer(options: {
   const open = (call: ToolCallInfo): CallTrace | undefined => {
     try {
       const parentCallId = parentCallIdOf(call)
+      const toolName = clipChars(call.toolName, MAX_NAME)
       const attributes: Attributes = {
         [A.GEN_AI_OPERATION_NAME]: GenAiOperations.EXECUTE_TOOL,
-        [A.GEN_AI_TOOL_NAME]: call.toolName,
-        [A.GEN_AI_TOOL_CALL_ID]: call.callId,
+        [A.GEN_AI_TOOL_NAME]: toolName,
+        [A.GEN_AI_TOOL_CALL_ID]: clipChars(call.callId, MAX_ID),
         [A.GEN_AI_TOOL_TYPE]: 'function',
         [A.DSH_SCOPE]: call.scope.name,
       }
       if (call.turn !== undefined) attributes[A.DSH_TURN] = call.turn
       if (call.step !== undefined) attributes[A.DSH_STEP] = call.step
-      if (parentCallId !== undefined) attributes[A.DSH_TOOL_PARENT_CALL_ID] = parentCallId
+      if (parentCallId !== undefined) attributes[A.DSH_TOOL_PARENT_CALL_ID] = clipChars(parentCallId, MAX_ID)
       const span = tracer.startSpan(
-        `${GenAiOperations.EXECUTE_TOOL} ${call.toolName}`,
+        `${GenAiOperations.EXECUTE_TOOL} ${toolName}`,
         { kind: SpanKind.INTERNAL, startTime: now(), attributes },
         parentOf(call, parentCallId),
       )
@@ -123,6 +135,7 @@ export function createToolTracer(options: {
         span,
         recording: span.isRecording(),
         context: undefined,
+        guarded: false,
         bodyStarted: false,
         bodyEnded: false,
         bodyCut: false,
@@ -155,12 +168,12 @@ export function createToolTracer(options: {
    * the call with that id in that scope.
    */
   const seen = (call: ToolCallInfo): CallTrace | undefined =>
-    findCallByInfo(table, call) ?? findCall(table, call.callId, call.scope)
+    findCallByInfo(table, call) ?? findCall(table, call.callId, call.scope, call.args)
 
   /** The traced call a wrapper or post-execute listener sees (another object, same id and scope). */
-  const live = (call: { readonly callId: string; readonly scope: ScopeInfo }): CallTrace | undefined => {
+  const live = (call: ToolCallInfo): CallTrace | undefined => {
     try {
-      const t = findCall(table, call.callId, call.scope)
+      const t = findCall(table, call.callId, call.scope, call.args)
       return t?.recording === true ? t : undefined
     } catch (error) {
       report('finding a tool call span', error)
@@ -200,13 +213,14 @@ export function createToolTracer(options: {
   }
 
   const traceLate = (t: CallTrace, outcome: LateToolOutcome, call: ToolCallInfo): void => {
+    const toolName = clipChars(call.toolName, MAX_NAME)
     const attributes: Attributes = {
-      [A.GEN_AI_TOOL_NAME]: call.toolName,
-      [A.GEN_AI_TOOL_CALL_ID]: call.callId,
+      [A.GEN_AI_TOOL_NAME]: toolName,
+      [A.GEN_AI_TOOL_CALL_ID]: clipChars(call.callId, MAX_ID),
       [A.DSH_TOOL_LATE_OUTCOME]: outcome.kind,
     }
     const span = tracer.startSpan(
-      `late_outcome ${call.toolName}`,
+      `late_outcome ${toolName}`,
       { kind: SpanKind.INTERNAL, startTime: t.answeredAt ?? now(), attributes },
       contextOf(t),
     )
@@ -241,11 +255,17 @@ export function createToolTracer(options: {
       if (t === undefined || !t.recording) return next()
       mark(t, E.PRE_EXECUTE)
       return next().then((decision) => {
+        let type: unknown
         try {
-          if ((decision as { type?: unknown } | null | undefined)?.type === 'ask') mark(t, E.APPROVAL)
+          type = (decision as { type?: unknown } | null | undefined)?.type
         } catch {
           // a hostile decision is the pipeline's to refuse; tracing just does not mark it
         }
+        // allowed: the guards run next, now; asked: the approval runs first, and the plugin's guard marks the guards
+        if (type === 'allow') {
+          t.guarded = true
+          mark(t, E.GUARDS)
+        } else if (type === 'ask') mark(t, E.APPROVAL)
         return decision
       })
     },
@@ -253,7 +273,10 @@ export function createToolTracer(options: {
     guard(call) {
       try {
         const t = seen(call)
-        if (t?.recording === true) mark(t, E.GUARDS)
+        if (t?.recording === true && !t.guarded) {
+          t.guarded = true
+          mark(t, E.GUARDS)
+        }
       } catch (error) {
         report('marking the guards', error)
       }

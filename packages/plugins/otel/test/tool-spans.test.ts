@@ -179,4 +179,61 @@ describe('one span per tool call', () => {
     expect(spans.map((s) => s.attributes[A.DSH_SCOPE]).sort()).toEqual(['agent-a', 'agent-b'])
     for (const span of spans) expect(eventNames(span)).toEqual(ALL_STAGES)
   })
+
+  // A batch refuses a repeated id; two executes in flight on one scope may still share one.
+  it('T20: two calls in flight in one scope with the same id stay apart: each span gets its own stages and arguments', async () => {
+    const t = traced({ captureArguments: true })
+    const gate = deferred()
+    t.ctx.tools.register(
+      defineTool({
+        name: 'par',
+        description: 'Parallel',
+        parameters: z.object({ v: z.string() }),
+        isConcurrencySafe: () => true,
+        execute: async ({ v }) => {
+          await gate.promise
+          return v
+        },
+      }),
+    )
+    const pending = [
+      t.ctx.tools.execute({ callId: 'dup', name: 'par', arguments: { v: 'a' } }),
+      t.ctx.tools.execute({ callId: 'dup', name: 'par', arguments: { v: 'b' } }),
+    ]
+    gate.resolve()
+    expect((await Promise.all(pending)).map((r) => r.content)).toEqual([
+      [{ type: 'text', text: 'a' }],
+      [{ type: 'text', text: 'b' }],
+    ])
+    const spans = t.spans()
+    expect(spans.map((s) => s.attributes[A.GEN_AI_TOOL_CALL_ARGUMENTS]).sort()).toEqual([
+      '{"v":"a"}',
+      '{"v":"b"}',
+    ])
+    for (const span of spans) expect(eventNames(span)).toEqual(ALL_STAGES)
+  })
+
+  it('T4: after an approval, a narrower scope’s guard that denies leaves no guards event (the plugin’s guard runs last)', async () => {
+    const t = setup()
+    t.ctx.provide('approval', { request: async () => ({ type: 'allowed-once' }) })
+    t.ctx.on('tools/pre-execute', () => ({ type: 'ask' }))
+    const agent = t.ctx.createScope({ name: 'agent' })
+    agent.tools.guard(() => ({ type: 'deny', reason: 'agent guard' }))
+    const result = await agent.tools.execute({ callId: 'g1', name: 'echo', arguments: { text: 'x' } })
+    expect(result.isError && result.error.info?.name).toBe('GuardDenied')
+    expect(eventNames(t.span('execute_tool echo'))).toEqual([E.PRE_EXECUTE, E.APPROVAL, E.RESULT])
+  })
+
+  it('T10: a made-up tool name from the model is clipped in the span name and attributes', async () => {
+    const t = setup()
+    const name = `x${'😀'.repeat(80)}`
+    const result = await t.ctx.tools.execute({ callId: 'u1', name, arguments: '{}' })
+    expect(result.isError && result.error.info?.code).toBe('UNKNOWN_TOOL')
+    const [span] = t.spans()
+    const clipped = span!.attributes[A.GEN_AI_TOOL_NAME] as string
+    expect(clipped.length).toBeLessThanOrEqual(101)
+    expect(clipped.endsWith('…')).toBe(true)
+    expect(/[\uD800-\uDBFF]…$/.test(clipped)).toBe(false)
+    expect(span!.name).toBe(`execute_tool ${clipped}`)
+  })
 })
