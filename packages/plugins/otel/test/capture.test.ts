@@ -26,7 +26,7 @@ const fail = defineTool({
 })
 
 describe('arguments and results are recorded only when opted in', () => {
-  it('T36: by default neither arguments, results nor error messages reach a span', async () => {
+  it('by default neither arguments, results nor error messages reach a span', async () => {
     const t = traced()
     t.ctx.tools.register(greet)
     t.ctx.tools.register(fail)
@@ -49,7 +49,7 @@ describe('arguments and results are recorded only when opted in', () => {
     expect(span.attributes[A.GEN_AI_TOOL_CALL_RESULT]).toBeUndefined()
   })
 
-  it('T15: captureResults records the value (else the content), and a failure’s message on the span and its status', async () => {
+  it('captureResults records the value (else the content), and a failure’s message on the span and its status', async () => {
     const t = traced({ captureResults: true })
     t.ctx.tools.register(greet)
     t.ctx.tools.register(fail)

@@ -95,7 +95,7 @@ describe('nested calls', () => {
     ])
   })
 
-  it('a parent id that names no call in flight falls back to the step span (or a root span)', async () => {
+  it('a parent id that names no call in flight: the call is traced as if it had none (here a root span)', async () => {
     const t = traced()
     withParentIds(t)
     register(t)

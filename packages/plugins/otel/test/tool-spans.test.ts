@@ -30,7 +30,7 @@ function setup() {
 }
 
 describe('one span per tool call', () => {
-  it('T15: a success: execute_tool {name}, GenAI attributes, every stage as an event in order, status unset', async () => {
+  it('a success: execute_tool {name}, GenAI attributes, every stage as an event in order, status unset', async () => {
     const t = setup()
     const result = await t.ctx.tools.execute({ callId: 'c1', name: 'echo', arguments: '{"text":"hi"}' })
     expect(result.isError).toBe(false)
@@ -55,7 +55,7 @@ describe('one span per tool call', () => {
     expect(t.spans()).toHaveLength(1)
   })
 
-  it('T4: an ask adds the approval stage between pre-execute and the guards', async () => {
+  it('an ask adds the approval stage between pre-execute and the guards', async () => {
     const t = setup()
     const asked: string[] = []
     t.ctx.provide('approval', {
@@ -153,7 +153,7 @@ describe('one span per tool call', () => {
     expect(t.span('execute_tool finish').attributes[A.DSH_TOOL_CONCLUDES_TURN]).toBe(true)
   })
 
-  it('T4: a call in a child scope names that scope; two calls in flight with one id in two scopes stay apart', async () => {
+  it('a call in a child scope names that scope; two calls in flight with one id in two scopes stay apart', async () => {
     const t = setup()
     const gate = deferred()
     t.ctx.tools.register(
@@ -181,7 +181,7 @@ describe('one span per tool call', () => {
   })
 
   // A batch refuses a repeated id; two executes in flight on one scope may still share one.
-  it('T20: two calls in flight in one scope with the same id stay apart: each span gets its own stages and arguments', async () => {
+  it('two calls in flight in one scope with the same id stay apart: each span gets its own stages and arguments', async () => {
     const t = traced({ captureArguments: true })
     const gate = deferred()
     t.ctx.tools.register(
@@ -213,7 +213,7 @@ describe('one span per tool call', () => {
     for (const span of spans) expect(eventNames(span)).toEqual(ALL_STAGES)
   })
 
-  it('T4: after an approval, a narrower scope’s guard that denies leaves no guards event (the plugin’s guard runs last)', async () => {
+  it('after an approval, a narrower scope’s guard that denies leaves no guards event (the plugin’s guard runs last)', async () => {
     const t = setup()
     t.ctx.provide('approval', { request: async () => ({ type: 'allowed-once' }) })
     t.ctx.on('tools/pre-execute', () => ({ type: 'ask' }))
@@ -224,7 +224,7 @@ describe('one span per tool call', () => {
     expect(eventNames(t.span('execute_tool echo'))).toEqual([E.PRE_EXECUTE, E.APPROVAL, E.RESULT])
   })
 
-  it('T10: a made-up tool name from the model is clipped in the span name and attributes', async () => {
+  it('a made-up tool name from the model is clipped in the span name and attributes', async () => {
     const t = setup()
     const name = `x${'😀'.repeat(80)}`
     const result = await t.ctx.tools.execute({ callId: 'u1', name, arguments: '{}' })
