@@ -40,6 +40,7 @@ const packageDirs = [
   'packages/code-runtime/code-runtime',
   'packages/plugins/mcp',
   'packages/plugins/otel',
+  'packages/plugins/permissions',
 ]
 /** Packed and inspected like the others, but installed only into their own project (steps 4, 5). */
 const ownProject = new Set(['@deepseek-ai/dsh-mcp', '@deepseek-ai/dsh-otel'])
