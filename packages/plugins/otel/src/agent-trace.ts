@@ -6,6 +6,7 @@ import type {
   ModelCallEndEvent,
   ModelCallStartEvent,
   StepEndEvent,
+  ToolCallStartEvent,
   TurnEndEvent,
 } from '@deepseek-ai/dsh-agent-loop'
 import {
@@ -23,8 +24,11 @@ import { fromPerformance, now } from './clock.ts'
 import type { ResolvedOtelConfig } from './read-config.ts'
 import { errorMessage, errorType, type Reporter } from './report.ts'
 
-/** What the tracer reads from an agent: its name, its scope, and which model it calls. */
-export type TracedAgent = Pick<Agent, 'name' | 'ctx' | 'model'>
+/**
+ * What the tracer reads from an agent: its name, its scope, which model it calls, and whether its
+ * steps stream (`eagerToolExecution`, default `true` as in `createAgent`).
+ */
+export type TracedAgent = Pick<Agent, 'name' | 'ctx' | 'model'> & Partial<Pick<Agent, 'eagerToolExecution'>>
 
 interface Slot {
   readonly span: Span
@@ -34,6 +38,8 @@ interface Slot {
 
 interface StepSlot extends Slot {
   chat: Span | undefined
+  /** Per call id, the `duringStream` of its `tool-call-start` event (made at the step's first one). */
+  duringStream: Map<string, boolean> | undefined
 }
 
 interface TurnSlot extends Slot {
@@ -51,6 +57,11 @@ export interface AgentTrace {
    * here, now; a step that already ended leaves its turn as the parent, a turn that ended none.
    */
   stepContext(turn: number, step: number): OtelContext | undefined
+  /**
+   * Whether the agent's call `callId` of (`turn`, `step`) started while the model still streamed
+   * (its `tool-call-start` event), or undefined when that event has not arrived (or the step ended).
+   */
+  startedDuringStream(turn: number, step: number, callId: string): boolean | undefined
   onEvent(event: AgentEvent): void
   /** Ends every span still open, marked `dsh.unfinished`. */
   close(): void
@@ -87,6 +98,8 @@ export function createAgentTrace(options: {
 }): AgentTrace {
   const { tracer, agent, parent, config, report } = options
   const { provider, modelId } = agent.model
+  // The loop streams a step exactly when eager dispatch is on and the model can stream.
+  const streams = agent.eagerToolExecution !== false && typeof agent.model.stream === 'function'
   const turns = new Map<number, TurnSlot>()
   let lastTurn = Number.NEGATIVE_INFINITY
   let closed = false
@@ -122,7 +135,12 @@ export function createAgentTrace(options: {
       { kind: SpanKind.INTERNAL, startTime: at, attributes: { [A.DSH_TURN]: turn, [A.DSH_STEP]: step } },
       turnSlot.context,
     )
-    const slot: StepSlot = { span, context: trace.setSpan(turnSlot.context, span), chat: undefined }
+    const slot: StepSlot = {
+      span,
+      context: trace.setSpan(turnSlot.context, span),
+      chat: undefined,
+      duringStream: undefined,
+    }
     turnSlot.steps.set(step, slot)
     return slot
   }
@@ -145,6 +163,7 @@ export function createAgentTrace(options: {
           [A.GEN_AI_OPERATION_NAME]: GenAiOperations.CHAT,
           [A.GEN_AI_PROVIDER_NAME]: provider,
           [A.GEN_AI_REQUEST_MODEL]: modelId,
+          [A.GEN_AI_REQUEST_STREAM]: streams,
           [A.DSH_TURN]: event.turn,
           [A.DSH_STEP]: event.step,
         },
@@ -181,10 +200,18 @@ export function createAgentTrace(options: {
     if (turnSlot === undefined || slot === undefined) return
     turnSlot.steps.delete(event.step)
     if (slot.chat !== undefined) endUnfinished(slot.chat, fromPerformance(event.at))
-    slot.span.setAttributes({
+    const attributes: Attributes = {
       [A.DSH_STEP_TOOL_CALLS]: event.toolCalls,
       [A.DSH_STEP_CONCLUDES_TURN]: event.concludesTurn,
-    })
+    }
+    const { eager } = event
+    if (eager !== undefined) {
+      attributes[A.DSH_STEP_EAGER_QUEUED_DURING_STREAM] = eager.queuedDuringStream
+      attributes[A.DSH_STEP_EAGER_STARTED_DURING_STREAM] = eager.startedDuringStream
+      attributes[A.DSH_STEP_EAGER_OVERLAP_MS] = eager.overlapMs
+      attributes[A.DSH_STEP_EAGER_SAVED_MS] = eager.savedMs
+    }
+    slot.span.setAttributes(attributes)
     slot.span.end(fromPerformance(event.at))
   }
 
@@ -212,6 +239,13 @@ export function createAgentTrace(options: {
     slot.span.end(fromPerformance(event.at))
   }
 
+  // Emitted right before the call's policy stage, so a reader in step has it before the call's result.
+  const startTool = (event: ToolCallStartEvent): void => {
+    const slot = turns.get(event.turn)?.steps.get(event.step)
+    if (slot === undefined || typeof event.duringStream !== 'boolean') return
+    ;(slot.duringStream ??= new Map()).set(event.callId, event.duringStream)
+  }
+
   const handle = (event: AgentEvent): void => {
     switch (event.type) {
       case 'turn-start':
@@ -228,9 +262,10 @@ export function createAgentTrace(options: {
         return endStep(event)
       case 'turn-end':
         return endTurn(event)
+      case 'tool-call-start':
+        return startTool(event)
       // Tool calls are traced by the pipeline itself, with every stage; these add nothing to it.
       case 'tool-call-queued':
-      case 'tool-call-start':
       case 'tool-call-settled':
       case 'tool-call-end':
         return
@@ -252,6 +287,9 @@ export function createAgentTrace(options: {
         report('opening a turn or step span for a tool call', error)
         return undefined
       }
+    },
+    startedDuringStream(turn, step, callId) {
+      return turns.get(turn)?.steps.get(step)?.duringStream?.get(callId)
     },
     onEvent(event) {
       if (closed) return

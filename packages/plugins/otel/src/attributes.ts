@@ -18,6 +18,8 @@ export const OtelAttributes = {
   GEN_AI_AGENT_NAME: 'gen_ai.agent.name',
   GEN_AI_PROVIDER_NAME: 'gen_ai.provider.name',
   GEN_AI_REQUEST_MODEL: 'gen_ai.request.model',
+  /** On a model call: whether the step streamed (`model.stream`, eager dispatch) or called `model.step`. */
+  GEN_AI_REQUEST_STREAM: 'gen_ai.request.stream',
   GEN_AI_RESPONSE_FINISH_REASONS: 'gen_ai.response.finish_reasons',
   GEN_AI_USAGE_INPUT_TOKENS: 'gen_ai.usage.input_tokens',
   GEN_AI_USAGE_OUTPUT_TOKENS: 'gen_ai.usage.output_tokens',
@@ -42,6 +44,12 @@ export const OtelAttributes = {
   DSH_TOOL_ERROR_MESSAGE: 'dsh.tool.error.message',
   /** The result asked to end the turn. */
   DSH_TOOL_CONCLUDES_TURN: 'dsh.tool.concludes_turn',
+  /**
+   * The call started while the model was still streaming its message (eager dispatch, T40): `true`
+   * or `false` for an agent's call whose `tool-call-start` event reached the tracer before the
+   * call's result; absent otherwise.
+   */
+  DSH_TOOL_DURING_STREAM: 'dsh.tool.during_stream',
   /** On a late-outcome span: `value`, `error` or `abandoned`. */
   DSH_TOOL_LATE_OUTCOME: 'dsh.tool.late_outcome',
   /** The span was still open when the plugin or the agent tracer was disposed. */
@@ -52,6 +60,15 @@ export const OtelAttributes = {
   DSH_TURN_STEPS: 'dsh.turn.steps',
   DSH_STEP_TOOL_CALLS: 'dsh.step.tool_calls',
   DSH_STEP_CONCLUDES_TURN: 'dsh.step.concludes_turn',
+  /**
+   * A streamed step with tool calls: what eager dispatch did (the step-end event's `eager`
+   * figures). Calls queued and started before the stream ended, the tool time moved ahead of the
+   * stream's end (ms, summed over calls) and a lower bound on the time saved on the step (ms).
+   */
+  DSH_STEP_EAGER_QUEUED_DURING_STREAM: 'dsh.step.eager.queued_during_stream',
+  DSH_STEP_EAGER_STARTED_DURING_STREAM: 'dsh.step.eager.started_during_stream',
+  DSH_STEP_EAGER_OVERLAP_MS: 'dsh.step.eager.overlap_ms',
+  DSH_STEP_EAGER_SAVED_MS: 'dsh.step.eager.saved_ms',
   /** A model call that did not answer: `aborted` or `error`. */
   DSH_MODEL_OUTCOME: 'dsh.model.outcome',
 } as const

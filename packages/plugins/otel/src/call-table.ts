@@ -1,6 +1,7 @@
 import type { ScopeInfo } from '@deepseek-ai/dsh-context'
 import type { Context as OtelContext, Span } from '@opentelemetry/api'
 import type { ToolCallInfo } from '@deepseek-ai/dsh-tools'
+import type { AgentTrace } from './agent-trace.ts'
 
 /** One tool call the plugin is tracing, from the first stage it saw until its result. */
 export interface CallTrace {
@@ -8,6 +9,8 @@ export interface CallTrace {
   readonly scope: ScopeInfo
   /** The frozen call info of the stage that opened it: `tools/result` and late outcomes get the same object. */
   readonly info: ToolCallInfo
+  /** The traced agent whose step made the call (not for a nested call); its step span is the parent. */
+  readonly agent: AgentTrace | undefined
   readonly span: Span
   /** False for a span nobody records (no SDK, or sampled out): stages skip all work. */
   readonly recording: boolean

@@ -94,19 +94,14 @@ export function createToolTracer(options: {
 
   const contextOf = (t: CallTrace): OtelContext => (t.context ??= trace.setSpan(ROOT_CONTEXT, t.span))
 
-  /** A nested call under its `run_code` span; an agent's call under its step span; else a root span. */
-  const parentOf = (call: ToolCallInfo, parentCallId: string | undefined): OtelContext => {
-    if (parentCallId !== undefined) {
-      const parent = findEnclosingCall(table, parentCallId, call.scope)
-      if (parent !== undefined) return contextOf(parent)
+  /** The traced agent whose scope (or an ancestor of it) the call runs in, for a call of a step. */
+  const agentOf = (call: ToolCallInfo): AgentTrace | undefined => {
+    if (agents.size === 0 || call.turn === undefined || call.step === undefined) return undefined
+    for (let s: ScopeInfo | undefined = call.scope; s !== undefined; s = s.parent) {
+      const agent = agents.get(s)
+      if (agent !== undefined) return agent
     }
-    if (agents.size > 0 && call.turn !== undefined && call.step !== undefined) {
-      for (let s: ScopeInfo | undefined = call.scope; s !== undefined; s = s.parent) {
-        const agent = agents.get(s)
-        if (agent !== undefined) return agent.stepContext(call.turn, call.step) ?? ROOT_CONTEXT
-      }
-    }
-    return ROOT_CONTEXT
+    return undefined
   }
 
   const open = (call: ToolCallInfo): CallTrace | undefined => {
@@ -123,15 +118,27 @@ export function createToolTracer(options: {
       if (call.turn !== undefined) attributes[A.DSH_TURN] = call.turn
       if (call.step !== undefined) attributes[A.DSH_STEP] = call.step
       if (parentCallId !== undefined) attributes[A.DSH_TOOL_PARENT_CALL_ID] = clipChars(parentCallId, MAX_ID)
+      // A nested call goes under its `run_code` span; an agent's call under its step span; else a root span.
+      const parent =
+        parentCallId === undefined ? undefined : findEnclosingCall(table, parentCallId, call.scope)
+      const agent = parent === undefined ? agentOf(call) : undefined
+      const parentContext =
+        parent !== undefined
+          ? contextOf(parent)
+          : agent !== undefined
+            ? (agent.stepContext(call.turn!, call.step!) ?? ROOT_CONTEXT)
+            : ROOT_CONTEXT
       const span = tracer.startSpan(
         `${GenAiOperations.EXECUTE_TOOL} ${toolName}`,
         { kind: SpanKind.INTERNAL, startTime: now(), attributes },
-        parentOf(call, parentCallId),
+        parentContext,
       )
       const t: CallTrace = {
         callId: call.callId,
         scope: call.scope,
         info: call,
+        // (a nested call has no tool-call-start event of its own)
+        agent: parentCallId === undefined ? agent : undefined,
         span,
         recording: span.isRecording(),
         context: undefined,
@@ -182,8 +189,13 @@ export function createToolTracer(options: {
   }
 
   const end = (t: CallTrace, result: ToolExecutionResult): void => {
-    const { span } = t
+    const { span, agent, info } = t
     span.addEvent(E.RESULT, now())
+    // by now the call's tool-call-start event has reached a tracer that reads the agent's events in step
+    if (agent !== undefined) {
+      const during = agent.startedDuringStream(info.turn!, info.step!, info.callId)
+      if (during !== undefined) span.setAttribute(A.DSH_TOOL_DURING_STREAM, during)
+    }
     if (result.isError) {
       const info = result.error.info
       const attributes: Attributes = {
