@@ -9,7 +9,8 @@ import { otelTracing } from '@deepseek-ai/dsh-otel'
 // SDK registered (dormant: the global provider is the API's no-op); then what tracing costs once an
 // SDK is there: the same listeners doing nothing (the pipeline's own price for listening to every
 // stage) and the plugin recording every span (SDK, no exporter). Run with `pnpm bench:micro`;
-// compare within one group of one run (the machine is shared and noisy; p75 is steadier than hz).
+// compare within one group of one run (the machine is shared and noisy: under load the min column
+// is the steady one, p75 and hz drift between runs of one case).
 
 const add = defineTool({
   name: 'add',
@@ -61,6 +62,14 @@ describe('one trivial tool call, no SDK registered', () => {
     'ctx.tools.execute, otelTracing with no SDK (dormant)',
     async () => {
       await noop.tools.execute(input())
+    },
+    long,
+  )
+  // the first case once more: how far two runs of one case drift apart on this machine
+  bench(
+    'ctx.tools.execute, no plugin (again)',
+    async () => {
+      await plain.tools.execute(input())
     },
     long,
   )
