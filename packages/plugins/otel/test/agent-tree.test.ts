@@ -75,6 +75,9 @@ describe('span tree of an agent turn', () => {
     // usage summed over the turn: steps 1 and 3 reported theirs, step 2 the scripted estimate
     expect(turn!.attributes[A.GEN_AI_USAGE_INPUT_TOKENS]).toBe(result.usage.inputTokens)
     expect(turn!.attributes[A.GEN_AI_USAGE_OUTPUT_TOKENS]).toBe(result.usage.outputTokens)
+    // the turn keeps the breakdown a step reported (step 3's cache hits)
+    expect(result.usage.cacheHitInputTokens).toBe(8)
+    expect(turn!.attributes[A.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS]).toBe(8)
     const chats = spans.filter((s) => s.name === 'chat deepseek-chat')
     expect(chats[0]!.attributes).toMatchObject({
       [A.GEN_AI_OPERATION_NAME]: 'chat',
