@@ -49,11 +49,11 @@ export interface ToolTracer {
 }
 
 /**
- * A nested call's parent: the `run_code` call that made it. Read structurally, so the plugin works
- * with and without a pipeline that passes it.
+ * A nested call's parent: the `run_code` call whose program made it (T33). Checked, not trusted: a
+ * tools copy older than the transport has no such field, and a copy-on-pass listener may drop it.
  */
 function parentCallIdOf(call: ToolCallInfo): string | undefined {
-  const id = (call as { readonly parentCallId?: unknown }).parentCallId
+  const id: unknown = call.parentCallId
   return typeof id === 'string' && id !== '' ? id : undefined
 }
 

@@ -2,35 +2,21 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createScriptedModel, textBlock, toolCallBlock } from '@deepseek-ai/dsh-llm'
 import { createMemorySession } from '@deepseek-ai/dsh-session'
-import { defineTool, type ToolCallInfo } from '@deepseek-ai/dsh-tools'
+import { RUN_CODE_TOOL_NAME, defineTool, installCodeMode } from '@deepseek-ai/dsh-tools'
 import { createAgent } from '@deepseek-ai/dsh-agent-loop'
 import { OtelAttributes as A } from '@deepseek-ai/dsh-otel'
-import { traced, tree, type Traced } from './helpers.ts'
+import { createFakeCodeRuntime } from '../../../../test-support/fake-code-runtime.ts'
+import { eventNames, traced, tree, type Traced } from './helpers.ts'
 
 /**
- * Nested (Code Mode) calls carry the id of the `run_code` call that made them on their call info
- * as `parentCallId` (T33). Until the `run_code` transport passes it, an outer pre-execute listener
- * stands in for it here: it hands the plugin's listener a call info with the field, exactly as the
- * pipeline will.
+ * Code Mode for real: the `run_code` transport with the in-process stand-in for the sandbox. Its
+ * nested calls go through the pipeline with the derived id `<run_code id>:code:<index>` and carry
+ * the outer call's id as `parentCallId` (T33).
  */
-function withParentIds(t: Traced): void {
-  t.ctx.on(
-    'tools/pre-execute',
-    (call, next) => {
-      const slash = call.callId.lastIndexOf('/')
-      if (slash < 0) return next()
-      const nested: ToolCallInfo & { parentCallId: string } = {
-        ...call,
-        parentCallId: call.callId.slice(0, slash),
-      }
-      return next(Object.freeze(nested))
-    },
-    { priority: 2_000_000_000 },
-  )
-}
-
-/** A program-like tool: its body runs nested calls, two of them in parallel, in its own scope. */
-function register(t: Traced): void {
+function codeMode(): Traced {
+  const t = traced({}, { defaultPresentation: 'both' })
+  t.ctx.provide('codeRuntime', createFakeCodeRuntime())
+  installCodeMode(t.ctx)
   t.ctx.tools.register(
     defineTool({
       name: 'echo',
@@ -40,66 +26,69 @@ function register(t: Traced): void {
       execute: ({ text }) => text,
     }),
   )
-  t.ctx.tools.register(
-    defineTool({
-      name: 'program',
-      description: 'Runs nested calls',
-      parameters: z.object({}),
-      execute: async (_args, exec) => {
-        const run = (n: number) =>
-          exec.ctx.tools.execute({
-            callId: `${exec.callId}/${n}`,
-            name: 'echo',
-            arguments: { text: `n${n}` },
-            ...(exec.turn === undefined ? {} : { turn: exec.turn }),
-            ...(exec.step === undefined ? {} : { step: exec.step }),
-          })
-        const results = await Promise.all([run(1), run(2)])
-        return results.map((r) => r.content)
-      },
-    }),
-  )
+  return t
 }
 
+const PROGRAM = `const [a, b] = await Promise.all([tools.echo({ text: 'a' }), tools.echo({ text: 'b' })]); return a + b`
+
 describe('nested calls', () => {
-  it('T33: calls that carry a parent call id are children of that call’s span', async () => {
-    const t = traced()
-    withParentIds(t)
-    register(t)
-    await t.ctx.tools.execute({ callId: 'run1', name: 'program', arguments: {} })
+  it('T33: the nested calls of a run_code program are children of its span, each with its own stages', async () => {
+    const t = codeMode()
+    const result = await t.ctx.tools.execute({
+      callId: 'rc',
+      name: RUN_CODE_TOOL_NAME,
+      arguments: { code: PROGRAM, description: 'echo twice' },
+    })
+    expect(result.isError).toBe(false)
     expect(tree(t.spans(), [A.GEN_AI_TOOL_CALL_ID, A.DSH_TOOL_PARENT_CALL_ID])).toEqual([
-      'execute_tool program gen_ai.tool.call.id=run1',
-      '  execute_tool echo gen_ai.tool.call.id=run1/1 dsh.tool.parent_call_id=run1',
-      '  execute_tool echo gen_ai.tool.call.id=run1/2 dsh.tool.parent_call_id=run1',
+      'execute_tool run_code gen_ai.tool.call.id=rc',
+      '  execute_tool echo gen_ai.tool.call.id=rc:code:0 dsh.tool.parent_call_id=rc',
+      '  execute_tool echo gen_ai.tool.call.id=rc:code:1 dsh.tool.parent_call_id=rc',
     ])
+    const nested = t.spans().filter((s) => s.name === 'execute_tool echo')
+    for (const span of nested) {
+      expect(eventNames(span)).toContain('dsh.body.start')
+      expect(span.attributes[A.DSH_TOOL_OUTCOME]).toBe('success')
+    }
   })
 
-  it('T33: inside an agent turn: step > program > nested calls', async () => {
-    const t = traced()
-    withParentIds(t)
-    register(t)
+  it('T33: inside an agent turn: step > run_code > nested calls; only the step’s own call has dsh.tool.during_stream', async () => {
+    const t = codeMode()
     const model = createScriptedModel({
-      turns: [[toolCallBlock({ id: 'p1', name: 'program', args: {} })], [textBlock('done')]],
+      turns: [
+        [
+          toolCallBlock({
+            id: 'p1',
+            name: RUN_CODE_TOOL_NAME,
+            args: { code: PROGRAM, description: 'echo twice' },
+          }),
+        ],
+        [textBlock('done')],
+      ],
     })
     const agent = createAgent({ ctx: t.ctx, name: 'coder', model, session: createMemorySession() })
     await agent.run('go', { onEvent: t.otel.traceAgent(agent).onEvent })
-    expect(tree(t.spans(), [A.GEN_AI_TOOL_CALL_ID])).toEqual([
+    expect(tree(t.spans(), [A.GEN_AI_TOOL_CALL_ID, A.DSH_TOOL_DURING_STREAM])).toEqual([
       'invoke_agent coder',
       '  step',
       '    chat scripted-model',
-      '    execute_tool program gen_ai.tool.call.id=p1',
-      '      execute_tool echo gen_ai.tool.call.id=p1/1',
-      '      execute_tool echo gen_ai.tool.call.id=p1/2',
+      // run_code is exclusive: it waited for the end of the stream
+      '    execute_tool run_code gen_ai.tool.call.id=p1 dsh.tool.during_stream=false',
+      '      execute_tool echo gen_ai.tool.call.id=p1:code:0',
+      '      execute_tool echo gen_ai.tool.call.id=p1:code:1',
       '  step',
       '    chat scripted-model',
     ])
   })
 
   it('a parent id that names no call in flight: the call is traced as if it had none (here a root span)', async () => {
-    const t = traced()
-    withParentIds(t)
-    register(t)
-    await t.ctx.tools.execute({ callId: 'gone/1', name: 'echo', arguments: { text: 'x' } })
+    const t = codeMode()
+    await t.ctx.tools.execute({
+      callId: 'gone:code:0',
+      name: 'echo',
+      arguments: { text: 'x' },
+      parent: { callId: 'gone' },
+    })
     const [span] = t.spans()
     expect(span!.parentSpanContext).toBeUndefined()
     expect(span!.attributes[A.DSH_TOOL_PARENT_CALL_ID]).toBe('gone')
