@@ -1,7 +1,7 @@
 import type { JsonValue } from '@deepseek-ai/dsh-llm'
 import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import { toolMessages } from '../messages.ts'
-import type { ToolBody, ToolExecContext, ToolExecutionResult } from '../types.ts'
+import type { ToolArguments, ToolBody, ToolExecContext, ToolExecutionResult } from '../types.ts'
 import { pauseBudget, resumeBudget } from './call-budget.ts'
 import { abortReason, linkAbort, onRunAbort, runSignal } from './call-signal.ts'
 import { callRef, formatIssues } from './clip.ts'
@@ -94,7 +94,7 @@ export async function runBody(
   try {
     const exec = new BodyContext(run, own?.signal)
     pending = Promise.resolve(
-      body === undefined ? tool.definition.execute(run.args, exec) : body(run.args, exec),
+      body === undefined ? tool.definition.execute(run.args, exec) : body(run.args as ToolArguments, exec),
     )
   } catch (error) {
     pending = Promise.reject(error)
