@@ -20,7 +20,7 @@ const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   const pending = cleanups.splice(0).reverse()
   for (const cleanup of pending) await cleanup()
-})
+}, 30_000)
 
 export const redisUrl = (): string => inject('redisUrl')
 
