@@ -147,10 +147,19 @@ export function createRemoteDispatch(options: RemoteDispatchOptions): RemoteDisp
       closing ??= (async () => {
         watch.close()
         await ready.catch(() => {})
-        await Promise.allSettled([events?.close(), queue.close()])
+        // BullMQ's close and disconnect wait for Redis; with Redis gone they would wait forever
+        await settleWithin([events?.close(), queue.close()], 1_000)
+        await settleWithin([events?.disconnect(), queue.disconnect()], 1_000)
         commands.disconnect()
       })()
       return closing
     },
   }
+}
+
+/** Waits for `work` to settle, at most `ms`. */
+async function settleWithin(work: readonly (Promise<unknown> | undefined)[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([Promise.allSettled(work), new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
+  clearTimeout(timer)
 }

@@ -86,13 +86,19 @@ export function createJobWatch(options: {
         if (outcome !== undefined) settleAll(id, outcome, true)
       })
     } catch {
-      if (Date.now() - lastContact >= unreachableAfterMs) {
-        const ms = Date.now() - lastContact
-        for (const entry of [...waiting.values()].flat()) entry.settle({ kind: 'unreachable', ms })
-      }
+      // counted by tick(): a sweep that fails or never answers does not update lastContact
     } finally {
       sweeping = false
     }
+  }
+
+  const tick = (): void => {
+    const silent = Date.now() - lastContact
+    if (silent >= unreachableAfterMs) {
+      for (const entry of [...waiting.values()].flat()) entry.settle({ kind: 'unreachable', ms: silent })
+      return
+    }
+    void sweep()
   }
 
   return {
@@ -122,7 +128,9 @@ export function createJobWatch(options: {
       if (list === undefined) waiting.set(jobId, [entry])
       else list.push(entry)
       if (timer === undefined) {
-        timer = setInterval(() => void sweep(), checkIntervalMs)
+        // silence is measured from when there was something to wait for
+        lastContact = Date.now()
+        timer = setInterval(tick, checkIntervalMs)
         timer.unref()
       }
       return entry

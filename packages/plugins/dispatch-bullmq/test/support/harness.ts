@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { afterEach, inject } from 'vitest'
+import { afterAll, afterEach, inject } from 'vitest'
 import { createContext, createMemoryLogger, type Context, type MemoryLogger } from '@deepseek-ai/dsh-context'
 import { installTools, type InstallToolsOptions, type ToolExecutionInput, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import {
@@ -20,6 +20,10 @@ const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   const pending = cleanups.splice(0).reverse()
   for (const cleanup of pending) await cleanup()
+}, 30_000)
+const fileCleanups: (() => Promise<void>)[] = []
+afterAll(async () => {
+  for (const cleanup of fileCleanups.splice(0).reverse()) await cleanup()
 }, 30_000)
 
 export const redisUrl = (): string => inject('redisUrl')
@@ -102,7 +106,7 @@ export interface WorkerProcess {
 export function spawnWorker(
   queueName: string,
   name: string,
-  options: { lockDurationMs: number; concurrency: number },
+  options: { lockDurationMs: number; concurrency: number; forFile?: boolean },
 ): WorkerProcess {
   const child = spawn(
     process.execPath,
@@ -130,7 +134,7 @@ export function spawnWorker(
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
     await exited
   }
-  cleanups.push(async () => {
+  ;(options.forFile === true ? fileCleanups : cleanups).push(async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.stdin?.end()
       await exited
