@@ -21,7 +21,9 @@ describe('the caller’s abort and timeout reach the worker', () => {
     const queue = uniqueQueue()
     const { rec } = await localWorker(queue)
     const { ctx, execute } = await caller(queue, {}, { defaultTimeoutMs: 400 })
-    const late = new Promise<unknown>((resolve) => ctx.on('tools/late-outcome', (outcome) => resolve(outcome)))
+    const late = new Promise<unknown>((resolve) =>
+      ctx.on('tools/late-outcome', (outcome) => resolve(outcome)),
+    )
     const call = input('wait', { id: 'y' })
     const result = await execute(call)
     expect(codeOf(result)).toBe('TIMEOUT')

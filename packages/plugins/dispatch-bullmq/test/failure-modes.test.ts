@@ -4,7 +4,16 @@ import { createContext, silentLogger } from '@deepseek-ai/dsh-context'
 import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
 import { createRemoteDispatch, createToolWorker } from '@deepseek-ai/dsh-dispatch-bullmq'
 import { startRedis } from '../../../../scripts/redis-server.mjs'
-import { caller, codeOf, input, localWorker, nameOf, spawnWorker, uniqueQueue, waitForEntries } from './support/harness.ts'
+import {
+  caller,
+  codeOf,
+  input,
+  localWorker,
+  nameOf,
+  spawnWorker,
+  uniqueQueue,
+  waitForEntries,
+} from './support/harness.ts'
 import { recorder, remoteTools } from './support/remote-tools.ts'
 
 describe('every failure of the queue or a worker is a result, never a hang', { timeout: 30_000 }, () => {
@@ -26,7 +35,8 @@ describe('every failure of the queue or a worker is a result, never a hang', { t
     const { jobIdFor } = await import('@deepseek-ai/dsh-dispatch-bullmq')
     const { redisUrl } = await import('./support/harness.ts')
     const q = new Queue(queue, { connection: { url: redisUrl() } })
-    while ((await q.getJobState(jobIdFor(call.callId, undefined))) !== 'failed') await rec.redis.blpop(`${queue}:idle`, 0.05)
+    while ((await q.getJobState(jobIdFor(call.callId, undefined))) !== 'failed')
+      await rec.redis.blpop(`${queue}:idle`, 0.05)
     await q.close()
     expect(await rec.redis.lrange(`${queue}:started:${call.callId}`, 0, -1)).toEqual(['victim'])
   })
@@ -70,7 +80,9 @@ describe('every failure of the queue or a worker is a result, never a hang', { t
     await redis.stop() // a port nobody listens on
     const ctx = createContext({ logger: silentLogger })
     installTools(ctx)
-    ctx.tools.register(defineTool({ name: 'far', description: 'x', parameters: z.object({}), execute: () => 'here' }))
+    ctx.tools.register(
+      defineTool({ name: 'far', description: 'x', parameters: z.object({}), execute: () => 'here' }),
+    )
     const dispatch = createRemoteDispatch({ connection: redis.url, remote: ['far'], enqueueTimeoutMs: 300 })
     dispatch.install(ctx)
     await expect(dispatch.ready).rejects.toThrow()

@@ -7,7 +7,10 @@ describe('remote dispatch: the body runs on a worker, the result is checked here
     const { rec } = await localWorker(queue)
     const { execute, rec: here } = await caller(queue)
     // 2^60 written exactly, as a model would: a double carries it, so it crosses unchanged
-    const call = { ...input('echo', {}), arguments: '{"value":{"a":[1,"two",null,true],"n":1152921504606846976}}' }
+    const call = {
+      ...input('echo', {}),
+      arguments: '{"value":{"a":[1,"two",null,true],"n":1152921504606846976}}',
+    }
     const result = await execute(call)
     expect(result).toEqual({
       isError: false,
@@ -24,7 +27,11 @@ describe('remote dispatch: the body runs on a worker, the result is checked here
     await localWorker(queue)
     const { execute } = await caller(queue)
     const ok = await execute(input('square', { n: 3 }))
-    expect(ok).toEqual({ isError: false, content: [{ type: 'text', text: 'squared: 9' }], value: { squared: 9 } })
+    expect(ok).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: 'squared: 9' }],
+      value: { squared: 9 },
+    })
     const broken = await execute(input('square', { n: -1 }))
     expect(codeOf(broken)).toBe('INVALID_TOOL_OUTPUT')
   })
@@ -76,7 +83,12 @@ describe('remote dispatch: the body runs on a worker, the result is checked here
     const { defineTool } = await import('@deepseek-ai/dsh-tools')
     const { z } = await import('zod')
     ctx.tools.register(
-      defineTool({ name: 'missing_tool', description: 'x', parameters: z.object({}), execute: () => 'local' }),
+      defineTool({
+        name: 'missing_tool',
+        description: 'x',
+        parameters: z.object({}),
+        execute: () => 'local',
+      }),
     )
     const result = await execute(input('missing_tool', {}))
     expect(codeOf(result)).toBe('PIPELINE_FAILED')

@@ -31,7 +31,14 @@ function runStep(who: Caller, session: Session, tag: string, signal?: AbortSigna
   const toolCalls = Array.from({ length: CALLS }, (_, i) =>
     toolCallBlock({ id: `${tag}${i}`, name: 'wait', args: { id: `${tag}${i}` } }),
   )
-  const step = executeToolCalls({ ctx, turn: 1, step: 1, toolCalls, acceptContext: () => {}, ...(signal ? { signal } : {}) })
+  const step = executeToolCalls({
+    ctx,
+    turn: 1,
+    step: 1,
+    toolCalls,
+    acceptContext: () => {},
+    ...(signal ? { signal } : {}),
+  })
   return { step, policy, ids: toolCalls.map((block) => block.id) }
 }
 
@@ -59,7 +66,9 @@ describe('a step of 50 calls on 3 worker processes', { timeout: 60_000 }, () => 
   const queue = uniqueQueue()
   let workers: WorkerProcess[] = []
   beforeAll(async () => {
-    workers = ['w-1', 'w-2', 'w-3'].map((name) => spawnWorker(queue, name, { lockDurationMs: LOCK_MS, concurrency: 4, forFile: true }))
+    workers = ['w-1', 'w-2', 'w-3'].map((name) =>
+      spawnWorker(queue, name, { lockDurationMs: LOCK_MS, concurrency: 4, forFile: true }),
+    )
     await Promise.all(workers.map((w) => w.ready))
   }, 60_000)
   beforeEach(async () => {
@@ -104,14 +113,16 @@ describe('a step of 50 calls on 3 worker processes', { timeout: 60_000 }, () => 
     const controller = new AbortController()
     const { step, ids } = runStep(who, session, 'abort-', controller.signal)
     // wait until the pool is full (10 bodies running on the workers), then abort
-    while ((await who.rec.redis.llen(`${queue}:started`)) < 10) await who.rec.redis.blpop(`${queue}:idle`, 0.02)
+    while ((await who.rec.redis.llen(`${queue}:started`)) < 10)
+      await who.rec.redis.blpop(`${queue}:idle`, 0.02)
     controller.abort()
     const { results } = await step
     const started = (await who.rec.redis.lrange(`${queue}:started`, 0, -1)).map((e) => parse(e).id)
     const aborted = (await who.rec.redis.lrange(`${queue}:aborted`, 0, -1)).map((e) => parse(e).id)
     expect(new Set(aborted)).toEqual(new Set(started))
     const codes = new Map(ids.map((id, i) => [id, codeOf(results[i]!)]))
-    for (const id of ids) expect(codes.get(id)).toBe(started.includes(id) ? 'ABORTED' : 'ABORTED_BEFORE_DISPATCH')
+    for (const id of ids)
+      expect(codes.get(id)).toBe(started.includes(id) ? 'ABORTED' : 'ABORTED_BEFORE_DISPATCH')
     expect(committed(session)).toEqual(ids)
     expect(verifyToolPairs(session.events()).ok).toBe(true)
   })
@@ -165,7 +176,8 @@ describe('a step of 50 calls on 3 worker processes', { timeout: 60_000 }, () => 
     // BullMQ has failed each of them, no body ran twice (one start per call id, on one worker)
     const q = new Queue(queue, { connection: { url: redisUrl() } })
     for (const id of lost)
-      while ((await q.getJobState(jobIdFor(id, undefined))) !== 'failed') await who.rec.redis.blpop(`${queue}:idle`, 0.05)
+      while ((await q.getJobState(jobIdFor(id, undefined))) !== 'failed')
+        await who.rec.redis.blpop(`${queue}:idle`, 0.05)
     await q.close()
     for (const id of ids) expect(await who.rec.redis.llen(`${queue}:started:${id}`)).toBeLessThanOrEqual(1)
   })

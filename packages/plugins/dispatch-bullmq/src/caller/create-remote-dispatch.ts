@@ -75,7 +75,11 @@ export function createRemoteDispatch(options: RemoteDispatchOptions): RemoteDisp
     // Read events from this moment on (the server's clock), so none is missed before the first read.
     const [seconds, micros] = (await commands.time()) as [number | string, number | string]
     const lastEventId = `${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)}-0`
-    const queueEvents = new QueueEvents(resolved.queueName, { connection, prefix: resolved.prefix, lastEventId })
+    const queueEvents = new QueueEvents(resolved.queueName, {
+      connection,
+      prefix: resolved.prefix,
+      lastEventId,
+    })
     events = queueEvents
     queueEvents.on('error', () => {})
     queueEvents.on('completed', ({ jobId, returnvalue }) => watch.completed(jobId, returnvalue))
@@ -131,7 +135,9 @@ export function createRemoteDispatch(options: RemoteDispatchOptions): RemoteDisp
     isRemote: resolved.isRemote,
     install(ctx) {
       if (typeof ctx !== 'object' || ctx === null || typeof (ctx as Partial<Context>).on !== 'function')
-        throw invalidArgument(`remoteDispatch.install(ctx): ctx must be a context from createContext(), got ${describeValue(ctx)}`)
+        throw invalidArgument(
+          `remoteDispatch.install(ctx): ctx must be a context from createContext(), got ${describeValue(ctx)}`,
+        )
       if ((ctx as { tools?: unknown }).tools === undefined)
         throw new DispatchError({
           code: 'NOT_INSTALLED',
@@ -140,7 +146,10 @@ export function createRemoteDispatch(options: RemoteDispatchOptions): RemoteDisp
       // the body replacement this wrapper relies on must be understood by the copy of the tools package that runs the calls
       resolveToolRuntimeScheduler(ctx.tools)
       if (closing !== undefined)
-        throw new DispatchError({ code: 'CLOSED', message: 'remoteDispatch.install(ctx): remote dispatch is closed' })
+        throw new DispatchError({
+          code: 'CLOSED',
+          message: 'remoteDispatch.install(ctx): remote dispatch is closed',
+        })
       return ctx.on('tools/execute', wrapper, { priority: REMOTE_DISPATCH_PRIORITY })
     },
     close() {

@@ -62,7 +62,8 @@ export function createJobWatch(options: {
 
   /** Events settle every call on the job id at once; a sweep only those known to be enqueued. */
   const settleAll = (jobId: string, outcome: JobOutcome, queuedOnly: boolean): void => {
-    for (const entry of [...(waiting.get(jobId) ?? [])]) if (entry.queued || !queuedOnly) entry.settle(outcome)
+    for (const entry of [...(waiting.get(jobId) ?? [])])
+      if (entry.queued || !queuedOnly) entry.settle(outcome)
   }
 
   const sweep = async (): Promise<void> => {
@@ -73,7 +74,11 @@ export function createJobWatch(options: {
     try {
       const ids = [...new Set(entries.map((entry) => entry.jobId))]
       const multi = commands.multi()
-      for (const id of ids) multi.exists(keys.job(id)).hmget(keys.job(id), ...JOB_FIELDS).exists(keys.lock(id))
+      for (const id of ids)
+        multi
+          .exists(keys.job(id))
+          .hmget(keys.job(id), ...JOB_FIELDS)
+          .exists(keys.lock(id))
       const replies = (await multi.exec()) ?? []
       lastContact = Date.now()
       ids.forEach((id, index) => {

@@ -59,8 +59,13 @@ export function readDispatchOptions(options: unknown): ResolvedDispatchOptions {
     throw invalidArgument(`${WHERE}: options must be an object, got ${describeValue(options)}`)
   const o = options as Partial<RemoteDispatchOptions>
   const namespace = o.namespace
-  if (namespace !== undefined && (typeof namespace !== 'string' || namespace === '' || namespace.length > 200))
-    throw invalidArgument(`${WHERE}: namespace must be a non-empty string of at most 200 characters, got ${describeValue(namespace)}`)
+  if (
+    namespace !== undefined &&
+    (typeof namespace !== 'string' || namespace === '' || namespace.length > 200)
+  )
+    throw invalidArgument(
+      `${WHERE}: namespace must be a non-empty string of at most 200 characters, got ${describeValue(namespace)}`,
+    )
   return {
     connection: readConnection(WHERE, o.connection),
     isRemote: remoteMatcher(WHERE, o.remote),

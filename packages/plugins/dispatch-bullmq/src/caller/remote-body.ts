@@ -42,7 +42,12 @@ export interface FailureSlot {
  * that aborts a running body). Outcomes that are not the body's own (a lost worker, a refused
  * enqueue…) are left in `slot` and thrown, and the wrapper answers with them.
  */
-export function remoteBody(runtime: DispatchRuntime, call: ExecuteCall, args: JsonObject, slot: FailureSlot): ToolBody {
+export function remoteBody(
+  runtime: DispatchRuntime,
+  call: ExecuteCall,
+  args: JsonObject,
+  slot: FailureSlot,
+): ToolBody {
   const deadline = call.timeoutMs === undefined ? undefined : Date.now() + call.timeoutMs
   return async (_args, exec) => {
     const fail = (failure: ToolExecutionFailure): never => {
@@ -113,7 +118,9 @@ function sameCall(text: string | null, data: RemoteJobData): boolean {
   try {
     const stored = JSON.parse(text) as Partial<RemoteJobData>
     return (
-      stored.tool === data.tool && stored.callId === data.callId && JSON.stringify(stored.args) === JSON.stringify(data.args)
+      stored.tool === data.tool &&
+      stored.callId === data.callId &&
+      JSON.stringify(stored.args) === JSON.stringify(data.args)
     )
   } catch {
     return false
@@ -129,7 +136,11 @@ async function cancel(runtime: DispatchRuntime, jobId: string, watched: Watched)
   try {
     await runtime.commands.set(runtime.keys.cancelMarker(jobId), '1', 'PX', runtime.retainMs)
     await runtime.commands.publish(runtime.keys.cancelChannel, jobId)
-    const [processedOn, finishedOn] = await runtime.commands.hmget(runtime.keys.job(jobId), 'processedOn', 'finishedOn')
+    const [processedOn, finishedOn] = await runtime.commands.hmget(
+      runtime.keys.job(jobId),
+      'processedOn',
+      'finishedOn',
+    )
     if (processedOn === null && finishedOn === null) watched.settle({ kind: 'not-started' })
   } catch {
     // Redis is unreachable: the abort grace answers the call, the sweeps settle the job
@@ -188,7 +199,11 @@ function outcomeValue(
       )
     case 'not-started':
       return fail(
-        remoteFailure('ABORTED_BEFORE_DISPATCH', RemoteFailureNames.RemoteNotStarted, toolMessages.cancelledBeforeStart(name)),
+        remoteFailure(
+          'ABORTED_BEFORE_DISPATCH',
+          RemoteFailureNames.RemoteNotStarted,
+          toolMessages.cancelledBeforeStart(name),
+        ),
       )
     default: {
       const never: never = outcome
@@ -227,7 +242,13 @@ function replyValue(
       return fail(remoteFailure('INVALID_TOOL_OUTPUT', 'InvalidToolOutput', reply.message))
     case 'not-started':
       return reply.reason === 'cancelled'
-        ? fail(remoteFailure('ABORTED_BEFORE_DISPATCH', RemoteFailureNames.RemoteNotStarted, toolMessages.cancelledBeforeStart(name)))
+        ? fail(
+            remoteFailure(
+              'ABORTED_BEFORE_DISPATCH',
+              RemoteFailureNames.RemoteNotStarted,
+              toolMessages.cancelledBeforeStart(name),
+            ),
+          )
         : fail(
             remoteFailure(
               'TIMEOUT',

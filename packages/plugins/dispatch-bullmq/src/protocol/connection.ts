@@ -9,7 +9,9 @@ export type RedisConnection = string | RedisOptions
 export function readConnection(where: string, value: unknown): RedisConnection {
   if (typeof value === 'string') {
     if (!/^rediss?:\/\//.test(value))
-      throw invalidArgument(`${where}: connection must be a redis:// or rediss:// URL, got ${describeValue(value)}`)
+      throw invalidArgument(
+        `${where}: connection must be a redis:// or rediss:// URL, got ${describeValue(value)}`,
+      )
     return value
   }
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as RedisOptions
@@ -52,7 +54,9 @@ export function whenReady(client: Redis): Promise<void> {
 export function readName(where: string, field: string, value: unknown, fallback: string): string {
   if (value === undefined) return fallback
   if (typeof value !== 'string' || !/^[A-Za-z0-9_-]{1,100}$/.test(value))
-    throw invalidArgument(`${where}: ${field} must be 1–100 characters of [A-Za-z0-9_-], got ${describeValue(value)}`)
+    throw invalidArgument(
+      `${where}: ${field} must be 1–100 characters of [A-Za-z0-9_-], got ${describeValue(value)}`,
+    )
   return value
 }
 
@@ -60,7 +64,9 @@ export function readName(where: string, field: string, value: unknown, fallback:
 export function readMs(where: string, field: string, value: unknown, fallback: number, min = 1): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
-    throw invalidArgument(`${where}: ${field} must be an integer ≥ ${min} (milliseconds), got ${describeValue(value)}`)
+    throw invalidArgument(
+      `${where}: ${field} must be an integer ≥ ${min} (milliseconds), got ${describeValue(value)}`,
+    )
   return value
 }
 

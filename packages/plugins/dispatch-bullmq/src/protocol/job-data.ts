@@ -19,7 +19,8 @@ export interface RemoteJobData {
   readonly deadline?: number
 }
 
-export type JobDataCheck = { readonly ok: true; readonly data: RemoteJobData } | { readonly ok: false; readonly problem: string }
+export type JobDataCheck =
+  { readonly ok: true; readonly data: RemoteJobData } | { readonly ok: false; readonly problem: string }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -31,7 +32,10 @@ const optionalNumber = (value: unknown): boolean =>
 export function readJobData(value: unknown): JobDataCheck {
   if (!isRecord(value)) return { ok: false, problem: 'job data is not an object' }
   if (value.v !== PROTOCOL_VERSION)
-    return { ok: false, problem: `job data speaks protocol ${String(value.v)}, this worker ${PROTOCOL_VERSION}` }
+    return {
+      ok: false,
+      problem: `job data speaks protocol ${String(value.v)}, this worker ${PROTOCOL_VERSION}`,
+    }
   const { tool, args, callId, turn, step, deadline } = value
   if (typeof tool !== 'string' || tool === '') return { ok: false, problem: 'job data has no tool name' }
   if (!isRecord(args)) return { ok: false, problem: 'job data has no arguments object' }
@@ -47,7 +51,9 @@ function escapePart(text: string): string {
   let out = ''
   for (const char of text) {
     if (SAFE.test(char)) out += char
-    else for (const byte of Buffer.from(char, 'utf8')) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+    else
+      for (const byte of Buffer.from(char, 'utf8'))
+        out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
   }
   return out
 }
@@ -59,5 +65,7 @@ function escapePart(text: string): string {
  * namespace (e.g. the session id, when call ids repeat across sessions) comes first, after `.`.
  */
 export function jobIdFor(callId: string, namespace: string | undefined): string {
-  return namespace === undefined ? `call-${escapePart(callId)}` : `call-${escapePart(namespace)}.${escapePart(callId)}`
+  return namespace === undefined
+    ? `call-${escapePart(callId)}`
+    : `call-${escapePart(namespace)}.${escapePart(callId)}`
 }

@@ -14,14 +14,23 @@ export type RemoteReply =
       readonly contexts?: readonly string[]
       readonly concludes?: true
     }
-  | { readonly v: typeof PROTOCOL_VERSION; readonly kind: 'thrown'; readonly message: string; readonly contexts?: readonly string[] }
+  | {
+      readonly v: typeof PROTOCOL_VERSION
+      readonly kind: 'thrown'
+      readonly message: string
+      readonly contexts?: readonly string[]
+    }
   | {
       readonly v: typeof PROTOCOL_VERSION
       readonly kind: 'invalid-output'
       readonly message: string
       readonly contexts?: readonly string[]
     }
-  | { readonly v: typeof PROTOCOL_VERSION; readonly kind: 'not-started'; readonly reason: 'cancelled' | 'expired' }
+  | {
+      readonly v: typeof PROTOCOL_VERSION
+      readonly kind: 'not-started'
+      readonly reason: 'cancelled' | 'expired'
+    }
   | { readonly v: typeof PROTOCOL_VERSION; readonly kind: 'unknown-tool' }
   | { readonly v: typeof PROTOCOL_VERSION; readonly kind: 'bad-job'; readonly message: string }
 
@@ -49,7 +58,9 @@ export function readReply(value: unknown): RemoteReply | undefined {
         ? (value as unknown as RemoteReply)
         : undefined
     case 'not-started':
-      return value.reason === 'cancelled' || value.reason === 'expired' ? (value as unknown as RemoteReply) : undefined
+      return value.reason === 'cancelled' || value.reason === 'expired'
+        ? (value as unknown as RemoteReply)
+        : undefined
     case 'unknown-tool':
       return value as unknown as RemoteReply
     case 'bad-job':

@@ -91,4 +91,3 @@ export function createToolWorker(options: ToolWorkerOptions): ToolWorker {
     },
   }
 }
-

@@ -60,13 +60,18 @@ export function readWorkerOptions(options: unknown): ResolvedWorkerOptions {
   const o = options as Partial<ToolWorkerOptions>
   const connection = readConnection(WHERE, o.connection)
   if (!Array.isArray(o.tools) || o.tools.length === 0)
-    throw invalidArgument(`${WHERE}: tools must be a non-empty array of tool definitions, got ${describeValue(o.tools)}`)
+    throw invalidArgument(
+      `${WHERE}: tools must be a non-empty array of tool definitions, got ${describeValue(o.tools)}`,
+    )
   const tools = new Map<string, AnyToolDefinition>()
   o.tools.forEach((tool: unknown, index) => {
     const name = (tool as { name?: unknown } | null)?.name
     if (typeof name !== 'string' || typeof (tool as { execute?: unknown }).execute !== 'function')
-      throw invalidArgument(`${WHERE}: tools[${index}] must be a tool definition with a name and an execute body`)
-    if (tools.has(name)) throw invalidArgument(`${WHERE}: tools[${index}]: a tool named "${name}" is listed twice`)
+      throw invalidArgument(
+        `${WHERE}: tools[${index}] must be a tool definition with a name and an execute body`,
+      )
+    if (tools.has(name))
+      throw invalidArgument(`${WHERE}: tools[${index}]: a tool named "${name}" is listed twice`)
     tools.set(name, tool as AnyToolDefinition)
   })
   const lockDurationMs = readMs(WHERE, 'lockDurationMs', o.lockDurationMs, 30_000, 100)
@@ -92,6 +97,8 @@ export function readWorkerOptions(options: unknown): ResolvedWorkerOptions {
 function readCount(value: unknown): number {
   if (value === undefined) return 1
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 10_000)
-    throw invalidArgument(`${WHERE}: concurrency must be an integer from 1 to 10000, got ${describeValue(value)}`)
+    throw invalidArgument(
+      `${WHERE}: concurrency must be an integer from 1 to 10000, got ${describeValue(value)}`,
+    )
   return value
 }

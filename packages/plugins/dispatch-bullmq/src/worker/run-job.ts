@@ -1,6 +1,11 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
-import { describeThrown, toolMessages, type AnyToolDefinition, type ToolExecContext } from '@deepseek-ai/dsh-tools'
+import {
+  describeThrown,
+  toolMessages,
+  type AnyToolDefinition,
+  type ToolExecContext,
+} from '@deepseek-ai/dsh-tools'
 import { readJobData, PROTOCOL_VERSION } from '../protocol/job-data.ts'
 import type { RemoteReply } from '../protocol/reply.ts'
 
@@ -87,7 +92,11 @@ function valueReply(
   if (value === undefined) return withContexts({ v: PROTOCOL_VERSION, kind: 'value', ...extras }, contexts)
   const snapshot = snapshotJsonValue(value)
   if (!snapshot.ok) {
-    const message = toolMessages.valueNotLossless(name, snapshot.path.replace(/^\$/, 'value'), snapshot.reason)
+    const message = toolMessages.valueNotLossless(
+      name,
+      snapshot.path.replace(/^\$/, 'value'),
+      snapshot.reason,
+    )
     return withContexts({ v: PROTOCOL_VERSION, kind: 'invalid-output', message }, contexts)
   }
   const bytes = Buffer.byteLength(JSON.stringify(snapshot.value), 'utf8')

@@ -5,7 +5,12 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, afterEach, inject } from 'vitest'
 import { createContext, createMemoryLogger, type Context, type MemoryLogger } from '@deepseek-ai/dsh-context'
-import { installTools, type InstallToolsOptions, type ToolExecutionInput, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import {
+  installTools,
+  type InstallToolsOptions,
+  type ToolExecutionInput,
+  type ToolExecutionResult,
+} from '@deepseek-ai/dsh-tools'
 import {
   createRemoteDispatch,
   createToolWorker,
@@ -160,7 +165,11 @@ export async function waitForEntries(rec: Recorder, list: string, count: number)
 }
 
 let nextId = 0
-export function input(name: string, args: unknown, extra: Partial<ToolExecutionInput> = {}): ToolExecutionInput {
+export function input(
+  name: string,
+  args: unknown,
+  extra: Partial<ToolExecutionInput> = {},
+): ToolExecutionInput {
   nextId += 1
   return { callId: `c${nextId}-${randomUUID().slice(0, 6)}`, name, arguments: JSON.stringify(args), ...extra }
 }
