@@ -76,6 +76,7 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
 projects.push(
   defineProject({
     resolve: { alias: sourceAliases },
-    test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'] },
+    // the remote_dispatch case needs a real Redis
+    test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'], globalSetup: [redisSetup] },
   }),
 )

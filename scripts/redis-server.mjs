@@ -86,7 +86,8 @@ export async function startRedis() {
   throw lastError
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+// only when run as this file (a bundle that inlines startRedis must not start a server)
+if (process.argv[1] === fileURLToPath(import.meta.url) && import.meta.url.endsWith('/redis-server.mjs')) {
   const [command, ...args] = process.argv.slice(2)
   if (command === undefined) {
     console.error('usage: node scripts/redis-server.mjs <command> [args…]')

@@ -84,6 +84,12 @@ export interface BenchOptions {
   readonly eagerTokensPerSecond: number
   /** What the 400 ms tool of `eager_dispatch` takes (the other durations scale with it), ms. */
   readonly eagerToolMs: number
+  /** Sequential calls per side (local, remote) in each round of `remote_dispatch`'s overhead figure. */
+  readonly remoteCalls: number
+  /** Rounds of `remote_dispatch`. */
+  readonly remoteRounds: number
+  /** Workers of `remote_dispatch` in their own processes (true) or in the bench process (the smoke test). */
+  readonly remoteProcesses: boolean
 }
 
 /** What one child process reports back: one case, with the floor before and after it for timed cases. */
