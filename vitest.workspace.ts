@@ -59,7 +59,8 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
       name: pkg.name,
       root: here(pkg.dir),
       include: ['test/**/*.test.ts'],
-      ...('redis' in pkg ? { globalSetup: [redisSetup] } : {}),
+      // real servers and worker processes: generous limits for a loaded machine (none is a timing assertion)
+      ...('redis' in pkg ? { globalSetup: [redisSetup], testTimeout: 60_000, hookTimeout: 60_000 } : {}),
       benchmark: { include: ['bench/**/*.bench.ts'] },
       // Type-level tests (*.test-d.ts) only where a package has them: each enabled project runs tsc.
       typecheck: {
