@@ -186,6 +186,7 @@ export async function runRemoteDispatch(options: BenchOptions, log: Log): Promis
     }
     const three = await startWorkers(url, `${queue}`, 3, options.remoteProcesses)
     try {
+      await throughput(remote.ctx) // warm-up of the fresh worker processes, as the single one had
       for (let round = 0; round < options.remoteRounds; round++)
         perWorker[3].push(await throughput(remote.ctx))
     } finally {
