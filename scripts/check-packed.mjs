@@ -4,9 +4,9 @@
 // (run from a directory with no node_modules), a TypeScript consumer under `module: node16` and
 // `nodenext`, and a project on zod 3.25 (the `zod/v4` entry). Run after `pnpm build`.
 // Only zod, ajv and their dependencies come from the npm registry (`--prefer-offline`: the npm cache
-// serves them when it can), except in the MCP plugin's own project, which also installs the MCP SDK,
-// and the OpenTelemetry plugin's, which installs @opentelemetry/api and the SDK; the packages under
-// test are always the local tarballs.
+// serves them when it can), except in the plugins' own projects: the MCP plugin's also installs the
+// MCP SDK, the BullMQ plugin's bullmq and ioredis, the OpenTelemetry plugin's @opentelemetry/api and
+// the SDK; the packages under test are always the local tarballs.
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import {
@@ -25,6 +25,7 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fixtures } from './packed-fixtures.mjs'
 import { mcpFixture } from './packed-mcp-fixture.mjs'
+import { bullmqFixture } from './packed-bullmq-fixture.mjs'
 import { otelFixture } from './packed-otel-fixture.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -41,9 +42,14 @@ const packageDirs = [
   'packages/plugins/mcp',
   'packages/plugins/otel',
   'packages/plugins/permissions',
+  'packages/plugins/dispatch-bullmq',
 ]
-/** Packed and inspected like the others, but installed only into their own project (steps 4, 5). */
-const ownProject = new Set(['@deepseek-ai/dsh-mcp', '@deepseek-ai/dsh-otel'])
+/** Packed and inspected like the others, but installed only into their own project (steps 4–6). */
+const ownProject = new Set([
+  '@deepseek-ai/dsh-mcp',
+  '@deepseek-ai/dsh-dispatch-bullmq',
+  '@deepseek-ai/dsh-otel',
+])
 /** A zod 4 minor other than the workspace's: the consumer's zod must be the only one installed. */
 const CONSUMER_ZOD = '~4.0.0'
 const ZOD3 = '3.25.76'
@@ -271,8 +277,21 @@ try {
   expectOutput('mcp CommonJS', run(process.execPath, ['smoke.cjs'], mcp), mcpFixture.expectedReport)
   console.log(`mcp install: ${kb(bytesUnder(join(mcp, 'node_modules')))} in node_modules`)
 
+  step('installing the BullMQ dispatch project')
+  // 5. The BullMQ dispatch plugin, with bullmq and ioredis from the registry: loads from ESM and
+  // CommonJS and refuses bad options by name (no Redis needed; the tests use a real one).
+  const bull = join(work, 'bullmq')
+  npmInstall(bull, {
+    ...Object.fromEntries(bullmqFixture.packages.map((name) => [name, allLocal[name]])),
+    zod: CONSUMER_ZOD,
+  })
+  for (const [file, source] of Object.entries(bullmqFixture.files)) writeFileSync(join(bull, file), source)
+  expectOutput('bullmq ESM', run(process.execPath, ['smoke.mjs'], bull), bullmqFixture.expectedReport)
+  expectOutput('bullmq CommonJS', run(process.execPath, ['smoke.cjs'], bull), bullmqFixture.expectedReport)
+  console.log(`bullmq install: ${kb(bytesUnder(join(bull, 'node_modules')))} in node_modules`)
+
   step('installing the OpenTelemetry project')
-  // 5. The OpenTelemetry plugin, with the API and the SDK from the registry: a traced agent turn
+  // 6. The OpenTelemetry plugin, with the API and the SDK from the registry: a traced agent turn
   // recorded by the in-memory exporter, from ESM and CommonJS, and a TypeScript consumer.
   const otel = join(work, 'otel')
   npmInstall(otel, {
@@ -320,5 +339,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
+  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
 )
