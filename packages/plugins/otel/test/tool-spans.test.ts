@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type ApprovalDecision } from '@deepseek-ai/dsh-tools'
-import { OtelAttributes as A, OtelEvents as E } from '@deepseek-ai/dsh-otel'
+import { createContext } from '@deepseek-ai/dsh-context'
+import { defineTool, installTools, type ApprovalDecision } from '@deepseek-ai/dsh-tools'
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type Span,
+} from '@opentelemetry/sdk-trace-base'
+import { OtelAttributes as A, OtelEvents as E, otelTracing } from '@deepseek-ai/dsh-otel'
 import { deferred, eventNames, nanos, parentId, traced } from './helpers.ts'
 
 const echo = defineTool({
@@ -235,5 +242,43 @@ describe('one span per tool call', () => {
     expect(clipped.endsWith('…')).toBe(true)
     expect(/[\uD800-\uDBFF]…$/.test(clipped)).toBe(false)
     expect(span!.name).toBe(`execute_tool ${clipped}`)
+  })
+
+  it('a wrapper that replaces the body (remote dispatch): the body events bracket the replacement, which runs between them', async () => {
+    const exporter = new InMemorySpanExporter()
+    const live: Span[] = []
+    const provider = new BasicTracerProvider({
+      spanProcessors: [
+        new SimpleSpanProcessor(exporter),
+        {
+          onStart: (span) => void live.push(span),
+          onEnd: () => undefined,
+          forceFlush: () => Promise.resolve(),
+          shutdown: () => Promise.resolve(),
+        },
+      ],
+    })
+    const ctx = createContext()
+    installTools(ctx)
+    otelTracing(ctx, { tracerProvider: provider })
+    ctx.tools.register(echo)
+    let seen: string[] | undefined
+    // between the plugin's outermost and innermost wrappers, as a dispatch plugin would sit
+    ctx.on('tools/execute', (call, next) =>
+      next({
+        ...call,
+        body: (args: unknown) => {
+          seen = live[0]!.events.map((e) => e.name)
+          return `remote: ${(args as { text: string }).text}`
+        },
+      }),
+    )
+    const result = await ctx.tools.execute({ callId: 'r1', name: 'echo', arguments: '{"text":"hi"}' })
+    expect(result.isError === false && result.content).toEqual([{ type: 'text', text: 'remote: hi' }])
+    // while the replacement ran, its start was marked and its end was not
+    expect(seen).toEqual([E.PRE_EXECUTE, E.GUARDS, E.DISPATCH, E.BODY_START])
+    const [span] = exporter.getFinishedSpans()
+    expect(eventNames(span!)).toEqual(ALL_STAGES)
+    expect(span!.attributes[A.DSH_TOOL_OUTCOME]).toBe('success')
   })
 })
