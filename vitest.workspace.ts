@@ -21,6 +21,7 @@ export const packages = [
   },
   { name: 'code-runtime', dir: 'packages/code-runtime/code-runtime', id: '@deepseek-ai/dsh-code-runtime' },
   { name: 'mcp', dir: 'packages/plugins/mcp', id: '@deepseek-ai/dsh-mcp' },
+  { name: 'otel', dir: 'packages/plugins/otel', id: '@deepseek-ai/dsh-otel' },
   { name: 'permissions', dir: 'packages/plugins/permissions', id: '@deepseek-ai/dsh-permissions' },
   {
     name: 'dispatch-bullmq',

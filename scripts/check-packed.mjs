@@ -4,8 +4,9 @@
 // (run from a directory with no node_modules), a TypeScript consumer under `module: node16` and
 // `nodenext`, and a project on zod 3.25 (the `zod/v4` entry). Run after `pnpm build`.
 // Only zod, ajv and their dependencies come from the npm registry (`--prefer-offline`: the npm cache
-// serves them when it can), except in the MCP plugin's own project, which also installs the MCP SDK;
-// the packages under test are always the local tarballs.
+// serves them when it can), except in the plugins' own projects: the MCP plugin's also installs the
+// MCP SDK, the BullMQ plugin's bullmq and ioredis, the OpenTelemetry plugin's @opentelemetry/api and
+// the SDK; the packages under test are always the local tarballs.
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import {
@@ -25,6 +26,7 @@ import { fileURLToPath } from 'node:url'
 import { fixtures } from './packed-fixtures.mjs'
 import { mcpFixture } from './packed-mcp-fixture.mjs'
 import { bullmqFixture } from './packed-bullmq-fixture.mjs'
+import { otelFixture } from './packed-otel-fixture.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRequire = createRequire(join(repo, 'package.json'))
@@ -38,11 +40,16 @@ const packageDirs = [
   'packages/llm/llm-openai',
   'packages/code-runtime/code-runtime',
   'packages/plugins/mcp',
+  'packages/plugins/otel',
   'packages/plugins/permissions',
   'packages/plugins/dispatch-bullmq',
 ]
-/** Packed and inspected like the others, but installed only into their own project (step 4). */
-const ownProject = new Set(['@deepseek-ai/dsh-mcp', '@deepseek-ai/dsh-dispatch-bullmq'])
+/** Packed and inspected like the others, but installed only into their own project (steps 4–6). */
+const ownProject = new Set([
+  '@deepseek-ai/dsh-mcp',
+  '@deepseek-ai/dsh-dispatch-bullmq',
+  '@deepseek-ai/dsh-otel',
+])
 /** A zod 4 minor other than the workspace's: the consumer's zod must be the only one installed. */
 const CONSUMER_ZOD = '~4.0.0'
 const ZOD3 = '3.25.76'
@@ -282,6 +289,46 @@ try {
   expectOutput('bullmq ESM', run(process.execPath, ['smoke.mjs'], bull), bullmqFixture.expectedReport)
   expectOutput('bullmq CommonJS', run(process.execPath, ['smoke.cjs'], bull), bullmqFixture.expectedReport)
   console.log(`bullmq install: ${kb(bytesUnder(join(bull, 'node_modules')))} in node_modules`)
+
+  step('installing the OpenTelemetry project')
+  // 6. The OpenTelemetry plugin, with the API and the SDK from the registry: a traced agent turn
+  // recorded by the in-memory exporter, from ESM and CommonJS, and a TypeScript consumer.
+  const otel = join(work, 'otel')
+  npmInstall(otel, {
+    ...Object.fromEntries(otelFixture.packages.map((name) => [name, allLocal[name]])),
+    ...otelFixture.registry,
+    zod: CONSUMER_ZOD,
+  })
+  check(installedCopies(otel, 'zod').length === 1, 'otel: expected exactly one zod')
+  check(
+    installedCopies(otel, '@opentelemetry/api').length === 1,
+    'otel: expected exactly one @opentelemetry/api',
+  )
+  for (const [file, source] of Object.entries(otelFixture.files)) writeFileSync(join(otel, file), source)
+  expectOutput('otel ESM', run(process.execPath, ['smoke.mjs'], otel), otelFixture.expectedReport)
+  expectOutput('otel CommonJS', run(process.execPath, ['smoke.cjs'], otel), otelFixture.expectedReport)
+  writeFileSync(
+    join(otel, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        noEmit: true,
+        types: [],
+      },
+      files: ['consumer.mts', 'consumer.cts'],
+    }),
+  )
+  try {
+    run(process.execPath, [tsc, '-p', 'tsconfig.json'], otel)
+  } catch (error) {
+    problems.push(`otel: tsc (module node16) failed:\n${error.stdout}${error.stderr}`)
+  }
+  console.log(`otel install: ${kb(bytesUnder(join(otel, 'node_modules')))} in node_modules`)
 } finally {
   if (keep) console.log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
@@ -292,5 +339,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), BullMQ dispatch (ESM, CommonJS)',
+  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
 )
