@@ -37,6 +37,7 @@ const packageDirs = [
   'packages/llm/llm-openai',
   'packages/code-runtime/code-runtime',
   'packages/plugins/mcp',
+  'packages/plugins/permissions',
 ]
 /** Packed and inspected like the others, but installed only into their own project (step 4). */
 const ownProject = new Set(['@deepseek-ai/dsh-mcp'])
