@@ -5,7 +5,11 @@
 // limit (counted as detected, as the tests did not pass). Too slow for `pnpm check`: run by hand.
 //
 //   node scripts/mutate.mjs [--list] [--only id,id] [--package tools,session] [--timeout-factor 3]
-//                           [--skip-baseline] [--report path] [--allow-dirty]
+//                           [--skip-baseline] [--quick] [--report path] [--allow-dirty]
+//
+// Each mutant first meets the test files most likely to kill it (`firstTests` in mutants.mjs);
+// only when those pass does the rest of the package run, so a survivor is always judged by the
+// whole package. `--quick` stops after the first tier (its survivors are marked as such).
 //
 // Sources, not dist/: the tests resolve every workspace package to its src/ (vitest aliases), so a
 // mutated dist/ would never be loaded. Type tests (*.test-d.ts) are switched off (DSH_SKIP_TYPE_TESTS)
@@ -19,8 +23,8 @@ import { spawn, execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { applyMutant, checkMutants } from './mutation/mutant-list.mjs'
-import { mutants } from './mutation/mutants.mjs'
+import { applyMutant, checkFirstTests, checkMutants } from './mutation/mutant-list.mjs'
+import { firstTests, firstTestsOf, mutants } from './mutation/mutants.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const workDir = join(root, '.mutate')
@@ -37,6 +41,7 @@ function parseArgs(argv) {
     baseline: true,
     report: join(workDir, 'report.json'),
     allowDirty: false,
+    quick: false,
   }
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]
@@ -52,8 +57,9 @@ function parseArgs(argv) {
     else if (arg === '--skip-baseline') options.baseline = false
     else if (arg === '--report') options.report = join(process.cwd(), value())
     else if (arg === '--allow-dirty') options.allowDirty = true
+    else if (arg === '--quick') options.quick = true
     else if (arg === '--help' || arg === '-h') {
-      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 9).join('\n'))
+      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 13).join('\n'))
       process.exit(0)
     } else fail(`unknown option ${arg} (see --help)`)
   }
@@ -125,8 +131,11 @@ function applyToFile(mutant) {
 
 // ------------------------------------------------------------------ running one package's tests
 
-/** Runs `pkg`'s tests; resolves with how they ended, the failed test that killed a mutant, and the time. */
-function runTests(pkg, timeoutMs, logName) {
+/**
+ * Runs `pkg`'s tests (only `files` when given; never `exclude`); resolves with how they ended, the
+ * failed test that killed a mutant, and the time.
+ */
+function runTests(pkg, timeoutMs, logName, { files = [], exclude = [] } = {}) {
   const jsonPath = join(workDir, 'vitest', `${logName}.json`)
   const logPath = join(workDir, 'logs', `${logName}.log`)
   mkdirSync(dirname(jsonPath), { recursive: true })
@@ -141,6 +150,8 @@ function runTests(pkg, timeoutMs, logName) {
     '--reporter=dot',
     '--reporter=json',
     `--outputFile.json=${jsonPath}`,
+    ...exclude.flatMap((file) => ['--exclude', `**/${file}`]),
+    ...files,
   ]
   const started = Date.now()
   return new Promise((resolve) => {
@@ -197,7 +208,7 @@ function firstLine(text) {
 // ------------------------------------------------------------------ main
 
 const options = parseArgs(process.argv.slice(2))
-const problems = checkMutants(mutants, root)
+const problems = [...checkMutants(mutants, root), ...checkFirstTests(firstTests, root)]
 restoreFromJournal()
 if (problems.length > 0) fail(`the mutant list is invalid:\n  ${problems.join('\n  ')}`)
 
@@ -243,14 +254,29 @@ for (const [n, mutant] of selected.entries()) {
   const prefix = `[${String(n + 1).padStart(3)}/${selected.length}] ${mutant.id}`
   process.stdout.write(`${prefix} … `)
   let outcome
+  let quickSurvivor = false
+  const first = firstTestsOf(mutant)
+  const limit = timeouts.get(mutant.package)
   try {
     applyToFile(mutant)
-    outcome = await runTests(mutant.package, timeouts.get(mutant.package), mutant.id)
+    if (first.length > 0) {
+      outcome = await runTests(mutant.package, limit, `${mutant.id}-first`, { files: first })
+      if (outcome.status === 'passed') {
+        if (options.quick) quickSurvivor = true
+        else {
+          const rest = await runTests(mutant.package, limit, mutant.id, { exclude: first })
+          outcome = { ...rest, ms: outcome.ms + rest.ms }
+        }
+      }
+    } else {
+      outcome = await runTests(mutant.package, limit, mutant.id)
+    }
   } finally {
     restore()
   }
   const status = outcome.status === 'failed' ? 'killed' : outcome.status === 'passed' ? 'survived' : 'timed-out'
-  console.log(`${status} (${(outcome.ms / 1000).toFixed(0)} s)${outcome.killedBy ? `  ${outcome.killedBy}` : ''}`)
+  const note = quickSurvivor ? '  (first tier only: --quick)' : outcome.killedBy ? `  ${outcome.killedBy}` : ''
+  console.log(`${status} (${(outcome.ms / 1000).toFixed(0)} s)${note}`)
   results.push({
     id: mutant.id,
     package: mutant.package,
@@ -259,6 +285,7 @@ for (const [n, mutant] of selected.entries()) {
     description: mutant.description,
     attacks: mutant.attacks,
     status,
+    ...(quickSurvivor ? { firstTierOnly: true } : {}),
     seconds: Math.round(outcome.ms / 100) / 10,
     ...(outcome.killedBy === undefined ? {} : { killedBy: outcome.killedBy }),
     ...(mutant.equivalent === undefined ? {} : { equivalent: mutant.equivalent }),

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { transformSync } from 'esbuild'
 
@@ -74,6 +74,21 @@ export function checkMutants(mutants, root) {
     } catch (error) {
       const first = error.errors?.[0]?.text ?? error.message
       problems.push(`${name}: the mutated ${mutant.file} does not parse (${first})`)
+    }
+  }
+  return problems
+}
+
+/** Every first-tier test file (mutants.mjs `firstTests`) that does not exist, as readable lines. */
+export function checkFirstTests(firstTests, root) {
+  const problems = []
+  for (const [pkg, entries] of Object.entries(firstTests)) {
+    if (!PACKAGES.includes(pkg)) problems.push(`firstTests: unknown package "${pkg}"`)
+    for (const [pattern, files] of entries) {
+      for (const name of files) {
+        if (!existsSync(join(root, 'packages/core', pkg, 'test', name)))
+          problems.push(`firstTests ${pkg} ${pattern}: packages/core/${pkg}/test/${name} does not exist`)
+      }
     }
   }
   return problems

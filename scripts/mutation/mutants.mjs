@@ -1258,7 +1258,7 @@ export const mutants = [
   {
     id: 'loop-unrecorded-error-swallowed',
     package: 'agent-loop',
-    file: `${LOOP}/execute-tool-calls.ts`,
+    file: `${LOOP}/open-step-batch.ts`,
     find: 'if (unanswered.length === 0) throw error',
     replace: 'throw error',
     kind: 'ledger order',
@@ -1269,11 +1269,21 @@ export const mutants = [
     id: 'loop-pool-setting-ignored',
     package: 'agent-loop',
     file: `${LOOP}/execute-tool-calls.ts`,
+    find: 'maxParallel: service.config.maxParallelToolCalls,',
+    replace: 'maxParallel: 10,',
+    kind: 'pool cap',
+    description: 'executeToolCalls does not pass maxParallelToolCalls to the scheduler',
+    attacks: 'T22: maxParallelToolCalls bounds a step’s parallel calls',
+  },
+  {
+    id: 'loop-streamed-pool-setting-ignored',
+    package: 'agent-loop',
+    file: `${LOOP}/run-streamed-step.ts`,
     find: 'maxParallel: config.maxParallelToolCalls,',
     replace: 'maxParallel: 10,',
     kind: 'pool cap',
-    description: 'the loop does not pass maxParallelToolCalls to the scheduler',
-    attacks: 'T22: maxParallelToolCalls bounds a step’s parallel calls',
+    description: 'a streamed step (eager dispatch) does not pass maxParallelToolCalls to the scheduler',
+    attacks: 'T22 / T40: maxParallelToolCalls bounds a streamed step’s parallel calls too',
   },
   {
     id: 'loop-resume-skips-unanswered',
@@ -1328,7 +1338,7 @@ export const mutants = [
   {
     id: 'loop-tool-context-wrong-step',
     package: 'agent-loop',
-    file: `${LOOP}/run-turn.ts`,
+    file: `${LOOP}/record-tool-contexts.ts`,
     find: 'step: step + 1,',
     replace: 'step,',
     kind: 'turn steps',
@@ -1349,10 +1359,90 @@ export const mutants = [
     id: 'loop-concluded-despite-abort',
     package: 'agent-loop',
     file: `${LOOP}/run-turn.ts`,
-    find: "else if (concludesTurn && !signal?.aborted) reason = 'concluded'",
-    replace: "else if (concludesTurn) reason = 'concluded'",
+    find: "else if (report.concludesTurn && !signal?.aborted) reason = 'concluded'",
+    replace: "else if (report.concludesTurn) reason = 'concluded'",
     kind: 'abort',
     description: 'a turn aborted during a concluding step ends as concluded',
     attacks: 'T27: an aborted turn ends with aborted',
   },
 ]
+
+/**
+ * The test files most likely to kill a mutant of a source file, run first (`pnpm mutate` runs the
+ * rest of the package only when these pass): a killed mutant then costs seconds instead of a whole
+ * package run. Keyed by the source path below the package's `src/`; the first matching entry wins.
+ * Paths are relative to the package's `test/` folder. Only speed depends on this table: a survivor
+ * is always judged by the whole package.
+ */
+export const firstTests = {
+  tools: [
+    [
+      /^scheduler\//,
+      [
+        'batch-state.test.ts',
+        'create-tool-batch.test.ts',
+        'run-tool-batch.test.ts',
+        'run-tool-batch-failure.test.ts',
+        'batch.test.ts',
+        'scheduler.test.ts',
+        'execute-batch.test.ts',
+        'abort-drain.test.ts',
+        'argument-cache.test.ts',
+      ],
+    ],
+    [/^pipeline\/claim-run/, ['stage-misuse.test.ts']],
+    [/^pipeline\/call-arguments/, ['argument-cache.test.ts', 'policy-args.test.ts', 'bad-input.test.ts']],
+    [
+      /^pipeline\/(finalize|run-body|late-outcome|materialize)/,
+      ['result-contexts.test.ts', 'results.test.ts', 'late-outcome.test.ts', 'pipeline.test.ts', 'fault-matrix.test.ts'],
+    ],
+    [
+      /^(pipeline\/(prepare|guards|approval|session-grants|concurrency)|runtime|registry\/)/,
+      [
+        'approval-grants.test.ts',
+        'policy-args.test.ts',
+        'pipeline.test.ts',
+        'registry.test.ts',
+        'fault-matrix.test.ts',
+        'bad-input.test.ts',
+        'may-call-tool.test.ts',
+        'presentation.test.ts',
+      ],
+    ],
+    [
+      /^pipeline\/(cut-short|dispatch|signals|call-signal|with-timeout)/,
+      ['signals-and-deadlines.test.ts', 'timeout.test.ts', 'abort-drain.test.ts', 'fault-matrix.test.ts', 'pipeline.test.ts'],
+    ],
+    [/^pipeline\/(parse-arguments|lossy-integer|clip)/, ['bad-input.test.ts', 'echo-and-size-limits.test.ts']],
+  ],
+  context: [],
+  session: [
+    [/^snapshot\//, ['snapshot.test.ts', 'snapshot-frozen.test.ts']],
+    [/^deep-freeze/, ['deep-freeze.test.ts', 'snapshot-frozen.test.ts', 'session-contract.test.ts']],
+    [/^verify-tool-pairs/, ['verify-tool-pairs.test.ts', 'verify-message-calls.test.ts']],
+    [/^lock\//, ['lock-ownership.test.ts', 'lock-races.test.ts', 'lock-identity.test.ts']],
+    [
+      /^(jsonl\/|create-session-core)/,
+      ['durability.test.ts', 'jsonl-store.test.ts', 'lock-identity.test.ts', 'lock-ownership.test.ts', 'session-contract.test.ts'],
+    ],
+  ],
+  'agent-loop': [
+    [
+      /^(tool-call-ledger|open-step-batch|execute-tool-calls|run-streamed-step)/,
+      ['execute-tool-calls.test.ts', 'scheduler-failure.test.ts', 'eager-dispatch.test.ts', 'session-mapping.test.ts'],
+    ],
+    [
+      /^(answer-interrupted-calls|find-unanswered-calls|begin-new-turn|plan-resume)/,
+      ['resume.test.ts', 'turn-boundaries.test.ts'],
+    ],
+    [/^(run-turn|record-tool-contexts)/, ['agent-loop.test.ts', 'turn-boundaries.test.ts', 'session-mapping.test.ts']],
+  ],
+}
+
+/** The first-tier test files of a mutant (paths from the repository root), or [] for "the whole package". */
+export function firstTestsOf(mutant) {
+  const dir = `packages/core/${mutant.package}`
+  const below = mutant.file.slice(`${dir}/src/`.length)
+  const entry = (firstTests[mutant.package] ?? []).find(([pattern]) => pattern.test(below))
+  return entry === undefined ? [] : entry[1].map((name) => `${dir}/test/${name}`)
+}

@@ -1,13 +1,23 @@
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { applyMutant, checkMutants, countOccurrences } from '../mutation/mutant-list.mjs'
-import { mutants } from '../mutation/mutants.mjs'
+import { applyMutant, checkFirstTests, checkMutants, countOccurrences } from '../mutation/mutant-list.mjs'
+import { firstTests, firstTestsOf, mutants } from '../mutation/mutants.mjs'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
 describe('the planted-bug list of pnpm mutate', () => {
   it('still applies: every find string occurs exactly once in its file and the mutated file parses', () => {
     expect(checkMutants(mutants, root)).toEqual([])
+  })
+
+  it('names only existing test files as the first tier of a mutant', () => {
+    expect(checkFirstTests(firstTests, root)).toEqual([])
+    expect(checkFirstTests({ tools: [[/x/, ['no-such.test.ts']]] }, root)).toEqual([
+      'firstTests tools /x/: packages/core/tools/test/no-such.test.ts does not exist',
+    ])
+    const lock = mutants.find((m) => m.id === 'lock-close-deletes-foreign-lock')
+    expect(firstTestsOf(lock)).toContain('packages/core/session/test/lock-ownership.test.ts')
+    expect(firstTestsOf({ ...lock, package: 'context', file: 'packages/core/context/src/waterfall.ts' })).toEqual([])
   })
 
   it('covers every package it names with at least 80 mutants in all', () => {
