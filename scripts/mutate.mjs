@@ -239,7 +239,7 @@ const startedAt = Date.now()
 const timeouts = new Map()
 for (const pkg of packages) {
   if (!options.baseline) {
-    timeouts.set(pkg, Math.max(options.minTimeoutMs, 600_000))
+    timeouts.set(pkg, Math.max(options.minTimeoutMs, 300_000))
     continue
   }
   process.stdout.write(`baseline: ${pkg} … `)
