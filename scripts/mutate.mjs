@@ -59,7 +59,12 @@ function parseArgs(argv) {
     else if (arg === '--allow-dirty') options.allowDirty = true
     else if (arg === '--quick') options.quick = true
     else if (arg === '--help' || arg === '-h') {
-      console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 13).join('\n'))
+      console.log(
+        readFileSync(fileURLToPath(import.meta.url), 'utf8')
+          .split('\n')
+          .slice(1, 13)
+          .join('\n'),
+      )
       process.exit(0)
     } else fail(`unknown option ${arg} (see --help)`)
   }
@@ -221,7 +226,8 @@ if (options.only !== undefined) {
 if (options.packages !== undefined) selected = selected.filter((m) => options.packages.includes(m.package))
 
 if (options.list) {
-  for (const m of selected) console.log(`${m.id.padEnd(44)} ${m.package.padEnd(10)} ${m.kind.padEnd(34)} ${m.description}`)
+  for (const m of selected)
+    console.log(`${m.id.padEnd(44)} ${m.package.padEnd(10)} ${m.kind.padEnd(34)} ${m.description}`)
   console.log(`${selected.length} mutants`)
   process.exit(0)
 }
@@ -229,7 +235,10 @@ if (selected.length === 0) fail('no mutant selected')
 
 const files = [...new Set(selected.map((m) => m.file))]
 if (!options.allowDirty) {
-  const dirty = execFileSync('git', ['status', '--porcelain', '--', ...files], { cwd: root, encoding: 'utf8' })
+  const dirty = execFileSync('git', ['status', '--porcelain', '--', ...files], {
+    cwd: root,
+    encoding: 'utf8',
+  })
   if (dirty.trim() !== '')
     fail(`uncommitted changes in files to mutate (commit them, or pass --allow-dirty):\n${dirty}`)
 }
@@ -245,7 +254,8 @@ for (const pkg of packages) {
   process.stdout.write(`baseline: ${pkg} … `)
   const base = await runTests(pkg, 30 * 60_000, `baseline-${pkg}`)
   console.log(`${base.status} in ${(base.ms / 1000).toFixed(0)} s`)
-  if (base.status !== 'passed') fail(`the ${pkg} tests fail without any mutant (see .mutate/logs/baseline-${pkg}.log)`)
+  if (base.status !== 'passed')
+    fail(`the ${pkg} tests fail without any mutant (see .mutate/logs/baseline-${pkg}.log)`)
   timeouts.set(pkg, Math.max(options.minTimeoutMs, Math.round(base.ms * options.timeoutFactor)))
 }
 
@@ -274,8 +284,13 @@ for (const [n, mutant] of selected.entries()) {
   } finally {
     restore()
   }
-  const status = outcome.status === 'failed' ? 'killed' : outcome.status === 'passed' ? 'survived' : 'timed-out'
-  const note = quickSurvivor ? '  (first tier only: --quick)' : outcome.killedBy ? `  ${outcome.killedBy}` : ''
+  const status =
+    outcome.status === 'failed' ? 'killed' : outcome.status === 'passed' ? 'survived' : 'timed-out'
+  const note = quickSurvivor
+    ? '  (first tier only: --quick)'
+    : outcome.killedBy
+      ? `  ${outcome.killedBy}`
+      : ''
   console.log(`${status} (${(outcome.ms / 1000).toFixed(0)} s)${note}`)
   results.push({
     id: mutant.id,

@@ -70,7 +70,11 @@ export function checkMutants(mutants, root) {
       continue
     }
     try {
-      transformSync(applyMutant(source, mutant), { loader: 'ts', sourcefile: mutant.file, logLevel: 'silent' })
+      transformSync(applyMutant(source, mutant), {
+        loader: 'ts',
+        sourcefile: mutant.file,
+        logLevel: 'silent',
+      })
     } catch (error) {
       const first = error.errors?.[0]?.text ?? error.message
       problems.push(`${name}: the mutated ${mutant.file} does not parse (${first})`)

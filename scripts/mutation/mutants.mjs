@@ -157,7 +157,7 @@ export const mutants = [
     id: 'sched-key-waiter-not-woken',
     package: 'tools',
     file: `${TOOLS}/scheduler/create-tool-batch.ts`,
-    find: 'if (concurrency.mode === \'parallel\' && concurrency.keys.length > 0) locks.onRelease(drive)',
+    find: "if (concurrency.mode === 'parallel' && concurrency.keys.length > 0) locks.onRelease(drive)",
     replace: 'void locks',
     kind: 'resource keys',
     description: 'a call waiting for a key held by another batch is never woken',
@@ -727,7 +727,7 @@ export const mutants = [
     id: 'args-proto-key-accepted',
     package: 'tools',
     file: `${TOOLS}/pipeline/parse-arguments.ts`,
-    find: "if (protoKey) return { ok: false, message: 'arguments must not contain a \"__proto__\" key' }",
+    find: 'if (protoKey) return { ok: false, message: \'arguments must not contain a "__proto__" key\' }',
     replace: 'void protoKey',
     kind: 'argument limits',
     description: 'a "__proto__" key in argument text is accepted',
@@ -989,7 +989,8 @@ export const mutants = [
     replace: '        void 0',
     kind: 'fsync',
     description: 'a line whose fsync failed stays in the file although the append threw',
-    attacks: 'T31: an append that throws leaves nothing behind; the reopened log holds only what was accepted',
+    attacks:
+      'T31: an append that throws leaves nothing behind; the reopened log holds only what was accepted',
   },
   {
     id: 'store-failed-cut-back-keeps-going',
@@ -1541,9 +1542,18 @@ export const firstTests = {
     ],
     [
       /^pipeline\/(cut-short|dispatch|signals|call-signal|with-timeout)/,
-      ['signals-and-deadlines.test.ts', 'timeout.test.ts', 'abort-drain.test.ts', 'fault-matrix.test.ts', 'pipeline.test.ts'],
+      [
+        'signals-and-deadlines.test.ts',
+        'timeout.test.ts',
+        'abort-drain.test.ts',
+        'fault-matrix.test.ts',
+        'pipeline.test.ts',
+      ],
     ],
-    [/^pipeline\/(parse-arguments|lossy-integer|clip)/, ['bad-input.test.ts', 'echo-and-size-limits.test.ts']],
+    [
+      /^pipeline\/(parse-arguments|lossy-integer|clip)/,
+      ['bad-input.test.ts', 'echo-and-size-limits.test.ts'],
+    ],
   ],
   context: [],
   session: [
@@ -1553,19 +1563,33 @@ export const firstTests = {
     [/^lock\//, ['lock-ownership.test.ts', 'lock-races.test.ts', 'lock-identity.test.ts']],
     [
       /^(jsonl\/|create-session-core)/,
-      ['durability.test.ts', 'jsonl-store.test.ts', 'lock-identity.test.ts', 'lock-ownership.test.ts', 'session-contract.test.ts'],
+      [
+        'durability.test.ts',
+        'jsonl-store.test.ts',
+        'lock-identity.test.ts',
+        'lock-ownership.test.ts',
+        'session-contract.test.ts',
+      ],
     ],
   ],
   'agent-loop': [
     [
       /^(tool-call-ledger|open-step-batch|execute-tool-calls|run-streamed-step)/,
-      ['execute-tool-calls.test.ts', 'scheduler-failure.test.ts', 'eager-dispatch.test.ts', 'session-mapping.test.ts'],
+      [
+        'execute-tool-calls.test.ts',
+        'scheduler-failure.test.ts',
+        'eager-dispatch.test.ts',
+        'session-mapping.test.ts',
+      ],
     ],
     [
       /^(answer-interrupted-calls|find-unanswered-calls|begin-new-turn|plan-resume)/,
       ['resume.test.ts', 'turn-boundaries.test.ts'],
     ],
-    [/^(run-turn|record-tool-contexts)/, ['agent-loop.test.ts', 'turn-boundaries.test.ts', 'session-mapping.test.ts']],
+    [
+      /^(run-turn|record-tool-contexts)/,
+      ['agent-loop.test.ts', 'turn-boundaries.test.ts', 'session-mapping.test.ts'],
+    ],
   ],
 }
 

@@ -17,7 +17,9 @@ describe('the planted-bug list of pnpm mutate', () => {
     ])
     const lock = mutants.find((m) => m.id === 'lock-close-deletes-foreign-lock')
     expect(firstTestsOf(lock)).toContain('packages/core/session/test/lock-ownership.test.ts')
-    expect(firstTestsOf({ ...lock, package: 'context', file: 'packages/core/context/src/waterfall.ts' })).toEqual([])
+    expect(
+      firstTestsOf({ ...lock, package: 'context', file: 'packages/core/context/src/waterfall.ts' }),
+    ).toEqual([])
   })
 
   it('covers every package it names with at least 80 mutants in all', () => {
