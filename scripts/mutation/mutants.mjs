@@ -30,7 +30,7 @@ export const mutants = [
     replace: 'inPool <= maxParallel && locks.free(keys)',
     kind: 'pool cap',
     description: 'the parallel pool admits maxParallel + 1 calls',
-    attacks: 'T22: at most maxParallel parallel calls run at once',
+    attacks: 'T23: at most maxParallel parallel calls run at once',
   },
   {
     id: 'sched-ignore-resource-keys',
@@ -51,7 +51,7 @@ export const mutants = [
       'return (closed || eager) && (index % maxParallel !== 0 || inPool === 0) && inPool < maxParallel',
     kind: 'batch-style pool',
     description: 'the pool refills only when a whole group of maxParallel calls has finished',
-    attacks: 'T22: a rolling pool starts the next call as soon as a slot frees',
+    attacks: 'T23: a rolling pool starts the next call as soon as a slot frees',
   },
   {
     id: 'sched-missing-barrier',
@@ -61,7 +61,7 @@ export const mutants = [
     replace: 'if (barrier < 0) return false',
     kind: 'missing barrier',
     description: 'calls after a running exclusive call start beside it',
-    attacks: 'T20: an exclusive call is a barrier: nothing runs beside it',
+    attacks: 'T22: an exclusive call is a barrier: nothing runs beside it',
   },
   {
     id: 'sched-exclusive-before-earlier-commits',
@@ -71,7 +71,7 @@ export const mutants = [
     replace: 'return closed && inPool === 0',
     kind: 'missing barrier',
     description: 'an exclusive call starts before the calls before it are committed',
-    attacks: 'T20: an exclusive call waits for every earlier call',
+    attacks: 'T22: an exclusive call waits for every earlier call',
   },
   {
     id: 'sched-exclusive-beside-lingering-body',
@@ -91,7 +91,7 @@ export const mutants = [
     replace: 'return committed === index && inPool === 0',
     kind: 'missing barrier',
     description: 'a streamed exclusive call starts before the batch is closed',
-    attacks: 'T20/T23: an exclusive call starts only when the step is complete',
+    attacks: 'T22/T40: an exclusive call starts only when the step is complete',
   },
   {
     id: 'sched-policy-overlaps',
@@ -101,7 +101,7 @@ export const mutants = [
     replace: 'starting = false',
     kind: 'policy order',
     description: 'the next call is prepared while the previous one is still in policy',
-    attacks: 'T23: policy runs one call at a time, in model order',
+    attacks: 'T25: policy runs one call at a time, in model order',
   },
   {
     id: 'sched-abort-keeps-starting',
@@ -1344,7 +1344,7 @@ export const mutants = [
     replace: 'maxParallel: 10,',
     kind: 'pool cap',
     description: 'executeToolCalls does not pass maxParallelToolCalls to the scheduler',
-    attacks: 'T22: maxParallelToolCalls bounds a step’s parallel calls',
+    attacks: 'T23: maxParallelToolCalls bounds a step’s parallel calls',
   },
   {
     id: 'loop-streamed-pool-setting-ignored',
@@ -1354,7 +1354,7 @@ export const mutants = [
     replace: 'maxParallel: 10,',
     kind: 'pool cap',
     description: 'a streamed step (eager dispatch) does not pass maxParallelToolCalls to the scheduler',
-    attacks: 'T22 / T40: maxParallelToolCalls bounds a streamed step’s parallel calls too',
+    attacks: 'T23 / T40: maxParallelToolCalls bounds a streamed step’s parallel calls too',
   },
   {
     id: 'loop-eager-ignores-definition',

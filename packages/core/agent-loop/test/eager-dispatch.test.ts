@@ -600,7 +600,7 @@ describe('eager dispatch (T40)', () => {
     agent.dispose()
   })
 
-  it('T22/T40: maxParallelToolCalls bounds a streamed step: with 1, the next parallel call waits for a free slot', async () => {
+  it('T23/T40: maxParallelToolCalls bounds a streamed step: with 1, the next parallel call waits for a free slot', async () => {
     const { root, journal, par } = eagerTools()
     const { agent } = agentOn(
       root,
