@@ -119,8 +119,7 @@ export interface ToolExecutionInput {
  *   now denies still denies; guards still run).
  */
 export type ToolCallApproval =
-  | { readonly kind: 'suspendable' }
-  | { readonly kind: 'answered'; readonly answer: ApprovalAnswer }
+  { readonly kind: 'suspendable' } | { readonly kind: 'answered'; readonly answer: ApprovalAnswer }
 
 /**
  * A person's answer to a pending approval, as data (it is recorded in the session):

@@ -29,7 +29,9 @@ function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
 /** A `reject` answer: the call's one result, before any policy runs. */
 export function rejectedByAnswer(toolName: string, answer: ApprovalAnswer): ToolExecutionFailure | undefined {
   if (answer.answer !== 'reject') return undefined
-  return failure('DENIED', toolMessages.approvalRejected(toolName, answer.feedback), { name: 'ApprovalRejected' })
+  return failure('DENIED', toolMessages.approvalRejected(toolName, answer.feedback), {
+    name: 'ApprovalRejected',
+  })
 }
 
 /**
@@ -50,7 +52,8 @@ export async function resolveApproval(
   let cachedKey: string | undefined
   const key = (): string => (cachedKey ??= argumentsKey(json))
   if (findGrant(state, tool, call, key)) return undefined
-  if (approval?.kind === 'answered') return readDecision(run, tool, decisionOf(approval.answer), key, approval)
+  if (approval?.kind === 'answered')
+    return readDecision(run, tool, decisionOf(approval.answer), key, approval)
   const service = state.ctx.approval
   if (service === undefined) {
     return failure('DENIED', toolMessages.noApprovalService(toolName, reason), { name: 'NoApprovalService' })

@@ -73,7 +73,9 @@ export function readApprovalAnswer(where: string, label: string, value: unknown)
         throw invalidArgument(
           `${where}: ${label}.scope must be 'arguments' or 'tool' (a recorded answer is data), got ${describeValue(scope)}`,
         )
-      return Object.freeze(scope === undefined ? { answer } : { answer, scope: scope as 'arguments' | 'tool' })
+      return Object.freeze(
+        scope === undefined ? { answer } : { answer, scope: scope as 'arguments' | 'tool' },
+      )
     case 'reject':
       if (feedback !== undefined && typeof feedback !== 'string')
         throw invalidArgument(`${where}: ${label}.feedback must be a string, got ${describeValue(feedback)}`)

@@ -158,7 +158,9 @@ export function createBatchState(options: {
     park(index) {
       const call = entry(index)
       if (call.phase !== 'suspended' || index !== committed)
-        throw new Error(`batch state: call ${index} cannot be parked (phase ${call.phase}, next commit ${committed})`)
+        throw new Error(
+          `batch state: call ${index} cannot be parked (phase ${call.phase}, next commit ${committed})`,
+        )
       parked = true
     },
 
