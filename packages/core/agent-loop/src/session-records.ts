@@ -96,10 +96,35 @@ export function resultCallId(event: SessionEvent): string {
 
 export const ZERO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
 
+/**
+ * Sums two usages. The optional provider breakdowns (prompt-cache hits and misses, reasoning
+ * tokens) are summed over the steps that reported them and stay absent when no step did, so a
+ * turn's usage never claims a breakdown the provider never gave.
+ */
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return {
+  const sum: {
+    inputTokens: number
+    outputTokens: number
+    totalTokens: number
+    cacheHitInputTokens?: number
+    cacheMissInputTokens?: number
+    reasoningTokens?: number
+  } = {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     totalTokens: a.totalTokens + b.totalTokens,
   }
+  const cacheHit = addOptional(a.cacheHitInputTokens, b.cacheHitInputTokens)
+  if (cacheHit !== undefined) sum.cacheHitInputTokens = cacheHit
+  const cacheMiss = addOptional(a.cacheMissInputTokens, b.cacheMissInputTokens)
+  if (cacheMiss !== undefined) sum.cacheMissInputTokens = cacheMiss
+  const reasoning = addOptional(a.reasoningTokens, b.reasoningTokens)
+  if (reasoning !== undefined) sum.reasoningTokens = reasoning
+  return sum
+}
+
+function addOptional(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return a + b
 }
