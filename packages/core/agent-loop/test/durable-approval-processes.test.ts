@@ -39,7 +39,7 @@ function resultOf(path: string, callId: string): ToolResultEventData | undefined
     return session
       .events()
       .filter((event) => event.type === 'tool/result')
-      .map((event) => event.data as ToolResultEventData)
+      .map((event) => event.data as unknown as ToolResultEventData)
       .find((data) => data.message.content[0]?.callId === callId)
   } finally {
     session.close()

@@ -73,7 +73,7 @@ const deploy = (id: string, env: string) => toolCallBlock({ id, name: 'deploy', 
 function resultOf(session: Session, callId: string): ToolResultEventData | undefined {
   return session
     .events()
-    .map((event) => event.data as ToolResultEventData)
+    .map((event) => event.data as unknown as ToolResultEventData)
     .find((data) => data.message?.content?.[0]?.callId === callId && data.message.role === 'tool')
 }
 
