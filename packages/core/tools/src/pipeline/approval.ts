@@ -8,7 +8,7 @@ import { argumentsKey, findGrant, readGrantScope, recordGrant, type ReadScope } 
 import { raceRun } from './signals.ts'
 
 /** `resolveApproval`'s answer when the approver left the request pending and the call may wait. */
-export const SUSPEND: unique symbol = Symbol('suspend')
+export const SUSPEND = 'suspend'
 
 /** The decision a recorded answer stands for (`reject` never gets here: it ends the call first). */
 function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
