@@ -158,7 +158,8 @@ export function openStepBatch(options: {
       onSuspend: (index, _input, reason) => onSuspend(index, reason),
       onCommit: (index, _input, result) => {
         if (approvals !== undefined) {
-          accepted.push(...(result.additionalContexts ?? []))
+          const contexts = result.additionalContexts
+          if (contexts !== undefined) accepted.push(...contexts)
           if (!result.isError && result.concludesTurn === true) concludes = true
         }
         const recorded = ledger.recordResult(index, result)

@@ -51,7 +51,7 @@ describe('an approval survives a restart (JSONL session, two real processes)', (
     ['once', { runs: ['deploy prod'], code: undefined }],
     ['reject', { runs: [], code: 'DENIED' }],
   ] as const) {
-    it(`T31: the first process exits with the approval pending; the second answers "${answer}" and finishes the turn`, async () => {
+    it(`T30: the first process exits with the approval pending; the second answers "${answer}" and finishes the turn`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'dsh-approval-'))
       dirs.push(dir)
       const path = join(dir, 'session.jsonl')

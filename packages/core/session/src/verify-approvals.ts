@@ -33,6 +33,15 @@ interface RequestRecord {
   answered: boolean
 }
 
+const NONE: ReadonlySet<string> = new Set()
+const NONE_SEQS: ReadonlySet<number> = new Set()
+
+function isApprovalEvent(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const type = (value as { type?: unknown }).type
+  return type === 'approval/request' || type === 'approval/answer'
+}
+
 const ANSWERS: readonly unknown[] = ['once', 'session', 'reject']
 const SCOPES: readonly unknown[] = [undefined, 'arguments', 'tool']
 
@@ -116,6 +125,8 @@ export function verifyApprovals(list: readonly unknown[]): ApprovalReport {
   const report = (kind: ToolPairProblem['kind'], seq: number, message: string, callId?: string): void => {
     problems.push(callId === undefined ? { kind, seq, message } : { kind, seq, callId, message })
   }
+  // most logs hold no approval events: nothing to check, nothing to allocate
+  if (!list.some(isApprovalEvent)) return { problems, pausedCalls: NONE, pausedMessages: NONE_SEQS }
   const items = list.map(asItem)
   const calls = new Map<string, CallRecord>()
   const messages = new Map<string, number>()
