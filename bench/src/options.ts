@@ -15,6 +15,7 @@ export const FULL_OPTIONS: BenchOptions = {
   eagerRounds: 6,
   eagerTokensPerSecond: 60,
   eagerToolMs: 400,
+  codeModeRounds: 15,
 }
 
 /** `pnpm bench --quick`: the same cases, fewer and shorter rounds; for a look, not for a record. */
@@ -32,6 +33,7 @@ export const QUICK_OPTIONS: BenchOptions = {
   eagerRounds: 2,
   eagerTokensPerSecond: 60,
   eagerToolMs: 400,
+  codeModeRounds: 5,
 }
 
 /** The smoke test: one round of each case with a small N, only to prove every case produces figures. */
@@ -49,4 +51,5 @@ export const SMOKE_OPTIONS: BenchOptions = {
   eagerRounds: 1,
   eagerTokensPerSecond: 3_000,
   eagerToolMs: 8,
+  codeModeRounds: 1,
 }

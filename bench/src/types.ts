@@ -84,6 +84,8 @@ export interface BenchOptions {
   readonly eagerTokensPerSecond: number
   /** What the 400 ms tool of `eager_dispatch` takes (the other durations scale with it), ms. */
   readonly eagerToolMs: number
+  /** Repetitions of each `code_mode` measurement (cold starts take a new sandbox worker each). */
+  readonly codeModeRounds: number
 }
 
 /** What one child process reports back: one case, with the floor before and after it for timed cases. */

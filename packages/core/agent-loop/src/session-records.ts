@@ -76,13 +76,16 @@ export function readToolCall(event: SessionEvent): ToolCallEventData {
     if (typeof data[key] !== 'string')
       throw invalidSession(event, `data.${key} must be a string, got ${describeValue(data[key])}`)
   }
-  return {
+  const call: ToolCallEventData = {
     turn: count(event, data, 'turn'),
     step: count(event, data, 'step'),
     callId: data.callId as string,
     name: data.name as string,
     arguments: data.arguments as string,
   }
+  // a nested call (a run_code program's) names its outer call
+  if (typeof data.parentCallId === 'string') call.parentCallId = data.parentCallId
+  return call
 }
 
 /** The callId a `tool/result` answers (`data.message.content[0].callId`). */

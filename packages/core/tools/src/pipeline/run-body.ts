@@ -26,6 +26,7 @@ class BodyContext implements ToolExecContext {
   readonly step: number | undefined
   readonly deferContext: (text: string) => void
   readonly concludeTurn: () => void
+  readonly nestedCallHooks: RunState['nestedCallHooks']
   readonly #run: RunState
   readonly #signal: AbortSignal | undefined
 
@@ -35,6 +36,7 @@ class BodyContext implements ToolExecContext {
     this.ctx = run.scope
     this.turn = run.call.turn
     this.step = run.call.step
+    this.nestedCallHooks = run.nestedCallHooks
     this.#run = run
     this.#signal = signal
     this.deferContext = (text) => deferContext(run, text)
