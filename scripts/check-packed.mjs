@@ -24,6 +24,7 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fixtures } from './packed-fixtures.mjs'
 import { mcpFixture } from './packed-mcp-fixture.mjs'
+import { bullmqFixture } from './packed-bullmq-fixture.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRequire = createRequire(join(repo, 'package.json'))
@@ -38,9 +39,10 @@ const packageDirs = [
   'packages/code-runtime/code-runtime',
   'packages/plugins/mcp',
   'packages/plugins/permissions',
+  'packages/plugins/dispatch-bullmq',
 ]
 /** Packed and inspected like the others, but installed only into their own project (step 4). */
-const ownProject = new Set(['@deepseek-ai/dsh-mcp'])
+const ownProject = new Set(['@deepseek-ai/dsh-mcp', '@deepseek-ai/dsh-dispatch-bullmq'])
 /** A zod 4 minor other than the workspace's: the consumer's zod must be the only one installed. */
 const CONSUMER_ZOD = '~4.0.0'
 const ZOD3 = '3.25.76'
@@ -267,6 +269,19 @@ try {
   expectOutput('mcp ESM', run(process.execPath, ['smoke.mjs'], mcp), mcpFixture.expectedReport)
   expectOutput('mcp CommonJS', run(process.execPath, ['smoke.cjs'], mcp), mcpFixture.expectedReport)
   console.log(`mcp install: ${kb(bytesUnder(join(mcp, 'node_modules')))} in node_modules`)
+
+  step('installing the BullMQ dispatch project')
+  // 5. The BullMQ dispatch plugin, with bullmq and ioredis from the registry: loads from ESM and
+  // CommonJS and refuses bad options by name (no Redis needed; the tests use a real one).
+  const bull = join(work, 'bullmq')
+  npmInstall(bull, {
+    ...Object.fromEntries(bullmqFixture.packages.map((name) => [name, allLocal[name]])),
+    zod: CONSUMER_ZOD,
+  })
+  for (const [file, source] of Object.entries(bullmqFixture.files)) writeFileSync(join(bull, file), source)
+  expectOutput('bullmq ESM', run(process.execPath, ['smoke.mjs'], bull), bullmqFixture.expectedReport)
+  expectOutput('bullmq CommonJS', run(process.execPath, ['smoke.cjs'], bull), bullmqFixture.expectedReport)
+  console.log(`bullmq install: ${kb(bytesUnder(join(bull, 'node_modules')))} in node_modules`)
 } finally {
   if (keep) console.log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
@@ -277,5 +292,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS)',
+  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), BullMQ dispatch (ESM, CommonJS)',
 )

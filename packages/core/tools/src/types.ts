@@ -238,10 +238,22 @@ export interface PostExecuteCall extends ToolCallInfo {
   readonly result: ToolExecutionResult
 }
 
-/** What a `tools/execute` wrapper sees; it may pass a replacement `signal` to `next`. */
+/**
+ * A body run in place of the tool's own `execute`: same arguments (the validated, frozen
+ * `call.args`), same `exec`, and its value is checked exactly like the tool's own.
+ */
+export type ToolBody = (args: ToolArguments, exec: ToolExecContext) => unknown
+
+/**
+ * What a `tools/execute` wrapper sees. It may pass a replacement `signal` to `next` (linked with the
+ * call's, never instead of it), and a replacement `body` that runs where the tool's `execute` would
+ * (remote dispatch): `next({ ...call, body })`. Nothing else a wrapper passes is read.
+ */
 export interface ExecuteCall extends ToolCallInfo {
   readonly signal: AbortSignal
   readonly timeoutMs: number | undefined
+  /** Set only by an outer wrapper that replaced the body; the pipeline never sets it. */
+  readonly body?: ToolBody
 }
 
 export type GuardVerdict =
