@@ -12,7 +12,12 @@ export type {
   SurfaceOp,
   ToolCallEventData,
   ToolResultEventData,
+  ApprovalAnswerEventData,
+  ApprovalAnswerKind,
+  ApprovalRequestEventData,
 } from './types.ts'
+export { pendingApprovals } from './pending-approvals.ts'
+export type { PendingApproval } from './pending-approvals.ts'
 export { createMemorySession } from './create-memory-session.ts'
 export { openJsonlSession } from './jsonl/open-jsonl-session.ts'
 export { snapshotJsonValue } from './snapshot/snapshot-json-value.ts'

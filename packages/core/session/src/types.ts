@@ -126,3 +126,38 @@ export interface ToolResultEventData {
   error?: { name: string; code: string }
   meta?: JsonValue
 }
+
+/**
+ * `data` of an `approval/request` event: the call's approval is pending (durable approvals). Append
+ * it with `{ sourceEventSeqs: [callSeq] }`, after the call's `tool/call` and before any result.
+ * `contexts` and `concludesTurn` carry what the step's calls answered before it had deferred, so the
+ * step that continues after the answer can deliver them (nothing model-facing may come between a
+ * message and the results of its calls).
+ */
+export interface ApprovalRequestEventData {
+  turn: number
+  step: number
+  callId: string
+  name: string
+  /** The raw JSON string, as in the call's `tool/call`. */
+  arguments: string
+  /** The policy's `ask` reason, when it gave one. */
+  reason?: string
+  contexts?: string[]
+  concludesTurn?: boolean
+}
+
+/** A person's answer, as recorded: `once`, `session` (with its scope) or `reject` (with feedback). */
+export type ApprovalAnswerKind = 'once' | 'session' | 'reject'
+
+/** `data` of an `approval/answer` event; append it with `{ sourceEventSeqs: [requestSeq] }`. */
+export interface ApprovalAnswerEventData {
+  turn: number
+  step: number
+  callId: string
+  answer: ApprovalAnswerKind
+  /** For `session`: what later calls the grant covers (`arguments` when absent). */
+  scope?: 'arguments' | 'tool'
+  /** For `reject`: what the model is told. */
+  feedback?: string
+}

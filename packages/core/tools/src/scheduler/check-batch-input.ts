@@ -1,6 +1,6 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from '../errors.ts'
-import { checkExecutionInput } from '../pipeline/check-input.ts'
+import { checkExecutionInput, refuseSuspendable } from '../pipeline/check-input.ts'
 import type { ToolExecutionInput } from '../types.ts'
 import type { ToolBatchHooks } from './batch-types.ts'
 
@@ -31,7 +31,7 @@ export function checkFunction(where: string, label: string, value: unknown): voi
     throw invalidArgument(`${where}: ${label} must be a function, got ${describeValue(value)}`)
 }
 
-const HOOKS = ['onQueued', 'onStart', 'onSettled', 'onCommit', 'onLateOutcome'] as const
+const HOOKS = ['onQueued', 'onStart', 'onSettled', 'onSuspend', 'onCommit', 'onLateOutcome'] as const
 
 /** The hooks, each read once (a getter cannot swap one later), as a plain object. */
 export function readHooks(where: string, hooks: unknown): ToolBatchHooks {
@@ -54,7 +54,10 @@ export function copyCalls(where: string, label: string, calls: unknown): readonl
     typeof call === 'object' && call !== null ? { ...call } : call,
   )
   const ids = new Set<string>()
-  copies.forEach((call: unknown, i) => checkBatchCall(where, `${label}[${i}]`, call, ids))
+  copies.forEach((call: unknown, i) => {
+    checkBatchCall(where, `${label}[${i}]`, call, ids)
+    refuseSuspendable(where, `${label}[${i}]`, call as ToolExecutionInput)
+  })
   return copies as readonly ToolExecutionInput[]
 }
 
