@@ -2,6 +2,7 @@ export type {
   AppendOptions,
   JsonlDurability,
   JsonlRepair,
+  JsonlSessionContents,
   JsonlSession,
   JsonlSessionOptions,
   MemorySessionOptions,
@@ -15,6 +16,7 @@ export type {
 } from './types.ts'
 export { createMemorySession } from './create-memory-session.ts'
 export { openJsonlSession } from './jsonl/open-jsonl-session.ts'
+export { readJsonlSession } from './jsonl/read-jsonl-session.ts'
 export { snapshotJsonValue } from './snapshot/snapshot-json-value.ts'
 export type { SnapshotOptions, SnapshotResult } from './snapshot/snapshot-json-value.ts'
 export { deepFreeze } from './deep-freeze.ts'

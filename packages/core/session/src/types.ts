@@ -101,6 +101,21 @@ export interface JsonlSession extends Session {
   readonly repaired: JsonlRepair | undefined
 }
 
+/** What `readJsonlSession` found in a session file. */
+export interface JsonlSessionContents {
+  /** Absolute path of the file read. */
+  readonly path: string
+  /** The header's `createdAt`; `undefined` when the file has no whole header line yet. */
+  readonly createdAt: string | undefined
+  /** Every event of the file's whole lines, in seq order, deep-frozen. */
+  readonly events: readonly SessionEvent[]
+  /**
+   * Bytes after the last whole line, left as they are: an append in progress, or a torn tail that
+   * the next `openJsonlSession` cuts (T31). `undefined` when the file ends with a whole line.
+   */
+  readonly unreadTail: { readonly bytes: number; readonly atOffset: number } | undefined
+}
+
 /** `data` of a `tool/call` event (T28). */
 export interface ToolCallEventData {
   turn: number
