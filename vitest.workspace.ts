@@ -21,6 +21,7 @@ export const packages = [
   },
   { name: 'code-runtime', dir: 'packages/code-runtime/code-runtime', id: '@deepseek-ai/dsh-code-runtime' },
   { name: 'mcp', dir: 'packages/plugins/mcp', id: '@deepseek-ai/dsh-mcp' },
+  { name: 'timeline', dir: 'packages/tools-ui/timeline', id: '@deepseek-ai/dsh-timeline' },
 ] as const
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
