@@ -22,6 +22,7 @@ export const packages = [
   { name: 'code-runtime', dir: 'packages/code-runtime/code-runtime', id: '@deepseek-ai/dsh-code-runtime' },
   { name: 'mcp', dir: 'packages/plugins/mcp', id: '@deepseek-ai/dsh-mcp' },
   { name: 'timeline', dir: 'packages/tools-ui/timeline', id: '@deepseek-ai/dsh-timeline' },
+  { name: 'permissions', dir: 'packages/plugins/permissions', id: '@deepseek-ai/dsh-permissions' },
 ] as const
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))

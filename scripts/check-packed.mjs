@@ -41,6 +41,7 @@ const packageDirs = [
   'packages/code-runtime/code-runtime',
   'packages/plugins/mcp',
   'packages/tools-ui/timeline',
+  'packages/plugins/permissions',
 ]
 /** Packed and inspected like the others, but installed only into their own project (steps 4, 5). */
 const ownProject = new Set(['@deepseek-ai/dsh-mcp', '@deepseek-ai/dsh-timeline'])

@@ -77,7 +77,7 @@ function runChild(id: string, options: BenchOptions): Promise<ProcessReport> {
 
 /** The bench measures the packages as users get them: from their built dist/, never their sources. */
 function requireBuiltPackages(): void {
-  for (const name of ['llm', 'context', 'session', 'tools', 'agent-loop']) {
+  for (const name of ['llm', 'llm-openai', 'context', 'session', 'tools', 'agent-loop']) {
     const entry = new URL(`../node_modules/@deepseek-ai/dsh-${name}/dist/index.js`, import.meta.url)
     if (!existsSync(entry)) {
       throw new Error(

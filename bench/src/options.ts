@@ -12,6 +12,9 @@ export const FULL_OPTIONS: BenchOptions = {
   poolCalls: 200,
   poolRounds: 5,
   poolMaxMs: 200,
+  eagerRounds: 6,
+  eagerTokensPerSecond: 60,
+  eagerToolMs: 400,
 }
 
 /** `pnpm bench --quick`: the same cases, fewer and shorter rounds; for a look, not for a record. */
@@ -26,6 +29,9 @@ export const QUICK_OPTIONS: BenchOptions = {
   poolCalls: 200,
   poolRounds: 2,
   poolMaxMs: 200,
+  eagerRounds: 2,
+  eagerTokensPerSecond: 60,
+  eagerToolMs: 400,
 }
 
 /** The smoke test: one round of each case with a small N, only to prove every case produces figures. */
@@ -40,4 +46,7 @@ export const SMOKE_OPTIONS: BenchOptions = {
   poolCalls: 20,
   poolRounds: 1,
   poolMaxMs: 5,
+  eagerRounds: 1,
+  eagerTokensPerSecond: 3_000,
+  eagerToolMs: 8,
 }

@@ -78,6 +78,12 @@ export interface BenchOptions {
   readonly poolRounds: number
   /** Upper bound of one tool body's sleep in `pool_efficiency`, ms. */
   readonly poolMaxMs: number
+  /** Rounds of `eager_dispatch` (each runs every scenario with eager dispatch on and off). */
+  readonly eagerRounds: number
+  /** How fast the simulated model of `eager_dispatch` streams. */
+  readonly eagerTokensPerSecond: number
+  /** What the 400 ms tool of `eager_dispatch` takes (the other durations scale with it), ms. */
+  readonly eagerToolMs: number
 }
 
 /** What one child process reports back: one case, with the floor before and after it for timed cases. */

@@ -14,11 +14,4 @@ export const PENDING_CASES: readonly PendingResult[] = [
       'code_mode: one run_code call whose script makes 100 tool calls, per call, against the native 100-call step',
     reason: 'run_code (dsh-code-runtime) does not exist yet',
   },
-  {
-    kind: 'pending',
-    id: 'eager_dispatch',
-    label:
-      'eager_dispatch: with a streaming fake model, time from a tool-call block to its result while the message still streams',
-    reason: 'the loop does not dispatch tool calls before the assistant message is complete yet',
-  },
 ]

@@ -7,7 +7,7 @@ import { floorCase } from './floor.ts'
 /**
  * One entry per child process. A `timed` case is measured between two floors in its process; a
  * `figures` case reports its own figures. Each loader imports only its own library, so a process
- * never runs another library's code. New cases (`code_mode`, `eager_dispatch`, see pending.ts) go here.
+ * never runs another library's code. New cases (`code_mode`, see pending.ts) go here.
  */
 export type CaseDefinition =
   | {
@@ -75,6 +75,12 @@ export const CASES: readonly CaseDefinition[] = [
     library: 'dsh',
     kind: 'figures',
     run: async (options, log) => (await import('./pool-case.ts')).runPoolEfficiency(options, log),
+  },
+  {
+    id: 'eager_dispatch',
+    library: 'dsh',
+    kind: 'figures',
+    run: async (options, log) => (await import('./eager-case.ts')).runEagerDispatch(options, log),
   },
   {
     id: 'memory',

@@ -14,6 +14,13 @@ export interface CreateAgentOptions {
   /** System text sent with every model step. */
   readonly system?: string
   readonly config?: Partial<AgentLoopConfig>
+  /**
+   * Eager dispatch (T40, default `true`): when the model can stream, each tool call is handed to the
+   * scheduler the moment the model has finished writing it, and a parallel-safe call may start
+   * while the model still streams. `false` waits for the whole message (`model.step`), as a model
+   * without `stream` always does.
+   */
+  readonly eagerToolExecution?: boolean
 }
 
 export interface RunOptions {
@@ -40,6 +47,8 @@ export interface Agent {
   readonly session: Session
   readonly config: AgentLoopConfig
   readonly model: LanguageModel
+  /** Whether steps stream with eager dispatch (`CreateAgentOptions.eagerToolExecution`). */
+  readonly eagerToolExecution: boolean
   /** True while a turn runs; one turn at a time. */
   readonly running: boolean
   readonly disposed: boolean

@@ -15,7 +15,7 @@ function interrupted(input: ToolExecutionInput): string {
  * `tool/result` gets a synthetic `INTERRUPTED` result, in log order; and when the last turn's last
  * assistant message has tool calls that were never recorded (the process stopped before the batch
  * began, or the session refused to record them and the turn ended with `error`), those calls are
- * recorded and answered the same way. Results come from
+ * recorded (citing that message) and answered the same way. Results come from
  * `scheduler.synthesize`, so `tools/result` observers see them. Returns how many calls it answered.
  */
 export function answerInterruptedCalls(options: {
@@ -47,9 +47,15 @@ export function answerInterruptedCalls(options: {
 
   const last = readLastTurn(events)
   if (last === undefined) return answered
-  const { turn, steps: step } = last
+  const { turn, steps: step, lastAssistantSeq } = last
   for (const block of findUnrecordedCalls(events, last)) {
-    const callSeq = appendToolCall({ session, turn, step, block })
+    const callSeq = appendToolCall({
+      session,
+      turn,
+      step,
+      block,
+      ...(lastAssistantSeq === undefined ? {} : { messageSeq: lastAssistantSeq }),
+    })
     const input: ToolExecutionInput = {
       callId: block.id,
       name: block.name,

@@ -3,16 +3,18 @@ import type { Session, ToolCallEventData } from '@deepseek-ai/dsh-session'
 
 /**
  * Records one call as `tool/call` (T28): `{ turn, step, callId, name, arguments }`, `arguments`
- * being the raw string the model wrote. Returns the event's seq, which the result must cite.
- * Throws whatever the session throws; nothing is recorded then.
+ * being the raw string the model wrote. With `messageSeq` (the seq of the `assistant/message` that
+ * holds the call) the event cites it: `sourceEventSeqs: [messageSeq]` (T40). Returns the event's
+ * seq, which the result must cite. Throws whatever the session throws; nothing is recorded then.
  */
 export function appendToolCall(options: {
   readonly session: Session
   readonly turn: number
   readonly step: number
   readonly block: ToolCallBlock
+  readonly messageSeq?: number
 }): number {
-  const { session, turn, step, block } = options
+  const { session, turn, step, block, messageSeq } = options
   const data: ToolCallEventData = {
     turn,
     step,
@@ -20,5 +22,6 @@ export function appendToolCall(options: {
     name: block.name,
     arguments: block.arguments,
   }
-  return session.append('tool/call', data).seq
+  if (messageSeq === undefined) return session.append('tool/call', data).seq
+  return session.append('tool/call', data, { sourceEventSeqs: [messageSeq] }).seq
 }

@@ -13,16 +13,24 @@ export type ModelOutcome =
 
 const BLOCK_TYPES: readonly string[] = ['text', 'reasoning', 'tool-call']
 
-function invalid(problem: string): AgentLoopError {
+/** An `INVALID_MODEL_RESPONSE` error; `source` says where the bad value came from. */
+export function invalidModelResponse(source: string, problem: string): AgentLoopError {
   return new AgentLoopError({
     code: 'INVALID_MODEL_RESPONSE',
     kind: 'system',
-    message: `model.step(request) resolved with ${problem}`,
+    message: `${source} ${problem}`,
   })
 }
 
-/** Checks what the loop is about to record: an assistant message whose tool calls can be paired. */
-function checkResponse(response: unknown): ModelResponse {
+/**
+ * Checks what the loop is about to record: an assistant message whose tool calls can be paired.
+ * `source` names where the response came from in error messages.
+ */
+export function checkResponse(
+  response: unknown,
+  source = 'model.step(request) resolved with',
+): ModelResponse {
+  const invalid = (problem: string): AgentLoopError => invalidModelResponse(source, problem)
   const r = response as Partial<ModelResponse> | null
   if (typeof r !== 'object' || r === null) throw invalid(`${describeValue(r)} instead of a ModelResponse`)
   const message = r.message

@@ -39,6 +39,11 @@ export function checkAgentOptions(options: CreateAgentOptions, where: string): v
   }
   if (system !== undefined && typeof system !== 'string')
     throw invalidArgument(`${where}: options.system must be a string, got ${describeValue(system)}`)
+  const { eagerToolExecution } = options
+  if (eagerToolExecution !== undefined && typeof eagerToolExecution !== 'boolean')
+    throw invalidArgument(
+      `${where}: options.eagerToolExecution must be a boolean, got ${describeValue(eagerToolExecution)}`,
+    )
 }
 
 export function checkRunOptions(options: RunOptions, where: string): void {

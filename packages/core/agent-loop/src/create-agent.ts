@@ -22,6 +22,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
   const where = 'createAgent(options)'
   checkAgentOptions(options, where)
   const { ctx, name, model, session, system } = options
+  const eagerToolExecution = options.eagerToolExecution !== false
   const config = resolveAgentLoopConfig(options.config ?? {}, where)
   const scope = ctx.createScope({ name })
   let scheduler: ToolRuntimeScheduler
@@ -33,7 +34,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     scope.dispose()
     throw error
   }
-  const runner: TurnRunner = { ctx: scope, model, session, system, config }
+  const runner: TurnRunner = { ctx: scope, model, session, system, config, eagerToolExecution }
   let running: AbortController | undefined
   let disposed = false
   let disposeWhenIdle = false
@@ -96,6 +97,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     session,
     config,
     model,
+    eagerToolExecution,
     get running() {
       return running !== undefined
     },

@@ -15,6 +15,11 @@ export type AgentLoopErrorCode =
   | 'RESUME_REQUIRED'
   /** The model answered something that is not an assistant message the loop can record. */
   | 'INVALID_MODEL_RESPONSE'
+  /**
+   * A streamed step whose output was cut off (finish reason `length`, `content-filter` or `error`)
+   * after the model had written tool calls: they were answered, not run to completion (T40).
+   */
+  | 'TRUNCATED_RESPONSE'
   /** A session event the loop reads back does not have the shape the loop wrote. */
   | 'INVALID_SESSION'
   /** Some recorded `tool/call` events could not be answered with a `tool/result` (the session refused). */

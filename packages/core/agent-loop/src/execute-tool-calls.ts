@@ -1,17 +1,10 @@
-import {
-  describeThrown,
-  runToolBatch,
-  type ToolExecutionInput,
-  type ToolExecutionResult,
-} from '@deepseek-ai/dsh-tools'
-import { AgentLoopError } from './errors.ts'
+import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import { openStepBatch } from './open-step-batch.ts'
 import {
   WHERE,
   readExecuteToolCallsOptions,
   type ExecuteToolCallsOptions,
 } from './read-execute-tool-calls-options.ts'
-import { createToolCallLedger } from './tool-call-ledger.ts'
-import { createToolCallProgress } from './tool-call-progress.ts'
 
 export type { AcceptContext, ExecuteToolCallsOptions } from './read-execute-tool-calls-options.ts'
 
@@ -23,12 +16,13 @@ export interface ExecuteToolCallsResult {
 }
 
 /**
- * Runs one assistant step's tool calls (docs/spec.md §7) with `runToolBatch`, the scheduler of
+ * Runs one assistant step's tool calls (docs/spec.md §7) with `createToolBatch`, the scheduler of
  * `@deepseek-ai/dsh-tools`: exclusive calls are barriers, parallel calls share a rolling pool of
  * `ctx.agentLoop.config.maxParallelToolCalls` slots, modes are read again before each start, and
  * results commit in model order. Each call is recorded in `ctx.agentLoop.session` as `tool/call`
- * when it starts and `tool/result` when it commits (T28, T29). After the batch, deferred contexts go
- * to `acceptContext` in model order (T27).
+ * when it starts (citing `messageSeq`, the recorded assistant message, when given) and
+ * `tool/result` when it commits (T28, T29). After the batch, deferred contexts go to
+ * `acceptContext` in model order (T27).
  *
  * On abort, started calls drain and the rest get `ABORTED_BEFORE_DISPATCH` (T26); the promise still
  * resolves. It rejects only on misuse or when the batch itself fails (a session append throws, the
@@ -43,84 +37,23 @@ export interface ExecuteToolCallsResult {
  * })
  */
 export async function executeToolCalls(options: ExecuteToolCallsOptions): Promise<ExecuteToolCallsResult> {
-  const { ctx, turn, step, blocks, signal, acceptContext, onEvent, service, tools } =
+  const { ctx, turn, step, blocks, signal, acceptContext, onEvent, messageSeq, service, tools } =
     readExecuteToolCallsOptions(options)
-  const { config, session } = service
-
-  const calls: ToolExecutionInput[] = blocks.map((block) => ({
-    callId: block.id,
-    name: block.name,
-    arguments: block.arguments,
-    turn,
-    step,
-  }))
-  const ledger = createToolCallLedger({ session, turn, step, blocks })
-  const progress = createToolCallProgress({
-    turn,
-    step,
-    blocks,
+  const batch = openStepBatch({
+    ctx,
     tools,
-    logger: ctx.logger,
+    session: service.session,
+    maxParallel: service.config.maxParallelToolCalls,
+    turn,
+    step,
+    signal,
     onEvent,
+    message: { kind: 'recorded', seq: messageSeq },
+    eager: undefined,
+    where: WHERE,
   })
-
-  let results: ToolExecutionResult[]
-  try {
-    results = await runToolBatch({
-      tools,
-      calls,
-      maxParallel: config.maxParallelToolCalls,
-      ...(signal === undefined ? {} : { signal }),
-      hooks: {
-        onQueued: (index) => progress.queued(index),
-        onStart: (index, _input, mode) => {
-          ledger.recordCall(index)
-          progress.started(index, mode)
-        },
-        onSettled: (index) => progress.settled(index),
-        onCommit: (index, _input, result) => {
-          ledger.recordResult(index, result)
-          progress.committed(index, result)
-        },
-        // May come after this step (or the turn) ended: it is recorded where the session is then.
-        onLateOutcome: (index, _input, outcome) => {
-          try {
-            ledger.recordLateOutcome(index, outcome)
-          } catch (error) {
-            // a closed or failing session: the logger is the last place the outcome can go
-            ctx.logger.error(
-              `executeToolCalls: the late outcome of tool call "${blocks[index]?.id}" could not be recorded`,
-              { error, turn, step, callId: blocks[index]?.id, outcome },
-            )
-          }
-        },
-      },
-    })
-  } catch (error) {
-    // runToolBatch already offered every recorded call a result (its real one, or SCHEDULER_FAILED)
-    // through onCommit, in model order; what the session still lacks is reported, not retried.
-    progress.close()
-    const unanswered = ledger.unanswered()
-    if (unanswered.length === 0) throw error
-    throw new AgentLoopError({
-      code: 'UNRECORDED_RESULTS',
-      kind: 'system',
-      cause: error,
-      details: { unanswered },
-      message:
-        `${WHERE}: the tool batch failed (${describeThrown(error)}) and the session refused the tool/result of ` +
-        `${unanswered.map((u) => `"${u.callId}" (tool/call seq ${u.callSeq})`).join(', ')}; ` +
-        'the log is not replayable until they are answered (resuming the session answers them with INTERRUPTED)',
-    })
-  }
-  progress.close()
-
-  let concludesTurn = false
-  results.forEach((result, index) => {
-    if (!result.isError && result.concludesTurn === true) concludesTurn = true
-    const block = blocks[index]!
-    for (const text of result.additionalContexts ?? [])
-      acceptContext(text, { callId: block.id, toolName: block.name })
-  })
-  return { results: [...results], concludesTurn }
+  for (const block of blocks) batch.add(block)
+  batch.close()
+  const { results, concludesTurn } = await batch.finish(acceptContext)
+  return { results, concludesTurn }
 }

@@ -16,6 +16,7 @@ export type {
   AgentLoopConfig,
   AgentLoopService,
   AssistantMessageEventData,
+  EagerDispatchFigures,
   ModelCallEndEvent,
   ModelCallStartEvent,
   StepEndEvent,

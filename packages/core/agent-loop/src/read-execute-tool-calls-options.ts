@@ -28,6 +28,11 @@ export interface ExecuteToolCallsOptions {
   readonly acceptContext: AcceptContext
   /** Progress of each call through the scheduler. Must not throw (a throw is logged and dropped). */
   readonly onEvent?: (event: ToolCallProgressEvent) => void
+  /**
+   * Seq of the `assistant/message` event holding these calls, when the caller recorded it: each
+   * `tool/call` then cites it (`sourceEventSeqs: [messageSeq]`), which `verifyToolPairs` checks.
+   */
+  readonly messageSeq?: number
 }
 
 /** The options, each read once and checked, plus the services they lead to. */
@@ -39,6 +44,7 @@ export interface ExecuteToolCallsInput {
   readonly signal: AbortSignal | undefined
   readonly acceptContext: AcceptContext
   readonly onEvent: ((event: ToolCallProgressEvent) => void) | undefined
+  readonly messageSeq: number | undefined
   readonly service: AgentLoopService
   readonly tools: ToolRuntime
 }
@@ -91,7 +97,10 @@ function readTools(ctx: Context): ToolRuntime {
 export function readExecuteToolCallsOptions(options: unknown): ExecuteToolCallsInput {
   if (typeof options !== 'object' || options === null)
     throw invalidArgument(`${WHERE}: options must be an object, got ${describeValue(options)}`)
-  const { ctx, turn, step, toolCalls, signal, acceptContext, onEvent } = options as Record<string, unknown>
+  const { ctx, turn, step, toolCalls, signal, acceptContext, onEvent, messageSeq } = options as Record<
+    string,
+    unknown
+  >
   if (typeof ctx !== 'object' || ctx === null || typeof (ctx as Partial<Context>).createScope !== 'function')
     throw invalidArgument(
       `${WHERE}: options.ctx must be a context from createContext(), got ${describeValue(ctx)}`,
@@ -113,11 +122,16 @@ export function readExecuteToolCallsOptions(options: unknown): ExecuteToolCallsI
     )
   if (onEvent !== undefined && typeof onEvent !== 'function')
     throw invalidArgument(`${WHERE}: options.onEvent must be a function, got ${describeValue(onEvent)}`)
+  if (messageSeq !== undefined && (!Number.isSafeInteger(messageSeq) || (messageSeq as number) < 1))
+    throw invalidArgument(
+      `${WHERE}: options.messageSeq must be the seq of the assistant/message (a positive integer), got ${describeValue(messageSeq)}`,
+    )
   return {
     ...input,
     signal,
     acceptContext: acceptContext as AcceptContext,
     onEvent: onEvent as ((event: ToolCallProgressEvent) => void) | undefined,
+    messageSeq: messageSeq as number | undefined,
     service: readAgentLoopService(scope, WHERE),
     tools: readTools(scope),
   }

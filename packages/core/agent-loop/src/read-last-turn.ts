@@ -11,6 +11,8 @@ export interface TurnRecord {
   /** Model steps recorded (the highest `assistant/message` step of the turn). */
   readonly steps: number
   readonly lastAssistant: AssistantMessage | undefined
+  /** Seq of the `assistant/message` event of `lastAssistant`. */
+  readonly lastAssistantSeq: number | undefined
   readonly usage: TokenUsage
 }
 
@@ -28,6 +30,7 @@ export function readLastTurn(events: readonly SessionEvent[]): TurnRecord | unde
   let end: TurnEndEventData | undefined
   let steps = 0
   let lastAssistant: AssistantMessage | undefined
+  let lastAssistantSeq: number | undefined
   let usage = ZERO_USAGE
   for (const event of events.slice(start + 1)) {
     if (event.type === 'assistant/message') {
@@ -35,10 +38,11 @@ export function readLastTurn(events: readonly SessionEvent[]): TurnRecord | unde
       if (data.turn !== turn) continue
       steps = Math.max(steps, data.step)
       lastAssistant = data.message
+      lastAssistantSeq = event.seq
       usage = addUsage(usage, data.usage)
     } else if (event.type === 'turn/end' && turnOf(event) === turn) {
       end = readTurnEnd(event)
     }
   }
-  return { turn, end, steps, lastAssistant, usage }
+  return { turn, end, steps, lastAssistant, lastAssistantSeq, usage }
 }

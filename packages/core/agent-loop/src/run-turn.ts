@@ -1,8 +1,6 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import {
-  textBlock,
   textOf,
-  toolCallsOf,
   type AssistantMessage,
   type LanguageModel,
   type ModelRequest,
@@ -10,19 +8,12 @@ import {
   type ToolSchema,
 } from '@deepseek-ai/dsh-llm'
 import type { Session } from '@deepseek-ai/dsh-session'
-import { callModel } from './call-model.ts'
-import { executeToolCalls } from './execute-tool-calls.ts'
 import { historyFromSession } from './history-from-session.ts'
+import { runPlainStep } from './run-plain-step.ts'
+import { runStreamedStep } from './run-streamed-step.ts'
 import { addUsage } from './session-records.ts'
-import type {
-  AgentEvent,
-  AgentLoopConfig,
-  AssistantMessageEventData,
-  TurnEndEventData,
-  TurnEndReason,
-  TurnResult,
-  UserMessageEventData,
-} from './types.ts'
+import type { StepRun } from './step-types.ts'
+import type { AgentEvent, AgentLoopConfig, TurnEndEventData, TurnEndReason, TurnResult } from './types.ts'
 
 /** What stays the same for every turn of one agent. */
 export interface TurnRunner {
@@ -32,6 +23,8 @@ export interface TurnRunner {
   readonly session: Session
   readonly system: string | undefined
   readonly config: AgentLoopConfig
+  /** Streamed steps with eager dispatch (T40) when the model has `stream`; else `model.step`. */
+  readonly eagerToolExecution: boolean
 }
 
 /** Where a turn starts: a new turn (0 steps) or an unfinished one read back from the session. */
@@ -66,11 +59,11 @@ function failed(error: unknown): { failed: true; error: unknown } {
 }
 
 /**
- * The step loop (docs/spec.md §7): build the request from the session, call the model, record its
- * message, run its tool calls with `executeToolCalls`, feed deferred contexts into the next step,
- * and stop when the model calls no tool, a result concludes the turn, `maxSteps` is reached, the
- * signal aborts, or something fails. Always records `turn/end` (when the session lets it); rejects
- * with the failure for reason `error`.
+ * The step loop (docs/spec.md §7): build the request from the session, call the model (streamed,
+ * with eager dispatch, T40, when it can stream), record its message, run its tool calls, feed
+ * deferred contexts into the next step, and stop when the model calls no tool, a result concludes
+ * the turn, `maxSteps` is reached, the signal aborts, or something fails. Always records `turn/end`
+ * (when the session lets it); rejects with the failure for reason `error`.
  */
 export async function runTurn(
   runner: TurnRunner,
@@ -109,90 +102,29 @@ export async function runTurn(
         tools: prompt.tools,
         ...(signal === undefined ? {} : { signal }),
       }
-      const modelStartedAt = performance.now()
       emit({
         type: 'model-call-start',
         turn,
         step,
-        at: modelStartedAt,
+        at: performance.now(),
         messages: request.messages.length,
         tools: request.tools.length,
       })
-      const outcome = await callModel(model, request, signal)
-      const modelEndedAt = performance.now()
-      const durationMs = modelEndedAt - modelStartedAt
-      if (outcome.kind !== 'ok') {
-        emit({
-          type: 'model-call-end',
-          turn,
-          step,
-          at: modelEndedAt,
-          durationMs,
-          outcome: outcome.kind,
-          ...(outcome.kind === 'error' ? { error: outcome.error } : {}),
-        })
-        emit({
-          type: 'step-end',
-          turn,
-          step,
-          at: modelEndedAt,
-          durationMs: modelEndedAt - stepStartedAt,
-          toolCalls: 0,
-          concludesTurn: false,
-        })
-        if (outcome.kind === 'error') throw outcome.error
-        reason = 'aborted'
-        break
-      }
-      const { message, finishReason } = outcome.response
-      const assistant: AssistantMessageEventData = {
+      const run: StepRun = {
+        runner,
         turn,
         step,
-        message,
-        finishReason,
-        usage: outcome.response.usage,
+        request,
+        signal,
+        emit,
+        onRecorded: (message, stepUsage) => {
+          steps = step
+          lastMessage = message
+          usage = addUsage(usage, stepUsage)
+        },
       }
-      session.append('assistant/message', assistant)
-      steps = step
-      lastMessage = message
-      usage = addUsage(usage, outcome.response.usage)
-      emit({
-        type: 'model-call-end',
-        turn,
-        step,
-        at: modelEndedAt,
-        durationMs,
-        outcome: 'ok',
-        message,
-        finishReason,
-        usage: outcome.response.usage,
-      })
-
-      const calls = toolCallsOf(message)
-      let concludesTurn = false
-      if (calls.length > 0) {
-        const inbox: string[] = []
-        const batch = await executeToolCalls({
-          ctx,
-          turn,
-          step,
-          toolCalls: calls,
-          ...(signal === undefined ? {} : { signal }),
-          acceptContext: (text) => void inbox.push(text),
-          onEvent: emit,
-        })
-        concludesTurn = batch.concludesTurn
-        if (inbox.length > 0) {
-          // Recorded even when the turn ends here: accepted context is never dropped, it opens the next step or turn.
-          const data: UserMessageEventData = {
-            turn,
-            step: step + 1,
-            message: { role: 'user', content: inbox.map((text) => textBlock(text)) },
-            source: 'tool-context',
-          }
-          session.append('user/message', data)
-        }
-      }
+      const streaming = runner.eagerToolExecution && typeof model.stream === 'function'
+      const report = streaming ? await runStreamedStep(run) : await runPlainStep(run)
       const stepEndedAt = performance.now()
       emit({
         type: 'step-end',
@@ -200,11 +132,17 @@ export async function runTurn(
         step,
         at: stepEndedAt,
         durationMs: stepEndedAt - stepStartedAt,
-        toolCalls: calls.length,
-        concludesTurn,
+        toolCalls: report.toolCalls,
+        concludesTurn: report.concludesTurn,
+        ...(report.eager === undefined ? {} : { eager: report.eager }),
       })
-      if (calls.length === 0) reason = 'completed'
-      else if (concludesTurn && !signal?.aborted) reason = 'concluded'
+      if (report.stop?.kind === 'failed') throw report.stop.error
+      if (report.stop?.kind === 'aborted') {
+        reason = 'aborted'
+        break
+      }
+      if (report.toolCalls === 0) reason = 'completed'
+      else if (report.concludesTurn && !signal?.aborted) reason = 'concluded'
     }
   } catch (error) {
     failure = failed(error)

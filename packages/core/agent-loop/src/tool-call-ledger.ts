@@ -7,37 +7,104 @@ import { appendToolResult } from './append-tool-result.ts'
 import { AgentLoopError } from './errors.ts'
 
 /**
+ * Where the assistant message holding the step's calls stands. `recorded`: it is in the session
+ * (at `seq`, which each `tool/call` then cites; `undefined` when the caller did not say). `pending`:
+ * the model is still streaming it; calls that start meanwhile are recorded when it lands.
+ */
+export type LedgerMessage =
+  { readonly kind: 'recorded'; readonly seq: number | undefined } | { readonly kind: 'pending' }
+
+/**
  * What one step recorded in the session. Calls are recorded in model order and answered in model
  * order, so the answered calls are always a prefix of the recorded ones: a result offered while an
  * earlier one is missing is refused. That keeps a failed step's log replayable, or repairable by
  * `resume` (which answers the unanswered tail with `INTERRUPTED`).
+ *
+ * Eager dispatch (T40): nothing of a step is recorded before its assistant message. A call that
+ * starts while the message still streams has its `tool/call` held back and appended when the message
+ * lands (`messageRecorded`), in model order, before any result; a result that is ready earlier waits
+ * for it (`recordResult` then returns a promise, which the batch awaits). If the message is never
+ * recorded (`messageRefused`), nothing of the step is.
  */
 export interface ToolCallLedger {
-  /** Appends `tool/call` for call `index`. */
+  /** Appends `tool/call` for call `index` (or holds it back until the message lands). */
   recordCall(index: number): void
   /** Appends `tool/result` for call `index`; refuses to answer out of model order. */
-  recordResult(index: number, result: ToolExecutionResult): void
+  recordResult(index: number, result: ToolExecutionResult): void | Promise<void>
   /** The recorded calls still without a recorded result, in model order (always a tail). */
   unanswered(): { callId: string; callSeq: number }[]
-  /** Appends `tool/late-outcome` for call `index`, citing its call and result. */
+  /**
+   * Appends `tool/late-outcome` for call `index`, citing its call and result; one that comes before
+   * its result is recorded is held until then (or until `settle`).
+   */
   recordLateOutcome(index: number, outcome: LateToolOutcome): void
+  /** The batch is over: late outcomes still held are recorded citing their call only (or reported). */
+  settle(): void
+  /**
+   * The assistant message was appended at `seq`: the held-back `tool/call`s are appended now, in
+   * model order. When the session refuses one, it and every later call stay unrecorded and their
+   * results are refused with the session's error (the batch then fails, and `resume` records them).
+   */
+  messageRecorded(seq: number): void
+  /** The assistant message could not be recorded: no call or result of this step will be. */
+  messageRefused(): void
 }
 
 export function createToolCallLedger(options: {
   readonly session: Session
   readonly turn: number
   readonly step: number
+  /** The step's calls in model order; may grow while the message streams. */
   readonly blocks: readonly ToolCallBlock[]
+  readonly message: LedgerMessage
+  /** A late outcome held back until the message landed could not be recorded after all. */
+  readonly lateFailed: (index: number, outcome: LateToolOutcome, error: unknown) => void
 }): ToolCallLedger {
-  const { session, turn, step, blocks } = options
+  const { session, turn, step, blocks, lateFailed } = options
+  let message: LedgerMessage | { readonly kind: 'refused' } = options.message
   const callSeqs: number[] = []
   const resultSeqs: number[] = []
+  /** Calls announced (started or skipped) so far, recorded or held back. */
+  let announced = 0
   let answered = 0
+  /** Why held-back calls could not be recorded when the message landed. */
+  let broken: { readonly error: unknown } | undefined
+  let landed: Promise<void> | undefined
+  let land: (() => void) | undefined
+  /** Late outcomes waiting for their call's result to be recorded. */
+  const heldLate = new Map<number, LateToolOutcome>()
+  let settled = false
+
+  const messageSeq = (): number | undefined => (message.kind === 'recorded' ? message.seq : undefined)
+
+  const appendCall = (index: number): void => {
+    if (broken !== undefined) throw broken.error
+    const seq = messageSeq()
+    callSeqs.push(
+      appendToolCall({
+        session,
+        turn,
+        step,
+        block: blocks[index]!,
+        ...(seq === undefined ? {} : { messageSeq: seq }),
+      }),
+    )
+  }
 
   const append = (index: number, result: ToolExecutionResult): void => {
+    if (message.kind === 'refused') return
+    if (index !== answered) {
+      // An earlier result could not be recorded: writing this one would break model order (T25).
+      throw new AgentLoopError({
+        code: 'UNRECORDED_RESULTS',
+        kind: 'system',
+        message: `executeToolCalls: not recording the result of "${blocks[index]?.id ?? index}" while "${blocks[answered]?.id ?? answered}" has none`,
+      })
+    }
     const callSeq = callSeqs[index]
     const block = blocks[index]
     if (callSeq === undefined || block === undefined) {
+      if (broken !== undefined) throw broken.error
       throw new AgentLoopError({
         code: 'INVALID_ARGUMENT',
         kind: 'system',
@@ -46,43 +113,85 @@ export function createToolCallLedger(options: {
     }
     resultSeqs[index] = appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
     answered = index + 1
+    flushLate(index)
+  }
+
+  const flushLate = (index: number): void => {
+    const outcome = heldLate.get(index)
+    if (outcome === undefined) return
+    heldLate.delete(index)
+    try {
+      late(index, outcome)
+    } catch (error) {
+      lateFailed(index, outcome, error)
+    }
+  }
+
+  const late = (index: number, outcome: LateToolOutcome): void => {
+    const callSeq = callSeqs[index]
+    if (callSeq === undefined) {
+      throw new AgentLoopError({
+        code: 'INVALID_ARGUMENT',
+        kind: 'system',
+        message: `executeToolCalls: a late outcome for call ${index}, which was never recorded as tool/call`,
+      })
+    }
+    const callId = blocks[index]!.id
+    appendToolLateOutcome({ session, turn, step, callId, callSeq, resultSeq: resultSeqs[index], outcome })
   }
 
   return {
     recordCall(index) {
-      if (index !== callSeqs.length) {
+      if (index !== announced) {
         throw new AgentLoopError({
           code: 'INVALID_ARGUMENT',
           kind: 'system',
-          message: `executeToolCalls: the scheduler started call ${index} out of model order (expected ${callSeqs.length})`,
+          message: `executeToolCalls: the scheduler started call ${index} out of model order (expected ${announced})`,
         })
       }
-      callSeqs.push(appendToolCall({ session, turn, step, block: blocks[index]! }))
+      // a call the session refused stays unannounced: the next one is then refused as out of order
+      if (message.kind === 'recorded') appendCall(index)
+      announced++
     },
 
     recordResult(index, result) {
-      if (index !== answered) {
-        // An earlier result could not be recorded: writing this one would break model order (T25).
-        throw new AgentLoopError({
-          code: 'UNRECORDED_RESULTS',
-          kind: 'system',
-          message: `executeToolCalls: not recording the result of "${blocks[index]?.id ?? index}" while "${blocks[answered]?.id ?? answered}" has none`,
-        })
-      }
-      append(index, result)
+      if (message.kind !== 'pending') return append(index, result)
+      landed ??= new Promise<void>((resolve) => (land = resolve))
+      return landed.then(() => append(index, result))
     },
 
     recordLateOutcome(index, outcome) {
-      const callSeq = callSeqs[index]
-      if (callSeq === undefined) {
-        throw new AgentLoopError({
-          code: 'INVALID_ARGUMENT',
-          kind: 'system',
-          message: `executeToolCalls: a late outcome for call ${index}, which was never recorded as tool/call`,
-        })
+      if (!settled && resultSeqs[index] === undefined && message.kind !== 'refused' && index < announced) {
+        heldLate.set(index, outcome)
+        return
       }
-      const callId = blocks[index]!.id
-      appendToolLateOutcome({ session, turn, step, callId, callSeq, resultSeq: resultSeqs[index], outcome })
+      late(index, outcome)
+    },
+
+    settle() {
+      settled = true
+      for (const index of [...heldLate.keys()]) flushLate(index)
+    },
+
+    messageRecorded(seq) {
+      if (message.kind !== 'pending') return
+      message = { kind: 'recorded', seq }
+      try {
+        for (let index = 0; index < announced; index++) appendCall(index)
+      } catch (error) {
+        broken = { error }
+      }
+      land?.()
+    },
+
+    messageRefused() {
+      if (message.kind !== 'pending') return
+      message = { kind: 'refused' }
+      land?.()
+      for (const [index, outcome] of heldLate) {
+        lateFailed(index, outcome, new Error('the assistant message of its step was not recorded'))
+      }
+      heldLate.clear()
     },
 
     unanswered() {

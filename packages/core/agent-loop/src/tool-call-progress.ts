@@ -1,11 +1,15 @@
 import type { Logger } from '@deepseek-ai/dsh-context'
 import type { JsonObject, ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { ExecutionMode, ToolExecutionResult, ToolRuntime } from '@deepseek-ai/dsh-tools'
-import type { ToolCallProgressEvent } from './types.ts'
+import type { EagerDispatchFigures, ToolCallProgressEvent } from './types.ts'
 
 /** Turns scheduler hooks into `ToolCallProgressEvent`s with timings. */
 export interface ToolCallProgress {
   queued(index: number): void
+  /** The model's stream ended at `at` (calls queued or started later are not eager). */
+  streamEnded(at: number): void
+  /** The step's eager-dispatch figures, from the recorded timestamps (streamed steps only). */
+  figures(): EagerDispatchFigures | undefined
   started(index: number, mode: ExecutionMode | undefined): void
   settled(index: number): void
   committed(index: number, result: ToolExecutionResult): void
@@ -29,13 +33,20 @@ export function createToolCallProgress(options: {
   readonly tools: ToolRuntime
   readonly logger: Logger
   readonly onEvent: ((event: ToolCallProgressEvent) => void) | undefined
+  /** The calls arrive while the model streams (until `streamEnded`). */
+  readonly streaming: boolean
 }): ToolCallProgress {
-  const { turn, step, blocks, tools, logger, onEvent } = options
+  const { turn, step, blocks, tools, logger, onEvent, streaming } = options
   const queuedAt: number[] = []
   const startedAt: (number | undefined)[] = []
   const settledAt: (number | undefined)[] = []
+  const committedAt: (number | undefined)[] = []
   const committed = new Set<number>()
+  let queuedEarly = 0
+  let startedEarly = 0
+  let streamEndedAt: number | undefined
   let open = true
+  const duringStream = (): boolean => streaming && streamEndedAt === undefined
 
   const emit = (event: ToolCallProgressEvent): void => {
     if (onEvent === undefined) return
@@ -58,19 +69,33 @@ export function createToolCallProgress(options: {
       if (!open) return
       const at = performance.now()
       queuedAt[index] = at
+      const eager = duringStream()
+      if (eager) queuedEarly++
       if (onEvent === undefined) return
       const block = blocks[index]!
       emit({
         type: 'tool-call-queued',
         ...base(index, at),
         label: tools.describeCall(block.name, parsedArgs(block.arguments)),
+        eager,
       })
+    },
+    streamEnded(at) {
+      streamEndedAt ??= at
     },
     started(index, mode) {
       if (!open || mode === undefined) return
       const at = performance.now()
       startedAt[index] = at
-      emit({ type: 'tool-call-start', ...base(index, at), mode, queueMs: at - (queuedAt[index] ?? at) })
+      const early = duringStream()
+      if (early) startedEarly++
+      emit({
+        type: 'tool-call-start',
+        ...base(index, at),
+        mode,
+        queueMs: at - (queuedAt[index] ?? at),
+        duringStream: early,
+      })
     },
     settled(index) {
       // After a scheduler failure a call may be answered before its body settles: keep end last.
@@ -83,6 +108,7 @@ export function createToolCallProgress(options: {
       if (!open) return
       committed.add(index)
       const at = performance.now()
+      committedAt[index] = at
       const start = startedAt[index]
       const settled = settledAt[index] ?? start ?? at
       const timings =
@@ -100,6 +126,29 @@ export function createToolCallProgress(options: {
         started: start !== undefined,
         timings,
       })
+    },
+    figures() {
+      if (!streaming || streamEndedAt === undefined) return undefined
+      const end = streamEndedAt
+      let overlapMs = 0
+      let longestRunMs = 0
+      let lastCommitAt = end
+      blocks.forEach((_, index) => {
+        const commit = committedAt[index]
+        if (commit !== undefined) lastCommitAt = Math.max(lastCommitAt, commit)
+        const start = startedAt[index]
+        if (start === undefined) return
+        const settled = settledAt[index] ?? commit ?? start
+        overlapMs += Math.max(0, Math.min(settled, end) - start)
+        longestRunMs = Math.max(longestRunMs, settled - start)
+      })
+      return {
+        streamEndedAt: end,
+        queuedDuringStream: queuedEarly,
+        startedDuringStream: startedEarly,
+        overlapMs,
+        savedMs: Math.max(0, end + longestRunMs - lastCommitAt),
+      }
     },
     close() {
       open = false

@@ -61,10 +61,20 @@ interface ToolCallEventBase {
   readonly at: number
 }
 
-/** Every call of the step, at once, when the batch begins. `label` is `ctx.tools.describeCall`. */
+/**
+ * The call was handed to the step's scheduler. With eager dispatch (a streaming model, T40) each
+ * call is queued the moment the model has finished writing it; otherwise every call of the step at
+ * once, when the batch begins. `label` is `ctx.tools.describeCall`.
+ */
 export interface ToolCallQueuedEvent extends ToolCallEventBase {
   readonly type: 'tool-call-queued'
   readonly label: string
+  /**
+   * True when the call was queued while the model was still streaming its message: eager dispatch
+   * may start it before the stream ends (a parallel-safe call whose tool does not declare
+   * `eager: false`). `tool-call-start.duringStream` says whether it did.
+   */
+  readonly eager: boolean
 }
 
 /** The call took a pool slot (`parallel`) or its barrier turn (`exclusive`); its policy stage runs next. */
@@ -73,6 +83,8 @@ export interface ToolCallStartEvent extends ToolCallEventBase {
   readonly mode: ExecutionMode
   /** ms from queued to start. */
   readonly queueMs: number
+  /** True when the call started before the model's stream ended (eager dispatch, T40). */
+  readonly duringStream: boolean
 }
 
 /** A candidate result exists; for a parallel call its pool slot is free again. */
@@ -150,15 +162,46 @@ export interface ModelCallEndEvent {
   readonly error?: unknown
 }
 
+/**
+ * What eager dispatch did in one streamed step with tool calls, computed from the `performance.now()`
+ * timestamps the step recorded (start, settled and commit of each call, and the end of the stream),
+ * never from a model of what would have happened. `runMs` of a call is start → settled.
+ */
+export interface EagerDispatchFigures {
+  /** When the model's stream ended: its `finish` part arrived, it failed, or the abort came. */
+  readonly streamEndedAt: number
+  /** Calls queued while the stream still ran. */
+  readonly queuedDuringStream: number
+  /** Calls that started before `streamEndedAt`. */
+  readonly startedDuringStream: number
+  /**
+   * Tool time moved ahead of the stream's end: the sum over calls of the part of each call's run
+   * (start → settled) that lay before `streamEndedAt`, i.e. Σ max(0, min(settled, streamEndedAt) −
+   * start). Parallel calls each count, so it can exceed the time saved on the step's makespan.
+   */
+  readonly overlapMs: number
+  /**
+   * How much earlier the step's calls were all committed than they could have been had every call
+   * waited for the stream's end with the same run times: max(0, streamEndedAt + the longest runMs −
+   * the last commit). Without eager dispatch no call could start before `streamEndedAt`, so the
+   * longest one could not settle before `streamEndedAt + runMs`; this is a lower bound on the time
+   * saved (commit costs and waits for pool slots only add to the other side). 0 when no call
+   * started during the stream.
+   */
+  readonly savedMs: number
+}
+
 export interface StepEndEvent {
   readonly type: 'step-end'
   readonly turn: number
   readonly step: number
   readonly at: number
   readonly durationMs: number
-  /** Tool calls the model made in this step. */
+  /** Tool calls the model made in this step (the calls of its recorded message). */
   readonly toolCalls: number
   readonly concludesTurn: boolean
+  /** Present for a streamed step (eager dispatch on) in which the model called tools. */
+  readonly eager?: EagerDispatchFigures
 }
 
 export interface TurnEndEvent {

@@ -59,7 +59,10 @@ describe('the step loop', () => {
     expect(steps).toEqual([1, 2, 3])
 
     const kinds = events.map((e) => e.type)
-    expect(kinds.slice(0, 4)).toEqual(['turn-start', 'step-start', 'model-call-start', 'model-call-end'])
+    expect(kinds.slice(0, 3)).toEqual(['turn-start', 'step-start', 'model-call-start'])
+    // a streaming model's calls are queued as they arrive, before the stream ends (T40); results after it
+    expect(kinds.indexOf('tool-call-queued')).toBeLessThan(kinds.indexOf('model-call-end'))
+    expect(kinds.indexOf('model-call-end')).toBeLessThan(kinds.indexOf('tool-call-end'))
     expect(kinds.at(-1)).toBe('turn-end')
     expect(kinds.filter((k) => k === 'step-start')).toHaveLength(3)
     expect(kinds.filter((k) => k === 'tool-call-end')).toHaveLength(3)
@@ -149,11 +152,32 @@ describe('the step loop', () => {
   })
 
   it('an assistant message that cannot be paired (duplicate tool-call ids) is refused before it is recorded', async () => {
-    const { agent, session } = agentWith([[echo('same', '1'), echo('same', '2')]])
+    const { agent, session } = agentWith([[echo('same', '1'), echo('same', '2')]], {
+      eagerToolExecution: false,
+    })
     const error = await agent.run('go').catch((e: unknown) => e)
     expect(AgentLoopError.isInstance(error) && error.code).toBe('INVALID_MODEL_RESPONSE')
     expect((error as Error).message).toMatch(/tool-call ids must be non-empty and unique/)
     expect(shape(session.events())).toEqual(['turn/start', 'user/message user', 'turn/end error'])
+  })
+
+  it('T40: streamed, a repeated tool-call id ends the stream; the complete call before it is recorded and answered', async () => {
+    const { agent, session } = agentWith([[echo('same', '1'), echo('same', '2')]])
+    const error = await agent.run('go').catch((e: unknown) => e)
+    expect(AgentLoopError.isInstance(error) && error.code).toBe('INVALID_MODEL_RESPONSE')
+    expect((error as Error).message).toMatch(/tool-call ids must be non-empty and unique/)
+    expect(shape(session.events())).toEqual([
+      'turn/start',
+      'user/message user',
+      'assistant/message',
+      'tool/call same',
+      'tool/result same',
+      'turn/end error',
+    ])
+    const message = session.events()[2]!.data as { message: { content: unknown[] }; finishReason: string }
+    expect(message.finishReason).toBe('error')
+    expect(message.message.content).toEqual([echo('same', '1')])
+    expect(verifyToolPairs(session.events()).ok).toBe(true)
   })
 
   it('uses ctx.systemPrompt.tools(provider) and .text() for what the model sees when the scope has one', async () => {

@@ -18,6 +18,8 @@ import {
 } from '@deepseek-ai/dsh-agent-loop'
 import { deferred, quiesce } from './support/fixtures.ts'
 import { shape } from './support/agents.ts'
+import { settleAll } from './support/eager.ts'
+import { createStreamingModel } from './support/stream-model.ts'
 
 // The pipeline that hands a result over while the body still runs (TIMEOUT, or ABORTED after the
 // abort grace) is the tools runtime's; here a scripted scheduler double plays it, so the loop's side
@@ -54,6 +56,7 @@ function timingOutTools(): { root: Context; settle: (late: LateToolOutcome) => v
     [TOOL_RUNTIME_SCHEDULER]: scheduler,
     scope: root,
     schemas: () => [],
+    get: () => undefined,
     describeCall: (name: string) => name,
     describeResult: (name: string) => name,
   } as never)
@@ -117,6 +120,42 @@ describe('a late body outcome is recorded as its own session event (tool/late-ou
     expect(verifyToolPairs(session.events()).ok).toBe(true)
   })
 
+  it('T40: arriving while the assistant message still streams, it waits for the call and its result and cites both', async () => {
+    const { root, settle } = timingOutTools()
+    const session = createMemorySession()
+    const gate = deferred()
+    const model = createStreamingModel([
+      async (s) => {
+        s.call(slowCall)
+        await gate.promise
+        s.finish()
+      },
+      (s) => s.finish(),
+    ])
+    const agent = createAgent({ ctx: root, name: 'agent', model, session })
+    const starts: boolean[] = []
+    const running = agent.run('write it', {
+      onEvent: (e) => void (e.type === 'tool-call-start' && starts.push(e.duringStream)),
+    })
+    await settleAll()
+    expect(starts).toEqual([true])
+    settle({ kind: 'value', value: { bytes: 3 } })
+    await settleAll()
+    expect(shape(session.events())).toEqual(['turn/start', 'user/message user'])
+    gate.resolve()
+    await running
+    const events = session.events()
+    expect(shape(events).slice(2, 6)).toEqual([
+      'assistant/message',
+      'tool/call w1',
+      'tool/result w1',
+      'tool/late-outcome',
+    ])
+    expect(events[5]!.sourceEventSeqs).toEqual([events[3]!.seq, events[4]!.seq])
+    expect(verifyToolPairs(events).ok).toBe(true)
+    agent.dispose()
+  })
+
   it('arriving after the session was closed, it goes to the logger with the call and the outcome; nothing throws', async () => {
     const { root, settle } = timingOutTools()
     const session = createMemorySession()
@@ -128,7 +167,7 @@ describe('a late body outcome is recorded as its own session event (tool/late-ou
     const entry = (root.logger as ReturnType<typeof createMemoryLogger>).entries.at(-1)!
     expect(entry).toMatchObject({
       level: 'error',
-      message: 'executeToolCalls: the late outcome of tool call "w1" could not be recorded',
+      message: 'executeToolCalls(options): the late outcome of tool call "w1" could not be recorded',
       fields: { turn: 1, step: 1, callId: 'w1', outcome: { kind: 'abandoned' } },
     })
     expect((entry.fields?.error as { code?: string }).code).toBe('CLOSED')

@@ -5,6 +5,7 @@ const packageUrl = new URL('../', import.meta.url)
 const examples = [
   'examples/readme-example.ts',
   'examples/readme-execute-tool-calls.ts',
+  'examples/readme-eager.ts',
   'examples/readme-resume.ts',
 ] as const
 
@@ -27,6 +28,15 @@ describe('README', () => {
       packageUrl,
       example: 'examples/readme-execute-tool-calls.ts',
       load: () => import('../examples/readme-execute-tool-calls.ts'),
+      lines: 4,
+    })
+  })
+
+  it('T40: eager dispatch: the example prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-eager.ts',
+      load: () => import('../examples/readme-eager.ts'),
       lines: 4,
     })
   })

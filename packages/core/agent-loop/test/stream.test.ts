@@ -5,10 +5,10 @@ import { agentWith } from './support/agents.ts'
 
 describe('agent.stream', () => {
   it('yields the turn as AgentEvents (x-start / x-end) and exposes the result', async () => {
-    const { agent } = agentWith([
-      [toolCallBlock({ id: 'e', name: 'echo', args: { text: 'hi' } })],
-      [textBlock('bye')],
-    ])
+    const { agent } = agentWith(
+      [[toolCallBlock({ id: 'e', name: 'echo', args: { text: 'hi' } })], [textBlock('bye')]],
+      { eagerToolExecution: false },
+    )
     const stream = agent.stream('go')
     const types: AgentEvent['type'][] = []
     for await (const event of stream) types.push(event.type)

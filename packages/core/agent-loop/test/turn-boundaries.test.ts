@@ -79,8 +79,13 @@ describe('turn boundaries', () => {
       'tool/result a',
       'turn/end error',
     ])
-    // the log pairs, but the model's history would not: b and c were asked for and never answered
-    expect(verifyToolPairs(session.events()).ok).toBe(true)
+    // the tool events pair, but the model's history would not: b and c were asked for and never
+    // answered, which the replay check reports against their message
+    const report = verifyToolPairs(session.events())
+    expect(report.problems.map((p) => [p.kind, p.callId])).toEqual([
+      ['unrecorded-call', 'b'],
+      ['unrecorded-call', 'c'],
+    ])
     expect(pairedForProvider(historyFromSession(session.events()))).toBe(false)
     const refused = await agent.run('again').catch((e: unknown) => e)
     expect(AgentLoopError.isInstance(refused) && refused.code).toBe('RESUME_REQUIRED')
@@ -95,6 +100,9 @@ describe('turn boundaries', () => {
       'tool/call c',
       'tool/result c',
     ])
+    // the calls resume records cite their assistant message, like the loop's own (T40)
+    const messageSeq = session.events().find((e) => e.type === 'assistant/message')!.seq
+    expect(session.events().at(-4)!.sourceEventSeqs).toEqual([messageSeq])
     const codes = session
       .events()
       .flatMap((e) =>

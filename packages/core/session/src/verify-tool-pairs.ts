@@ -1,6 +1,7 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { SessionError } from './errors.ts'
 import type { SessionEvent } from './types.ts'
+import { verifyMessageCalls } from './verify-message-calls.ts'
 
 export type ToolPairProblemKind =
   | 'duplicate-call'
@@ -13,6 +14,16 @@ export type ToolPairProblemKind =
   | 'out-of-order-result'
   | 'step-overlap'
   | 'malformed-event'
+  /** A `tool/call` recorded before the `assistant/message` of its turn and step (T40). */
+  | 'call-before-message'
+  /** A `tool/call` whose id, name or arguments are not a tool-call block of its step's assistant message. */
+  | 'call-not-in-message'
+  /** A `tool/call` whose `sourceEventSeqs` is not `[seq]` of its step's earlier assistant message. */
+  | 'wrong-message-source'
+  /** A tool-call block of an assistant message that was never recorded as `tool/call`. */
+  | 'unrecorded-call'
+  /** A `tool/result` recorded after the next user or assistant message: the history would be invalid. */
+  | 'answer-after-next-message'
 
 export interface ToolPairProblem {
   readonly kind: ToolPairProblemKind
@@ -51,8 +62,12 @@ interface StepRecord {
  * results, results without a call or before it, unanswered calls, a result whose `sourceEventSeqs` is
  * not exactly `[callSeq]`, a result whose turn/step differs from its call's, results of one step out
  * of call order, a later step's call while an earlier step still waits for results, and tool events
- * whose data is malformed. Other event types are ignored. Throws `INVALID_ARGUMENT` only when `events`
- * is not an array; its entries are read as plain data.
+ * whose data is malformed. Where the log holds the assistant messages (as the loop writes them), each
+ * call is also checked against its message (T40): recorded after it, one of its tool-call blocks,
+ * citing it when it cites a source; and each tool-call block of a message is recorded and answered
+ * before the next user or assistant message, so the rebuilt history is valid for a provider. Other
+ * event types are ignored. Throws `INVALID_ARGUMENT` only when `events` is not an array; its entries
+ * are read as plain data.
  *
  * @example
  * const report = verifyToolPairs(session.events())
@@ -202,6 +217,7 @@ export function verifyToolPairs(events: readonly SessionEvent[]): ToolPairReport
       call.callId,
     )
   }
+  problems.push(...verifyMessageCalls(list))
   // Array.prototype.sort is stable: problems on one event keep the order they were found in.
   problems.sort((a, b) => a.seq - b.seq)
   return Object.freeze({ ok: problems.length === 0, problems: Object.freeze(problems) })

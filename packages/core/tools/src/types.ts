@@ -77,6 +77,11 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
   concurrencyKey?(args: Args): string | readonly string[] | undefined
   /** Enforced by the shipped `tools/execute` timeout wrapper (T17). */
   readonly timeoutMs?: number
+  /**
+   * `false` keeps a parallel-safe call from starting while the model is still streaming its message
+   * (T40): it waits for the stream's end, as an exclusive call does. Default: may start early.
+   */
+  readonly eager?: boolean
 }
 
 /** A definition with its argument and value types erased, as the registry stores it. */

@@ -252,6 +252,10 @@ describe('registration', () => {
       /definition.timeoutMs must be a positive integer/,
     ],
     [
+      { name: 'x', description: 'd', parameters: { type: 'object' }, execute: () => 1, eager: 'no' },
+      /definition.eager must be a boolean when present, got/,
+    ],
+    [
       {
         name: 'x',
         description: 'd',

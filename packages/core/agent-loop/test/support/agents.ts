@@ -17,7 +17,13 @@ export interface AgentSetup {
 /** A root ctx with tools installed and two small tools (`echo`, parallel-safe; `note`, defers context), an agent on it. */
 export function agentWith(
   turns: readonly ScriptedTurn[],
-  options: { config?: Partial<AgentLoopConfig>; session?: Session; system?: string; root?: Context } = {},
+  options: {
+    config?: Partial<AgentLoopConfig>
+    session?: Session
+    system?: string
+    root?: Context
+    eagerToolExecution?: boolean
+  } = {},
 ): AgentSetup {
   const logger = createMemoryLogger()
   const root = options.root ?? createContext({ logger })
@@ -34,6 +40,7 @@ export function agentWith(
     session,
     ...(options.system === undefined ? {} : { system: options.system }),
     ...(options.config === undefined ? {} : { config: options.config }),
+    ...(options.eagerToolExecution === undefined ? {} : { eagerToolExecution: options.eagerToolExecution }),
   })
   return { root, agent, session, model, logger }
 }

@@ -75,6 +75,9 @@ export function normalizeDefinition(
       `definition.timeoutMs must be a positive integer ≤ ${MAX_TIMEOUT_MS}, got ${describeValue(timeoutMs)}`,
     )
   }
+  if (def.eager !== undefined && typeof def.eager !== 'boolean') {
+    throw bad(at, `definition.eager must be a boolean when present, got ${describeValue(def.eager)}`)
+  }
   const snapshot = snapshotJsonValue(def.parameters)
   if (!snapshot.ok)
     throw bad(at, `definition.parameters must be plain JSON: ${snapshot.path} ${snapshot.reason}`)

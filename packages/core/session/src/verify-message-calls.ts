@@ -1,0 +1,184 @@
+import type { ToolPairProblem } from './verify-tool-pairs.ts'
+
+interface MessageCall {
+  readonly name: string
+  readonly arguments: string
+}
+
+interface MessageRecord {
+  readonly seq: number
+  /** Position in the log. */
+  readonly index: number
+  readonly turn: number
+  readonly step: number
+  /** The message's tool-call blocks by id, in message order. */
+  readonly calls: ReadonlyMap<string, MessageCall>
+  /** Position of the next `user/message` or `assistant/message` after it (Infinity: none). */
+  nextMessage: number
+}
+
+type Item = { seq: number; type: string; data: unknown; sourceEventSeqs: unknown }
+
+function asItem(item: unknown): Item | undefined {
+  if (typeof item !== 'object' || item === null) return undefined
+  const { seq, type, data, sourceEventSeqs } = item as Record<string, unknown>
+  return typeof seq === 'number' && typeof type === 'string'
+    ? { seq, type, data, sourceEventSeqs }
+    : undefined
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined
+}
+
+const count = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+
+/** An `assistant/message` the loop could have written; anything else is not this check's business. */
+function readMessage(item: Item, index: number): MessageRecord | undefined {
+  const data = record(item.data)
+  const message = record(data?.message)
+  if (data === undefined || !count(data.turn) || !count(data.step)) return undefined
+  if (message?.role !== 'assistant' || !Array.isArray(message.content)) return undefined
+  const calls = new Map<string, MessageCall>()
+  for (const raw of message.content as unknown[]) {
+    const block = record(raw)
+    if (block?.type !== 'tool-call') continue
+    if (typeof block.id !== 'string' || typeof block.name !== 'string' || typeof block.arguments !== 'string')
+      return undefined
+    if (!calls.has(block.id)) calls.set(block.id, { name: block.name, arguments: block.arguments })
+  }
+  return { seq: item.seq, index, turn: data.turn, step: data.step, calls, nextMessage: Infinity }
+}
+
+function readCall(item: Item): { turn: number; step: number; callId: string; call: MessageCall } | undefined {
+  const data = record(item.data)
+  if (data === undefined || !count(data.turn) || !count(data.step)) return undefined
+  const { callId, name, arguments: args } = data
+  if (typeof callId !== 'string' || callId === '' || typeof name !== 'string' || typeof args !== 'string')
+    return undefined
+  return { turn: data.turn, step: data.step, callId, call: { name, arguments: args } }
+}
+
+function resultCallId(item: Item): string | undefined {
+  const content = record(record(item.data)?.message)?.content
+  const callId = Array.isArray(content) ? record(content[0])?.callId : undefined
+  return typeof callId === 'string' && callId !== '' ? callId : undefined
+}
+
+const q = (value: string): string => JSON.stringify(value)
+
+/**
+ * The part of the replay check (T30, T40) that ties tool events to the assistant messages holding
+ * the calls, so the history rebuilt from the log is one a provider accepts: a `tool/call` comes
+ * after the `assistant/message` of its turn and step (never before it, as an eagerly started call
+ * might be recorded by mistake), that message holds a tool-call block with its id, name and
+ * arguments, and a `tool/call` that cites a source cites exactly that message; every tool-call block
+ * of a message is recorded as a `tool/call`, and answered before the next user or assistant message.
+ * Only messages shaped as the loop writes them (`{ turn, step, message: { role: 'assistant',
+ * content } }`) are checked; a log without them (calls recorded by a harness alone) has nothing here.
+ */
+export function verifyMessageCalls(list: readonly unknown[]): ToolPairProblem[] {
+  const problems: ToolPairProblem[] = []
+  const report = (kind: ToolPairProblem['kind'], seq: number, callId: string, message: string): void => {
+    problems.push({ kind, seq, callId, message })
+  }
+  const items = list.map(asItem)
+  const messages: MessageRecord[] = []
+  const bySeq = new Map<number, MessageRecord>()
+  const byStep = new Map<string, MessageRecord>()
+  let open: MessageRecord[] = []
+  items.forEach((item, index) => {
+    if (item?.type !== 'assistant/message' && item?.type !== 'user/message') return
+    for (const earlier of open) earlier.nextMessage = index
+    open = []
+    if (item.type !== 'assistant/message') return
+    const message = readMessage(item, index)
+    if (message === undefined) return
+    messages.push(message)
+    open.push(message)
+    bySeq.set(message.seq, message)
+    const key = `${message.turn}:${message.step}`
+    if (!byStep.has(key)) byStep.set(key, message)
+  })
+
+  const recorded = new Set<string>()
+  const firstResult = new Map<string, { index: number; seq: number }>()
+  items.forEach((item, index) => {
+    if (item?.type === 'tool/result') {
+      const callId = resultCallId(item)
+      if (callId !== undefined && !firstResult.has(callId)) firstResult.set(callId, { index, seq: item.seq })
+      return
+    }
+    if (item?.type !== 'tool/call') return
+    const parsed = readCall(item)
+    if (parsed === undefined || recorded.has(parsed.callId)) return // malformed or duplicate: reported elsewhere
+    const { turn, step, callId, call } = parsed
+    recorded.add(callId)
+    const where = `turn ${turn} step ${step}`
+    let target = byStep.get(`${turn}:${step}`)
+    const sources = item.sourceEventSeqs
+    if (sources !== undefined) {
+      const cited =
+        Array.isArray(sources) && sources.length === 1 ? bySeq.get(sources[0] as number) : undefined
+      if (cited === undefined || cited.index > index || cited.turn !== turn || cited.step !== step) {
+        report(
+          'wrong-message-source',
+          item.seq,
+          callId,
+          `tool/call seq ${item.seq} (${q(callId)}) has sourceEventSeqs ${JSON.stringify(sources)}; expected ` +
+            (target === undefined || target.index > index
+              ? `the seq of an earlier assistant/message of ${where}`
+              : `[${target.seq}], the assistant/message of ${where}`),
+        )
+      } else target = cited
+    }
+    if (target === undefined) return
+    if (target.index > index) {
+      report(
+        'call-before-message',
+        item.seq,
+        callId,
+        `tool/call seq ${item.seq} (${q(callId)}) is recorded before the assistant/message of ${where} (seq ${target.seq})`,
+      )
+      return
+    }
+    const block = target.calls.get(callId)
+    if (block === undefined || block.name !== call.name || block.arguments !== call.arguments) {
+      report(
+        'call-not-in-message',
+        item.seq,
+        callId,
+        block === undefined
+          ? `tool/call seq ${item.seq} (${q(callId)}) is not a tool call of the assistant/message of ${where} (seq ${target.seq})`
+          : `tool/call seq ${item.seq} (${q(callId)}) differs from the call the assistant/message of ${where} (seq ${target.seq}) holds (name or arguments)`,
+      )
+    }
+  })
+
+  for (const message of messages) {
+    for (const callId of message.calls.keys()) {
+      if (!recorded.has(callId)) {
+        report(
+          'unrecorded-call',
+          message.seq,
+          callId,
+          `assistant/message seq ${message.seq} calls ${q(callId)}, which was never recorded as tool/call`,
+        )
+        continue
+      }
+      const result = firstResult.get(callId)
+      if (result !== undefined && result.index > message.nextMessage) {
+        report(
+          'answer-after-next-message',
+          result.seq,
+          callId,
+          `tool/result seq ${result.seq} answers ${q(callId)} of assistant/message seq ${message.seq} after the next message (seq ${(items[message.nextMessage] as Item).seq})`,
+        )
+      }
+    }
+  }
+  return problems
+}
