@@ -70,3 +70,12 @@ projects.push(
     test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'] },
   }),
 )
+
+// The demo harness (examples/demo): its tools and progress view, and the demo run end to end as a
+// child process (bundled from source by its test, so it needs no build).
+projects.push(
+  defineProject({
+    resolve: { alias: sourceAliases },
+    test: { name: 'demo', root: here('examples/demo'), include: ['test/**/*.test.ts'] },
+  }),
+)

@@ -1,0 +1,320 @@
+import type { AgentEvent, ToolCallTimings } from '@deepseek-ai/dsh-agent-loop'
+import type { CallConcurrency } from '@deepseek-ai/dsh-tools'
+
+/** Where a call is, as its progress line says it. */
+export type CallPhase =
+  /** Handed to the scheduler; waiting for a pool slot, or for the calls before it to start. */
+  | 'queued'
+  /** Waiting for an exclusive call (itself or one before it) to have the step to itself. */
+  | 'barrier'
+  /** Waiting for a resource key another running call holds. */
+  | 'key'
+  /** Started; its policy asked, and a person has not answered yet. */
+  | 'approval'
+  | 'running'
+  /** Has a result; waiting for the calls before it to commit (results commit in model order). */
+  | 'settled'
+  | 'committed'
+
+export interface CallResultView {
+  readonly ok: boolean
+  /** `error.info.code` of a failed result. */
+  readonly code: string | undefined
+  /** The result label (`describeResult`) or the error message. */
+  readonly text: string
+}
+
+/** One call's line. Times are `performance.now()` values. */
+export interface CallView {
+  readonly turn: number
+  readonly step: number
+  /** 1-based position in its step (model order). */
+  readonly number: number
+  readonly callId: string
+  readonly name: string
+  readonly label: string
+  readonly phase: CallPhase
+  /** What it waits for, or where it runs: "slot 2", "behind #5", "job:backup, held by #1". */
+  readonly detail: string
+  readonly mode: 'parallel' | 'exclusive' | undefined
+  readonly slot: number | undefined
+  /** What the approval service decided for it, when it asked. */
+  readonly approval: string | undefined
+  readonly queuedAt: number
+  readonly startedAt: number | undefined
+  readonly settledAt: number | undefined
+  readonly committedAt: number | undefined
+  readonly result: CallResultView | undefined
+  readonly timings: ToolCallTimings | undefined
+  readonly started: boolean
+}
+
+export interface ModelView {
+  readonly turn: number
+  readonly step: number
+  readonly startedAt: number
+  readonly durationMs: number | undefined
+  readonly outcome: 'ok' | 'aborted' | 'error' | undefined
+  readonly text: string
+  readonly calls: number
+}
+
+/** What a view is told; it may also read the board's state. */
+export type BoardNotice =
+  | { readonly kind: 'turn-start'; readonly turn: number; readonly resumed: boolean }
+  | { readonly kind: 'model-start'; readonly model: ModelView }
+  | { readonly kind: 'model-end'; readonly model: ModelView }
+  /** A call's phase changed (`moved`), or only its detail (a view may redraw, a log need not). */
+  | { readonly kind: 'call'; readonly call: CallView; readonly moved: boolean }
+  | { readonly kind: 'step-end'; readonly turn: number; readonly step: number }
+  | {
+      readonly kind: 'turn-end'
+      readonly turn: number
+      readonly reason: string
+      readonly steps: number
+      readonly durationMs: number
+    }
+
+export interface CallBoardOptions {
+  /** The pool's size: slots are numbered 1…poolSize (more only if a late body kept one). */
+  readonly poolSize: number
+  /** Mode and resource keys of a call not started yet (from `ctx.tools.concurrency`), if known. */
+  readonly predict: (callId: string, name: string) => CallConcurrency | undefined
+  readonly notify: (notice: BoardNotice) => void
+}
+
+type MutableCall = { -readonly [K in keyof CallView]: CallView[K] } & {
+  /** Resource keys and mode as predicted before the start (the scheduler reads them again then). */
+  keys: readonly string[]
+  expected: 'parallel' | 'exclusive' | undefined
+}
+
+/**
+ * The live state of the calls of the current step, fed with the agent's events (and the approval
+ * service's), telling a view what changed. It numbers pool slots itself (the scheduler has a count,
+ * not numbered slots): a parallel call takes the lowest free number when it starts and frees it
+ * when it settles, as the pool frees the slot. Every call it has seen stays in `calls` for the
+ * summary.
+ */
+export function createCallBoard(options: CallBoardOptions) {
+  const { poolSize, predict, notify } = options
+  const all: MutableCall[] = []
+  let step: MutableCall[] = []
+  const byId = new Map<string, MutableCall>()
+  const slots = new Set<number>()
+  let running = 0
+  let peak = 0
+  let model: ModelView | undefined
+
+  const tell = (call: MutableCall, moved: boolean): void => notify({ kind: 'call', call: { ...call }, moved })
+
+  /** Recomputes what each call that has not started waits for, and tells the view what changed. */
+  function reviewWaiting(fresh?: MutableCall): void {
+    for (const [position, call] of step.entries()) {
+      if (call.started || call.phase === 'committed') continue
+      const ahead = step.slice(0, position)
+      const own = predict(call.callId, call.name)
+      if (own !== undefined) {
+        call.keys = own.keys
+        call.expected = own.mode
+      }
+      const barrier = ahead.find(
+        (other) => (other.mode ?? other.expected) === 'exclusive' && other.phase !== 'committed',
+      )
+      const pending = ahead.filter((other) => other.phase !== 'committed')
+      const holder = ahead.find(
+        (other) =>
+          other.started && other.settledAt === undefined && other.keys.some((key) => call.keys.includes(key)),
+      )
+      const waiting = ahead.find((other) => !other.started)
+      let phase: CallPhase = 'queued'
+      let detail: string
+      if (barrier !== undefined) {
+        phase = 'barrier'
+        detail = `behind #${barrier.number}, which runs alone`
+      } else if (call.expected === 'exclusive' && pending.length > 0) {
+        phase = 'barrier'
+        detail = `runs alone: waits for ${pending.length} call${pending.length === 1 ? '' : 's'} before it to commit`
+      } else if (holder !== undefined) {
+        phase = 'key'
+        detail = `${holder.keys.find((key) => call.keys.includes(key))}, held by #${holder.number}`
+      } else if (waiting !== undefined) {
+        detail = `behind #${waiting.number}`
+      } else {
+        detail = running >= poolSize ? 'waiting for a pool slot' : 'waiting to start'
+      }
+      if (call === fresh || phase !== call.phase || detail !== call.detail) {
+        const moved = call === fresh || phase !== call.phase
+        call.phase = phase
+        call.detail = detail
+        tell(call, moved)
+      }
+    }
+  }
+
+  function onEvent(event: AgentEvent): void {
+    switch (event.type) {
+      case 'turn-start':
+        notify({ kind: 'turn-start', turn: event.turn, resumed: event.resumed })
+        return
+      case 'step-start':
+        step = []
+        return
+      case 'model-call-start':
+        model = {
+          turn: event.turn,
+          step: event.step,
+          startedAt: event.at,
+          durationMs: undefined,
+          outcome: undefined,
+          text: '',
+          calls: 0,
+        }
+        notify({ kind: 'model-start', model })
+        return
+      case 'model-call-end': {
+        const content = event.message?.content ?? []
+        model = {
+          turn: event.turn,
+          step: event.step,
+          startedAt: model?.startedAt ?? event.at - event.durationMs,
+          durationMs: event.durationMs,
+          outcome: event.outcome,
+          text: content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n'),
+          calls: content.filter((part) => part.type === 'tool-call').length,
+        }
+        notify({ kind: 'model-end', model })
+        return
+      }
+      case 'tool-call-queued': {
+        const call: MutableCall = {
+          turn: event.turn,
+          step: event.step,
+          number: event.index + 1,
+          callId: event.callId,
+          name: event.name,
+          label: event.label,
+          phase: 'queued',
+          detail: '',
+          mode: undefined,
+          slot: undefined,
+          approval: undefined,
+          queuedAt: event.at,
+          startedAt: undefined,
+          settledAt: undefined,
+          committedAt: undefined,
+          result: undefined,
+          timings: undefined,
+          started: false,
+          keys: [],
+          expected: undefined,
+        }
+        all.push(call)
+        step.push(call)
+        byId.set(call.callId, call)
+        reviewWaiting(call)
+        return
+      }
+      case 'tool-call-start': {
+        const call = byId.get(event.callId)
+        if (call === undefined) return
+        call.started = true
+        call.startedAt = event.at
+        call.mode = event.mode
+        running += 1
+        peak = Math.max(peak, running)
+        if (event.mode === 'parallel') {
+          let slot = 1
+          while (slots.has(slot)) slot += 1
+          slots.add(slot)
+          call.slot = slot
+          call.detail = `slot ${slot}`
+        } else {
+          call.detail = 'alone (a barrier)'
+        }
+        call.phase = 'running'
+        tell(call, true)
+        reviewWaiting()
+        return
+      }
+      case 'tool-call-settled': {
+        const call = byId.get(event.callId)
+        if (call === undefined) return
+        settle(call, event.at)
+        call.phase = 'settled'
+        call.detail = 'waiting to commit in model order'
+        tell(call, false)
+        reviewWaiting()
+        return
+      }
+      case 'tool-call-end': {
+        const call = byId.get(event.callId)
+        if (call === undefined) return
+        if (call.started && call.settledAt === undefined) settle(call, event.at)
+        const { result } = event
+        call.committedAt = event.at
+        call.timings = event.timings
+        call.started = event.started
+        call.result = result.isError
+          ? { ok: false, code: result.error.info?.code, text: result.error.message }
+          : { ok: true, code: undefined, text: event.resultLabel }
+        call.phase = 'committed'
+        call.detail = ''
+        tell(call, true)
+        reviewWaiting()
+        return
+      }
+      case 'step-end':
+        notify({ kind: 'step-end', turn: event.turn, step: event.step })
+        return
+      case 'turn-end':
+        notify({
+          kind: 'turn-end',
+          turn: event.turn,
+          reason: event.result.reason,
+          steps: event.result.steps,
+          durationMs: event.durationMs,
+        })
+        return
+      default: {
+        const never: never = event
+        return never
+      }
+    }
+  }
+
+  function settle(call: MutableCall, at: number): void {
+    call.settledAt = at
+    running = Math.max(0, running - 1)
+    if (call.slot !== undefined) slots.delete(call.slot)
+  }
+
+  /** The approval service is waiting for a person (`true`), or has its answer (`false`). */
+  function onApproval(callId: string, waiting: boolean, outcome?: string): void {
+    const call = byId.get(callId)
+    if (call === undefined) return
+    if (outcome !== undefined) call.approval = outcome
+    if (waiting) {
+      call.phase = 'approval'
+      call.detail = 'waiting for your answer'
+    } else if (call.phase === 'approval' || outcome !== undefined) {
+      call.phase = 'running'
+      call.detail = `${call.slot === undefined ? 'alone (a barrier)' : `slot ${call.slot}`}, ${outcome ?? 'answered'}`
+    }
+    tell(call, true)
+  }
+
+  return {
+    onEvent,
+    onApproval,
+    /** The calls of the current step, in model order. */
+    stepCalls: (): readonly CallView[] => step,
+    /** Every call seen, in the order they were queued. */
+    calls: (): readonly CallView[] => all,
+    model: (): ModelView | undefined => model,
+    /** Most calls running (start → settled) at one moment. */
+    peakParallel: (): number => peak,
+  }
+}
+
+export type CallBoard = ReturnType<typeof createCallBoard>
