@@ -84,6 +84,7 @@ export function openStepBatch(options: {
     blocks,
     message: options.message,
     lateFailed: logLate,
+    timings: (index) => progress.recordedTimings(index),
   })
   const progress = createToolCallProgress({
     turn,
@@ -102,7 +103,7 @@ export function openStepBatch(options: {
     hooks: {
       onQueued: (index) => progress.queued(index),
       onStart: (index, _input, mode) => {
-        ledger.recordCall(index)
+        ledger.recordCall(index, mode)
         progress.started(index, mode)
       },
       onSettled: (index) => progress.settled(index),

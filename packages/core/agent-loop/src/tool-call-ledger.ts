@@ -1,6 +1,6 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import type { Session } from '@deepseek-ai/dsh-session'
-import type { LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import type { Session, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
+import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from './append-tool-call.ts'
 import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
 import { appendToolResult } from './append-tool-result.ts'
@@ -27,8 +27,11 @@ export type LedgerMessage =
  * recorded (`messageRefused`), nothing of the step is.
  */
 export interface ToolCallLedger {
-  /** Appends `tool/call` for call `index` (or holds it back until the message lands). */
-  recordCall(index: number): void
+  /**
+   * Appends `tool/call` for call `index` (or holds it back until the message lands), with the mode
+   * it started in (undefined for a call announced without starting).
+   */
+  recordCall(index: number, mode: ExecutionMode | undefined): void
   /** Appends `tool/result` for call `index`; refuses to answer out of model order. */
   recordResult(index: number, result: ToolExecutionResult): void | Promise<void>
   /** The recorded calls still without a recorded result, in model order (always a tail). */
@@ -59,11 +62,14 @@ export function createToolCallLedger(options: {
   readonly message: LedgerMessage
   /** A late outcome held back until the message landed could not be recorded after all. */
   readonly lateFailed: (index: number, outcome: LateToolOutcome, error: unknown) => void
+  /** Call `index`'s timings as its `tool/result` is appended (undefined: it never started). */
+  readonly timings: (index: number) => ToolCallRecordedTimings | undefined
 }): ToolCallLedger {
   const { session, turn, step, blocks, lateFailed } = options
   let message: LedgerMessage | { readonly kind: 'refused' } = options.message
   const callSeqs: number[] = []
   const resultSeqs: number[] = []
+  const modes: (ExecutionMode | undefined)[] = []
   /** Calls announced (started or skipped) so far, recorded or held back. */
   let announced = 0
   let answered = 0
@@ -87,6 +93,7 @@ export function createToolCallLedger(options: {
         step,
         block: blocks[index]!,
         ...(seq === undefined ? {} : { messageSeq: seq }),
+        ...(modes[index] === undefined ? {} : { mode: modes[index] }),
       }),
     )
   }
@@ -111,7 +118,16 @@ export function createToolCallLedger(options: {
         message: `executeToolCalls: the scheduler committed call ${index} before it was recorded as tool/call`,
       })
     }
-    resultSeqs[index] = appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
+    const timings = options.timings(index)
+    resultSeqs[index] = appendToolResult({
+      session,
+      turn,
+      step,
+      callId: block.id,
+      callSeq,
+      result,
+      ...(timings === undefined ? {} : { timings }),
+    })
     answered = index + 1
     flushLate(index)
   }
@@ -141,7 +157,7 @@ export function createToolCallLedger(options: {
   }
 
   return {
-    recordCall(index) {
+    recordCall(index, mode) {
       if (index !== announced) {
         throw new AgentLoopError({
           code: 'INVALID_ARGUMENT',
@@ -149,6 +165,7 @@ export function createToolCallLedger(options: {
           message: `executeToolCalls: the scheduler started call ${index} out of model order (expected ${announced})`,
         })
       }
+      modes[index] = mode
       // a call the session refused stays unannounced: the next one is then refused as out of order
       if (message.kind === 'recorded') appendCall(index)
       announced++

@@ -12,6 +12,7 @@ export type {
   SessionLogger,
   SurfaceOp,
   ToolCallEventData,
+  ToolCallRecordedTimings,
   ToolResultEventData,
 } from './types.ts'
 export { createMemorySession } from './create-memory-session.ts'

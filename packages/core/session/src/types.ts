@@ -124,6 +124,24 @@ export interface ToolCallEventData {
   name: string
   /** The raw JSON string exactly as the model wrote it. */
   arguments: string
+  /**
+   * How the scheduler ran the call (T21): in the parallel pool, or alone as a barrier. Absent for a
+   * call that never started, and in logs written before the loop recorded it.
+   */
+  mode?: 'parallel' | 'exclusive'
+}
+
+/**
+ * How long a call took, in milliseconds, measured with `performance.now()`: `queueMs` from being
+ * handed to the scheduler to its start (a pool slot or its barrier turn), `runMs` from its start to
+ * its result (policy, approval, guards, body), `commitMs` from its result to this `tool/result`
+ * being appended (the wait for its turn in model order, and for its message under eager dispatch).
+ * The call therefore started `commitMs + runMs` before the event's `time`.
+ */
+export interface ToolCallRecordedTimings {
+  queueMs: number
+  runMs: number
+  commitMs: number
 }
 
 /** `data` of a `tool/result` event (T28, T29); append it with `{ surfaceOp: 'append', sourceEventSeqs: [callSeq] }`. */
@@ -134,4 +152,6 @@ export interface ToolResultEventData {
   message: ToolMessage
   error?: { name: string; code: string }
   meta?: JsonValue
+  /** Present for a call that started, when the loop recorded it (absent in older logs). */
+  timings?: ToolCallRecordedTimings
 }
