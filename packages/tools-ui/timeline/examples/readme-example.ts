@@ -50,7 +50,7 @@ const { events } = readJsonlSession(path)
 const timeline = buildTimeline(events, { title: 'session.jsonl' })
 const [step] = timeline.steps
 console.log(timeline.totals.calls, timeline.totals.byStatus.ok) // 3 3
-console.log(step?.calls.map((call) => `${call.name}:${call.mode}`)) // [ 'read:parallel', 'read:parallel', 'write:alone' ]
+console.log(step?.calls.map((call) => `${call.name}:${call.mode}`)) // [ 'read:parallel', 'read:parallel', 'write:exclusive' ]
 console.log(step?.barriers.length) // 1
 
 writeFileSync(join(dir, 'timeline.html'), renderTimelineHtml(timeline))

@@ -98,7 +98,7 @@ interface StepContext {
 
 function layoutStep(topLevel: readonly CollectedCall[], context: StepContext): TimelineStep {
   const first = topLevel[0]!
-  const t0 = Math.min(...topLevel.map((call) => call.time))
+  const t0 = Math.min(...topLevel.map(startTime))
   const rows: TimelineRow[] = []
   const calls: TimelineCall[] = []
   const barriers: TimelineBarrier[] = []
@@ -189,8 +189,19 @@ interface Span {
   readonly runEnd: number
 }
 
+/**
+ * When a call took its slot or its barrier turn. With recorded timings it is `runMs + commitMs`
+ * before its `tool/result`: exact also for a call that started while the model still streamed,
+ * whose `tool/call` was only appended after the message (T40). Without them, its `tool/call`'s time.
+ */
+function startTime(call: CollectedCall): number {
+  const result = call.result
+  if (result?.runMs === undefined || result.commitMs === undefined) return call.time
+  return Math.min(call.time, result.time - result.commitMs - result.runMs)
+}
+
 function span(call: CollectedCall, t0: number, lastTime: number): Span {
-  const start = call.time - t0
+  const start = startTime(call) - t0
   const runMs = call.result?.runMs
   const settled = runMs === undefined ? undefined : start + runMs
   const runEnd = Math.max(

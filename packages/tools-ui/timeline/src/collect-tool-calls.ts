@@ -27,8 +27,10 @@ export interface CollectedResult {
   readonly isError: boolean
   readonly content: unknown
   readonly error: { readonly code: string; readonly name: string } | undefined
-  /** `timings.runMs` when recorded: from the call's start to its body's settling. */
+  /** `timings.runMs` when recorded: from the call's start to its result. */
   readonly runMs: number | undefined
+  /** `timings.commitMs` when recorded: from its result to this `tool/result` being appended. */
+  readonly commitMs: number | undefined
 }
 
 export interface CollectedCalls {
@@ -202,7 +204,9 @@ function resultCallId(data: Fields): string | undefined {
 function readResult(event: ReadEvent): CollectedResult {
   const block = resultBlock(event.data)
   const error = record(event.data.error)
-  const runMs = record(event.data.timings)?.runMs
+  const timings = record(event.data.timings)
+  const ms = (value: unknown): number | undefined =>
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
   return {
     seq: event.seq,
     time: event.time,
@@ -213,7 +217,8 @@ function readResult(event: ReadEvent): CollectedResult {
       error === undefined
         ? undefined
         : { code: String(error.code ?? 'ERROR'), name: typeof error.name === 'string' ? error.name : '' },
-    runMs: typeof runMs === 'number' && Number.isFinite(runMs) && runMs >= 0 ? runMs : undefined,
+    runMs: ms(timings?.runMs),
+    commitMs: ms(timings?.commitMs),
   }
 }
 

@@ -88,9 +88,9 @@ describe('the timeline page in a real browser (Chromium)', () => {
         'Turn 2 · step 1',
       ])
       expect(drawn.map((panel) => panel.rows.map((row) => row.label))).toEqual([
-        ['lane 1', 'lane 2', 'lane 3'],
-        ['lane 1', 'lane 2', 'lane 3', 'not started'],
-        ['lane 1', 'lane 2'],
+        ['slot 1', 'slot 2', 'slot 3'],
+        ['slot 1', 'slot 2', 'slot 3', 'not started'],
+        ['slot 1', 'slot 2'],
       ])
       for (const panel of drawn) {
         const ys = panel.rows.map((row) => row.y)
@@ -111,7 +111,8 @@ describe('the timeline page in a real browser (Chromium)', () => {
       const writeNote = timeline.steps[0]!.calls[5]!
       expect(writeNote.name).toBe('write_note')
       const barrier = first!.barriers[0]!
-      expect(barrier).toMatchObject({ seq: writeNote.seq, className: 'barrier inferred' })
+      // the loop records each call's mode: the barrier is a fact, drawn solid
+      expect(barrier).toMatchObject({ seq: writeNote.seq, className: 'barrier' })
       const bar = (seq: number) => first!.calls.find((call) => call.seq === seq)!
       expect(bar(writeNote.seq).x).toBeCloseTo(barrier.x, 6)
       for (const call of timeline.steps[0]!.calls) {
@@ -135,7 +136,7 @@ describe('the timeline page in a real browser (Chromium)', () => {
       expect(tip).toContain('flaky')
       expect(tip).toContain('error · TOOL_FAILED')
       expect(tip).toContain('the disk is on fire')
-      expect(tip).toContain('parallel (inferred)')
+      expect(tip).toContain('parallel (recorded)')
       await page.mouse.move(2, 2)
       expect(await page.isHidden('#tip')).toBe(true)
 

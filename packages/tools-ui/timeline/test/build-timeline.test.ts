@@ -1,5 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { readJsonlSession, verifyToolPairs, type SessionEvent } from '@deepseek-ai/dsh-session'
+import { createToolResultMessage } from '@deepseek-ai/dsh-llm'
+import {
+  createMemorySession,
+  readJsonlSession,
+  verifyToolPairs,
+  type SessionEvent,
+} from '@deepseek-ai/dsh-session'
 import { buildTimeline, TimelineError, type Timeline, type TimelineStep } from '@deepseek-ai/dsh-timeline'
 import { recordDemoSession } from './support/record-session.ts'
 import { syntheticSessionEvents } from './support/synthetic-session.ts'
@@ -18,7 +24,7 @@ const callsOf = (step: TimelineStep) =>
     call.mode,
   ])
 
-describe('a session recorded by the real loop (no mode or timings recorded)', () => {
+describe('a session recorded by the real loop (it records each call’s mode and timings)', () => {
   let events: readonly SessionEvent[]
   let timeline: Timeline
   beforeAll(async () => {
@@ -28,7 +34,7 @@ describe('a session recorded by the real loop (no mode or timings recorded)', ()
 
   it('T28: the fixture is a valid, replayable log', () => {
     expect(verifyToolPairs(events)).toEqual({ ok: true, problems: [] })
-    expect(timeline.recorded).toEqual({ mode: false, timings: false })
+    expect(timeline.recorded).toEqual({ mode: true, timings: true })
     expect(timeline.notes).toEqual([])
     expect(timeline.totals).toEqual({
       events: events.length,
@@ -40,50 +46,54 @@ describe('a session recorded by the real loop (no mode or timings recorded)', ()
 
   it('T23: a rolling pool of 3 fills three lanes, each freed slot refilled at once; T22: the exclusive call is a barrier', () => {
     const [step] = timeline.steps
-    expect(step!.rows.map((row) => row.label)).toEqual(['lane 1', 'lane 2', 'lane 3'])
+    // the recorded run times free a slot when the body settles, as the pool does: lanes are slots
+    expect(step!.rows.map((row) => row.label)).toEqual(['slot 1', 'slot 2', 'slot 3'])
     expect(callsOf(step!)).toEqual([
-      ['list_dir', 'lane 1', 0, 20, 'ok', 'parallel'],
-      ['read_file', 'lane 2', 0, 35, 'ok', 'parallel'],
-      ['read_file', 'lane 3', 0, 60, 'ok', 'parallel'],
-      // started when list_dir's slot freed; committed after the slower read before it (T25)
-      ['grep', 'lane 1', 20, 60, 'ok', 'parallel'],
-      ['read_file', 'lane 2', 35, 65, 'ok', 'parallel'],
-      ['write_note', 'lane 1', 65, 80, 'ok', 'alone'],
-      ['calc', 'lane 1', 80, 85, 'ok', 'parallel'],
-      ['flaky', 'lane 2', 80, 90, 'error', 'parallel'],
-      ['read_file', 'lane 3', 80, 100, 'ok', 'parallel'],
+      ['list_dir', 'slot 1', 0, 20, 'ok', 'parallel'],
+      ['read_file', 'slot 2', 0, 35, 'ok', 'parallel'],
+      ['read_file', 'slot 3', 0, 60, 'ok', 'parallel'],
+      // started when list_dir's slot freed; settled at 45, committed after the slower read before it (T25)
+      ['grep', 'slot 1', 20, 45, 'ok', 'parallel'],
+      ['read_file', 'slot 2', 35, 65, 'ok', 'parallel'],
+      ['write_note', 'slot 1', 65, 80, 'ok', 'exclusive'],
+      ['calc', 'slot 1', 80, 85, 'ok', 'parallel'],
+      ['flaky', 'slot 2', 80, 90, 'error', 'parallel'],
+      ['read_file', 'slot 3', 80, 100, 'ok', 'parallel'],
     ])
+    expect([step!.calls[3]!.settled, step!.calls[3]!.committed]).toEqual([45, 60])
     expect(step!.barriers).toEqual([
-      { callSeq: step!.calls[5]!.seq, start: 65, end: 80, firstRow: 0, lastRow: 2, inferred: true },
+      { callSeq: step!.calls[5]!.seq, start: 65, end: 80, firstRow: 0, lastRow: 2, inferred: false },
     ])
     expect(step!.calls[7]!.error).toEqual({ code: 'TOOL_FAILED', name: 'ToolFailed' })
-    expect(step!.stats).toMatchObject({ calls: 9, peakParallel: 3, busyMs: 235, wallMs: 100 })
+    expect(step!.stats).toMatchObject({ calls: 9, peakParallel: 3, busyMs: 220, wallMs: 100 })
   })
 
   it('T26: an abort drains the started calls (ABORTED) and marks the one it kept from starting', () => {
     const step = timeline.steps[1]!
     expect([step.turn, step.step]).toEqual([1, 2])
     expect(step.rows.map((row) => [row.kind, row.label])).toEqual([
-      ['slot', 'lane 1'],
-      ['slot', 'lane 2'],
-      ['slot', 'lane 3'],
+      ['slot', 'slot 1'],
+      ['slot', 'slot 2'],
+      ['slot', 'slot 3'],
       ['not-started', 'not started'],
     ])
+    // the two reads settled early and waited for the aborted fetch to commit first (T25)
     expect(callsOf(step)).toEqual([
-      ['slow_fetch', 'lane 1', 0, 60, 'aborted', 'parallel'],
-      ['read_file', 'lane 2', 0, 60, 'ok', 'parallel'],
-      ['grep', 'lane 3', 0, 60, 'ok', 'parallel'],
+      ['slow_fetch', 'slot 1', 0, 60, 'aborted', 'parallel'],
+      ['read_file', 'slot 2', 0, 10, 'ok', 'parallel'],
+      ['grep', 'slot 3', 0, 25, 'ok', 'parallel'],
       ['write_note', 'not started', 60, 60, 'not-started', undefined],
     ])
+    expect(step.calls.map((call) => call.committed)).toEqual([60, 60, 60, 60])
     expect(step.barriers).toEqual([])
   })
 
   it('T21: a call whose arguments do not validate ran alone, then the pool took the rest', () => {
     const step = timeline.steps[2]!
     expect(callsOf(step)).toEqual([
-      ['read_file', 'lane 1', 0, 0, 'error', 'alone'],
-      ['calc', 'lane 1', 0, 5, 'ok', 'parallel'],
-      ['list_dir', 'lane 2', 0, 20, 'ok', 'parallel'],
+      ['read_file', 'slot 1', 0, 0, 'error', 'exclusive'],
+      ['calc', 'slot 1', 0, 5, 'ok', 'parallel'],
+      ['list_dir', 'slot 2', 0, 20, 'ok', 'parallel'],
     ])
     expect(step.calls[0]!.error?.code).toBe('INVALID_ARGUMENTS')
     expect(step.barriers.map((barrier) => [barrier.start, barrier.end])).toEqual([[0, 0]])
@@ -153,6 +163,48 @@ describe('a session that records mode, timings and nested calls', () => {
       interrupted: 1,
       'no-result': 1,
     })
+  })
+})
+
+describe('a step whose calls started while the model streamed (eager dispatch)', () => {
+  it('T40: calls are drawn from their recorded timings, before their tool/call events, which waited for the message', () => {
+    let now = 0
+    const session = createMemorySession({ clock: () => new Date(Date.UTC(2025, 0, 1) + now) })
+    const call = (callId: string) =>
+      session.append('tool/call', {
+        turn: 1,
+        step: 1,
+        callId,
+        name: 'read',
+        arguments: '{}',
+        mode: 'parallel',
+      }).seq
+    const result = (callSeq: number, callId: string, timings: object) =>
+      session.append(
+        'tool/result',
+        {
+          turn: 1,
+          step: 1,
+          message: createToolResultMessage({ callId, content: 'ok', isError: false }),
+          timings,
+        },
+        { surfaceOp: 'append', sourceEventSeqs: [callSeq] },
+      )
+    // the model wrote r1 at 0 and r2 at 10 and finished at 50: both tool/call events are appended then
+    now = 50
+    const r1 = call('r1')
+    const r2 = call('r2')
+    now = 52
+    result(r1, 'r1', { queueMs: 0, runMs: 30, commitMs: 22 }) // ran 0–30
+    now = 53
+    result(r2, 'r2', { queueMs: 0, runMs: 8, commitMs: 35 }) // ran 10–18
+    const [step] = buildTimeline(session.events()).steps
+    expect(step!.startTime).toBe('2025-01-01T00:00:00.000Z')
+    expect(step!.calls.map((c) => [c.callId, c.start, c.settled, c.committed])).toEqual([
+      ['r1', 0, 30, 52],
+      ['r2', 10, 18, 53],
+    ])
+    expect(step!.rows.map((row) => row.label)).toEqual(['slot 1', 'slot 2'])
   })
 })
 

@@ -32,7 +32,7 @@ svg.chart { display: block; font-size: 11px; }
 .call.interrupted .run { fill: #b279a2; }
 .call.no-result .run { fill: #fff; stroke: #59636e; stroke-width: 1.5; stroke-dasharray: 4 2; }
 .call.no-result .name { fill: var(--ink); }
-.call .wait { fill: #fff; fill-opacity: 0.55; }
+.call .wait { fill: #a6bcd4; }
 .call .late { stroke: #59636e; stroke-width: 1.5; stroke-dasharray: 3 2; }
 .call .mark { fill: #8c959f; stroke: #424a53; }
 .call .name { fill: #fff; font-weight: 600; pointer-events: none; }

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { vi } from 'vitest'
 import { z } from 'zod'
 import { createAgent } from '@deepseek-ai/dsh-agent-loop'
 import { createContext, createMemoryLogger, type Context } from '@deepseek-ai/dsh-context'
@@ -140,6 +141,8 @@ async function record(options: {
   readonly inputs: readonly string[]
 }): Promise<RecordedSession> {
   const time = createVirtualTime(SESSION_START)
+  // the loop measures the timings it records with performance.now(): on the same virtual clock
+  const now = vi.spyOn(performance, 'now').mockImplementation(() => time.now())
   const path = join(options.dir, options.name)
   const session = openJsonlSession(path, { clock: time.clock, durability: 'write' })
   const ctx = createContext({ logger: createMemoryLogger() })
@@ -167,6 +170,7 @@ async function record(options: {
   } finally {
     agent.dispose()
     session.close()
+    now.mockRestore()
   }
   return { path, maxParallelToolCalls: options.maxParallelToolCalls }
 }
