@@ -10,6 +10,8 @@ import { formatDuration } from './format-duration.ts'
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 const FRAME_MS = 80
 const MAX_HEAD = 44
+/** Roughly what a finished call's line holds before its result text: mark, outcome, times, arrow. */
+const STATE_ROOM = 62
 
 export interface TtyViewOptions {
   readonly stream: Writable & { readonly isTTY?: boolean; readonly columns?: number }
@@ -65,10 +67,12 @@ export function createTtyView(options: TtyViewOptions): DemoView {
     }
     const calls = options.calls()
     const width = Math.min(MAX_HEAD, Math.max(0, ...calls.map((call) => callHead(call).length)))
+    // the result text is cut so that a line fits the terminal (a wrapped line still works, but reads worse)
+    const maxText = Math.max(16, (options.stream.columns ?? 100) - 4 - width - STATE_ROOM)
     for (const call of calls) {
       const head = callHead(call)
       const shown = head.length > width ? `${head.slice(0, width - 1)}…` : head.padEnd(width)
-      lines.push(`  ${symbol(call)} ${shown}  ${describeCallState(call, colors, now)}`)
+      lines.push(`  ${symbol(call)} ${shown}  ${describeCallState(call, colors, now, maxText)}`)
     }
     return lines.join('\n')
   }

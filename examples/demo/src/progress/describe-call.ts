@@ -4,7 +4,7 @@ import { formatDuration } from './format-duration.ts'
 
 const MAX_TEXT = 110
 
-function clip(text: string, max = MAX_TEXT): string {
+function clip(text: string, max: number): string {
   const line = text.split('\n')[0] ?? ''
   const more = line.length < text.length
   return line.length > max ? `${line.slice(0, max - 1)}…` : more ? `${line} …` : line
@@ -17,9 +17,10 @@ export function callHead(call: CallView): string {
 
 /**
  * What a call is doing, in words: where it waits or runs (with how long so far, given `now`), or how
- * it ended and how long each phase took. Coloured with `colors` (a no-op set off a terminal).
+ * it ended and how long each phase took, then its result cut to `maxText` characters. Coloured with
+ * `colors` (a no-op set off a terminal).
  */
-export function describeCallState(call: CallView, colors: Colors, now?: number): string {
+export function describeCallState(call: CallView, colors: Colors, now?: number, maxText = MAX_TEXT): string {
   const since = (at: number | undefined): string =>
     now === undefined || at === undefined ? '' : colors.dim(` ${formatDuration(now - at)}`)
   const approval = call.approval === undefined ? '' : `, ${call.approval}`
@@ -51,13 +52,13 @@ export function describeCallState(call: CallView, colors: Colors, now?: number):
         timings === undefined || timings.queueMs < 1 ? '' : `, queued ${formatDuration(timings.queueMs)}`
       if (result === undefined) return colors.red('committed without a result')
       if (result.ok)
-        return `${colors.green('ok')} ${colors.dim(`(${took}${queued}${approval})`)} → ${clip(result.text)}`
+        return `${colors.green('ok')} ${colors.dim(`(${took}${queued}${approval})`)} → ${clip(result.text, maxText)}`
       const code = result.code ?? 'ERROR'
       const paint =
         code === 'ABORTED' || code === 'ABORTED_BEFORE_DISPATCH' || code === 'INTERRUPTED'
           ? colors.yellow
           : colors.red
-      return `${paint(code)} ${colors.dim(`(${took}${queued})`)} → ${clip(result.text)}`
+      return `${paint(code)} ${colors.dim(`(${took}${queued})`)} → ${clip(result.text, maxText)}`
     }
     default: {
       const never: never = call.phase
