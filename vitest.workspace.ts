@@ -23,7 +23,16 @@ export const packages = [
   { name: 'mcp', dir: 'packages/plugins/mcp', id: '@deepseek-ai/dsh-mcp' },
   { name: 'timeline', dir: 'packages/tools-ui/timeline', id: '@deepseek-ai/dsh-timeline' },
   { name: 'permissions', dir: 'packages/plugins/permissions', id: '@deepseek-ai/dsh-permissions' },
+  {
+    name: 'dispatch-bullmq',
+    dir: 'packages/plugins/dispatch-bullmq',
+    id: '@deepseek-ai/dsh-dispatch-bullmq',
+    redis: true,
+  },
 ] as const
+
+/** A real Redis for the projects that need one (test-support/redis-global-setup.ts). */
+const redisSetup = fileURLToPath(new URL('test-support/redis-global-setup.ts', import.meta.url))
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
 
@@ -51,6 +60,8 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
       name: pkg.name,
       root: here(pkg.dir),
       include: ['test/**/*.test.ts'],
+      // real servers and worker processes: generous limits for a loaded machine (none is a timing assertion)
+      ...('redis' in pkg ? { globalSetup: [redisSetup], testTimeout: 60_000, hookTimeout: 60_000 } : {}),
       benchmark: { include: ['bench/**/*.bench.ts'] },
       // Type-level tests (*.test-d.ts) only where a package has them: each enabled project runs tsc.
       typecheck: {
@@ -67,7 +78,8 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
 projects.push(
   defineProject({
     resolve: { alias: sourceAliases },
-    test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'] },
+    // the remote_dispatch case needs a real Redis
+    test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'], globalSetup: [redisSetup] },
   }),
 )
 

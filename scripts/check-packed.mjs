@@ -27,6 +27,7 @@ import { Script } from 'node:vm'
 import { fixtures } from './packed-fixtures.mjs'
 import { mcpFixture } from './packed-mcp-fixture.mjs'
 import { timelineFixture } from './packed-timeline-fixture.mjs'
+import { bullmqFixture } from './packed-bullmq-fixture.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRequire = createRequire(join(repo, 'package.json'))
@@ -42,9 +43,14 @@ const packageDirs = [
   'packages/plugins/mcp',
   'packages/tools-ui/timeline',
   'packages/plugins/permissions',
+  'packages/plugins/dispatch-bullmq',
 ]
-/** Packed and inspected like the others, but installed only into their own project (steps 4, 5). */
-const ownProject = new Set(['@deepseek-ai/dsh-mcp', '@deepseek-ai/dsh-timeline'])
+/** Packed and inspected like the others, but installed only into their own project (steps 4–6). */
+const ownProject = new Set([
+  '@deepseek-ai/dsh-mcp',
+  '@deepseek-ai/dsh-timeline',
+  '@deepseek-ai/dsh-dispatch-bullmq',
+])
 /** A zod 4 minor other than the workspace's: the consumer's zod must be the only one installed. */
 const CONSUMER_ZOD = '~4.0.0'
 const ZOD3 = '3.25.76'
@@ -311,6 +317,19 @@ try {
     timelineFixture.expectedReport,
   )
   console.log(`timeline install: ${kb(bytesUnder(join(timeline, 'node_modules')))} in node_modules`)
+
+  step('installing the BullMQ dispatch project')
+  // 6. The BullMQ dispatch plugin, with bullmq and ioredis from the registry: loads from ESM and
+  // CommonJS and refuses bad options by name (no Redis needed; the tests use a real one).
+  const bull = join(work, 'bullmq')
+  npmInstall(bull, {
+    ...Object.fromEntries(bullmqFixture.packages.map((name) => [name, allLocal[name]])),
+    zod: CONSUMER_ZOD,
+  })
+  for (const [file, source] of Object.entries(bullmqFixture.files)) writeFileSync(join(bull, file), source)
+  expectOutput('bullmq ESM', run(process.execPath, ['smoke.mjs'], bull), bullmqFixture.expectedReport)
+  expectOutput('bullmq CommonJS', run(process.execPath, ['smoke.cjs'], bull), bullmqFixture.expectedReport)
+  console.log(`bullmq install: ${kb(bytesUnder(join(bull, 'node_modules')))} in node_modules`)
 } finally {
   if (keep) console.log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
@@ -321,5 +340,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS)',
+  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS)',
 )

@@ -15,7 +15,9 @@ function interrupted(input: ToolExecutionInput): string {
  * `tool/result` gets a synthetic `INTERRUPTED` result, in log order; and when the last turn's last
  * assistant message has tool calls that were never recorded (the process stopped before the batch
  * began, or the session refused to record them and the turn ended with `error`), those calls are
- * recorded (citing that message) and answered the same way. Results come from
+ * recorded (citing that message) and answered the same way. Nested calls (a `run_code` program's,
+ * stopped mid-program) are answered first, so each is answered before its outer call, as
+ * `verifyToolPairs` requires; they stay out of the model's history like any nested call. Results come from
  * `scheduler.synthesize`, so `tools/result` observers see them. Returns how many calls it answered.
  */
 export function answerInterruptedCalls(options: {
@@ -25,13 +27,19 @@ export function answerInterruptedCalls(options: {
   const { session, scheduler } = options
   const events = session.events()
   let answered = 0
-  for (const call of findUnansweredCalls(events)) {
+  const open = findUnansweredCalls(events)
+  const nestedFirst = [
+    ...open.filter((call) => call.parentCallId !== undefined),
+    ...open.filter((call) => call.parentCallId === undefined),
+  ]
+  for (const call of nestedFirst) {
     const input: ToolExecutionInput = {
       callId: call.callId,
       name: call.name,
       arguments: call.arguments,
       turn: call.turn,
       step: call.step,
+      ...(call.parentCallId === undefined ? {} : { parent: { callId: call.parentCallId } }),
     }
     const result = scheduler.synthesize(input, 'INTERRUPTED', interrupted(input))
     appendToolResult({

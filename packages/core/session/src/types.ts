@@ -122,8 +122,14 @@ export interface ToolCallEventData {
   step: number
   callId: string
   name: string
-  /** The raw JSON string exactly as the model wrote it. */
+  /** The raw JSON string exactly as the model wrote it (for a nested call, as the program passed it). */
   arguments: string
+  /**
+   * Set on a nested call (made by a `run_code` program): the outer call's callId. Such a
+   * `tool/call` is appended with `sourceEventSeqs: [outerCallSeq]`; it is not part of the model's
+   * history.
+   */
+  parentCallId?: string
   /**
    * How the scheduler ran the call (T21): in the parallel pool, or alone as a barrier. Absent for a
    * call that never started, and in logs written before the loop recorded it.
