@@ -215,14 +215,46 @@ describe('the demo, run with --no-tty as a child process', () => {
     expect(toolResults(events).filter((r) => r.code === 'INTERRUPTED')).toHaveLength(11)
   })
 
-  it('refuses what it cannot do with a clear message and exit code 2', async () => {
-    const code = await spawnDemo(bundle, ['--no-tty', '--mode', 'code'])
-    expect(code.code).toBe(2)
-    expect(code.stderr).toMatch(
-      /^demo: --mode code is not available yet: Code Mode needs the run_code transport/,
+  it('T32, T33: --mode code tells the story as run_code programs whose calls are nested, decided by the same rules, and recorded under their program', async () => {
+    const session = join(dir, 'code.jsonl')
+    const run = await spawnDemo(bundle, ['--no-tty', '--mode', 'code', '--session', session])
+    expect(run.code, run.stderr).toBe(0)
+    lineWith(run, '  tools     code, pool of 3')
+    lineWith(run, '#1 run_code: Read the docs and try a few tools · running alone (barrier)')
+    lineWith(run, '#1 run_code: Read the docs and try a few tools · ok')
+    // what the program printed: each failure reached it as an error with its code
+    lineWith(run, '│ long_task reindex: TIMEOUT: Tool "long_task" timed out after 100 ms.')
+    lineWith(run, '│ check_service: TOOL_FAILED:')
+    lineWith(run, '│ read_doc ../.env: DENIED: Tool "read_doc" was denied: Secrets are off limits')
+    lineWith(run, '│ calculate 42: INVALID_ARGUMENTS:')
+    // the nested write asked, and nobody could answer here
+    lineWith(
+      run,
+      '#1 run_code: Write the tour note · running alone (barrier), a nested call not approved: no terminal (use --yes)',
     )
-    expect(code.lines).toEqual([])
+    lineWith(
+      run,
+      'failed: Approval for',
+      'is unavailable: there is no terminal to ask on; run the demo with --yes',
+    )
+    lineWith(run, '#1 run_code: Run the nightly jobs · ABORTED')
+    lineWith(run, 'Carried on: 1 of 1 interrupted calls now finished.')
 
+    const { events } = readJsonlSession(session)
+    expect(verifyToolPairs(events).ok).toBe(true)
+    const nested = events.filter(
+      (e) => e.type === 'tool/call' && (e.data as { parentCallId?: string }).parentCallId !== undefined,
+    )
+    expect(nested.map((e) => (e.data as { name: string }).name).slice(0, 11)).toEqual([
+      ...['list_docs', 'read_doc', 'read_doc', 'grep_docs', 'calculate', 'clock'],
+      ...['long_task', 'long_task', 'check_service', 'read_doc', 'calculate'],
+    ])
+    expect(
+      new Set(nested.map((e) => (e.data as { parentCallId: string }).parentCallId)).size,
+    ).toBeGreaterThanOrEqual(3)
+  })
+
+  it('refuses what it cannot do with a clear message and exit code 2', async () => {
     const existing = join(dir, 'story.jsonl')
     expect(existsSync(existing)).toBe(true)
     const taken = await spawnDemo(bundle, ['--no-tty', '--session', existing])

@@ -29,7 +29,7 @@ command that draws the session's timeline. Offline on a scripted model unless DS
 DSH_BASE_URL is set (then it asks that OpenAI-compatible endpoint; DSH_MODEL names the model).
 
 Options:
-  --mode native|code|both  how tools are shown to the model (default native)
+  --mode native|code|both  native tool schemas, run_code programs (Code Mode), or both (default native)
   --session FILE           record the session in FILE (a new file; default: a temporary folder)
   --resume FILE            reopen the session in FILE and carry on where it was interrupted
   --yes                    approve every call that asks for approval

@@ -28,7 +28,9 @@ export function createStoryModel(options: { readonly thinkMs: number }): Languag
 
   async function* stream(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
     const signal = request.signal ?? never
-    const move = nextStoryMove(request.messages)
+    const move = nextStoryMove(request.messages, {
+      code: request.tools.some((tool) => tool.name === 'run_code'),
+    })
     const answer = request.messages.filter((message) => message.role === 'assistant').length + 1
     const pause = thinkMs / (2 + move.calls.length)
     await sleep(2 * pause, signal)

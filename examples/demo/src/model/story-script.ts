@@ -1,5 +1,6 @@
 import type { Message } from '@deepseek-ai/dsh-llm'
 import { pastCalls, stepsSince, userText, type PastCall } from './read-history.ts'
+import { STORY_PROGRAMS } from './story-programs.ts'
 
 /** The user's side of the story: each prompt starts a scene the scripted model knows. */
 export const STORY_PROMPTS = {
@@ -32,7 +33,34 @@ function outcome(past: PastCall | undefined): string {
   return past.result.text
 }
 
-function tour(messages: readonly Message[], at: number, step: number): StoryMove {
+/** The tour told as two `run_code` programs, then an answer quoting what they reported. */
+function tourInCode(messages: readonly Message[], at: number, step: number): StoryMove {
+  const calls = pastCalls(messages, at, messages.length)
+  switch (step) {
+    case 0:
+      return {
+        text: 'I will look around docs/ with one program: its reads run side by side, and it tries a few other things.',
+        calls: [
+          {
+            name: 'run_code',
+            args: { description: 'Read the docs and try a few tools', code: STORY_PROGRAMS.tour },
+          },
+        ],
+      }
+    case 1:
+      return {
+        text: 'Now a program that writes the note (it needs your approval) between two reads.',
+        calls: [
+          { name: 'run_code', args: { description: 'Write the tour note', code: STORY_PROGRAMS.note } },
+        ],
+      }
+    default:
+      return say(['Here is what my programs reported.', ...calls.map((past) => outcome(past))].join('\n\n'))
+  }
+}
+
+function tour(messages: readonly Message[], at: number, step: number, code: boolean): StoryMove {
+  if (code) return tourInCode(messages, at, step)
   const calls = pastCalls(messages, at, messages.length)
   switch (step) {
     case 0:
@@ -95,7 +123,15 @@ function tour(messages: readonly Message[], at: number, step: number): StoryMove
   }
 }
 
-function nightly(messages: readonly Message[], at: number, step: number): StoryMove {
+function nightly(messages: readonly Message[], at: number, step: number, code: boolean): StoryMove {
+  if (step === 0 && code) {
+    return {
+      text: 'Starting the nightly jobs in one program. The two backup runs share a job, so the second waits for the first.',
+      calls: [
+        { name: 'run_code', args: { description: 'Run the nightly jobs', code: STORY_PROGRAMS.nightly } },
+      ],
+    }
+  }
   if (step === 0) {
     return {
       text: 'Starting the nightly jobs. The two backup runs share a job, so the second waits for the first.',
@@ -116,7 +152,7 @@ function nightly(messages: readonly Message[], at: number, step: number): StoryM
   )
 }
 
-function carryOn(messages: readonly Message[], at: number, step: number): StoryMove {
+function carryOn(messages: readonly Message[], at: number, step: number, code: boolean): StoryMove {
   // `at - 1` is this prompt; the turn before it starts after the previous user message
   const prompt = at - 1
   let previous = prompt - 1
@@ -129,7 +165,7 @@ function carryOn(messages: readonly Message[], at: number, step: number): StoryM
     // the interruption came while the model was still thinking: take that scene up again
     if (before !== undefined && stepsSince(messages.slice(0, prompt), previous + 1) === 0) {
       const scene = sceneOf(before)
-      if (scene !== undefined && scene !== carryOn) return scene(messages, at, step)
+      if (scene !== undefined && scene !== carryOn) return scene(messages, at, step, code)
     }
     return say('I found nothing that was interrupted, so there is nothing to carry on with.')
   }
@@ -144,7 +180,7 @@ function carryOn(messages: readonly Message[], at: number, step: number): StoryM
   return say(`Carried on: ${ok} of ${again.length} interrupted calls now finished.`)
 }
 
-type Scene = (messages: readonly Message[], at: number, step: number) => StoryMove
+type Scene = (messages: readonly Message[], at: number, step: number, code: boolean) => StoryMove
 
 function sceneOf(prompt: string): Scene | undefined {
   if (prompt === STORY_PROMPTS.tour) return tour
@@ -156,14 +192,19 @@ function sceneOf(prompt: string): Scene | undefined {
 /**
  * The scripted model's next step, decided from the history alone (as a real model would), so a
  * session reopened by another process carries on with the story: the scene is the last prompt the
- * model knows, the step is how many times it has answered since.
+ * model knows, the step is how many times it has answered since. With `code` (the request offers
+ * `run_code`: Code Mode) the tour and the nightly jobs are `run_code` programs.
  */
-export function nextStoryMove(messages: readonly Message[]): StoryMove {
+export function nextStoryMove(
+  messages: readonly Message[],
+  options: { readonly code?: boolean } = {},
+): StoryMove {
+  const code = options.code === true
   for (let at = messages.length - 1; at >= 0; at -= 1) {
     const prompt = userText(messages[at])
     if (prompt === undefined) continue
     const scene = sceneOf(prompt)
-    if (scene !== undefined) return scene(messages, at + 1, stepsSince(messages, at + 1))
+    if (scene !== undefined) return scene(messages, at + 1, stepsSince(messages, at + 1), code)
   }
   return say(
     'I am the demo’s scripted model and only know its story. Set DSH_API_KEY (and DSH_MODEL, DSH_BASE_URL) to talk to a real model.',

@@ -1,8 +1,20 @@
 import type { Context, Disposer } from '@deepseek-ai/dsh-context'
 import { permissions, type PermissionRule } from '@deepseek-ai/dsh-permissions'
 
-/** Tools that never need a person: reading the docs, arithmetic, the clock, the slow and failing tools. */
-const ALLOWED = ['list_docs', 'read_doc', 'grep_docs', 'calculate', 'clock', 'long_task', 'check_service']
+/**
+ * Tools that never need a person: reading the docs, arithmetic, the clock, the slow and failing
+ * tools, and `run_code` (Code Mode), whose programs' calls are each decided by these same rules.
+ */
+const ALLOWED = [
+  'list_docs',
+  'read_doc',
+  'grep_docs',
+  'calculate',
+  'clock',
+  'long_task',
+  'check_service',
+  'run_code',
+]
 
 /** The demo's rules: secrets are denied whatever asks for them; writing a note asks; the rest is allowed. */
 export const DEMO_RULES = {

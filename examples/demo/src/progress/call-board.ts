@@ -289,17 +289,22 @@ export function createCallBoard(options: CallBoardOptions) {
     if (call.slot !== undefined) slots.delete(call.slot)
   }
 
-  /** The approval service is waiting for a person (`true`), or has its answer (`false`). */
+  /**
+   * The approval service is waiting for a person (`true`), or has its answer (`false`). A call a
+   * `run_code` program made (`<parent>:code:<n>`) is shown on its program's line.
+   */
   function onApproval(callId: string, waiting: boolean, outcome?: string): void {
-    const call = byId.get(callId)
+    const nested = callId.indexOf(':code:')
+    const call = byId.get(callId) ?? (nested > 0 ? byId.get(callId.slice(0, nested)) : undefined)
     if (call === undefined) return
-    if (outcome !== undefined) call.approval = outcome
+    const said = call.callId !== callId && outcome !== undefined ? `a nested call ${outcome}` : outcome
+    if (said !== undefined) call.approval = said
     if (waiting) {
       call.phase = 'approval'
       call.detail = 'waiting for your answer'
-    } else if (call.phase === 'approval' || outcome !== undefined) {
+    } else if (call.phase === 'approval' || said !== undefined) {
       call.phase = 'running'
-      call.detail = `${call.slot === undefined ? 'alone (a barrier)' : `slot ${call.slot}`}, ${outcome ?? 'answered'}`
+      call.detail = `${call.slot === undefined ? 'alone (a barrier)' : `slot ${call.slot}`}, ${said ?? 'answered'}`
     }
     tell(call, true)
   }

@@ -1,60 +1,65 @@
 import type { Context, Disposer } from '@deepseek-ai/dsh-context'
 import { agentToolPresentation } from '@deepseek-ai/dsh-agent-tool-presentation'
+import { installCodeMode } from '@deepseek-ai/dsh-tools'
 import type { PresentationMode } from '../cli/parse-demo-args.ts'
 import { DemoError } from '../errors.ts'
 
-type InstallCodeRuntime = (ctx: Context) => Disposer
-
-/**
- * `installCodeRuntime` of `@deepseek-ai/dsh-code-runtime`, once it has one. It comes with the
- * `run_code` transport (Code Mode end to end, T32–T33), which is not in this build yet; it is looked
- * up by name so the demo picks it up as soon as it is. Loaded only for `--mode code|both`, so the
- * native demo never loads the sandbox.
- */
-async function loadInstallCodeRuntime(): Promise<InstallCodeRuntime | undefined> {
-  try {
-    const runtime = (await import('@deepseek-ai/dsh-code-runtime')) as Record<string, unknown>
-    const candidate = runtime['installCodeRuntime']
-    return typeof candidate === 'function' ? (candidate as InstallCodeRuntime) : undefined
-  } catch {
-    return undefined
-  }
-}
+/** `installCodeRuntime` of `@deepseek-ai/dsh-code-runtime`: provides `ctx.codeRuntime` (QuickJS in workers). */
+export type InstallCodeRuntime = (ctx: Context) => Disposer
 
 /**
  * What the demo needs to show tools in `mode`: nothing for `native`; for `code` and `both`, the code
- * runtime's `installCodeRuntime`. A mode it cannot run yet is a `DemoError` `UNAVAILABLE`, before
- * anything is created: the transport is missing, or the scripted story has no Code Mode script.
+ * runtime's `installCodeRuntime`, loaded only then, so the native demo never loads the sandbox. A
+ * runtime that cannot be loaded is a `DemoError` `UNAVAILABLE`, before anything is created.
  */
-export async function preparePresentation(
-  mode: PresentationMode,
-  options: { readonly scripted: boolean },
-): Promise<InstallCodeRuntime | undefined> {
+export async function preparePresentation(mode: PresentationMode): Promise<InstallCodeRuntime | undefined> {
   if (mode === 'native') return undefined
-  const install = await loadInstallCodeRuntime()
-  if (install === undefined) {
+  let install: unknown
+  try {
+    install = ((await import('@deepseek-ai/dsh-code-runtime')) as Record<string, unknown>)[
+      'installCodeRuntime'
+    ]
+  } catch (error) {
     throw new DemoError({
       code: 'UNAVAILABLE',
-      message: `--mode ${mode} is not available yet: Code Mode needs the run_code transport (installCodeRuntime from @deepseek-ai/dsh-code-runtime), which this build does not have. Use --mode native.`,
+      message: `--mode ${mode} needs @deepseek-ai/dsh-code-runtime, which could not be loaded (${(error as Error).message}); build it with pnpm build`,
+      cause: error,
     })
   }
-  if (options.scripted) {
+  if (typeof install !== 'function') {
     throw new DemoError({
       code: 'UNAVAILABLE',
-      message: `--mode ${mode} is not available with the scripted model yet (its story has no Code Mode script); set DSH_API_KEY to try it on a real model, or use --mode native.`,
+      message: `--mode ${mode} needs installCodeRuntime from @deepseek-ai/dsh-code-runtime, which this build does not have. Use --mode native.`,
     })
   }
-  return install
+  return install as InstallCodeRuntime
 }
 
-/** Shows the agent's tools to the model in `mode`; returns the disposer of what it installed. */
+/**
+ * Shows the agent's tools to the model in `mode`. For `code` and `both`: a code runtime
+ * (`ctx.codeRuntime`), the `run_code` transport (`installCodeMode`, whose programs' calls go through
+ * the same pipeline, permission rules and approvals, recorded as nested calls), then the mode
+ * (`agentToolPresentation`, which also installs `ctx.systemPrompt` for the SDK). Returns the disposer.
+ */
 export function installPresentation(
   ctx: Context,
-  mode: PresentationMode,
-  installCodeRuntime: InstallCodeRuntime | undefined,
+  options: {
+    readonly mode: PresentationMode
+    readonly installCodeRuntime: InstallCodeRuntime | undefined
+    /** Nested calls of one program running at once (the demo uses its pool size). */
+    readonly maxParallelSubCalls: number
+  },
 ): Disposer {
+  const { mode, installCodeRuntime } = options
   const disposers: Disposer[] = []
-  if (installCodeRuntime !== undefined) disposers.push(installCodeRuntime(ctx))
+  if (mode !== 'native') {
+    if (installCodeRuntime === undefined)
+      throw new DemoError({ code: 'UNAVAILABLE', message: `--mode ${mode} needs a code runtime` })
+    disposers.push(
+      installCodeRuntime(ctx),
+      installCodeMode(ctx, { maxParallelSubCalls: options.maxParallelSubCalls }),
+    )
+  }
   disposers.push(agentToolPresentation(ctx, { mode }))
   return () => {
     for (const dispose of disposers.reverse()) dispose()

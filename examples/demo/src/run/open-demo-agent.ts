@@ -2,12 +2,11 @@ import { createAgent, type Agent } from '@deepseek-ai/dsh-agent-loop'
 import { createContext } from '@deepseek-ai/dsh-context'
 import type { LanguageModel } from '@deepseek-ai/dsh-llm'
 import type { Session } from '@deepseek-ai/dsh-session'
-import type { Context, Disposer } from '@deepseek-ai/dsh-context'
 import { installTools, type ApprovalService, type CallConcurrency } from '@deepseek-ai/dsh-tools'
 import type { PresentationMode } from '../cli/parse-demo-args.ts'
 import { installDemoPermissions } from '../policy/install-demo-permissions.ts'
 import { registerDemoTools } from '../tools/register-demo-tools.ts'
-import { installPresentation } from './install-presentation.ts'
+import { installPresentation, type InstallCodeRuntime } from './install-presentation.ts'
 
 /** The demo's pool: small, so a step of eleven calls shows slots being reused. */
 export const POOL_SIZE = 3
@@ -24,7 +23,7 @@ export interface DemoAgentOptions {
   readonly slowMs: number
   readonly mode: PresentationMode
   /** From `preparePresentation`: the code runtime's installer, for `code` and `both`. */
-  readonly installCodeRuntime: ((ctx: Context) => Disposer) | undefined
+  readonly installCodeRuntime: InstallCodeRuntime | undefined
   readonly approval: ApprovalService
   /** Warnings and errors of the suite (e.g. a body that settled after its timeout). */
   readonly log: (level: 'warn' | 'error', message: string) => void
@@ -56,7 +55,11 @@ export function openDemoAgent(options: DemoAgentOptions): DemoAgent {
     registerDemoTools(ctx, { docs: options.docs, scratch: options.scratch, stepMs: options.slowMs }),
     installDemoPermissions(ctx, { docs: options.docs }),
     ctx.provide('approval', options.approval),
-    installPresentation(ctx, options.mode, options.installCodeRuntime),
+    installPresentation(ctx, {
+      mode: options.mode,
+      installCodeRuntime: options.installCodeRuntime,
+      maxParallelSubCalls: POOL_SIZE,
+    }),
   ]
   const agent = createAgent({
     ctx,

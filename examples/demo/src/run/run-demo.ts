@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import type { AgentEvent } from '@deepseek-ai/dsh-agent-loop'
-import type { Context, Disposer } from '@deepseek-ai/dsh-context'
 import type { LanguageModel } from '@deepseek-ai/dsh-llm'
 import { openJsonlSession, SessionError, type JsonlSession } from '@deepseek-ai/dsh-session'
 import { parseDemoArgs, USAGE, type DemoArgs } from '../cli/parse-demo-args.ts'
@@ -22,7 +21,7 @@ import { summaryLines } from '../summary/print-summary.ts'
 import { summarizeCalls } from '../summary/summarize-calls.ts'
 import { shellQuote, timelineCommand } from '../summary/timeline-command.ts'
 import { createInterrupts } from './create-interrupts.ts'
-import { preparePresentation } from './install-presentation.ts'
+import { preparePresentation, type InstallCodeRuntime } from './install-presentation.ts'
 import { openDemoAgent, POOL_SIZE, type DemoAgent } from './open-demo-agent.ts'
 import { resumeSession } from './resume-session.ts'
 
@@ -107,7 +106,7 @@ export async function runDemo(io: DemoIo): Promise<number> {
         message: `the scripted model only plays its story and cannot answer ${JSON.stringify(args.prompt)}; set DSH_API_KEY (and DSH_MODEL, DSH_BASE_URL) to ask a real model`,
       })
     }
-    const installCodeRuntime = await preparePresentation(args.mode, { scripted })
+    const installCodeRuntime = await preparePresentation(args.mode)
     return await play(io, args, { ...env, scripted, installCodeRuntime })
   } catch (error) {
     if (DemoError.isInstance(error)) {
@@ -124,7 +123,7 @@ interface PlaySettings {
   readonly slowMs: number
   readonly thinkMs: number
   readonly scripted: boolean
-  readonly installCodeRuntime: ((ctx: Context) => Disposer) | undefined
+  readonly installCodeRuntime: InstallCodeRuntime | undefined
 }
 
 async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise<number> {
