@@ -1,18 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import type { AgentEvent } from '@deepseek-ai/dsh-agent-loop'
 import type { LanguageModel } from '@deepseek-ai/dsh-llm'
-import { openJsonlSession, SessionError, type JsonlSession } from '@deepseek-ai/dsh-session'
+import type { JsonlSession } from '@deepseek-ai/dsh-session'
 import { parseDemoArgs, USAGE, type DemoArgs } from '../cli/parse-demo-args.ts'
 import { readDemoEnv } from '../cli/read-demo-env.ts'
 import { DemoError } from '../errors.ts'
 import { createDemoModel, DEFAULT_QUESTION } from '../model/create-demo-model.ts'
 import { observeToolCalls } from '../model/observe-tool-calls.ts'
 import { STORY_PROMPTS } from '../model/story-script.ts'
-import { askOnTerminal } from '../policy/ask-on-terminal.ts'
-import { createApprovalService, type Approver } from '../policy/create-approval-service.ts'
+import { chooseApprover } from '../policy/choose-approver.ts'
+import { createApprovalService } from '../policy/create-approval-service.ts'
 import { createCallBoard } from '../progress/call-board.ts'
 import { createPlainView } from '../progress/create-plain-view.ts'
 import { createTtyView } from '../progress/create-tty-view.ts'
@@ -20,6 +17,8 @@ import type { DemoView } from '../progress/demo-view.ts'
 import { summaryLines } from '../summary/print-summary.ts'
 import { summarizeCalls } from '../summary/summarize-calls.ts'
 import { shellQuote, timelineCommand } from '../summary/timeline-command.ts'
+import { choosePaths } from './choose-paths.ts'
+import { openSession } from './open-session.ts'
 import { createInterrupts } from './create-interrupts.ts'
 import { preparePresentation, type InstallCodeRuntime } from './install-presentation.ts'
 import { openDemoAgent, POOL_SIZE, type DemoAgent } from './open-demo-agent.ts'
@@ -43,46 +42,6 @@ export interface DemoIo {
 
 /** Exit codes: done, a turn failed, bad usage, interrupted by Ctrl-C (128 + SIGINT). */
 export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const
-
-/** Where the session goes: a new file, or the one to resume; and a fresh scratch folder. */
-function choosePaths(args: DemoArgs, cwd: string): { sessionPath: string; scratch: string } {
-  const work = mkdtempSync(join(tmpdir(), 'dsh-demo-'))
-  const scratch = join(work, 'scratch')
-  mkdirSync(scratch)
-  if (args.resume !== undefined) {
-    const sessionPath = resolve(cwd, args.resume)
-    if (!existsSync(sessionPath)) {
-      throw new DemoError({
-        code: 'SESSION',
-        message: `--resume ${args.resume}: there is no session file there`,
-      })
-    }
-    return { sessionPath, scratch }
-  }
-  if (args.session !== undefined) {
-    const sessionPath = resolve(cwd, args.session)
-    if (existsSync(sessionPath) && statSync(sessionPath).size > 0) {
-      throw new DemoError({
-        code: 'SESSION',
-        message: `--session ${args.session} already holds a session; carry it on with --resume ${args.session}, or name a new file`,
-      })
-    }
-    return { sessionPath, scratch }
-  }
-  return { sessionPath: join(work, 'session.jsonl'), scratch }
-}
-
-function openSession(path: string): JsonlSession {
-  try {
-    // 'write': each event is in the kernel before append returns, which survives Ctrl-C and a killed process
-    return openJsonlSession(path, { durability: 'write' })
-  } catch (error) {
-    if (SessionError.isInstance(error)) {
-      throw new DemoError({ code: 'SESSION', message: `${path}: ${error.message}`, cause: error })
-    }
-    throw error
-  }
-}
 
 /**
  * The demo: parses the command line, then plays the scripted story (or asks a real model), showing
@@ -148,21 +107,7 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
     : createPlainView((line) => io.stdout.write(`${line}\n`))
   const { colors } = shown
 
-  const approver: Approver = args.yes
-    ? { kind: 'yes' }
-    : tty
-      ? {
-          kind: 'prompt',
-          ask: async (request) => {
-            shown.pause()
-            try {
-              return await askOnTerminal({ input: io.stdin, output: io.stdout })(request)
-            } finally {
-              shown.resume()
-            }
-          },
-        }
-      : { kind: 'nobody' }
+  const approver = chooseApprover({ yes: args.yes, tty, io, view: shown })
 
   let session: JsonlSession | undefined
   const resumeHint = `${io.command} --resume ${shellQuote(sessionPath)}`
