@@ -22,6 +22,7 @@ export const packages = [
   { name: 'code-runtime', dir: 'packages/code-runtime/code-runtime', id: '@deepseek-ai/dsh-code-runtime' },
   { name: 'mcp', dir: 'packages/plugins/mcp', id: '@deepseek-ai/dsh-mcp' },
   { name: 'otel', dir: 'packages/plugins/otel', id: '@deepseek-ai/dsh-otel' },
+  { name: 'timeline', dir: 'packages/tools-ui/timeline', id: '@deepseek-ai/dsh-timeline' },
   { name: 'permissions', dir: 'packages/plugins/permissions', id: '@deepseek-ai/dsh-permissions' },
   {
     name: 'dispatch-bullmq',
@@ -88,5 +89,14 @@ projects.push(
     resolve: { alias: sourceAliases },
     // the remote_dispatch case needs a real Redis
     test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'], globalSetup: [redisSetup] },
+  }),
+)
+
+// The demo harness (examples/demo): its tools and progress view, and the demo run end to end as a
+// child process (bundled from source by its test, so it needs no build).
+projects.push(
+  defineProject({
+    resolve: { alias: sourceAliases },
+    test: { name: 'demo', root: here('examples/demo'), include: ['test/**/*.test.ts'] },
   }),
 )

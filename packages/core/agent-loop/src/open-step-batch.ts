@@ -107,6 +107,7 @@ export function openStepBatch(options: {
     message: options.message,
     lateFailed: logLate,
     ...(approvals?.firstCallSeq === undefined ? {} : { firstCallSeq: approvals.firstCallSeq }),
+    timings: (index) => progress.recordedTimings(index),
   })
   // What the committed calls deferred, for an approval request that pauses the step after them.
   const accepted: string[] = []
@@ -160,7 +161,7 @@ export function openStepBatch(options: {
     hooks: {
       onQueued: (index) => progress.queued(index),
       onStart: (index, _input, mode) => {
-        ledger.recordCall(index)
+        ledger.recordCall(index, mode)
         progress.started(index, mode)
       },
       onSettled: (index) => progress.settled(index),

@@ -1,6 +1,6 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import type { ApprovalRequestEventData, Session } from '@deepseek-ai/dsh-session'
-import type { LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import type { ApprovalRequestEventData, Session, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
+import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from './append-tool-call.ts'
 import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
 import { appendToolResult } from './append-tool-result.ts'
@@ -27,8 +27,11 @@ export type LedgerMessage =
  * recorded (`messageRefused`), nothing of the step is.
  */
 export interface ToolCallLedger {
-  /** Appends `tool/call` for call `index` (or holds it back until the message lands). */
-  recordCall(index: number): void
+  /**
+   * Appends `tool/call` for call `index` (or holds it back until the message lands), with the mode
+   * it started in (undefined for a call announced without starting).
+   */
+  recordCall(index: number, mode: ExecutionMode | undefined): void
   /** Appends `tool/result` for call `index`; refuses to answer out of model order. */
   recordResult(index: number, result: ToolExecutionResult): void | Promise<void>
   /** Seq of call `index`'s `tool/call`, once recorded. */
@@ -83,11 +86,14 @@ export function createToolCallLedger(options: {
   readonly lateFailed: (index: number, outcome: LateToolOutcome, error: unknown) => void
   /** Seq of call 0's `tool/call` when it is already in the log (a step continued after its approval). */
   readonly firstCallSeq?: number
+  /** Call `index`'s timings as its `tool/result` is appended (undefined: it never started). */
+  readonly timings: (index: number) => ToolCallRecordedTimings | undefined
 }): ToolCallLedger {
   const { session, turn, step, blocks, lateFailed, firstCallSeq } = options
   let message: LedgerMessage | { readonly kind: 'refused' } = options.message
   const callSeqs: number[] = []
   const resultSeqs: number[] = []
+  const modes: (ExecutionMode | undefined)[] = []
   /** Calls announced (started or skipped) so far, recorded or held back. */
   let announced = 0
   let answered = 0
@@ -119,6 +125,7 @@ export function createToolCallLedger(options: {
         step,
         block: blocks[index]!,
         ...(seq === undefined ? {} : { messageSeq: seq }),
+        ...(modes[index] === undefined ? {} : { mode: modes[index] }),
       }),
     )
   }
@@ -143,7 +150,16 @@ export function createToolCallLedger(options: {
         message: `executeToolCalls: the scheduler committed call ${index} before it was recorded as tool/call`,
       })
     }
-    resultSeqs[index] = appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
+    const timings = options.timings(index)
+    resultSeqs[index] = appendToolResult({
+      session,
+      turn,
+      step,
+      callId: block.id,
+      callSeq,
+      result,
+      ...(timings === undefined ? {} : { timings }),
+    })
     answered = index + 1
     flushLate(index)
   }
@@ -173,7 +189,7 @@ export function createToolCallLedger(options: {
   }
 
   return {
-    recordCall(index) {
+    recordCall(index, mode) {
       if (index !== announced) {
         throw new AgentLoopError({
           code: 'INVALID_ARGUMENT',
@@ -181,6 +197,7 @@ export function createToolCallLedger(options: {
           message: `executeToolCalls: the scheduler started call ${index} out of model order (expected ${announced})`,
         })
       }
+      modes[index] = mode
       // a call the session refused stays unannounced: the next one is then refused as out of order
       if (message.kind === 'recorded') appendCall(index)
       announced++

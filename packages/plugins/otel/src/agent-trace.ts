@@ -246,6 +246,10 @@ export function createAgentTrace(options: {
     ;(slot.duringStream ??= new Map()).set(event.callId, event.duringStream)
   }
 
+  const stepEvent = (turn: number, step: number, name: string, at: number, attributes: Attributes): void => {
+    turns.get(turn)?.steps.get(step)?.span.addEvent(name, attributes, fromPerformance(at))
+  }
+
   const handle = (event: AgentEvent): void => {
     switch (event.type) {
       case 'turn-start':
@@ -264,6 +268,23 @@ export function createAgentTrace(options: {
         return endTurn(event)
       case 'tool-call-start':
         return startTool(event)
+      // A failed model attempt and the durable-approval pause are moments of the step, not spans.
+      case 'model-call-retry':
+        return stepEvent(event.turn, event.step, 'dsh.model.retry', event.at, {
+          'dsh.model.attempt': event.attempt,
+          'dsh.model.retry_delay_ms': event.delayMs,
+          [A.ERROR_TYPE]: errorType(event.error),
+        })
+      case 'approval-requested':
+        return stepEvent(event.turn, event.step, 'dsh.approval.requested', event.at, {
+          [A.GEN_AI_TOOL_CALL_ID]: event.approval.callId,
+          [A.GEN_AI_TOOL_NAME]: event.approval.name,
+        })
+      case 'approval-answered':
+        return stepEvent(event.turn, event.step, 'dsh.approval.answered', event.at, {
+          [A.GEN_AI_TOOL_CALL_ID]: event.callId,
+          'dsh.approval.answer': event.answer,
+        })
       // Tool calls are traced by the pipeline itself, with every stage; these add nothing to it.
       case 'tool-call-queued':
       case 'tool-call-settled':
