@@ -32,6 +32,7 @@ const issueCases = [
   'openai-agents.run.100',
   'langgraph.ToolNode.100',
   'pool_efficiency',
+  'remote_dispatch',
   'eager_dispatch',
   'memory',
   'memory.timeout',

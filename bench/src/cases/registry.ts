@@ -89,6 +89,12 @@ export const CASES: readonly CaseDefinition[] = [
     run: async (options, log) => (await import('./pool-case.ts')).runPoolEfficiency(options, log),
   },
   {
+    id: 'remote_dispatch',
+    library: 'dsh',
+    kind: 'figures',
+    run: async (options, log) => (await import('./remote-case.ts')).runRemoteDispatch(options, log),
+  },
+  {
     id: 'eager_dispatch',
     library: 'dsh',
     kind: 'figures',

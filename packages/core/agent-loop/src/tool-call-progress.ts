@@ -1,5 +1,6 @@
 import type { Logger } from '@deepseek-ai/dsh-context'
 import type { JsonObject, ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import type { ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult, ToolRuntime } from '@deepseek-ai/dsh-tools'
 import type { EagerDispatchFigures, ToolCallProgressEvent } from './types.ts'
 
@@ -13,6 +14,11 @@ export interface ToolCallProgress {
   started(index: number, mode: ExecutionMode | undefined): void
   settled(index: number): void
   committed(index: number, result: ToolExecutionResult): void
+  /**
+   * What the session records with call `index`'s result, measured up to now (its `tool/result` is
+   * being appended): undefined for a call that never started.
+   */
+  recordedTimings(index: number): ToolCallRecordedTimings | undefined
   /** Later hook calls (bodies an abort or failure left running) are dropped. */
   close(): void
 }
@@ -128,6 +134,19 @@ export function createToolCallProgress(options: {
         started: start !== undefined,
         timings,
       })
+    },
+    recordedTimings(index) {
+      const start = startedAt[index]
+      if (start === undefined) return undefined
+      const now = performance.now()
+      const settled = settledAt[index] ?? now
+      // a tenth of a millisecond is all a log needs, and it keeps the line short
+      const ms = (value: number): number => Math.max(0, Math.round(value * 10) / 10)
+      return {
+        queueMs: ms(start - (queuedAt[index] ?? start)),
+        runMs: ms(settled - start),
+        commitMs: ms(now - settled),
+      }
     },
     figures() {
       if (!streaming || streamEndedAt === undefined) return undefined

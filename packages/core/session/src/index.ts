@@ -2,6 +2,7 @@ export type {
   AppendOptions,
   JsonlDurability,
   JsonlRepair,
+  JsonlSessionContents,
   JsonlSession,
   JsonlSessionOptions,
   MemorySessionOptions,
@@ -11,10 +12,17 @@ export type {
   SessionLogger,
   SurfaceOp,
   ToolCallEventData,
+  ToolCallRecordedTimings,
   ToolResultEventData,
+  ApprovalAnswerEventData,
+  ApprovalAnswerKind,
+  ApprovalRequestEventData,
 } from './types.ts'
+export { pendingApprovals } from './pending-approvals.ts'
+export type { PendingApproval } from './pending-approvals.ts'
 export { createMemorySession } from './create-memory-session.ts'
 export { openJsonlSession } from './jsonl/open-jsonl-session.ts'
+export { readJsonlSession } from './jsonl/read-jsonl-session.ts'
 export { snapshotJsonValue } from './snapshot/snapshot-json-value.ts'
 export type { SnapshotOptions, SnapshotResult } from './snapshot/snapshot-json-value.ts'
 export { deepFreeze } from './deep-freeze.ts'

@@ -1,5 +1,5 @@
 import type { Context } from '@deepseek-ai/dsh-context'
-import { checkExecutionInput } from './pipeline/check-input.ts'
+import { checkExecutionInput, refuseSuspendable } from './pipeline/check-input.ts'
 import { claimRun } from './pipeline/claim-run.ts'
 import { callConcurrency } from './pipeline/concurrency.ts'
 import { dispatchCall } from './pipeline/dispatch.ts'
@@ -12,7 +12,8 @@ import type { RegistryState, ScopeToolsState } from './registry/scope-state.ts'
 import { executeBatch } from './scheduler/execute-batch.ts'
 import { LOCAL_PROTOCOL, TOOL_RUNTIME_SCHEDULER } from './scheduler/scheduler-key.ts'
 import type { ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
-import type { ToolExecutionInput, ToolRuntime } from './types.ts'
+import type { ToolExecutionInput, ToolExecutionResult, ToolRuntime } from './types.ts'
+import { toolMessages } from './messages.ts'
 import { createPresentationMethods } from './view/create-presentation-methods.ts'
 import { createReadMethods } from './view/create-read-methods.ts'
 import { createRegistrationMethods } from './view/create-registration-methods.ts'
@@ -82,6 +83,16 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
     },
   }
 
+  const synthesizeDenied = (input: ToolExecutionInput): ToolExecutionResult => {
+    const result = materializeResult(
+      failure('DENIED', toolMessages.approvalPending(input.name), { name: 'ApprovalPending' }),
+      input.name,
+      registry.options.maxResultBytes,
+    )
+    if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', result, callInfoOf(state, input))
+    return result
+  }
+
   const view: ToolRuntime = {
     scope: ctx,
     [TOOL_RUNTIME_SCHEDULER]: scheduler,
@@ -92,6 +103,7 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
     async execute(raw) {
       // T36: the input is read once, here; only the copy is used from now on.
       const input = checkInput('execute', raw)
+      refuseSuspendable('tools.execute(input)', 'input', input)
       const prepared = await prepareCall(state, undefined, input)
       switch (prepared.stage) {
         case 'dispatch': {
@@ -104,6 +116,9 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
           return await finalizeCall(prepared.run as RunState, prepared.result)
         case 'final-result':
           return finishCall(prepared.run as RunState, prepared.result)
+        case 'approval-pending':
+          // unreachable (a suspendable input is refused above); the call still gets one result
+          return synthesizeDenied(input)
         default: {
           const never: never = prepared
           return never

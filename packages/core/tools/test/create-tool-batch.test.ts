@@ -141,6 +141,35 @@ describe('createToolBatch: calls handed over as they arrive (incremental intake)
     expect((await batch.outcome).kind).toBe('completed')
   })
 
+  it.each([
+    ['true', () => true, true],
+    [
+      'a throw',
+      () => {
+        throw new Error('eager predicate failed')
+      },
+      false,
+    ],
+    ['undefined', () => undefined, false],
+    ['"yes"', () => 'yes', false],
+    ['1', () => 1, false],
+  ])(
+    'T40: an eager predicate answering %s: only true starts the call before close(); a throw counts as no',
+    async (_label, answer, early) => {
+      const { ctx } = setup()
+      const g = gated(ctx)
+      const batch = createToolBatch({ tools: ctx.tools, eager: answer as () => boolean })
+      batch.add(p('a'))
+      await tick()
+      expect(g.started).toEqual(early ? ['a'] : [])
+      batch.close()
+      await tick()
+      expect(g.started).toEqual(['a'])
+      await g.release('a')
+      expect((await batch.outcome).kind).toBe('completed')
+    },
+  )
+
   it('adding after close() is an error (ALREADY_FINISHED); close() is idempotent; bad calls are refused by name', async () => {
     const { ctx } = setup()
     gated(ctx)

@@ -1,6 +1,6 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from '../errors.ts'
-import type { ToolCallParent, ToolExecutionInput } from '../types.ts'
+import type { ApprovalAnswer, ToolCallApproval, ToolCallParent, ToolExecutionInput } from '../types.ts'
 
 /**
  * An input this copy of the package checked and copied (`checkExecutionInput`): frozen, every field
@@ -18,6 +18,7 @@ export class CheckedInput {
   readonly step: number | undefined
   readonly parent: ToolCallParent | undefined
   readonly nestedCallHooks: ToolExecutionInput['nestedCallHooks'] | undefined
+  readonly approval: ToolCallApproval | undefined
 
   constructor(fields: Omit<CheckedInput, 'withSignal' | 'input'>, signal: AbortSignal | undefined) {
     this.callId = fields.callId
@@ -28,6 +29,7 @@ export class CheckedInput {
     this.step = fields.step
     this.parent = fields.parent
     this.nestedCallHooks = fields.nestedCallHooks
+    this.approval = fields.approval
     Object.freeze(this)
   }
 
@@ -76,6 +78,7 @@ export function checkExecutionInput(
     step,
     parent,
     nestedCallHooks,
+    approval,
   } = input as Record<string, unknown>
   if (typeof callId !== 'string' || callId === '') {
     throw invalidArgument(
@@ -109,6 +112,7 @@ export function checkExecutionInput(
       step: typeof step === 'number' ? step : undefined,
       parent: parent === undefined ? undefined : readParent(where, label(), parent),
       nestedCallHooks: nestedCallHooks as ToolExecutionInput['nestedCallHooks'],
+      approval: approval === undefined ? undefined : readCallApproval(where, `${label()}.approval`, approval),
     },
     signal,
   )
@@ -124,4 +128,56 @@ function readParent(where: string, label: string, parent: unknown): ToolCallPare
     )
   }
   return Object.freeze({ callId })
+}
+
+const SCOPES: readonly unknown[] = [undefined, 'arguments', 'tool']
+
+/** A checked, frozen copy of `input.approval` (each field read once). */
+export function readCallApproval(where: string, label: string, value: unknown): ToolCallApproval {
+  const bad = (problem: string): never => {
+    throw invalidArgument(`${where}: ${label} ${problem}, got ${describeValue(value)}`)
+  }
+  if (typeof value !== 'object' || value === null) return bad('must be an object')
+  const kind = (value as { kind?: unknown }).kind
+  if (kind === 'suspendable') return SUSPENDABLE
+  if (kind !== 'answered') return bad("must be { kind: 'suspendable' } or { kind: 'answered', answer }")
+  const raw = (value as { answer?: unknown }).answer
+  return Object.freeze({ kind, answer: readApprovalAnswer(where, `${label}.answer`, raw) })
+}
+
+const SUSPENDABLE: ToolCallApproval = Object.freeze({ kind: 'suspendable' })
+
+/** A checked, frozen copy of an approval answer: `once`, `session` (with a data scope) or `reject`. */
+export function readApprovalAnswer(where: string, label: string, value: unknown): ApprovalAnswer {
+  if (typeof value !== 'object' || value === null)
+    throw invalidArgument(`${where}: ${label} must be an object, got ${describeValue(value)}`)
+  const { answer, scope, feedback } = value as Record<string, unknown>
+  switch (answer) {
+    case 'once':
+      return Object.freeze({ answer })
+    case 'session':
+      if (!SCOPES.includes(scope))
+        throw invalidArgument(
+          `${where}: ${label}.scope must be 'arguments' or 'tool' (a recorded answer is data), got ${describeValue(scope)}`,
+        )
+      return Object.freeze(
+        scope === undefined ? { answer } : { answer, scope: scope as 'arguments' | 'tool' },
+      )
+    case 'reject':
+      if (feedback !== undefined && typeof feedback !== 'string')
+        throw invalidArgument(`${where}: ${label}.feedback must be a string, got ${describeValue(feedback)}`)
+      return Object.freeze(feedback === undefined ? { answer } : { answer, feedback })
+    default:
+      throw invalidArgument(
+        `${where}: ${label}.answer must be 'once', 'session' or 'reject', got ${describeValue(answer)}`,
+      )
+  }
+}
+
+/** `execute`, `executeBatch` and `runToolBatch` answer every call: none of them can suspend one. */
+export function refuseSuspendable(where: string, label: string, input: ToolExecutionInput): void {
+  if (input.approval?.kind === 'suspendable')
+    throw invalidArgument(
+      `${where}: ${label}.approval { kind: 'suspendable' } needs a driver that records approvals (prepare or createToolBatch); this entry answers every call`,
+    )
 }

@@ -8,12 +8,14 @@ import { CALL_DEFINITION } from '../is-call-to.ts'
 import type {
   AnyToolDefinition,
   PreExecuteDecision,
+  ToolCallApproval,
   ToolArguments,
   ToolCallInfo,
   ToolExecutionInput,
   ToolExecutionResult,
 } from '../types.ts'
-import { resolveApproval } from './approval.ts'
+import { rejectedByAnswer, resolveApproval, SUSPEND } from './approval.ts'
+import { releaseRun } from './call-signal.ts'
 import { readPreExecuteDecision } from './decisions.ts'
 import { guardsOnChain, runGuards } from './guards.ts'
 import { callArguments } from './call-arguments.ts'
@@ -129,12 +131,16 @@ export async function prepareCall(
       return never
     }
   }
+  const { approval } = input
+  // A person rejected this call (durable approvals): that is its answer, whatever policy says now.
+  const rejected = approval?.kind === 'answered' ? rejectedByAnswer(input.name, approval.answer) : undefined
+  if (rejected !== undefined) return settle(rejected)
   const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
   run.nestedCallHooks = input.nestedCallHooks
   // no listener and no guard: nothing to decide, nothing to wait for
   if (!state.ctx.hasListeners('tools/pre-execute') && guardsOnChain(state) === undefined)
     return { stage: 'dispatch', run }
-  const prepared = await policy(run, tool, args.json)
+  const prepared = await policy(run, tool, args.json, approval)
   pauseBudget(run)
   return prepared
 }
@@ -143,6 +149,7 @@ async function policy(
   run: RunState,
   tool: RegisteredTool,
   json: JsonObject,
+  approval: ToolCallApproval | undefined,
 ): Promise<ScheduledToolPreparation> {
   const { ctx } = run.state
   const name = run.toolName
@@ -180,7 +187,14 @@ async function policy(
     case 'ask': {
       // a person answering is not plugin code: the budget waits
       pauseBudget(run)
-      const denied = await resolveApproval(run, tool, decision.reason, json)
+      const denied = await resolveApproval(run, tool, decision.reason, json, approval)
+      if (denied === SUSPEND) {
+        // No result in this process: the driver records the pending approval and runs the call
+        // again with the answer. Nothing of the run stays attached (signal, budget sweeper).
+        run.stage = 'suspended'
+        releaseRun(run)
+        return { stage: 'approval-pending', run, reason: decision.reason }
+      }
       if (denied !== undefined) return final(run, denied)
       break
     }

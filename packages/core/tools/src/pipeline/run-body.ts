@@ -1,7 +1,7 @@
 import type { JsonValue } from '@deepseek-ai/dsh-llm'
 import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import { toolMessages } from '../messages.ts'
-import type { ToolExecContext, ToolExecutionResult } from '../types.ts'
+import type { ToolArguments, ToolBody, ToolExecContext, ToolExecutionResult } from '../types.ts'
 import { pauseBudget, resumeBudget } from './call-budget.ts'
 import { abortReason, linkAbort, onRunAbort, runSignal } from './call-signal.ts'
 import { callRef, formatIssues } from './clip.ts'
@@ -81,7 +81,8 @@ export function notStarted(run: RunState): ToolExecutionResult {
 const SETTLED: Promise<unknown> = Promise.resolve()
 
 /**
- * docs/spec.md §5 step 7: the body. Its signal is the call's own, or (when a wrapper passed a
+ * docs/spec.md §5 step 7: the body (the tool's `execute`, or the `body` a wrapper passed in its
+ * place: same arguments, same checks of its value). Its signal is the call's own, or (when a wrapper passed a
  * replacement) one that aborts on either, linked with removable listeners, so no wrapper can
  * detach the caller's cancellation. On the caller's abort the body gets the abort grace (T38): a
  * value within it is a success, a rejection is `ABORTED`; after it, `ABORTED`. On a wrapper's
@@ -96,6 +97,7 @@ export async function runBody(
   run: RunState,
   replacement: AbortSignal | undefined,
   timeoutMs?: number,
+  body?: ToolBody,
 ): Promise<ToolExecutionResult> {
   // only a run prepared at stage dispatch gets here, and such a run always has its tool
   const tool = run.tool!
@@ -103,14 +105,16 @@ export async function runBody(
   let own: AbortController | undefined
   let unlink: (() => void)[] | undefined
   if (replacement !== undefined && replacement !== run.controller?.signal) {
-    const body = (own = new AbortController())
-    unlink = [onRunAbort(run, () => body.abort(abortReason(run))), linkAbort(body, replacement)]
+    const controller = (own = new AbortController())
+    unlink = [onRunAbort(run, () => controller.abort(abortReason(run))), linkAbort(controller, replacement)]
   }
   pauseBudget(run)
   let returned: unknown
   let threw = false
   try {
-    returned = tool.definition.execute(run.args, new BodyContext(run, own?.signal))
+    const exec = new BodyContext(run, own?.signal)
+    returned =
+      body === undefined ? tool.definition.execute(run.args, exec) : body(run.args as ToolArguments, exec)
   } catch (error) {
     returned = error
     threw = true

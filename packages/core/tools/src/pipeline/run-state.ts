@@ -10,9 +10,11 @@ import type { StageRace } from './signals.ts'
 
 /**
  * Where a run is (T39). `dispatch`, `post-result` and `final-result` are the stages a run is
- * handed out at; `dispatching` and `finalizing` mark a stage in progress; `finished` is terminal.
+ * handed out at; `dispatching` and `finalizing` mark a stage in progress; `finished` is terminal,
+ * and so is `suspended` (its approval is pending: the call is run again, as a new run, with the answer).
  */
-export type RunStage = 'dispatch' | 'dispatching' | 'post-result' | 'finalizing' | 'final-result' | 'finished'
+export type RunStage =
+  'dispatch' | 'dispatching' | 'post-result' | 'finalizing' | 'final-result' | 'finished' | 'suspended'
 
 /**
  * The scheduler's private view of a run; callers only see the `ToolRunContext` part. A class

@@ -1,6 +1,6 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from '../errors.ts'
-import { checkExecutionInput, type CheckedInput } from '../pipeline/check-input.ts'
+import { checkExecutionInput, refuseSuspendable, type CheckedInput } from '../pipeline/check-input.ts'
 import type { ToolBatchHooks } from './batch-types.ts'
 
 /** The pool size a batch gets when nobody names one. */
@@ -30,7 +30,7 @@ export function checkFunction(where: string, label: string, value: unknown): voi
     throw invalidArgument(`${where}: ${label} must be a function, got ${describeValue(value)}`)
 }
 
-const HOOKS = ['onQueued', 'onStart', 'onSettled', 'onCommit', 'onLateOutcome'] as const
+const HOOKS = ['onQueued', 'onStart', 'onSettled', 'onSuspend', 'onCommit', 'onLateOutcome'] as const
 
 /** The hooks, each read once (a getter cannot swap one later), as a plain object. */
 export function readHooks(where: string, hooks: unknown): ToolBatchHooks {
@@ -51,7 +51,11 @@ export function copyCalls(where: string, label: string, calls: unknown): readonl
     throw invalidArgument(`${where}: ${label} must be an array, got ${describeValue(calls)}`)
   const ids = new Set<string>()
   const copies: CheckedInput[] = []
-  for (let i = 0; i < calls.length; i++) copies.push(checkBatchCall(where, label, i, calls[i], ids))
+  for (let i = 0; i < calls.length; i++) {
+    const copy = checkBatchCall(where, label, i, calls[i], ids)
+    refuseSuspendable(where, `${label}[${i}]`, copy.input)
+    copies.push(copy)
+  }
   return copies
 }
 

@@ -166,6 +166,9 @@ export function openToolBatch(
               fail(error)
             },
           )
+        } else if (prepared.stage === 'approval-pending') {
+          state.suspend(index, prepared.reason)
+          drive()
         } else settle(index, prepared)
       }
     } catch (error) {
@@ -235,10 +238,13 @@ export function openToolBatch(
     signals.detach()
     const results = state.results()
     const stop = state.stop
+    const parked = state.parked
     resolveOutcome(
       stop?.kind === 'failed'
         ? { kind: 'failed', error: stop.error, results }
-        : { kind: 'completed', results },
+        : parked !== undefined
+          ? { kind: 'suspended', results, index: parked.index, reason: parked.reason }
+          : { kind: 'completed', results },
     )
   }
 

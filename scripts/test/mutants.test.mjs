@@ -1,0 +1,52 @@
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { applyMutant, checkFirstTests, checkMutants, countOccurrences } from '../mutation/mutant-list.mjs'
+import { firstTests, firstTestsOf, mutants } from '../mutation/mutants.mjs'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+describe('the planted-bug list of pnpm mutate', () => {
+  it('still applies: every find string occurs exactly once in its file and the mutated file parses', () => {
+    expect(checkMutants(mutants, root)).toEqual([])
+  })
+
+  it('names only existing test files as the first tier of a mutant', () => {
+    expect(checkFirstTests(firstTests, root)).toEqual([])
+    expect(checkFirstTests({ tools: [[/x/, ['no-such.test.ts']]] }, root)).toEqual([
+      'firstTests tools /x/: packages/core/tools/test/no-such.test.ts does not exist',
+    ])
+    const lock = mutants.find((m) => m.id === 'lock-close-deletes-foreign-lock')
+    expect(firstTestsOf(lock)).toContain('packages/core/session/test/lock-ownership.test.ts')
+    expect(
+      firstTestsOf({ ...lock, package: 'context', file: 'packages/core/context/src/waterfall.ts' }),
+    ).toEqual([])
+  })
+
+  it('covers every package it names with at least 80 mutants in all', () => {
+    expect(mutants.length).toBeGreaterThanOrEqual(80)
+    expect(new Set(mutants.map((m) => m.package))).toEqual(
+      new Set(['tools', 'context', 'session', 'agent-loop']),
+    )
+  })
+
+  it('reports a find string that no longer occurs once, and a mutant that does not parse', () => {
+    const base = mutants.find((m) => m.package === 'tools')
+    const problems = checkMutants(
+      [
+        { ...base, id: 'gone', find: 'this text is in no source file' },
+        { ...base, id: 'broken', replace: `${base.replace} (` },
+        { ...base, id: 'gone' },
+      ],
+      root,
+    )
+    expect(problems).toHaveLength(3)
+    expect(problems[0]).toMatch(/^gone: .* occurs 0 times/)
+    expect(problems[1]).toMatch(/^broken: the mutated .* does not parse/)
+    expect(problems[2]).toMatch(/^gone: the id is used twice/)
+  })
+
+  it('applies a mutant by replacing its one occurrence', () => {
+    expect(countOccurrences('a < b; c < d', '<')).toBe(2)
+    expect(applyMutant('x = a < b', { find: 'a < b', replace: 'a <= b' })).toBe('x = a <= b')
+  })
+})
