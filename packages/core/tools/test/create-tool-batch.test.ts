@@ -6,6 +6,7 @@ import {
   ToolsError,
   createToolBatch,
   defineTool,
+  resolveToolRuntimeScheduler,
   type ToolBatchHooks,
   type ToolExecutionInput,
 } from '@deepseek-ai/dsh-tools'
@@ -402,5 +403,78 @@ describe('the batch signal: one per batch, lent again only when nothing can hear
       expect(signal).not.toBe(listened)
       expect(signal.aborted).toBe(false)
     }
+  })
+})
+
+describe('the shared batch signal reaches exactly the unanswered calls', () => {
+  it('T26: an abort stops the calls still running and never the body of a call already answered', async () => {
+    const { ctx } = setup()
+    const signals = new Map<string, AbortSignal>()
+    const gates = new Map<string, Deferred<string>>()
+    ctx.tools.register(
+      defineTool({
+        name: 'w',
+        description: 'waits',
+        parameters: z.object({ id: z.string() }),
+        isConcurrencySafe: () => true,
+        execute: ({ id }, exec) => {
+          signals.set(id, exec.signal)
+          const gate = deferred<string>()
+          gates.set(id, gate)
+          exec.signal.addEventListener('abort', () => gate.reject(new Error('stopped')), { once: true })
+          return gate.promise
+        },
+      }),
+    )
+    const stop = new AbortController()
+    const batch = createToolBatch({ tools: ctx.tools, signal: stop.signal })
+    for (const id of ['done', 'running'])
+      batch.add({ callId: id, name: 'w', arguments: JSON.stringify({ id }) })
+    batch.close()
+    await tick()
+    gates.get('done')!.resolve('ok')
+    await tick()
+    expect(batch.view()).toMatchObject({ committed: 1 })
+    stop.abort()
+    expect((await batch.outcome).results.map(codeOf)).toEqual(['OK', 'ABORTED'])
+    expect(signals.get('running')!.aborted).toBe(true)
+    expect(signals.get('done')!.aborted).toBe(false)
+  })
+
+  it('T36: hooks get the batch’s frozen copy; an object that only looks like one (same prototype, getters) is read once and copied', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(
+      defineTool({
+        name: 'echo2',
+        description: 'echo',
+        parameters: z.object({ text: z.string() }),
+        execute: ({ text }) => text,
+      }),
+    )
+    let queued: ToolExecutionInput | undefined
+    const batch = createToolBatch({ tools: ctx.tools, hooks: { onQueued: (_i, input) => (queued = input) } })
+    batch.add({ callId: 'a', name: 'echo2', arguments: '{"text":"hi"}' })
+    batch.close()
+    await batch.outcome
+    expect(Object.isFrozen(queued)).toBe(true)
+    expect(() => {
+      ;(queued as { name: string }).name = 'other'
+    }).toThrow(TypeError)
+    // a forgery with the checked copy's prototype: its getters answer differently on each read
+    let reads = 0
+    const forged = Object.create(Object.getPrototypeOf(queued) as object, {
+      callId: { get: () => 'forged', enumerable: true },
+      name: { get: () => (reads++ === 0 ? 'echo2' : 'nope'), enumerable: true },
+      arguments: { get: () => '{"text":"ok"}', enumerable: true },
+    }) as ToolExecutionInput
+    // a scheduler method reads it once and works on its own copy, as for any input
+    const prepared = await resolveToolRuntimeScheduler(ctx.tools).prepare(forged)
+    expect(reads).toBe(1)
+    expect(prepared).toMatchObject({ stage: 'dispatch', run: { toolName: 'echo2' } })
+    const second = createToolBatch({ tools: ctx.tools })
+    second.add(forged)
+    second.close()
+    expect((await second.outcome).results).toMatchObject([{ isError: true }])
+    expect(reads).toBe(2)
   })
 })

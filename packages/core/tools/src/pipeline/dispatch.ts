@@ -35,18 +35,25 @@ function looksLikeResult(value: unknown): value is ToolExecutionResult {
  * call waits up to `abortGraceMs` for what already started (T38). A result produced while the body
  * still runs carries `bodySettled` (see `trackLateOutcome`).
  */
-export async function dispatchCall(run: RunState): Promise<ScheduledToolDispatch> {
+export function dispatchCall(run: RunState): ScheduledToolDispatch | Promise<ScheduledToolDispatch> {
   run.stage = 'dispatching'
   const { ctx, registry } = run.state
-  let result: ToolExecutionResult
+  let result: ToolExecutionResult | Promise<ToolExecutionResult>
   if (run.cause !== undefined) result = notStarted(run)
   else {
     const wrappers = ctx.listenerCount('tools/execute')
     if (wrappers === 0 || (wrappers === 1 && registry.shippedTimeout)) {
       const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
-      result = await runBody(run, undefined, timeoutMs)
-    } else result = await throughWrappers(run)
+      result = runBody(run, undefined, timeoutMs)
+    } else result = throughWrappers(run)
   }
+  // a body that returned a plain value: the dispatch is over now, no promise needed
+  return result instanceof Promise ? result.then((settled) => handOut(run, settled)) : handOut(run, result)
+}
+
+/** The dispatch's result, handed out with the run at the stage it goes on from. */
+function handOut(run: RunState, dispatched: ToolExecutionResult): ScheduledToolDispatch {
+  let result = dispatched
   // T16: whatever a wrapper says, a call whose body never started was cancelled before dispatch
   if (codeOf(result) === 'ABORTED' && run.bodyPending === undefined) result = notStarted(run)
   const code = codeOf(result)

@@ -93,12 +93,12 @@ const SETTLED: Promise<unknown> = Promise.resolve()
  * it the call's signal aborts with a TimeoutError and the result is `TIMEOUT` at once. A body that
  * returns a plain value (not a promise) has finished when it returns: nothing is raced or armed.
  */
-export async function runBody(
+export function runBody(
   run: RunState,
   replacement: AbortSignal | undefined,
   timeoutMs?: number,
   body?: ToolBody,
-): Promise<ToolExecutionResult> {
+): ToolExecutionResult | Promise<ToolExecutionResult> {
   // only a run prepared at stage dispatch gets here, and such a run always has its tool
   const tool = run.tool!
   if (run.cause !== undefined || replacement?.aborted === true) return notStarted(run)
@@ -119,25 +119,47 @@ export async function runBody(
     returned = error
     threw = true
   }
-  let settled: Settled<unknown>
   if (!threw && (returned === null || (typeof returned !== 'object' && typeof returned !== 'function'))) {
     // a plain value: the body is done (a promise, or any object that might be a thenable, is awaited)
     run.bodyPending = SETTLED
-    settled = { kind: 'value', value: returned }
-  } else {
-    const pending = threw ? Promise.reject(returned) : Promise.resolve(returned)
-    run.bodyPending = pending
-    // With a replacement the body's own signal decides. Otherwise only the caller (or the timeout)
-    // can end a running body (the budget is paused meanwhile): without either there is nothing to race.
-    settled =
-      own !== undefined
-        ? await settleOrAbort(pending, own.signal, () => graceFor(run))
-        : timeoutMs !== undefined
-          ? await raceBodyTimeout(run, pending, timeoutMs)
-          : run.watch === undefined && run.cause === undefined
-            ? await settleOf(pending)
-            : await raceRun(run, pending, true)
+    return bodyResult(run, own, unlink, { kind: 'value', value: returned }, timeoutMs)
   }
+  const pending = threw ? Promise.reject(returned) : Promise.resolve(returned)
+  run.bodyPending = pending
+  return awaitBody(run, pending, own, unlink, timeoutMs)
+}
+
+/**
+ * A body that returned a promise (or threw): with a replacement signal the body's own signal decides.
+ * Otherwise only the caller (or the timeout) can end a running body (the budget is paused
+ * meanwhile): without either there is nothing to race.
+ */
+async function awaitBody(
+  run: RunState,
+  pending: Promise<unknown>,
+  own: AbortController | undefined,
+  unlink: (() => void)[] | undefined,
+  timeoutMs: number | undefined,
+): Promise<ToolExecutionResult> {
+  const settled: Settled<unknown> =
+    own !== undefined
+      ? await settleOrAbort(pending, own.signal, () => graceFor(run))
+      : timeoutMs !== undefined
+        ? await raceBodyTimeout(run, pending, timeoutMs)
+        : run.watch === undefined && run.cause === undefined
+          ? await settleOf(pending)
+          : await raceRun(run, pending, true)
+  return bodyResult(run, own, unlink, settled, timeoutMs)
+}
+
+/** The result of a body's outcome; drops what linked a replacement signal to the call. */
+function bodyResult(
+  run: RunState,
+  own: AbortController | undefined,
+  unlink: (() => void)[] | undefined,
+  settled: Settled<unknown>,
+  timeoutMs: number | undefined,
+): ToolExecutionResult {
   if (unlink !== undefined) for (const undo of unlink) undo()
   resumeBudget(run)
   if (settled.kind !== 'aborted') run.bodyDone = true
