@@ -132,9 +132,22 @@ function printSaved(path: string): void {
   const saved = JSON.parse(readFileSync(path, 'utf8')) as {
     machine: { date: string; loadavgStart: number[]; loadavgEnd: number[] }
     processes: ProcessReport[]
+    baseline?: { checkout: string; processes: ProcessReport[] }
   }
   const rows = analyze(saved.processes)
-  process.stdout.write(`${formatReport(rows, checkGoals(rows), PENDING_CASES)}\n\n`)
+  const goals = checkGoals(rows)
+  process.stdout.write(`${formatReport(rows, goals, PENDING_CASES)}\n\n`)
+  if (saved.baseline !== undefined) {
+    const before = analyze(saved.baseline.processes)
+    const comparison = formatComparison({
+      before,
+      after: rows,
+      beforeGoals: checkGoals(before),
+      afterGoals: goals,
+      beforeLabel: saved.baseline.checkout,
+    })
+    process.stdout.write(`${comparison}\n\n`)
+  }
   process.stdout.write(
     `run of ${saved.machine.date}; load average ${loads(saved.machine.loadavgStart)} at start, ` +
       `${loads(saved.machine.loadavgEnd)} at end\n`,
