@@ -17,7 +17,7 @@ const CONTEXT = 'packages/core/context/src'
 const SESSION = 'packages/core/session/src'
 const LOOP = 'packages/core/agent-loop/src'
 
-/** @typedef {{ id: string, package: string, file: string, find: string, replace: string, kind: string, description: string, attacks: string, equivalent?: string }} Mutant */
+/** @typedef {{ id: string, package: string, file: string, find: string, replace: string, kind: string, description: string, attacks: string, occurrences?: number, nth?: number, equivalent?: string }} Mutant */
 
 /** @type {readonly Mutant[]} */
 export const mutants = [
@@ -107,8 +107,8 @@ export const mutants = [
     id: 'sched-abort-keeps-starting',
     package: 'tools',
     file: `${TOOLS}/scheduler/batch-state.ts`,
-    find: 'return stop === undefined && !starting && started < calls.length ? started : undefined',
-    replace: 'return !starting && started < calls.length ? started : undefined',
+    find: 'return stop === undefined && suspended === undefined && !starting && started < calls.length',
+    replace: 'return suspended === undefined && !starting && started < calls.length',
     kind: 'abort',
     description: 'calls keep starting after the batch was aborted or failed',
     attacks: 'T26: after an abort, calls not started get ABORTED_BEFORE_DISPATCH',
@@ -1320,6 +1320,9 @@ export const mutants = [
     package: 'agent-loop',
     file: `${LOOP}/tool-call-ledger.ts`,
     find: 'if (index !== answered) {',
+    // the first of two: the result path (the second guards approval requests the same way)
+    occurrences: 2,
+    nth: 1,
     replace: 'if (index < answered) {',
     kind: 'ledger order',
     description: 'the ledger records a result while an earlier call has none',

@@ -45,8 +45,29 @@ describe('the planted-bug list of pnpm mutate', () => {
     expect(problems[2]).toMatch(/^gone: the id is used twice/)
   })
 
-  it('applies a mutant by replacing its one occurrence', () => {
+  it('applies a mutant by replacing its one occurrence, or the nth of the declared number', () => {
     expect(countOccurrences('a < b; c < d', '<')).toBe(2)
     expect(applyMutant('x = a < b', { find: 'a < b', replace: 'a <= b' })).toBe('x = a <= b')
+    expect(applyMutant('a < b; a < b', { find: 'a < b', replace: 'a <= b', occurrences: 2, nth: 2 })).toBe(
+      'a < b; a <= b',
+    )
+  })
+
+  it('refuses a positional mutant whose count changed or whose nth is out of range', () => {
+    const ledger = mutants.find((m) => m.id === 'loop-ledger-out-of-order')
+    expect(ledger).toMatchObject({ occurrences: 2, nth: 1 })
+    const problems = checkMutants(
+      [
+        { ...ledger, id: 'three', occurrences: 3, nth: 1 },
+        { ...ledger, id: 'beyond', nth: 3 },
+        { ...ledger, id: 'alone', occurrences: undefined },
+      ],
+      root,
+    )
+    expect(problems).toEqual([
+      expect.stringMatching(/^three: .* occurs 2 times .*; it must occur exactly 3 times/),
+      'beyond: occurrences (an integer > 1) and nth (1 to occurrences) go together',
+      'alone: occurrences (an integer > 1) and nth (1 to occurrences) go together',
+    ])
   })
 })
