@@ -247,7 +247,7 @@ export function createToolCallLedger(options: {
     recordApprovalRequest(index, extra) {
       const request = (): number => {
         if (message.kind === 'refused') throw new Error('the assistant message of its step was not recorded')
-        if (index !== answered) {
+        if (answered !== index) {
           throw new AgentLoopError({
             code: 'UNRECORDED_RESULTS',
             kind: 'system',

@@ -3,7 +3,10 @@ import type { TokenUsage } from '@deepseek-ai/dsh-llm'
 import type {
   Agent,
   AgentEvent,
+  ApprovalAnsweredEvent,
+  ApprovalRequestedEvent,
   ModelCallEndEvent,
+  ModelCallRetryEvent,
   ModelCallStartEvent,
   StepEndEvent,
   ToolCallStartEvent,
@@ -166,10 +169,45 @@ export function createAgentTrace(options: {
           [A.GEN_AI_REQUEST_STREAM]: streams,
           [A.DSH_TURN]: event.turn,
           [A.DSH_STEP]: event.step,
+          [A.DSH_MODEL_ATTEMPT]: event.attempt,
         },
       },
       slot.context,
     )
+  }
+
+  /** Retries and durable approvals: events on the step's span (each model attempt has its own chat span). */
+  const stepEvent = (event: ModelCallRetryEvent | ApprovalRequestedEvent | ApprovalAnsweredEvent): void => {
+    const slot = turns.get(event.turn)?.steps.get(event.step)
+    if (slot === undefined) return
+    const at = fromPerformance(event.at)
+    switch (event.type) {
+      case 'model-call-retry':
+        slot.span.addEvent(
+          'dsh.model.retry',
+          { [A.DSH_MODEL_ATTEMPT]: event.attempt, [A.DSH_MODEL_RETRY_IN_MS]: event.delayMs },
+          at,
+        )
+        return
+      case 'approval-requested':
+        slot.span.addEvent(
+          'dsh.approval.requested',
+          { [A.DSH_APPROVAL_CALL_ID]: event.approval.callId, [A.DSH_APPROVAL_TOOL]: event.approval.name },
+          at,
+        )
+        return
+      case 'approval-answered':
+        slot.span.addEvent(
+          'dsh.approval.answered',
+          { [A.DSH_APPROVAL_CALL_ID]: event.callId, [A.DSH_APPROVAL_ANSWER]: event.answer },
+          at,
+        )
+        return
+      default: {
+        const never: never = event
+        return never
+      }
+    }
   }
 
   const endChat = (event: ModelCallEndEvent): void => {
@@ -246,10 +284,6 @@ export function createAgentTrace(options: {
     ;(slot.duringStream ??= new Map()).set(event.callId, event.duringStream)
   }
 
-  const stepEvent = (turn: number, step: number, name: string, at: number, attributes: Attributes): void => {
-    turns.get(turn)?.steps.get(step)?.span.addEvent(name, attributes, fromPerformance(at))
-  }
-
   const handle = (event: AgentEvent): void => {
     switch (event.type) {
       case 'turn-start':
@@ -268,23 +302,10 @@ export function createAgentTrace(options: {
         return endTurn(event)
       case 'tool-call-start':
         return startTool(event)
-      // A failed model attempt and the durable-approval pause are moments of the step, not spans.
       case 'model-call-retry':
-        return stepEvent(event.turn, event.step, 'dsh.model.retry', event.at, {
-          'dsh.model.attempt': event.attempt,
-          'dsh.model.retry_delay_ms': event.delayMs,
-          [A.ERROR_TYPE]: errorType(event.error),
-        })
       case 'approval-requested':
-        return stepEvent(event.turn, event.step, 'dsh.approval.requested', event.at, {
-          [A.GEN_AI_TOOL_CALL_ID]: event.approval.callId,
-          [A.GEN_AI_TOOL_NAME]: event.approval.name,
-        })
       case 'approval-answered':
-        return stepEvent(event.turn, event.step, 'dsh.approval.answered', event.at, {
-          [A.GEN_AI_TOOL_CALL_ID]: event.callId,
-          'dsh.approval.answer': event.answer,
-        })
+        return stepEvent(event)
       // Tool calls are traced by the pipeline itself, with every stage; these add nothing to it.
       case 'tool-call-queued':
       case 'tool-call-settled':

@@ -71,6 +71,14 @@ export const OtelAttributes = {
   DSH_STEP_EAGER_SAVED_MS: 'dsh.step.eager.saved_ms',
   /** A model call that did not answer: `aborted` or `error`. */
   DSH_MODEL_OUTCOME: 'dsh.model.outcome',
+  /** The model call's attempt in its step (1 unless the loop retried it). */
+  DSH_MODEL_ATTEMPT: 'dsh.model.attempt',
+  /** On a `dsh.model.retry` step event: the wait before the next attempt. */
+  DSH_MODEL_RETRY_IN_MS: 'dsh.model.retry_in_ms',
+  /** On `dsh.approval.*` step events (durable approvals): the call and the answer. */
+  DSH_APPROVAL_CALL_ID: 'dsh.approval.call_id',
+  DSH_APPROVAL_TOOL: 'dsh.approval.tool',
+  DSH_APPROVAL_ANSWER: 'dsh.approval.answer',
 } as const
 
 /**
