@@ -1320,9 +1320,6 @@ export const mutants = [
     package: 'agent-loop',
     file: `${LOOP}/tool-call-ledger.ts`,
     find: 'if (index !== answered) {',
-    // the first of two: the result path (the second guards approval requests the same way)
-    occurrences: 2,
-    nth: 1,
     replace: 'if (index < answered) {',
     kind: 'ledger order',
     description: 'the ledger records a result while an earlier call has none',
