@@ -14,9 +14,13 @@ export function countOccurrences(text, needle) {
   return count
 }
 
-/** The source with the mutant applied (its `find` string must occur exactly once). */
+/**
+ * The source with the mutant applied: its `find` string occurs exactly once, or exactly
+ * `occurrences` times of which `nth` (1-based) is replaced.
+ */
 export function applyMutant(source, mutant) {
-  const at = source.indexOf(mutant.find)
+  let at = source.indexOf(mutant.find)
+  for (let n = 1; n < (mutant.nth ?? 1); n += 1) at = source.indexOf(mutant.find, at + 1)
   return source.slice(0, at) + mutant.replace + source.slice(at + mutant.find.length)
 }
 
@@ -62,10 +66,28 @@ export function checkMutants(mutants, root) {
       }
       sources.set(mutant.file, source)
     }
+    // Identical lines (the same check in two places) are told apart by position; declaring how
+    // many there are keeps a refactoring that adds or removes one from shifting the target silently.
+    const expected = mutant.occurrences ?? 1
+    const positional = mutant.occurrences !== undefined || mutant.nth !== undefined
+    const { occurrences, nth } = mutant
+    if (
+      positional &&
+      !(
+        Number.isInteger(occurrences) &&
+        occurrences > 1 &&
+        Number.isInteger(nth) &&
+        nth >= 1 &&
+        nth <= occurrences
+      )
+    ) {
+      problems.push(`${name}: occurrences (an integer > 1) and nth (1 to occurrences) go together`)
+      continue
+    }
     const count = countOccurrences(source, mutant.find)
-    if (count !== 1) {
+    if (count !== expected) {
       problems.push(
-        `${name}: ${JSON.stringify(mutant.find)} occurs ${count} times in ${mutant.file}; it must occur exactly once`,
+        `${name}: ${JSON.stringify(mutant.find)} occurs ${count} times in ${mutant.file}; it must occur exactly ${expected === 1 ? 'once' : `${expected} times (occurrences)`}`,
       )
       continue
     }

@@ -17,7 +17,7 @@ const CONTEXT = 'packages/core/context/src'
 const SESSION = 'packages/core/session/src'
 const LOOP = 'packages/core/agent-loop/src'
 
-/** @typedef {{ id: string, package: string, file: string, find: string, replace: string, kind: string, description: string, attacks: string, equivalent?: string }} Mutant */
+/** @typedef {{ id: string, package: string, file: string, find: string, replace: string, kind: string, description: string, attacks: string, occurrences?: number, nth?: number, equivalent?: string }} Mutant */
 
 /** @type {readonly Mutant[]} */
 export const mutants = [
