@@ -52,6 +52,8 @@ export function createToolCallProgress(options: {
   let startedEarly = 0
   let streamEndedAt: number | undefined
   let open = true
+  // Timings feed the events and the eager figures only: a step nobody watches reads no clock.
+  const timed = onEvent !== undefined || streaming
   const duringStream = (): boolean => streaming && streamEndedAt === undefined
 
   const emit = (event: ToolCallProgressEvent): void => {
@@ -72,7 +74,7 @@ export function createToolCallProgress(options: {
 
   return {
     queued(index) {
-      if (!open) return
+      if (!open || !timed) return
       const at = performance.now()
       queuedAt[index] = at
       const eager = duringStream()
@@ -90,7 +92,7 @@ export function createToolCallProgress(options: {
       streamEndedAt ??= at
     },
     started(index, mode) {
-      if (!open || mode === undefined) return
+      if (!open || !timed || mode === undefined) return
       const at = performance.now()
       startedAt[index] = at
       const early = duringStream()
@@ -105,13 +107,13 @@ export function createToolCallProgress(options: {
     },
     settled(index) {
       // After a scheduler failure a call may be answered before its body settles: keep end last.
-      if (!open || committed.has(index)) return
+      if (!open || !timed || committed.has(index)) return
       const at = performance.now()
       settledAt[index] = at
       emit({ type: 'tool-call-settled', ...base(index, at), runMs: at - (startedAt[index] ?? at) })
     },
     committed(index, result) {
-      if (!open) return
+      if (!open || !timed) return
       committed.add(index)
       const at = performance.now()
       committedAt[index] = at

@@ -18,6 +18,13 @@ import { createPresentationMethods } from './view/create-presentation-methods.ts
 import { createReadMethods } from './view/create-read-methods.ts'
 import { createRegistrationMethods } from './view/create-registration-methods.ts'
 
+const WHERE = {
+  execute: 'tools.execute(input)',
+  prepare: 'tools.prepare(input)',
+  concurrency: 'tools.concurrency(input)',
+  synthesize: 'tools.synthesize(input)',
+} as const
+
 /**
  * `ctx.tools` for one scope: its registry layer, the staged scheduler surface (T18, T39) and the
  * ways to run calls (`execute`, `executeBatch`). Registration, reads and UI labels are built in
@@ -39,19 +46,29 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
   }
   registry.scopes.set(ctx.scope, state)
 
-  const checkInput = (method: string, input: ToolExecutionInput): ToolExecutionInput =>
-    checkExecutionInput(`tools.${method}(input)`, 'input', input)
+  const checkInput = (method: keyof typeof WHERE, input: ToolExecutionInput): ToolExecutionInput =>
+    checkExecutionInput(WHERE[method], 'input', input).input
 
   const scheduler: ToolRuntimeScheduler = {
     protocol: LOCAL_PROTOCOL,
     prepare(input) {
-      return prepareCall(state, input, checkInput('prepare', input))
+      return Promise.resolve(prepareCall(state, input, checkInput('prepare', input)))
     },
-    async dispatch(run) {
-      return dispatchCall(claimRun(registry, 'dispatch', run))
+    // Not `async`: returning the pipeline's own promise (or a resolved one) saves the extra
+    // promise and ticks an async wrapper adds; a refused claim still rejects.
+    dispatch(run) {
+      try {
+        return Promise.resolve(dispatchCall(claimRun(registry, 'dispatch', run)))
+      } catch (error) {
+        return Promise.reject(error as Error)
+      }
     },
-    async finalize(run, result) {
-      return finalizeCall(claimRun(registry, 'finalize', run, result), result)
+    finalize(run, result) {
+      try {
+        return Promise.resolve(finalizeCall(claimRun(registry, 'finalize', run, result), result))
+      } catch (error) {
+        return Promise.reject(error as Error)
+      }
     },
     finish: (run, result) => finishCall(claimRun(registry, 'finish', run, result), result),
     concurrency(input) {
@@ -87,16 +104,23 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
       // T36: the input is read once, here; only the copy is used from now on.
       const input = checkInput('execute', raw)
       refuseSuspendable('tools.execute(input)', 'input', input)
-      const prepared = await prepareCall(state, undefined, input)
+      // Each stage is awaited only when it returned a promise: a call with nothing asynchronous in it
+      // (no listener, a body that returns a plain value) settles without a tick of its own.
+      const preparing = prepareCall(state, undefined, input)
+      const prepared = preparing instanceof Promise ? await preparing : preparing
       switch (prepared.stage) {
         case 'dispatch': {
-          const dispatched = await dispatchCall(prepared.run as RunState)
-          return dispatched.stage === 'post-result'
-            ? finalizeCall(dispatched.run as RunState, dispatched.result)
-            : finishCall(dispatched.run as RunState, dispatched.result)
+          const dispatching = dispatchCall(prepared.run as RunState)
+          const dispatched = dispatching instanceof Promise ? await dispatching : dispatching
+          if (dispatched.stage !== 'post-result')
+            return finishCall(dispatched.run as RunState, dispatched.result)
+          const finalizing = finalizeCall(dispatched.run as RunState, dispatched.result)
+          return finalizing instanceof Promise ? await finalizing : finalizing
         }
-        case 'post-result':
-          return finalizeCall(prepared.run as RunState, prepared.result)
+        case 'post-result': {
+          const finalizing = finalizeCall(prepared.run as RunState, prepared.result)
+          return finalizing instanceof Promise ? await finalizing : finalizing
+        }
         case 'final-result':
           return finishCall(prepared.run as RunState, prepared.result)
         case 'approval-pending':
