@@ -1,5 +1,7 @@
 export type {
+  AnySession,
   AppendOptions,
+  AsyncSession,
   JsonlDurability,
   JsonlRepair,
   JsonlSession,
@@ -15,6 +17,10 @@ export type {
 } from './types.ts'
 export { createMemorySession } from './create-memory-session.ts'
 export { openJsonlSession } from './jsonl/open-jsonl-session.ts'
+export { createAsyncSession } from './create-async-session.ts'
+export type { AsyncSessionOptions } from './create-async-session.ts'
+export { parseSessionEvent } from './parse-session-event.ts'
+export type { ParsedSessionEvent } from './parse-session-event.ts'
 export { snapshotJsonValue } from './snapshot/snapshot-json-value.ts'
 export type { SnapshotOptions, SnapshotResult } from './snapshot/snapshot-json-value.ts'
 export { deepFreeze } from './deep-freeze.ts'
