@@ -1,4 +1,5 @@
 import { describeValue, type UserMessage } from '@deepseek-ai/dsh-llm'
+import type { AnySession } from '@deepseek-ai/dsh-session'
 import { resolveToolRuntimeScheduler, type ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import type { Agent, CreateAgentOptions, RunOptions } from './agent-types.ts'
 import { beginNewTurn } from './begin-new-turn.ts'
@@ -18,7 +19,7 @@ import type { AgentEvent, AgentLoopService, TurnResult } from './types.ts'
  * const agent = createAgent({ ctx, name: 'helper', model, session: createMemorySession() })
  * const result = await agent.run('List the files')
  */
-export function createAgent(options: CreateAgentOptions): Agent {
+export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>): Agent<S> {
   const where = 'createAgent(options)'
   checkAgentOptions(options, where)
   const { ctx, name, model, session, system } = options
@@ -87,11 +88,11 @@ export function createAgent(options: CreateAgentOptions): Agent {
   const run = (input: string | UserMessage, runOptions: RunOptions = {}): Promise<TurnResult> =>
     exclusive('agent.run(input, options)', runOptions, async (signal) => {
       const where = 'agent.run(input, options)'
-      const start = beginNewTurn(session, readUserInput(input, where), where)
+      const start = await beginNewTurn(session, readUserInput(input, where), where)
       return runTurn(runner, start, { signal, emit: emitter(runOptions.onEvent) })
     })
 
-  const agent: Agent = {
+  const agent: Agent<S> = {
     name,
     ctx: scope,
     session,
@@ -126,7 +127,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
     },
     resume: (runOptions = {}) =>
       exclusive('agent.resume(options)', runOptions, async (signal) => {
-        const plan = planResume(session, scheduler)
+        const plan = await planResume(session, scheduler)
         switch (plan.kind) {
           case 'empty':
             return undefined

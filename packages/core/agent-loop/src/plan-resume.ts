@@ -1,5 +1,5 @@
 import { textOf, toolCallsOf } from '@deepseek-ai/dsh-llm'
-import type { Session } from '@deepseek-ai/dsh-session'
+import type { AnySession } from '@deepseek-ai/dsh-session'
 import type { ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import { answerInterruptedCalls } from './answer-interrupted-calls.ts'
 import { readLastTurn } from './read-last-turn.ts'
@@ -15,8 +15,8 @@ export type ResumePlan =
  * Repairs the session (every unanswered call gets `INTERRUPTED`) and says what resuming means: nothing
  * (no turn yet), the last turn's result (it ended), or where its unfinished turn continues.
  */
-export function planResume(session: Session, scheduler: ToolRuntimeScheduler): ResumePlan {
-  answerInterruptedCalls({ session, scheduler })
+export async function planResume(session: AnySession, scheduler: ToolRuntimeScheduler): Promise<ResumePlan> {
+  await answerInterruptedCalls({ session, scheduler })
   const last = readLastTurn(session.events())
   if (last === undefined) return { kind: 'empty' }
   const message = last.lastAssistant

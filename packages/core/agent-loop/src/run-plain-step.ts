@@ -35,7 +35,7 @@ export async function runPlainStep(run: StepRun): Promise<StepReport> {
   }
   const { message, finishReason, usage } = outcome.response
   const assistant: AssistantMessageEventData = { turn, step, message, finishReason, usage }
-  const messageSeq = session.append('assistant/message', assistant).seq
+  const messageSeq = (await session.append('assistant/message', assistant)).seq
   onRecorded(message, usage)
   emit({
     type: 'model-call-end',
@@ -62,6 +62,6 @@ export async function runPlainStep(run: StepRun): Promise<StepReport> {
     acceptContext: (text) => void inbox.push(text),
     onEvent: emit,
   })
-  recordToolContexts({ session, turn, step, inbox })
+  await recordToolContexts({ session, turn, step, inbox })
   return { toolCalls: calls.length, concludesTurn: batch.concludesTurn, eager: undefined, stop: undefined }
 }

@@ -135,7 +135,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
       // No call was complete: a failed or aborted stream leaves nothing, as a failed `step` would.
       if (streamed.kind !== 'ok') return { toolCalls: 0, concludesTurn: false, eager: undefined, stop }
       const assistant: AssistantMessageEventData = { turn, step, message, finishReason, usage }
-      session.append('assistant/message', assistant)
+      await session.append('assistant/message', assistant)
       onRecorded(message, usage)
       return { toolCalls: 0, concludesTurn: false, eager: undefined, stop }
     }
@@ -144,7 +144,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
     let messageSeq: number
     try {
       const assistant: AssistantMessageEventData = { turn, step, message, finishReason, usage }
-      messageSeq = session.append('assistant/message', assistant).seq
+      messageSeq = (await session.append('assistant/message', assistant)).seq
     } catch (error) {
       // Nothing of this step can be recorded: stop its calls, let them drain, then fail the turn.
       batch.messageRefused()
@@ -158,7 +158,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
     batch.close()
     const inbox: string[] = []
     const done = await batch.finish((text) => void inbox.push(text))
-    recordToolContexts({ session, turn, step, inbox })
+    await recordToolContexts({ session, turn, step, inbox })
     return {
       toolCalls: toolCallsOf(message).length,
       concludesTurn: done.concludesTurn,

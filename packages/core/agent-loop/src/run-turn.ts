@@ -7,7 +7,7 @@ import {
   type TokenUsage,
   type ToolSchema,
 } from '@deepseek-ai/dsh-llm'
-import type { Session } from '@deepseek-ai/dsh-session'
+import type { AnySession } from '@deepseek-ai/dsh-session'
 import { historyFromSession } from './history-from-session.ts'
 import { runPlainStep } from './run-plain-step.ts'
 import { runStreamedStep } from './run-streamed-step.ts'
@@ -20,7 +20,7 @@ export interface TurnRunner {
   /** The agent's scope: provides `agentLoop` and sees `tools` (and `systemPrompt`, if any). */
   readonly ctx: Context
   readonly model: LanguageModel
-  readonly session: Session
+  readonly session: AnySession
   readonly system: string | undefined
   readonly config: AgentLoopConfig
   /** Streamed steps with eager dispatch (T40) when the model has `stream`; else `model.step`. */
@@ -35,7 +35,7 @@ export interface TurnStart {
   readonly lastMessage: AssistantMessage | undefined
   readonly usage: TokenUsage
   /** Session writes that open the turn; a failure there ends the turn with `error`. */
-  readonly prelude?: () => void
+  readonly prelude?: () => unknown
   /** Set when the turn already has its answer and only needs its `turn/end`. */
   readonly done?: TurnEndReason
 }
@@ -82,7 +82,7 @@ export async function runTurn(
 
   emit({ type: 'turn-start', turn, at: turnStartedAt, resumed: start.resumed })
   try {
-    start.prelude?.()
+    await start.prelude?.()
     while (reason === undefined) {
       if (signal?.aborted) {
         reason = 'aborted'
@@ -152,7 +152,7 @@ export async function runTurn(
   const final: TurnEndReason = reason ?? 'error'
   try {
     const data: TurnEndEventData = { turn, reason: final, steps }
-    session.append('turn/end', data)
+    await session.append('turn/end', data)
   } catch (error) {
     // The turn's own failure matters more than the missing turn/end; resume() closes the turn later.
     if (failure === undefined) failure = failed(error)

@@ -2,7 +2,7 @@ import { createContext, createMemoryLogger, type Context } from '@deepseek-ai/ds
 import { toolCallBlock, toolCallsOf, type Message, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import {
   createMemorySession,
-  type Session,
+  type AnySession,
   type SessionEvent,
   type ToolResultEventData,
 } from '@deepseek-ai/dsh-session'
@@ -54,8 +54,8 @@ export function eagerTools(): EagerSetup {
 export function agentOn(
   root: Context,
   scripts: readonly StreamScript[],
-  options: { session?: Session; eagerToolExecution?: boolean; ignoreAbort?: boolean } = {},
-): { agent: Agent; model: StreamingModel; session: Session; events: AgentEvent[] } {
+  options: { session?: AnySession; eagerToolExecution?: boolean; ignoreAbort?: boolean } = {},
+): { agent: Agent; model: StreamingModel; session: AnySession; events: AgentEvent[] } {
   const model = createStreamingModel(
     scripts,
     options.ignoreAbort === undefined ? {} : { ignoreAbort: options.ignoreAbort },
