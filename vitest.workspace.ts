@@ -22,7 +22,16 @@ export const packages = [
   { name: 'code-runtime', dir: 'packages/code-runtime/code-runtime', id: '@deepseek-ai/dsh-code-runtime' },
   { name: 'mcp', dir: 'packages/plugins/mcp', id: '@deepseek-ai/dsh-mcp' },
   { name: 'permissions', dir: 'packages/plugins/permissions', id: '@deepseek-ai/dsh-permissions' },
+  {
+    name: 'session-postgres',
+    dir: 'packages/session/session-postgres',
+    id: '@deepseek-ai/dsh-session-postgres',
+    postgres: true,
+  },
 ] as const
+
+/** Projects whose tests need a real PostgreSQL server (test-support/postgres-global-setup.ts). */
+const POSTGRES_SETUP = [fileURLToPath(new URL('test-support/postgres-global-setup.ts', import.meta.url))]
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
 
@@ -51,6 +60,7 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
       root: here(pkg.dir),
       include: ['test/**/*.test.ts'],
       benchmark: { include: ['bench/**/*.bench.ts'] },
+      ...('postgres' in pkg ? { globalSetup: POSTGRES_SETUP } : {}),
       // Type-level tests (*.test-d.ts) only where a package has them: each enabled project runs tsc.
       typecheck: {
         enabled: 'typeTests' in pkg,
@@ -66,6 +76,6 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
 projects.push(
   defineProject({
     resolve: { alias: sourceAliases },
-    test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'] },
+    test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'], globalSetup: POSTGRES_SETUP },
   }),
 )

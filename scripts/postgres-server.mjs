@@ -47,7 +47,8 @@ export function findPostgresBin() {
     candidates.push(...versions.map((version) => join(debian, version, 'bin')))
   }
   const found = candidates.find((dir) => executable(join(dir, 'initdb')) && executable(join(dir, 'pg_ctl')))
-  if (found === undefined) throw new Error(`PostgreSQL server binaries (initdb, pg_ctl) not found: ${INSTALL_HINT}`)
+  if (found === undefined)
+    throw new Error(`PostgreSQL server binaries (initdb, pg_ctl) not found: ${INSTALL_HINT}`)
   return found
 }
 
@@ -100,7 +101,10 @@ export async function startPostgres(options = {}) {
   const stop = async () => {
     if (started) {
       started = false
-      spawnSync(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], { ...user, cwd: tmpdir() })
+      spawnSync(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], {
+        ...user,
+        cwd: tmpdir(),
+      })
     }
     rmSync(dir, { recursive: true, force: true })
   }
@@ -179,4 +183,3 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     process.exit(1)
   })
 }
-

@@ -1,0 +1,114 @@
+import { SessionError, type SessionEvent } from '@deepseek-ai/dsh-session'
+import { jsonbCanHold, textCopy } from './mirror-safe.ts'
+import { postgresError, sqlState } from './postgres-error.ts'
+import type { Tables } from './tables.ts'
+import type { PostgresPool } from './types.ts'
+
+export interface LeaseState {
+  /** Set once this writer knows it no longer holds the session. */
+  lost: SessionError | undefined
+  /** `performance.now()` of the last renewal that succeeded (a write renews too). */
+  renewedAt: number
+}
+
+/**
+ * The `write` of a PostgreSQL session: consecutive events in one statement, hence one transaction,
+ * committed when the statement returns. The insert happens only if this writer still holds the
+ * lease (its token) and the session's `last_seq` is the seq before the first event; the same
+ * statement moves `last_seq` to the last event and renews the lease. Otherwise nothing is written
+ * and the write rejects with `LOCKED`, saying who has the session now. The primary key
+ * `(session_id, seq)` refuses any seq written twice.
+ */
+export function createEventWriter(options: {
+  readonly pool: PostgresPool
+  readonly tables: Tables
+  readonly id: string
+  readonly token: string
+  readonly leaseMs: number
+  readonly lease: LeaseState
+}): (events: readonly SessionEvent[]) => Promise<void> {
+  const { pool, tables, id, token, leaseMs, lease } = options
+  const where = `session "${id}"`
+  const sql = `WITH held AS (
+      UPDATE ${tables.sessions}
+         SET last_seq = $3, lease_expires_at = clock_timestamp() + $4::integer * interval '1 millisecond'
+       WHERE id = $1 AND lease_token = $2 AND last_seq = $5
+      RETURNING id
+    )
+    INSERT INTO ${tables.events} (session_id, seq, type, event, data)
+    SELECT held.id, e.seq, e.type, e.event, CASE WHEN e.mirror THEN (e.event::jsonb) -> 'data' END
+      FROM held, unnest($6::integer[], $7::text[], $8::text[], $9::boolean[]) AS e(seq, type, event, mirror)`
+
+  return async (events) => {
+    if (lease.lost !== undefined) throw lease.lost
+    const seqs: number[] = []
+    const types: string[] = []
+    const texts: string[] = []
+    const mirrors: boolean[] = []
+    for (const event of events) {
+      const text = JSON.stringify(event)
+      seqs.push(event.seq)
+      types.push(textCopy(event.type))
+      texts.push(text)
+      mirrors.push(jsonbCanHold(text))
+    }
+    const first = seqs[0]!
+    const last = seqs[seqs.length - 1]!
+    let inserted: number
+    try {
+      const result = await pool.query(sql, [id, token, last, leaseMs, first - 1, seqs, types, texts, mirrors])
+      inserted = result.rowCount ?? 0
+    } catch (error) {
+      if (sqlState(error) === '23505') {
+        throw lostLease(
+          `${where}: seq ${first} is already stored; another writer appended to it, nothing was written`,
+        )
+      }
+      throw postgresError(`${where}: the append may or may not have been committed`, error)
+    }
+    if (inserted === events.length) {
+      lease.renewedAt = performance.now()
+      return
+    }
+    if (inserted !== 0)
+      throw postgresError(`${where}`, new Error(`inserted ${inserted} of ${events.length} events`))
+    throw await whyNotHeld(first - 1)
+  }
+
+  function lostLease(message: string, holder?: string): SessionError {
+    lease.lost = new SessionError({
+      code: 'LOCKED',
+      message,
+      details: { sessionId: id, ...(holder === undefined ? {} : { holder }) },
+    })
+    return lease.lost
+  }
+
+  /** The conditional update matched nothing: find out why, for the error. */
+  async function whyNotHeld(expectedLastSeq: number): Promise<SessionError> {
+    let row: Record<string, unknown> | undefined
+    try {
+      const result = await pool.query(
+        `SELECT lease_token = $2 AS ours, lease_holder, last_seq FROM ${tables.sessions} WHERE id = $1`,
+        [id, token],
+      )
+      row = result.rows[0]
+    } catch (error) {
+      return postgresError(
+        `${where}: this writer no longer holds the session, and reading who does failed`,
+        error,
+      )
+    }
+    if (row === undefined) return lostLease(`${where} was deleted; nothing was written`)
+    if (row.ours !== true) {
+      const holder = typeof row.lease_holder === 'string' ? row.lease_holder : undefined
+      return lostLease(
+        `${where} was taken over${holder === undefined ? '' : ` by ${holder}`} after this writer's lease ran out; nothing was written`,
+        holder,
+      )
+    }
+    return lostLease(
+      `${where} has last seq ${String(row.last_seq)} in the database where this writer expected ${expectedLastSeq}; nothing was written`,
+    )
+  }
+}
