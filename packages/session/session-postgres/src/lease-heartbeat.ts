@@ -1,4 +1,5 @@
-import { SessionError, type SessionLogger } from '@deepseek-ai/dsh-session'
+import type { SessionLogger } from '@deepseek-ai/dsh-session'
+import { explainLostLease } from './explain-lost-lease.ts'
 import { postgresError } from './postgres-error.ts'
 import type { Tables } from './tables.ts'
 import type { PostgresPool } from './types.ts'
@@ -34,13 +35,7 @@ export function startLeaseHeartbeat(options: {
         [id, token, leaseMs],
       )
       if ((result.rowCount ?? 0) === 1) lease.renewedAt = performance.now()
-      else {
-        lease.lost = new SessionError({
-          code: 'LOCKED',
-          message: `session "${id}" is no longer held by this writer (its lease ran out and it was taken over, or the session was deleted); nothing more is written`,
-          details: { sessionId: id },
-        })
-      }
+      else await explainLostLease({ pool, tables, id, token, lease })
     } catch (error) {
       warn(logger, `session "${id}": renewing the lease failed; retrying in ${every} ms`, {
         sessionId: id,

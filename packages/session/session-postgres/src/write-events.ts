@@ -1,5 +1,6 @@
 import { SessionError, type SessionEvent } from '@deepseek-ai/dsh-session'
 import { jsonbCanHold, textCopy } from './mirror-safe.ts'
+import { explainLostLease } from './explain-lost-lease.ts'
 import { postgresError, sqlState } from './postgres-error.ts'
 import type { Tables } from './tables.ts'
 import type { PostgresPool } from './types.ts'
@@ -60,9 +61,11 @@ export function createEventWriter(options: {
       inserted = result.rowCount ?? 0
     } catch (error) {
       if (sqlState(error) === '23505') {
-        throw lostLease(
-          `${where}: seq ${first} is already stored; another writer appended to it, nothing was written`,
-        )
+        throw (lease.lost = new SessionError({
+          code: 'LOCKED',
+          message: `${where}: seq ${first} is already stored; another writer appended to it, nothing was written`,
+          details: { sessionId: id },
+        }))
       }
       throw postgresError(`${where}: the append may or may not have been committed`, error)
     }
@@ -72,43 +75,6 @@ export function createEventWriter(options: {
     }
     if (inserted !== 0)
       throw postgresError(`${where}`, new Error(`inserted ${inserted} of ${events.length} events`))
-    throw await whyNotHeld(first - 1)
-  }
-
-  function lostLease(message: string, holder?: string): SessionError {
-    lease.lost = new SessionError({
-      code: 'LOCKED',
-      message,
-      details: { sessionId: id, ...(holder === undefined ? {} : { holder }) },
-    })
-    return lease.lost
-  }
-
-  /** The conditional update matched nothing: find out why, for the error. */
-  async function whyNotHeld(expectedLastSeq: number): Promise<SessionError> {
-    let row: Record<string, unknown> | undefined
-    try {
-      const result = await pool.query(
-        `SELECT lease_token = $2 AS ours, lease_holder, last_seq FROM ${tables.sessions} WHERE id = $1`,
-        [id, token],
-      )
-      row = result.rows[0]
-    } catch (error) {
-      return postgresError(
-        `${where}: this writer no longer holds the session, and reading who does failed`,
-        error,
-      )
-    }
-    if (row === undefined) return lostLease(`${where} was deleted; nothing was written`)
-    if (row.ours !== true) {
-      const holder = typeof row.lease_holder === 'string' ? row.lease_holder : undefined
-      return lostLease(
-        `${where} was taken over${holder === undefined ? '' : ` by ${holder}`} after this writer's lease ran out; nothing was written`,
-        holder,
-      )
-    }
-    return lostLease(
-      `${where} has last seq ${String(row.last_seq)} in the database where this writer expected ${expectedLastSeq}; nothing was written`,
-    )
+    throw await explainLostLease({ pool, tables, id, token, lease, expectedLastSeq: first - 1 })
   }
 }
