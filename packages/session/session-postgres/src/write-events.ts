@@ -1,5 +1,6 @@
 import { SessionError, type SessionEvent } from '@deepseek-ai/dsh-session'
-import { jsonbCanHold, textCopy } from './mirror-safe.ts'
+import { eventText } from './event-text.ts'
+import { textCopy } from './mirror-safe.ts'
 import { explainLostLease } from './explain-lost-lease.ts'
 import { postgresError, sqlState } from './postgres-error.ts'
 import type { Tables } from './tables.ts'
@@ -37,27 +38,28 @@ export function createEventWriter(options: {
       RETURNING id
     )
     INSERT INTO ${tables.events} (session_id, seq, type, event, data)
-    SELECT held.id, e.seq, e.type, e.event, CASE WHEN e.mirror THEN (e.event::jsonb) -> 'data' END
-      FROM held, unnest($6::integer[], $7::text[], $8::text[], $9::boolean[]) AS e(seq, type, event, mirror)`
+    SELECT held.id, e.seq, e.type, e.event,
+           CASE WHEN e.data_at > 0 THEN left(substr(e.event, e.data_at), -1)::jsonb END
+      FROM held, unnest($6::integer[], $7::text[], $8::text[], $9::integer[]) AS e(seq, type, event, data_at)`
 
   return async (events) => {
     if (lease.lost !== undefined) throw lease.lost
     const seqs: number[] = []
     const types: string[] = []
     const texts: string[] = []
-    const mirrors: boolean[] = []
+    const dataAt: number[] = []
     for (const event of events) {
-      const text = JSON.stringify(event)
+      const stored = eventText(event)
       seqs.push(event.seq)
       types.push(textCopy(event.type))
-      texts.push(text)
-      mirrors.push(jsonbCanHold(text))
+      texts.push(stored.text)
+      dataAt.push(stored.dataAt)
     }
     const first = seqs[0]!
     const last = seqs[seqs.length - 1]!
     let inserted: number
     try {
-      const result = await pool.query(sql, [id, token, last, leaseMs, first - 1, seqs, types, texts, mirrors])
+      const result = await pool.query(sql, [id, token, last, leaseMs, first - 1, seqs, types, texts, dataAt])
       inserted = result.rowCount ?? 0
     } catch (error) {
       if (sqlState(error) === '23505') {

@@ -66,8 +66,11 @@ describe('writers in separate processes', () => {
       expect(acknowledged).toEqual(acknowledged.map((_, i) => i + 1))
       expect(opened.lastSeq).toBeGreaterThanOrEqual(lastAcked)
       expect(opened.lastSeq).toBeLessThanOrEqual(lastAcked + 2)
-      // At most the calls of the step the kill interrupted are unanswered.
-      expect(opened.problems.every((kind) => kind === 'unanswered-call')).toBe(true)
+      // At most the calls of the step the kill interrupted are unanswered (or, killed right after
+      // their assistant message, not yet recorded).
+      expect(
+        opened.problems.filter((kind) => kind !== 'unanswered-call' && kind !== 'unrecorded-call'),
+      ).toEqual([])
       expect(opened.problems.length).toBeLessThanOrEqual(2)
 
       // resumeAgent, unchanged, answers them with INTERRUPTED and closes the turn.
