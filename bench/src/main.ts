@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { CASES, selectCases, type CaseDefinition } from './cases/registry.ts'
 import { PENDING_CASES } from './cases/pending.ts'
 import { describeMachine, peerVersions } from './harness/machine.ts'
+import { URL_VARIABLE, startPostgres } from '../../scripts/postgres-server.mjs'
 import { FULL_OPTIONS, QUICK_OPTIONS } from './options.ts'
 import { analyze } from './report/analyze.ts'
 import { checkGoals } from './report/goals.ts'
@@ -77,7 +78,7 @@ function runChild(id: string, options: BenchOptions): Promise<ProcessReport> {
 
 /** The bench measures the packages as users get them: from their built dist/, never their sources. */
 function requireBuiltPackages(): void {
-  for (const name of ['llm', 'llm-openai', 'context', 'session', 'tools', 'agent-loop']) {
+  for (const name of ['llm', 'llm-openai', 'context', 'session', 'session-postgres', 'tools', 'agent-loop']) {
     const entry = new URL(`../node_modules/@deepseek-ai/dsh-${name}/dist/index.js`, import.meta.url)
     if (!existsSync(entry)) {
       throw new Error(
@@ -113,10 +114,21 @@ async function main(): Promise<void> {
     `dsh bench (${cli.preset}): ${cli.cases.length} processes on ${machine.cpuModel} ×${machine.cores}, ` +
       `Node ${machine.node}, load average ${loads(machine.loadavgStart)}\n`,
   )
+  // The PostgreSQL cases need a server: the one DSH_TEST_POSTGRES_URL names, or a throwaway one.
+  const needsPostgres = cli.cases.some((c) => c.id.includes('postgres'))
+  const server =
+    needsPostgres && !process.env[URL_VARIABLE]
+      ? await startPostgres({ log: (line) => process.stderr.write(`${line}\n`) })
+      : undefined
+  if (server !== undefined) process.env[URL_VARIABLE] = server.url
   const reports: ProcessReport[] = []
-  for (const [i, definition] of cli.cases.entries()) {
-    process.stderr.write(`[${i + 1}/${cli.cases.length}] ${definition.id}\n`)
-    reports.push(await runChild(definition.id, cli.options))
+  try {
+    for (const [i, definition] of cli.cases.entries()) {
+      process.stderr.write(`[${i + 1}/${cli.cases.length}] ${definition.id}\n`)
+      reports.push(await runChild(definition.id, cli.options))
+    }
+  } finally {
+    await server?.stop()
   }
   const rows = analyze(reports)
   const goals = checkGoals(rows)

@@ -103,6 +103,18 @@ export const CASES: readonly CaseDefinition[] = [
     load: async () => (await import('./store-cases.ts')).appendCase(store),
   })),
   {
+    id: 'store.append.postgres',
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await import('./postgres-cases.ts')).appendCase(),
+  },
+  {
+    id: 'store.postgres.burst',
+    library: 'dsh',
+    kind: 'figures',
+    run: async (options, log) => (await import('./postgres-cases.ts')).runBurstCase(options, log),
+  },
+  {
     id: 'store.jsonl-bytes',
     library: 'dsh',
     kind: 'figures',
