@@ -4,8 +4,9 @@
 // (run from a directory with no node_modules), a TypeScript consumer under `module: node16` and
 // `nodenext`, and a project on zod 3.25 (the `zod/v4` entry). Run after `pnpm build`.
 // Only zod, ajv and their dependencies come from the npm registry (`--prefer-offline`: the npm cache
-// serves them when it can), except in the MCP plugin's own project, which also installs the MCP SDK;
-// the packages under test are always the local tarballs.
+// serves them when it can), except in the MCP plugin's own project, which also installs the MCP SDK,
+// and the PostgreSQL store's, which installs pg and runs against a real server (DSH_TEST_POSTGRES_URL,
+// or a throwaway one started here); the packages under test are always the local tarballs.
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import {
@@ -24,6 +25,8 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fixtures } from './packed-fixtures.mjs'
 import { mcpFixture } from './packed-mcp-fixture.mjs'
+import { postgresFixture } from './packed-postgres-fixture.mjs'
+import { URL_VARIABLE, startPostgres } from './postgres-server.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRequire = createRequire(join(repo, 'package.json'))
@@ -38,9 +41,10 @@ const packageDirs = [
   'packages/code-runtime/code-runtime',
   'packages/plugins/mcp',
   'packages/plugins/permissions',
+  'packages/session/session-postgres',
 ]
-/** Packed and inspected like the others, but installed only into their own project (step 4). */
-const ownProject = new Set(['@deepseek-ai/dsh-mcp'])
+/** Packed and inspected like the others, but installed only into their own project (steps 4, 5). */
+const ownProject = new Set(['@deepseek-ai/dsh-mcp', '@deepseek-ai/dsh-session-postgres'])
 /** A zod 4 minor other than the workspace's: the consumer's zod must be the only one installed. */
 const CONSUMER_ZOD = '~4.0.0'
 const ZOD3 = '3.25.76'
@@ -267,6 +271,26 @@ try {
   expectOutput('mcp ESM', run(process.execPath, ['smoke.mjs'], mcp), mcpFixture.expectedReport)
   expectOutput('mcp CommonJS', run(process.execPath, ['smoke.cjs'], mcp), mcpFixture.expectedReport)
   console.log(`mcp install: ${kb(bytesUnder(join(mcp, 'node_modules')))} in node_modules`)
+
+  step('installing the PostgreSQL store project')
+  // 5. The PostgreSQL store with pg from the registry, against a real server, from ESM and CommonJS.
+  const postgres = join(work, 'postgres')
+  npmInstall(postgres, {
+    ...Object.fromEntries(postgresFixture.packages.map((name) => [name, allLocal[name]])),
+    ...postgresFixture.registry,
+  })
+  for (const [file, source] of Object.entries(postgresFixture.files)) writeFileSync(join(postgres, file), source)
+  const server = process.env[URL_VARIABLE] ? undefined : await startPostgres()
+  try {
+    const url = process.env[URL_VARIABLE] || server.url
+    for (const [label, file] of [['postgres ESM', 'smoke.mjs'], ['postgres CommonJS', 'smoke.cjs']]) {
+      const env = { ...process.env, [URL_VARIABLE]: url, DSH_PACKED_SCHEMA: `packed_${process.pid}_${file.slice(-3)}` }
+      expectOutput(label, run(process.execPath, [file], postgres, { env }), postgresFixture.expectedReport)
+    }
+  } finally {
+    await server?.stop()
+  }
+  console.log(`postgres install: ${kb(bytesUnder(join(postgres, 'node_modules')))} in node_modules`)
 } finally {
   if (keep) console.log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
@@ -277,5 +301,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS)',
+  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), PostgreSQL store (ESM, CommonJS)',
 )

@@ -1,23 +1,17 @@
 // A throwaway PostgreSQL server for tests, CI and benchmarks: `initdb` into a fresh temp directory,
 // `pg_ctl start` on a free 127.0.0.1 port (no other address, a private Unix socket directory), and
 // `pg_ctl stop -m immediate` plus removal of the directory at the end. Node built-ins only, so it
-// runs before `pnpm install`.
-//
-//   node scripts/postgres-server.mjs -- <command> [args…]
-//
-// starts a server, runs the command with DSH_TEST_POSTGRES_URL set to it, stops the server and exits
-// with the command's status. As a module, `startPostgres()` does the same for a vitest globalSetup
-// or the bench runner.
+// runs before `pnpm install`. `startPostgres()` serves the vitest globalSetup, the bench runner and
+// the packed-artifact check; scripts/with-postgres.mjs wraps a whole command (what .ci/run does).
 //
 // Binaries: $DSH_POSTGRES_BIN (a directory), else `initdb` on PATH, else the newest
 // /usr/lib/postgresql/<version>/bin (Debian's `postgresql` package). PostgreSQL refuses to run as
 // root: as root the server runs as the `postgres` user (which that package creates).
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 export const URL_VARIABLE = 'DSH_TEST_POSTGRES_URL'
 
@@ -148,38 +142,4 @@ export async function startPostgres(options = {}) {
     await stop()
     throw error
   }
-}
-
-async function main(argv) {
-  const separator = argv.indexOf('--')
-  const command = separator === -1 ? argv : argv.slice(separator + 1)
-  if (command.length === 0) {
-    console.error('usage: node scripts/postgres-server.mjs -- <command> [args…]')
-    process.exit(2)
-  }
-  const server = await startPostgres({ log: (line) => console.error(`[postgres] ${line}`) })
-  let stopping
-  const stopOnce = () => (stopping ??= server.stop())
-  const child = spawn(command[0], command.slice(1), {
-    stdio: 'inherit',
-    env: { ...process.env, [URL_VARIABLE]: server.url },
-  })
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
-  const status = await new Promise((resolve) => {
-    child.once('error', (error) => {
-      console.error(`[postgres] could not run ${command[0]}: ${error.message}`)
-      resolve(127)
-    })
-    child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)))
-  })
-  await stopOnce()
-  console.error('[postgres] stopped')
-  process.exit(status)
-}
-
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main(process.argv.slice(2)).catch((error) => {
-    console.error(`[postgres] ${error instanceof Error ? error.message : String(error)}`)
-    process.exit(1)
-  })
 }

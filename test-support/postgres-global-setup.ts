@@ -22,7 +22,7 @@ const shared: Shared = ((globalThis as Record<symbol, Shared | undefined>)[KEY] 
 
 /**
  * The real PostgreSQL server of a test project (vitest `globalSetup`): the one named by
- * DSH_TEST_POSTGRES_URL (what `.ci/run` sets, through scripts/postgres-server.mjs), or else a
+ * DSH_TEST_POSTGRES_URL (what `.ci/run` sets, through scripts/with-postgres.mjs), or else a
  * throwaway server started here and stopped after the run. Without either, the run fails here,
  * saying how to install PostgreSQL: these tests are never skipped.
  */
