@@ -279,12 +279,20 @@ try {
     ...Object.fromEntries(postgresFixture.packages.map((name) => [name, allLocal[name]])),
     ...postgresFixture.registry,
   })
-  for (const [file, source] of Object.entries(postgresFixture.files)) writeFileSync(join(postgres, file), source)
+  for (const [file, source] of Object.entries(postgresFixture.files))
+    writeFileSync(join(postgres, file), source)
   const server = process.env[URL_VARIABLE] ? undefined : await startPostgres()
   try {
     const url = process.env[URL_VARIABLE] || server.url
-    for (const [label, file] of [['postgres ESM', 'smoke.mjs'], ['postgres CommonJS', 'smoke.cjs']]) {
-      const env = { ...process.env, [URL_VARIABLE]: url, DSH_PACKED_SCHEMA: `packed_${process.pid}_${file.slice(-3)}` }
+    for (const [label, file] of [
+      ['postgres ESM', 'smoke.mjs'],
+      ['postgres CommonJS', 'smoke.cjs'],
+    ]) {
+      const env = {
+        ...process.env,
+        [URL_VARIABLE]: url,
+        DSH_PACKED_SCHEMA: `packed_${process.pid}_${file.slice(-3)}`,
+      }
       expectOutput(label, run(process.execPath, [file], postgres, { env }), postgresFixture.expectedReport)
     }
   } finally {
