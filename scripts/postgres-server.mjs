@@ -4,7 +4,7 @@
 // runs before `pnpm install`. `startPostgres()` serves the vitest globalSetup, the bench runner and
 // the packed-artifact check; scripts/with-postgres.mjs wraps a whole command (what .ci/run does).
 //
-// Binaries: $DSH_POSTGRES_BIN (a directory), else `initdb` on PATH, else the newest
+// Binaries: $DSH_POSTGRES_BIN (a directory; only there when set), else `initdb` on PATH, else the newest
 // /usr/lib/postgresql/<version>/bin (Debian's `postgresql` package). PostgreSQL refuses to run as
 // root: as root the server runs as the `postgres` user (which that package creates).
 import { spawnSync } from 'node:child_process'
@@ -30,9 +30,13 @@ function executable(path) {
 
 /** The directory holding `initdb` and `pg_ctl`, or an error saying how to get them. */
 export function findPostgresBin() {
-  const candidates = []
-  if (process.env.DSH_POSTGRES_BIN) candidates.push(process.env.DSH_POSTGRES_BIN)
-  candidates.push(...(process.env.PATH ?? '').split(delimiter).filter(Boolean))
+  const chosen = process.env.DSH_POSTGRES_BIN
+  if (chosen) {
+    // An explicit choice is the only place looked at: a wrong one fails instead of falling back.
+    if (executable(join(chosen, 'initdb')) && executable(join(chosen, 'pg_ctl'))) return chosen
+    throw new Error(`DSH_POSTGRES_BIN is ${chosen}, which holds no initdb and pg_ctl: ${INSTALL_HINT}`)
+  }
+  const candidates = (process.env.PATH ?? '').split(delimiter).filter(Boolean)
   const debian = '/usr/lib/postgresql'
   if (existsSync(debian)) {
     const versions = readdirSync(debian)
@@ -118,7 +122,7 @@ export async function startPostgres(options = {}) {
         `-c listen_addresses=127.0.0.1`,
         `-c port=${port}`,
         `-c unix_socket_directories=${dir}`,
-        '-c max_connections=60',
+        '-c max_connections=200',
         '-c shared_buffers=16MB',
       ].join(' ')
       try {
