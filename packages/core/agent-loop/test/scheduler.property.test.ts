@@ -129,7 +129,7 @@ describe('executeToolCalls over random steps (fc.scheduler decides when each bod
           fc.scheduler(),
           holds,
         ),
-        { numRuns: RUNS / 2 },
+        { numRuns: RUNS / 4 },
       )
     },
   )
@@ -151,7 +151,7 @@ describe('executeToolCalls over random steps (fc.scheduler decides when each bod
             expect(checkFaultTrace(trace)).toEqual([])
           },
         ),
-        { numRuns: RUNS / 2 },
+        { numRuns: RUNS / 4 },
       )
     },
   )
