@@ -23,6 +23,12 @@ export const packages = [
   { name: 'mcp', dir: 'packages/plugins/mcp', id: '@deepseek-ai/dsh-mcp' },
   { name: 'permissions', dir: 'packages/plugins/permissions', id: '@deepseek-ai/dsh-permissions' },
   {
+    name: 'dispatch-bullmq',
+    dir: 'packages/plugins/dispatch-bullmq',
+    id: '@deepseek-ai/dsh-dispatch-bullmq',
+    redis: true,
+  },
+  {
     name: 'session-postgres',
     dir: 'packages/session/session-postgres',
     id: '@deepseek-ai/dsh-session-postgres',
@@ -30,8 +36,10 @@ export const packages = [
   },
 ] as const
 
-/** Projects whose tests need a real PostgreSQL server (test-support/postgres-global-setup.ts). */
-const POSTGRES_SETUP = [fileURLToPath(new URL('test-support/postgres-global-setup.ts', import.meta.url))]
+/** A real Redis for the projects that need one (test-support/redis-global-setup.ts). */
+const redisSetup = fileURLToPath(new URL('test-support/redis-global-setup.ts', import.meta.url))
+/** A real PostgreSQL for the projects that need one (test-support/postgres-global-setup.ts). */
+const postgresSetup = fileURLToPath(new URL('test-support/postgres-global-setup.ts', import.meta.url))
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
 
@@ -59,8 +67,10 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
       name: pkg.name,
       root: here(pkg.dir),
       include: ['test/**/*.test.ts'],
+      // real servers and worker processes: generous limits for a loaded machine (none is a timing assertion)
+      ...('redis' in pkg ? { globalSetup: [redisSetup], testTimeout: 60_000, hookTimeout: 60_000 } : {}),
       benchmark: { include: ['bench/**/*.bench.ts'] },
-      ...('postgres' in pkg ? { globalSetup: POSTGRES_SETUP } : {}),
+      ...('postgres' in pkg ? { globalSetup: [postgresSetup] } : {}),
       // Type-level tests (*.test-d.ts) only where a package has them: each enabled project runs tsc.
       typecheck: {
         enabled: 'typeTests' in pkg,
@@ -76,6 +86,12 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
 projects.push(
   defineProject({
     resolve: { alias: sourceAliases },
-    test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'], globalSetup: POSTGRES_SETUP },
+    // the remote_dispatch case needs a real Redis, the PostgreSQL store cases a real PostgreSQL
+    test: {
+      name: 'bench',
+      root: here('bench'),
+      include: ['test/**/*.test.ts'],
+      globalSetup: [redisSetup, postgresSetup],
+    },
   }),
 )

@@ -5,6 +5,7 @@
 // `nodenext`, and a project on zod 3.25 (the `zod/v4` entry). Run after `pnpm build`.
 // Only zod, ajv and their dependencies come from the npm registry (`--prefer-offline`: the npm cache
 // serves them when it can), except in the MCP plugin's own project, which also installs the MCP SDK,
+// the BullMQ plugin's, which installs bullmq and ioredis,
 // and the PostgreSQL store's, which installs pg and runs against a real server (DSH_TEST_POSTGRES_URL,
 // or a throwaway one started here); the packages under test are always the local tarballs.
 import { execFile, execFileSync } from 'node:child_process'
@@ -25,6 +26,7 @@ import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { fixtures } from './packed-fixtures.mjs'
 import { mcpFixture } from './packed-mcp-fixture.mjs'
+import { bullmqFixture } from './packed-bullmq-fixture.mjs'
 import { postgresFixture } from './packed-postgres-fixture.mjs'
 import { URL_VARIABLE, startPostgres } from './postgres-server.mjs'
 
@@ -41,10 +43,15 @@ const packageDirs = [
   'packages/code-runtime/code-runtime',
   'packages/plugins/mcp',
   'packages/plugins/permissions',
+  'packages/plugins/dispatch-bullmq',
   'packages/session/session-postgres',
 ]
-/** Packed and inspected like the others, but installed only into their own project (steps 4, 5). */
-const ownProject = new Set(['@deepseek-ai/dsh-mcp', '@deepseek-ai/dsh-session-postgres'])
+/** Packed and inspected like the others, but installed only into their own project (steps 4–6). */
+const ownProject = new Set([
+  '@deepseek-ai/dsh-mcp',
+  '@deepseek-ai/dsh-dispatch-bullmq',
+  '@deepseek-ai/dsh-session-postgres',
+])
 /** A zod 4 minor other than the workspace's: the consumer's zod must be the only one installed. */
 const CONSUMER_ZOD = '~4.0.0'
 const ZOD3 = '3.25.76'
@@ -272,8 +279,21 @@ try {
   expectOutput('mcp CommonJS', run(process.execPath, ['smoke.cjs'], mcp), mcpFixture.expectedReport)
   console.log(`mcp install: ${kb(bytesUnder(join(mcp, 'node_modules')))} in node_modules`)
 
+  step('installing the BullMQ dispatch project')
+  // 5. The BullMQ dispatch plugin, with bullmq and ioredis from the registry: loads from ESM and
+  // CommonJS and refuses bad options by name (no Redis needed; the tests use a real one).
+  const bull = join(work, 'bullmq')
+  npmInstall(bull, {
+    ...Object.fromEntries(bullmqFixture.packages.map((name) => [name, allLocal[name]])),
+    zod: CONSUMER_ZOD,
+  })
+  for (const [file, source] of Object.entries(bullmqFixture.files)) writeFileSync(join(bull, file), source)
+  expectOutput('bullmq ESM', run(process.execPath, ['smoke.mjs'], bull), bullmqFixture.expectedReport)
+  expectOutput('bullmq CommonJS', run(process.execPath, ['smoke.cjs'], bull), bullmqFixture.expectedReport)
+  console.log(`bullmq install: ${kb(bytesUnder(join(bull, 'node_modules')))} in node_modules`)
+
   step('installing the PostgreSQL store project')
-  // 5. The PostgreSQL store with pg from the registry, against a real server, from ESM and CommonJS.
+  // 6. The PostgreSQL store with pg from the registry, against a real server, from ESM and CommonJS.
   const postgres = join(work, 'postgres')
   npmInstall(postgres, {
     ...Object.fromEntries(postgresFixture.packages.map((name) => [name, allLocal[name]])),
@@ -309,5 +329,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), PostgreSQL store (ESM, CommonJS)',
+  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS)',
 )

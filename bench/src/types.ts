@@ -84,6 +84,14 @@ export interface BenchOptions {
   readonly eagerTokensPerSecond: number
   /** What the 400 ms tool of `eager_dispatch` takes (the other durations scale with it), ms. */
   readonly eagerToolMs: number
+  /** Repetitions of each `code_mode` measurement (cold starts take a new sandbox worker each). */
+  readonly codeModeRounds: number
+  /** Sequential calls per side (local, remote) in each round of `remote_dispatch`'s overhead figure. */
+  readonly remoteCalls: number
+  /** Rounds of `remote_dispatch`. */
+  readonly remoteRounds: number
+  /** Workers of `remote_dispatch` in their own processes (true) or in the bench process (the smoke test). */
+  readonly remoteProcesses: boolean
 }
 
 /** What one child process reports back: one case, with the floor before and after it for timed cases. */

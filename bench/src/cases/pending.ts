@@ -6,12 +6,4 @@ import type { PendingResult } from '../types.ts'
  * or a `figures` runner) and remove its entry here. Until then it appears in results.json and in
  * the table as pending, with no figures.
  */
-export const PENDING_CASES: readonly PendingResult[] = [
-  {
-    kind: 'pending',
-    id: 'code_mode',
-    label:
-      'code_mode: one run_code call whose script makes 100 tool calls, per call, against the native 100-call step',
-    reason: 'run_code (dsh-code-runtime) does not exist yet',
-  },
-]
+export const PENDING_CASES: readonly PendingResult[] = []

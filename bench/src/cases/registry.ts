@@ -7,7 +7,7 @@ import { floorCase } from './floor.ts'
 /**
  * One entry per child process. A `timed` case is measured between two floors in its process; a
  * `figures` case reports its own figures. Each loader imports only its own library, so a process
- * never runs another library's code. New cases (`code_mode`, see pending.ts) go here.
+ * never runs another library's code. New cases go here (and leave pending.ts).
  */
 export type CaseDefinition =
   | {
@@ -77,6 +77,12 @@ export const CASES: readonly CaseDefinition[] = [
     run: async (options, log) => (await import('./pool-case.ts')).runPoolEfficiency(options, log),
   },
   {
+    id: 'remote_dispatch',
+    library: 'dsh',
+    kind: 'figures',
+    run: async (options, log) => (await import('./remote-case.ts')).runRemoteDispatch(options, log),
+  },
+  {
     id: 'eager_dispatch',
     library: 'dsh',
     kind: 'figures',
@@ -113,6 +119,12 @@ export const CASES: readonly CaseDefinition[] = [
     library: 'dsh',
     kind: 'figures',
     run: async (options, log) => (await import('./postgres-cases.ts')).runBurstCase(options, log),
+  },
+  {
+    id: 'code_mode',
+    library: 'dsh',
+    kind: 'figures',
+    run: async (options, log) => (await import('./code-mode-case.ts')).runCodeModeCase(options, log),
   },
   {
     id: 'store.jsonl-bytes',

@@ -32,14 +32,20 @@ export interface QuickJsCodeRuntimeOptions {
    * `@jitl/quickjs-wasmfile-release-sync` package.
    */
   readonly wasmUrl?: URL | string
+  /**
+   * Sandbox worker threads alive at once (default: no cap). Each run holds one, so this caps how
+   * many runs overlap; a run that finds none free waits for one in arrival order, and the wait
+   * counts against its `timeoutMs` (an abort or the deadline ends it while it waits).
+   */
+  readonly maxWorkers?: number
 }
 
-const OPTION_FIELDS = ['limits', 'onEngineFault', 'workerUrl', 'wasmUrl']
+const OPTION_FIELDS = ['limits', 'onEngineFault', 'workerUrl', 'wasmUrl', 'maxWorkers']
 const MIB = 1024 * 1024
 
 /**
  * The QuickJS backend of the code-execution seam. Each run gets a sandbox worker thread of its own
- * (a warm one from the pool, or a new one), a fresh QuickJS runtime and context in it, the `tools`
+ * (a warm one from the pool, or a new one, or with `maxWorkers` the next one freed), a fresh QuickJS runtime and context in it, the `tools`
  * and `console` globals and nothing else: no module loader, no timers, no host object. The host
  * keeps the clock: when the budget runs out or the run is aborted, the run ends at once and a
  * worker that does not stop is terminated.
@@ -69,6 +75,12 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
   }
   const workerUrl = readFileOption(options.workerUrl, `${where}: options.workerUrl`, ['file:', 'data:'])
   const wasmUrl = readFileOption(options.wasmUrl, `${where}: options.wasmUrl`, ['file:'])
+  const maxWorkers = options.maxWorkers ?? Infinity
+  if (maxWorkers !== Infinity && (!Number.isSafeInteger(maxWorkers) || maxWorkers < 1)) {
+    throw invalidArgument(
+      `${where}: options.maxWorkers must be an integer ≥ 1, got ${describeValue(options.maxWorkers)}`,
+    )
+  }
 
   let compiled: Promise<WebAssembly.Module> | undefined
   const compile = (): Promise<WebAssembly.Module> => {
@@ -96,6 +108,7 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
       }),
     wasmModule: compile,
     onFault: (error) => onEngineFault?.(error),
+    maxWorkers,
   })
   const disposal = new AbortController()
 

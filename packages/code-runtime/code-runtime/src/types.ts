@@ -33,8 +33,9 @@ export type CodeLanguage = 'typescript' | 'javascript'
  * A host function reachable from the sandbox. `args` is the program's argument as a fresh JSON
  * value (`undefined` for `tools.name()`); the return value (or what the returned promise resolves
  * to) must be lossless JSON or `undefined`. A throw or rejection rejects the program's call with an
- * `Error` carrying the same message. Bindings never run inside the sandbox's turn: they start on a
- * later microtask, so a binding may do anything to the host, including aborting the run.
+ * `Error` carrying the same name and message, and its `code` when that is a short token. Bindings
+ * never run inside the sandbox's turn: they start on a later microtask, so a binding may do anything
+ * to the host, including aborting the run.
  */
 export type CodeBinding = (args: JsonValue | undefined, call: CodeBindingCall) => unknown
 

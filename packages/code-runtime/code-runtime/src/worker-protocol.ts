@@ -22,7 +22,7 @@ export interface WorkerInit {
 /** A binding call's outcome: the result as JSON text (absent for `undefined`), or an error to throw. */
 export type CallAnswer =
   | { readonly ok: true; readonly text: string | undefined }
-  | { readonly ok: false; readonly name: string; readonly message: string }
+  | { readonly ok: false; readonly name: string; readonly message: string; readonly code?: string }
 
 /** How the program ended, as the worker saw it; a value is still JSON text the host must check. */
 export type SandboxOutcome =

@@ -73,7 +73,13 @@ describe('bad input to run (docs/spec.md §10)', () => {
       'createQuickJsCodeRuntime(options): options.limits.outputBytes must be an integer from 1 to 1073741824, got the number -1',
     )
     expect(() => createQuickJsCodeRuntime({ limit: {} } as never)).toThrow(
-      'createQuickJsCodeRuntime(options): unknown option "limit"; known options: limits, onEngineFault, workerUrl, wasmUrl',
+      'createQuickJsCodeRuntime(options): unknown option "limit"; known options: limits, onEngineFault, workerUrl, wasmUrl, maxWorkers',
+    )
+    expect(() => createQuickJsCodeRuntime({ maxWorkers: 0 })).toThrow(
+      'createQuickJsCodeRuntime(options): options.maxWorkers must be an integer ≥ 1, got the number 0',
+    )
+    expect(() => createQuickJsCodeRuntime({ maxWorkers: 1.5 })).toThrow(
+      /options\.maxWorkers must be an integer ≥ 1/,
     )
     expect(() => createQuickJsCodeRuntime({ workerUrl: './quickjs-worker.mjs' })).toThrow(
       'createQuickJsCodeRuntime(options): options.workerUrl must be a file: or data: URL or an absolute path, got the string "./quickjs-worker.mjs"',

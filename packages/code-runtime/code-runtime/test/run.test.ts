@@ -121,6 +121,40 @@ describe('run: the seam', () => {
     ])
   })
 
+  it('T32: a string `code` on the thrown error crosses too when it is a short token; nothing else does', async () => {
+    const result = await runtime.run({
+      program: `const out = []
+        for (const name of ['coded', 'long', 'object', 'plain']) {
+          try { await tools[name]() } catch (e) { out.push([e.name, e.message, e.code === undefined ? 'none' : e.code, e.detail ?? 'none']) }
+        }
+        return out`,
+      bindings: {
+        coded: () => {
+          throw Object.assign(new Error('denied'), {
+            name: 'ToolError',
+            code: 'DENIED',
+            detail: 'host secret',
+          })
+        },
+        long: () => {
+          throw Object.assign(new Error('x'), { code: 'a'.repeat(65) })
+        },
+        object: () => {
+          throw Object.assign(new Error('y'), { code: { toString: () => 'DENIED' } })
+        },
+        plain: () => {
+          throw Object.assign(new Error('z'), { code: 'has space' })
+        },
+      },
+    })
+    expect(result.value).toEqual([
+      ['ToolError', 'denied', 'DENIED', 'none'],
+      ['Error', 'x', 'none', 'none'],
+      ['Error', 'y', 'none', 'none'],
+      ['Error', 'z', 'none', 'none'],
+    ])
+  })
+
   it('T33: Promise.all lets calls overlap: all ten start before any answers', async () => {
     const started: number[] = []
     const gate = deferred()

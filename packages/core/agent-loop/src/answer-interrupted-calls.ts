@@ -16,9 +16,12 @@ function interrupted(input: ToolExecutionInput): string {
  * `tool/result` gets a synthetic `INTERRUPTED` result, in log order; and when the last turn's last
  * assistant message has tool calls that were never recorded (the process stopped before the batch
  * began, or the session refused to record them and the turn ended with `error`), those calls are
- * recorded (citing that message) and answered the same way. Results come from
- * `scheduler.synthesize`, so `tools/result` observers see them. Returns how many calls it answered:
- * at once for a `Session`, as a promise (resolved once every event is durable) for an `AsyncSession`.
+ * recorded (citing that message) and answered the same way. Nested calls (a `run_code` program's,
+ * stopped mid-program) are answered first, so each is answered before its outer call, as
+ * `verifyToolPairs` requires; they stay out of the model's history like any nested call. Results
+ * come from `scheduler.synthesize`, so `tools/result` observers see them. Returns how many calls it
+ * answered: at once for a `Session`, as a promise (resolved once every event is durable) for an
+ * `AsyncSession`.
  */
 export function answerInterruptedCalls(options: {
   readonly session: Session
@@ -39,13 +42,19 @@ export function answerInterruptedCalls(options: {
   const { session, scheduler } = options
   const events = session.events()
   const steps: (() => MaybePromise<unknown>)[] = []
-  for (const call of findUnansweredCalls(events)) {
+  const open = findUnansweredCalls(events)
+  const nestedFirst = [
+    ...open.filter((call) => call.parentCallId !== undefined),
+    ...open.filter((call) => call.parentCallId === undefined),
+  ]
+  for (const call of nestedFirst) {
     const input: ToolExecutionInput = {
       callId: call.callId,
       name: call.name,
       arguments: call.arguments,
       turn: call.turn,
       step: call.step,
+      ...(call.parentCallId === undefined ? {} : { parent: { callId: call.parentCallId } }),
     }
     steps.push(() =>
       appendToolResult({

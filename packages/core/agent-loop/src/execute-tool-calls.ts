@@ -21,8 +21,9 @@ export interface ExecuteToolCallsResult {
  * `ctx.agentLoop.config.maxParallelToolCalls` slots, modes are read again before each start, and
  * results commit in model order. Each call is recorded in `ctx.agentLoop.session` as `tool/call`
  * when it starts (citing `messageSeq`, the recorded assistant message, when given) and
- * `tool/result` when it commits (T28, T29). After the batch, deferred contexts go to
- * `acceptContext` in model order (T27).
+ * `tool/result` when it commits (T28, T29); the nested calls of a `run_code` call are recorded as
+ * pairs of their own between its `tool/call` and its `tool/result` (T33). After the batch, deferred
+ * contexts go to `acceptContext` in model order (T27).
  *
  * On abort, started calls drain and the rest get `ABORTED_BEFORE_DISPATCH` (T26); the promise still
  * resolves. It rejects only on misuse or when the batch itself fails (a session append throws, the

@@ -9,6 +9,7 @@ import {
   type ToolRuntime,
 } from '@deepseek-ai/dsh-tools'
 import { AgentLoopError } from './errors.ts'
+import { createNestedCallRecorder } from './nested-call-recorder.ts'
 import type { AcceptContext } from './read-execute-tool-calls-options.ts'
 import { createToolCallLedger, type LedgerMessage } from './tool-call-ledger.ts'
 import { createToolCallProgress } from './tool-call-progress.ts'
@@ -26,7 +27,8 @@ export interface StepBatchResult {
 /**
  * One step's calls on their way through the scheduler (`createToolBatch`) and into the session:
  * `tool/call` at start, `tool/result` at commit, both in model order (T25, T28, T29), with progress
- * events. Calls are added as the model completes them; `close` ends intake; `finish` waits for
+ * events. The nested calls of a `run_code` call are recorded as pairs of their own between its
+ * `tool/call` and its `tool/result` (`createNestedCallRecorder`, T33). Calls are added as the model completes them; `close` ends intake; `finish` waits for
  * every result and hands deferred contexts over in model order (T27).
  */
 export interface StepBatch {
@@ -85,6 +87,13 @@ export function openStepBatch(options: {
     message: options.message,
     lateFailed: logLate,
   })
+  const nested = createNestedCallRecorder({
+    session,
+    turn,
+    step,
+    parentSeq: ledger.callSeqOf,
+    messageLanding: ledger.messageLanding,
+  })
   const progress = createToolCallProgress({
     turn,
     step,
@@ -107,11 +116,13 @@ export function openStepBatch(options: {
         return recorded.then(() => progress.started(index, mode))
       },
       onSettled: (index) => progress.settled(index),
-      onCommit: (index, _input, result) => {
-        const recorded = ledger.recordResult(index, result)
-        if (recorded === undefined) return progress.committed(index, result)
-        return recorded.then(() => progress.committed(index, result))
-      },
+      // after the call's nested calls (a run_code program's) have their results
+      onCommit: (index, _input, result) =>
+        nested.afterNested(blocks[index]!.id, () => {
+          const recorded = ledger.recordResult(index, result)
+          if (recorded === undefined) return progress.committed(index, result)
+          return recorded.then(() => progress.committed(index, result))
+        }),
       // May come after this step (or the turn) ended: it is recorded where the session is then.
       onLateOutcome: (index, _input, outcome) => {
         try {
@@ -128,7 +139,14 @@ export function openStepBatch(options: {
   return {
     add(block) {
       blocks.push(block)
-      batch.add({ callId: block.id, name: block.name, arguments: block.arguments, turn, step })
+      batch.add({
+        callId: block.id,
+        name: block.name,
+        arguments: block.arguments,
+        turn,
+        step,
+        nestedCallHooks: nested.hooks,
+      })
     },
     streamEnded: (at) => progress.streamEnded(at),
     messageRecorded: (seq) => ledger.messageRecorded(seq),
@@ -143,7 +161,9 @@ export function openStepBatch(options: {
         // The batch already offered every recorded call a result (its real one, or SCHEDULER_FAILED)
         // through onCommit, in model order; what the session still lacks is reported, not retried.
         const { error } = outcome
-        const unanswered = ledger.unanswered()
+        const unanswered = [...ledger.unanswered(), ...nested.unanswered()].sort(
+          (a, b) => a.callSeq - b.callSeq,
+        )
         if (unanswered.length === 0) throw error
         throw new AgentLoopError({
           code: 'UNRECORDED_RESULTS',

@@ -76,13 +76,16 @@ export function readToolCall(event: SessionEvent): ToolCallEventData {
     if (typeof data[key] !== 'string')
       throw invalidSession(event, `data.${key} must be a string, got ${describeValue(data[key])}`)
   }
-  return {
+  const call: ToolCallEventData = {
     turn: count(event, data, 'turn'),
     step: count(event, data, 'step'),
     callId: data.callId as string,
     name: data.name as string,
     arguments: data.arguments as string,
   }
+  // a nested call (a run_code program's) names its outer call
+  if (typeof data.parentCallId === 'string') call.parentCallId = data.parentCallId
+  return call
 }
 
 /** The callId a `tool/result` answers (`data.message.content[0].callId`). */
@@ -96,10 +99,35 @@ export function resultCallId(event: SessionEvent): string {
 
 export const ZERO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
 
+/**
+ * Sums two usages. The optional provider breakdowns (prompt-cache hits and misses, reasoning
+ * tokens) are summed over the steps that reported them and stay absent when no step did, so a
+ * turn's usage never claims a breakdown the provider never gave.
+ */
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  return {
+  const sum: {
+    inputTokens: number
+    outputTokens: number
+    totalTokens: number
+    cacheHitInputTokens?: number
+    cacheMissInputTokens?: number
+    reasoningTokens?: number
+  } = {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     totalTokens: a.totalTokens + b.totalTokens,
   }
+  const cacheHit = addOptional(a.cacheHitInputTokens, b.cacheHitInputTokens)
+  if (cacheHit !== undefined) sum.cacheHitInputTokens = cacheHit
+  const cacheMiss = addOptional(a.cacheMissInputTokens, b.cacheMissInputTokens)
+  if (cacheMiss !== undefined) sum.cacheMissInputTokens = cacheMiss
+  const reasoning = addOptional(a.reasoningTokens, b.reasoningTokens)
+  if (reasoning !== undefined) sum.reasoningTokens = reasoning
+  return sum
+}
+
+function addOptional(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b
+  if (b === undefined) return a
+  return a + b
 }

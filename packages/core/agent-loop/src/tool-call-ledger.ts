@@ -57,6 +57,13 @@ export interface ToolCallLedger {
   messageRecorded(seq: number): void
   /** The assistant message could not be recorded: no call or result of this step will be. */
   messageRefused(): void
+  /** The seq of the `tool/call` recorded for the step's call `callId` (a nested call cites it). */
+  callSeqOf(callId: string): number | undefined
+  /**
+   * While the assistant message streams: a promise that settles when it is recorded (the held-back
+   * calls then are) or refused. Undefined once either happened.
+   */
+  messageLanding(): Promise<void> | undefined
 }
 
 export function createToolCallLedger(options: {
@@ -82,6 +89,10 @@ export function createToolCallLedger(options: {
   let holding = options.message.kind === 'pending'
   let landed: Promise<void> | undefined
   let land: (() => void) | undefined
+  const landing = (): Promise<void> => (landed ??= new Promise<void>((resolve) => (land = resolve)))
+  /** callId → index of the blocks seen so far (blocks grow while the message streams). */
+  const indexOf = new Map<string, number>()
+  let indexed = 0
   /** Late outcomes waiting for their call's result to be recorded. */
   const heldLate = new Map<number, LateToolOutcome>()
   let settled = false
@@ -204,8 +215,7 @@ export function createToolCallLedger(options: {
 
     recordResult(index, result) {
       if (!holding) return append(index, result)
-      landed ??= new Promise<void>((resolve) => (land = resolve))
-      return landed.then(() => append(index, result))
+      return landing().then(() => append(index, result))
     },
 
     recordLateOutcome(index, outcome) {
@@ -256,6 +266,16 @@ export function createToolCallLedger(options: {
       }
       heldLate.clear()
     },
+
+    callSeqOf(callId) {
+      // ids are unique in a step (the batch refuses a repeated one): the first holder is the call
+      for (; indexed < blocks.length; indexed++)
+        if (!indexOf.has(blocks[indexed]!.id)) indexOf.set(blocks[indexed]!.id, indexed)
+      const index = indexOf.get(callId)
+      return index === undefined ? undefined : callSeqs[index]
+    },
+
+    messageLanding: () => (holding ? landing() : undefined),
 
     unanswered() {
       const open: { callId: string; callSeq: number }[] = []

@@ -10,4 +10,13 @@ describe('README', () => {
       lines: 4,
     })
   })
+
+  it('T5, T33: shows the Code Mode example verbatim, and it prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl: new URL('../', import.meta.url),
+      example: 'examples/code-mode-example.ts',
+      load: () => import('../examples/code-mode-example.ts'),
+      lines: 4,
+    })
+  }, 30_000)
 })

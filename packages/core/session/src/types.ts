@@ -142,8 +142,14 @@ export interface ToolCallEventData {
   step: number
   callId: string
   name: string
-  /** The raw JSON string exactly as the model wrote it. */
+  /** The raw JSON string exactly as the model wrote it (for a nested call, as the program passed it). */
   arguments: string
+  /**
+   * Set on a nested call (made by a `run_code` program): the outer call's callId. Such a
+   * `tool/call` is appended with `sourceEventSeqs: [outerCallSeq]`; it is not part of the model's
+   * history.
+   */
+  parentCallId?: string
 }
 
 /** `data` of a `tool/result` event (T28, T29); append it with `{ surfaceOp: 'append', sourceEventSeqs: [callSeq] }`. */

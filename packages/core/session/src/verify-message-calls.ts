@@ -53,13 +53,16 @@ function readMessage(item: Item, index: number): MessageRecord | undefined {
   return { seq: item.seq, index, turn: data.turn, step: data.step, calls, nextMessage: Infinity }
 }
 
-function readCall(item: Item): { turn: number; step: number; callId: string; call: MessageCall } | undefined {
+function readCall(
+  item: Item,
+): { turn: number; step: number; callId: string; call: MessageCall; nested: boolean } | undefined {
   const data = record(item.data)
   if (data === undefined || !count(data.turn) || !count(data.step)) return undefined
   const { callId, name, arguments: args } = data
   if (typeof callId !== 'string' || callId === '' || typeof name !== 'string' || typeof args !== 'string')
     return undefined
-  return { turn: data.turn, step: data.step, callId, call: { name, arguments: args } }
+  const nested = data.parentCallId !== undefined
+  return { turn: data.turn, step: data.step, callId, call: { name, arguments: args }, nested }
 }
 
 function resultCallId(item: Item): string | undefined {
@@ -79,6 +82,8 @@ const q = (value: string): string => JSON.stringify(value)
  * of a message is recorded as a `tool/call`, and answered before the next user or assistant message.
  * Only messages shaped as the loop writes them (`{ turn, step, message: { role: 'assistant',
  * content } }`) are checked; a log without them (calls recorded by a harness alone) has nothing here.
+ * Nested calls (`data.parentCallId`: a `run_code` program's) are in no message and are skipped here;
+ * `verifyToolPairs` keeps each inside its outer call's pair, which is checked against the message.
  */
 export function verifyMessageCalls(list: readonly unknown[]): ToolPairProblem[] {
   const problems: ToolPairProblem[] = []
@@ -115,6 +120,9 @@ export function verifyMessageCalls(list: readonly unknown[]): ToolPairProblem[] 
     if (item?.type !== 'tool/call') return
     const parsed = readCall(item)
     if (parsed === undefined || recorded.has(parsed.callId)) return // malformed or duplicate: reported elsewhere
+    // A nested call (a `run_code` program's) is in no message: it is checked against its outer call,
+    // which this check ties to the message (so the nested pair sits between the message and the next).
+    if (parsed.nested) return
     const { turn, step, callId, call } = parsed
     recorded.add(callId)
     const where = `turn ${turn} step ${step}`

@@ -14,6 +14,12 @@ export type ToolPairProblemKind =
   | 'out-of-order-result'
   | 'step-overlap'
   | 'malformed-event'
+  /** A nested call (`data.parentCallId`) whose parent was not called before it. */
+  | 'unknown-parent'
+  /** A nested call recorded after its parent call was answered. */
+  | 'nested-after-parent'
+  /** A call answered while nested calls it made still wait for their results. */
+  | 'parent-answered-early'
   /** A `tool/call` recorded before the `assistant/message` of its turn and step (T40). */
   | 'call-before-message'
   /** A `tool/call` whose id, name or arguments are not a tool-call block of its step's assistant message. */
@@ -45,9 +51,15 @@ interface CallRecord {
   readonly callId: string
   readonly turn: number
   readonly step: number
-  /** Index among the calls of its (turn, step), in log order. */
+  /** The outer call of a nested call (Code Mode), when it was recorded before it. */
+  readonly parent: CallRecord | undefined
+  /** The key of the group its position counts in (see `stepKey`). */
+  readonly group: string
+  /** Index among the calls of its (turn, step) — or, for a nested call, of its parent — in log order. */
   readonly position: number
   answered: boolean
+  /** Nested calls of this call still waiting for their results. */
+  openNested: number
 }
 
 interface StepRecord {
@@ -68,6 +80,11 @@ interface StepRecord {
  * before the next user or assistant message, so the rebuilt history is valid for a provider. Other
  * event types are ignored. Throws `INVALID_ARGUMENT` only when `events` is not an array; its entries
  * are read as plain data.
+ *
+ * Nested calls (made by a `run_code` program: `data.parentCallId` names the outer call) are checked
+ * as pairs like any call, ordered among the nested calls of the same parent, and must also cite a
+ * parent recorded before them (`sourceEventSeqs: [parentCallSeq]`, same turn and step) that is still
+ * unanswered, and be answered before it.
  *
  * @example
  * const report = verifyToolPairs(session.events())
@@ -90,6 +107,52 @@ export function verifyToolPairs(events: readonly SessionEvent[]): ToolPairReport
   const steps = new Map<string, StepRecord>()
   const unanswered = new Set<CallRecord>()
   let latest: { turn: number; step: number } | undefined
+
+  /** The parent of a nested call, if it may have one now; reports why not otherwise. */
+  const checkParent = (
+    event: { seq: number; sourceEventSeqs: unknown },
+    call: ParsedCall,
+  ): CallRecord | undefined => {
+    const { seq } = event
+    const parent = calls.get(call.parentCallId!)
+    const where = `nested tool/call seq ${seq} (${q(call.callId)})`
+    if (parent === undefined) {
+      report(
+        'unknown-parent',
+        seq,
+        `${where} names parent ${q(call.parentCallId!)}, which was not called before it`,
+        call.callId,
+      )
+      return undefined
+    }
+    if (parent.answered) {
+      report(
+        'nested-after-parent',
+        seq,
+        `${where} comes after its parent ${q(parent.callId)} (seq ${parent.seq}) was answered`,
+        call.callId,
+      )
+      return undefined
+    }
+    const sources = event.sourceEventSeqs
+    if (!Array.isArray(sources) || sources.length !== 1 || sources[0] !== parent.seq) {
+      report(
+        'wrong-source',
+        seq,
+        `${where} has sourceEventSeqs ${sources === undefined ? 'missing' : JSON.stringify(sources)}; expected [${parent.seq}], its parent's tool/call`,
+        call.callId,
+      )
+    }
+    if (parent.turn !== call.turn || parent.step !== call.step) {
+      report(
+        'step-mismatch',
+        seq,
+        `${where} is in ${stepName(call)} but its parent (seq ${parent.seq}) is in ${stepName(parent)}`,
+        call.callId,
+      )
+    }
+    return parent
+  }
 
   for (const [index, item] of list.entries()) {
     const event = asEvent(item)
@@ -134,10 +197,22 @@ export function verifyToolPairs(events: readonly SessionEvent[]): ToolPairReport
           call.callId,
         )
       }
+      const parent = call.parentCallId === undefined ? undefined : checkParent(event, call)
       const key = stepKey(call)
       const stepRecord = steps.get(key) ?? { calls: 0, highestAnswered: -1 }
       steps.set(key, stepRecord)
-      const record: CallRecord = { seq, ...call, position: stepRecord.calls, answered: false }
+      const record: CallRecord = {
+        seq,
+        callId: call.callId,
+        turn: call.turn,
+        step: call.step,
+        parent,
+        group: key,
+        position: stepRecord.calls,
+        answered: false,
+        openNested: 0,
+      }
+      if (parent !== undefined) parent.openNested += 1
       stepRecord.calls += 1
       calls.set(call.callId, record)
       unanswered.add(record)
@@ -180,6 +255,18 @@ export function verifyToolPairs(events: readonly SessionEvent[]): ToolPairReport
       }
       call.answered = true
       unanswered.delete(call)
+      if (call.parent !== undefined) call.parent.openNested -= 1
+      if (call.openNested > 0) {
+        const waiting = [...unanswered]
+          .filter((other) => other.parent === call)
+          .map((other) => q(other.callId))
+        report(
+          'parent-answered-early',
+          seq,
+          `tool/result seq ${seq} answers ${q(callId)} while its nested call(s) ${waiting.join(', ')} still wait for results`,
+          callId,
+        )
+      }
       const sources = event.sourceEventSeqs
       if (!Array.isArray(sources) || sources.length !== 1 || sources[0] !== call.seq) {
         report(
@@ -197,7 +284,7 @@ export function verifyToolPairs(events: readonly SessionEvent[]): ToolPairReport
           callId,
         )
       }
-      const stepRecord = steps.get(stepKey(call)) as StepRecord
+      const stepRecord = steps.get(call.group) as StepRecord
       if (call.position < stepRecord.highestAnswered) {
         report(
           'out-of-order-result',
@@ -230,6 +317,8 @@ interface StepRef {
 
 interface ParsedCall extends StepRef {
   readonly callId: string
+  /** Set on a nested call. */
+  readonly parentCallId?: string | undefined
 }
 
 function indexFirstCalls(list: readonly unknown[]): Map<string, number> {
@@ -273,7 +362,10 @@ function parseCall(data: unknown): ParsedCall | string {
     return `data.name must be a non-empty string, got ${describeValue(data.name)}`
   if (typeof data.arguments !== 'string')
     return `data.arguments must be the raw JSON string, got ${describeValue(data.arguments)}`
-  return { turn: data.turn as number, step: data.step as number, callId: data.callId }
+  const parentCallId = data.parentCallId
+  if (parentCallId !== undefined && (typeof parentCallId !== 'string' || parentCallId === ''))
+    return `data.parentCallId must be a non-empty string when present, got ${describeValue(parentCallId)}`
+  return { turn: data.turn as number, step: data.step as number, callId: data.callId, parentCallId }
 }
 
 function parseResult(data: unknown): ParsedCall | string {
@@ -322,8 +414,11 @@ function compareSteps(a: StepRef, b: StepRef): number {
   return a.turn !== b.turn ? a.turn - b.turn : a.step - b.step
 }
 
-function stepKey(ref: StepRef): string {
-  return `${ref.turn}:${ref.step}`
+/** The group a call is ordered in: its step, or for a nested call its parent within the step. */
+function stepKey(ref: StepRef & { readonly parentCallId?: string | undefined }): string {
+  return ref.parentCallId === undefined
+    ? `${ref.turn}:${ref.step}`
+    : `${ref.turn}:${ref.step}:${JSON.stringify(ref.parentCallId)}`
 }
 
 function stepName(ref: StepRef): string {

@@ -1,6 +1,8 @@
 import type { Context, Disposer, EmitEvent, ScopeInfo, WaterfallEvent } from '@deepseek-ai/dsh-context'
 import type { CallId, JsonObject, JsonValue, ToolResultContent, ToolSchema } from '@deepseek-ai/dsh-llm'
 import type { ToolErrorCode } from './codes.ts'
+import type { ToolCallOrigin } from './presentation/may-call-tool.ts'
+import type { ToolBatchHooks } from './scheduler/batch-types.ts'
 import type { TOOL_RUNTIME_SCHEDULER } from './scheduler/scheduler-key.ts'
 import type { LateToolOutcome, ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
 
@@ -26,6 +28,12 @@ export interface ToolExecContext {
   deferContext(text: string): void
   /** Ends the turn after this step's batch commits (only on success). */
   concludeTurn(): void
+  /**
+   * The hooks the driver passed on the call's input (`nestedCallHooks`) for the calls this call
+   * makes itself: the `run_code` transport runs a program's nested calls as a batch with them, so
+   * the loop records each one in the session. `undefined` when the driver records nothing.
+   */
+  readonly nestedCallHooks?: ToolBatchHooks | undefined
 }
 
 /** What `finalizeContent` receives: the call's identity (the signal has settled by then). */
@@ -96,6 +104,24 @@ export interface ToolExecutionInput {
   readonly signal?: AbortSignal
   readonly turn?: number
   readonly step?: number
+  /**
+   * The parent token of a nested call (T7, T33): the `run_code` call whose program made it. A call
+   * with a parent is checked as `origin: 'program'` by `mayCallTool`; one without is a model-direct
+   * call. Only the transport sets it: a model's tool-call block cannot carry one.
+   */
+  readonly parent?: ToolCallParent
+  /**
+   * For a call that makes calls of its own (the `run_code` transport): hooks its nested batch
+   * reports to, in program order, so the driver can record each nested call (the agent loop
+   * appends a `tool/call` / `tool/result` pair per nested call). The body reads them as
+   * `exec.nestedCallHooks`.
+   */
+  readonly nestedCallHooks?: ToolBatchHooks
+}
+
+/** The outer call a nested call belongs to. */
+export interface ToolCallParent {
+  readonly callId: CallId
 }
 
 export interface ToolExecutionSuccess {
@@ -143,6 +169,8 @@ export interface ToolCallInfo {
   readonly scope: ScopeInfo
   readonly turn: number | undefined
   readonly step: number | undefined
+  /** Present on a nested call (made by a `run_code` program): the outer call's id. */
+  readonly parentCallId?: CallId
 }
 
 export type PreExecuteDecision =
@@ -176,10 +204,22 @@ export interface PostExecuteCall extends ToolCallInfo {
   readonly result: ToolExecutionResult
 }
 
-/** What a `tools/execute` wrapper sees; it may pass a replacement `signal` to `next`. */
+/**
+ * A body run in place of the tool's own `execute`: same arguments (the validated, frozen
+ * `call.args`), same `exec`, and its value is checked exactly like the tool's own.
+ */
+export type ToolBody = (args: ToolArguments, exec: ToolExecContext) => unknown
+
+/**
+ * What a `tools/execute` wrapper sees. It may pass a replacement `signal` to `next` (linked with the
+ * call's, never instead of it), and a replacement `body` that runs where the tool's `execute` would
+ * (remote dispatch): `next({ ...call, body })`. Nothing else a wrapper passes is read.
+ */
 export interface ExecuteCall extends ToolCallInfo {
   readonly signal: AbortSignal
   readonly timeoutMs: number | undefined
+  /** Set only by an outer wrapper that replaced the body; the pipeline never sets it. */
+  readonly body?: ToolBody
 }
 
 export type GuardVerdict =
@@ -282,13 +322,16 @@ export interface ToolRuntime {
   /**
    * One-line UI label for a call: the tool's `presentCall` with the validated arguments, or a
    * default `name(args)` line when it has none, the arguments are invalid or it fails. Never throws.
+   * A call the presentation mode refuses for `origin` (default `'model'`: a direct call, T7) gets
+   * the default line, as an unknown tool would.
    */
-  describeCall(name: string, args: JsonObject): string
+  describeCall(name: string, args: JsonObject, origin?: ToolCallOrigin): string
   /**
    * One-line UI label for a committed result (docs/spec.md §5 step 12): the tool's `presentResult`, or a
-   * default `name: first line` / `name failed (CODE): message` line. Never throws.
+   * default `name: first line` / `name failed (CODE): message` line. Never throws. `origin` as for
+   * `describeCall`.
    */
-  describeResult(name: string, args: JsonObject, result: ToolExecutionResult): string
+  describeResult(name: string, args: JsonObject, result: ToolExecutionResult, origin?: ToolCallOrigin): string
 }
 
 /** Options of `installTools(ctx, options)`; every limit is validated at install time. */

@@ -14,6 +14,11 @@ export interface WorkerPoolOptions {
   readonly wasmModule: () => Promise<WebAssembly.Module>
   /** Diagnostics: a worker died underneath a run, or had to be terminated after one. */
   readonly onFault: (error: unknown) => void
+  /**
+   * Workers alive at once (starting, running, winding down or idle); a run that finds none free
+   * waits for one, in arrival order. Infinity: no cap.
+   */
+  readonly maxWorkers: number
 }
 
 /** The host side of one run, while it holds a worker. */
@@ -37,8 +42,11 @@ export interface PooledWorker {
 }
 
 export interface WorkerPool {
-  /** A ready worker whose JavaScript heap is capped at `heapMb`: an idle one, or a new one. */
-  acquire(heapMb: number, memoryBytes: number): Promise<PooledWorker>
+  /**
+   * A ready worker whose JavaScript heap is capped at `heapMb`: an idle one, or a new one, or (at
+   * `maxWorkers`) the next one freed. `signal` withdraws a request still waiting (it then rejects).
+   */
+  acquire(heapMb: number, memoryBytes: number, signal?: AbortSignal): Promise<PooledWorker>
   /** Starts a worker and keeps it idle. */
   warm(heapMb: number, memoryBytes: number): Promise<void>
   /** Terminates every worker, busy or idle; acquiring then fails. */
@@ -58,14 +66,27 @@ interface Entry extends PooledWorker {
   abandon: (error: unknown) => void
 }
 
+interface Waiter {
+  readonly heapMb: number
+  readonly memoryBytes: number
+  resolve(entry: Entry): void
+  reject(error: unknown): void
+}
+
 /**
- * Sandbox workers, one run at a time each. Idle workers are unreferenced, so a host with a warm
- * pool can still exit; a worker that dies or is terminated is simply forgotten and the next run
- * starts a new one.
+ * Sandbox workers, one run at a time each, at most `maxWorkers` alive. Idle workers are
+ * unreferenced, so a host with a warm pool can still exit; a worker that dies or is terminated is
+ * simply forgotten and the next run starts a new one. Requests wait in arrival order: the first
+ * gets an idle worker with its heap cap, else a new worker when there is room, else room made by
+ * ending an idle worker with another heap cap.
  */
 export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
+  const { maxWorkers } = options
   const live = new Set<Entry>()
   const idle: Entry[] = []
+  const waiters: Waiter[] = []
+  /** Spawns whose worker is not in `live` yet: they hold a place under `maxWorkers`. */
+  let spawning = 0
   let disposed = false
 
   const report = (error: unknown): void => {
@@ -84,6 +105,58 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     live.delete(entry)
     const at = idle.indexOf(entry)
     if (at !== -1) idle.splice(at, 1)
+    pump()
+  }
+
+  /** An idle worker with heap cap `heapMb`, now busy; undefined when there is none. */
+  const take = (heapMb: number): Entry | undefined => {
+    const at = idle.findIndex((entry) => entry.heapMb === heapMb)
+    if (at === -1) return undefined
+    const entry = idle.splice(at, 1)[0]!
+    entry.state = 'busy'
+    entry.worker.ref()
+    return entry
+  }
+
+  /** `spawn`, holding its place under `maxWorkers` until the worker is in `live` (or failed). */
+  const spawnCounted = (heapMb: number, memoryBytes: number): Promise<Entry> => {
+    spawning++
+    let counted = true
+    const uncount = (): void => {
+      if (!counted) return
+      counted = false
+      spawning--
+    }
+    return spawn(heapMb, memoryBytes, uncount).catch((error: unknown) => {
+      uncount()
+      pump()
+      throw engineFailed(error)
+    })
+  }
+
+  let pumping = false
+  /** Serves waiting requests, first come first served, as far as workers and room allow. */
+  const pump = (): void => {
+    if (pumping || disposed) return
+    pumping = true
+    try {
+      while (waiters.length > 0) {
+        const waiter = waiters[0]!
+        const entry = take(waiter.heapMb)
+        if (entry !== undefined) {
+          waiters.shift()
+          waiter.resolve(entry)
+        } else if (live.size + spawning < maxWorkers) {
+          waiters.shift()
+          spawnCounted(waiter.heapMb, waiter.memoryBytes).then(waiter.resolve, waiter.reject)
+        } else if (idle.length > 0) {
+          // every place is taken and the idle workers have another heap cap: end one to make room
+          terminate(idle[0]!)
+        } else break
+      }
+    } finally {
+      pumping = false
+    }
   }
 
   const terminate = (entry: Entry): void => {
@@ -98,10 +171,11 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     entry.state = 'idle'
     entry.worker.unref()
     idle.push(entry)
+    pump()
     if (idle.length > MAX_IDLE_WORKERS) terminate(idle[0]!)
   }
 
-  const spawn = async (heapMb: number, memoryBytes: number): Promise<Entry> => {
+  const spawn = async (heapMb: number, memoryBytes: number, onLive: () => void): Promise<Entry> => {
     const [url, wasmModule] = await Promise.all([options.workerUrl(), options.wasmModule()])
     if (disposed) throw disposedError()
     const init: WorkerInit = { wasmModule, ended: new Int32Array(new SharedArrayBuffer(4)), memoryBytes }
@@ -152,6 +226,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         },
       }
       live.add(entry)
+      onLive()
 
       const die = (error: unknown, outOfMemory: boolean): void => {
         if (entry.state === 'dead') return
@@ -202,31 +277,48 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
         })
 
   return {
-    async acquire(heapMb, memoryBytes) {
+    async acquire(heapMb, memoryBytes, signal) {
       if (disposed) throw disposedError()
-      const at = idle.findIndex((entry) => entry.heapMb === heapMb)
-      if (at !== -1) {
-        const entry = idle.splice(at, 1)[0]!
-        entry.state = 'busy'
-        entry.worker.ref()
-        return entry
-      }
-      return spawn(heapMb, memoryBytes).catch((error: unknown) => {
-        throw engineFailed(error)
+      return new Promise<Entry>((resolve, reject) => {
+        const withdraw = (): void => {
+          const at = waiters.indexOf(waiter)
+          if (at === -1) return
+          waiters.splice(at, 1)
+          reject(withdrawn())
+        }
+        const waiter: Waiter = {
+          heapMb,
+          memoryBytes,
+          resolve: (entry) => {
+            signal?.removeEventListener('abort', withdraw)
+            resolve(entry)
+          },
+          reject: (error) => {
+            signal?.removeEventListener('abort', withdraw)
+            reject(error)
+          },
+        }
+        if (signal?.aborted) return waiter.reject(withdrawn())
+        signal?.addEventListener('abort', withdraw, { once: true })
+        waiters.push(waiter)
+        pump()
       })
     },
     async warm(heapMb, memoryBytes) {
       if (idle.some((entry) => entry.heapMb === heapMb)) return
-      const entry = await spawn(heapMb, memoryBytes).catch((error: unknown) => {
-        throw engineFailed(error)
-      })
-      toIdle(entry)
+      if (live.size + spawning >= maxWorkers) return
+      toIdle(await spawnCounted(heapMb, memoryBytes))
     },
     dispose() {
       disposed = true
+      for (const waiter of waiters.splice(0)) waiter.reject(disposedError())
       for (const entry of [...live]) terminate(entry)
     },
   }
+}
+
+function withdrawn(): CodeRuntimeError {
+  return new CodeRuntimeError({ code: 'DISPOSED', message: 'The run ended before a sandbox worker was free' })
 }
 
 function disposedError(): CodeRuntimeError {

@@ -141,7 +141,8 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
     if (run.signal?.aborted) return onAbort()
     if (run.disposed.aborted) return onDisposed()
 
-    run.pool.acquire(run.heapMb, limits.memoryBytes).then(
+    // a run that ends while it waits for a worker (timeout, abort) withdraws its request
+    run.pool.acquire(run.heapMb, limits.memoryBytes, callsEnded.signal).then(
       (acquired) => {
         if (over) return acquired.release(true)
         worker = acquired

@@ -77,6 +77,11 @@ export function createBindingCalls(host: CallHost): BindingCalls {
   const deliver = (deferred: QuickJSDeferredPromise, answer: CallAnswer): void => {
     if (!answer.ok) {
       const error = vm.newError({ name: answer.name, message: answer.message })
+      if (answer.code !== undefined) {
+        const code = vm.newString(answer.code)
+        vm.setProp(error, 'code', code)
+        code.dispose()
+      }
       deferred.reject(error)
       error.dispose()
       return

@@ -1,6 +1,6 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from '../errors.ts'
-import type { ToolExecutionInput } from '../types.ts'
+import type { ToolCallParent, ToolExecutionInput } from '../types.ts'
 
 /**
  * API misuse check for one `ToolExecutionInput` (a model's mistakes become results, a caller's
@@ -14,7 +14,16 @@ export function checkExecutionInput(where: string, label: string, input: unknown
   if (typeof input !== 'object' || input === null) {
     throw invalidArgument(`${where}: ${label} must be an object, got ${describeValue(input)}`)
   }
-  const { callId, name, arguments: args, signal, turn, step } = input as Record<string, unknown>
+  const {
+    callId,
+    name,
+    arguments: args,
+    signal,
+    turn,
+    step,
+    parent,
+    nestedCallHooks,
+  } = input as Record<string, unknown>
   if (typeof callId !== 'string' || callId === '') {
     throw invalidArgument(
       `${where}: ${label}.callId must be a non-empty string, got ${describeValue(callId)}`,
@@ -31,6 +40,11 @@ export function checkExecutionInput(where: string, label: string, input: unknown
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw invalidArgument(`${where}: ${label}.signal must be an AbortSignal, got ${describeValue(signal)}`)
   }
+  if (nestedCallHooks !== undefined && (typeof nestedCallHooks !== 'object' || nestedCallHooks === null)) {
+    throw invalidArgument(
+      `${where}: ${label}.nestedCallHooks must be an object of batch hooks, got ${describeValue(nestedCallHooks)}`,
+    )
+  }
   // one shape for every copy (absent fields are undefined), built in one allocation
   return {
     callId,
@@ -39,5 +53,19 @@ export function checkExecutionInput(where: string, label: string, input: unknown
     signal,
     turn: typeof turn === 'number' ? turn : undefined,
     step: typeof step === 'number' ? step : undefined,
+    parent: parent === undefined ? undefined : readParent(where, label, parent),
+    nestedCallHooks,
   } as ToolExecutionInput
+}
+
+/** The parent token, copied: `{ callId }` with a non-empty id (a getter is read once). */
+function readParent(where: string, label: string, parent: unknown): ToolCallParent {
+  const callId =
+    typeof parent === 'object' && parent !== null ? (parent as { callId?: unknown }).callId : undefined
+  if (typeof callId !== 'string' || callId === '') {
+    throw invalidArgument(
+      `${where}: ${label}.parent must be { callId } naming the outer call, got ${describeValue(parent)}`,
+    )
+  }
+  return Object.freeze({ callId })
 }

@@ -1,6 +1,7 @@
-import { visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
+import type { ScopeToolsState } from '../registry/scope-state.ts'
 import type { CallConcurrency, ToolExecutionInput } from '../types.ts'
 import { callArguments } from './call-arguments.ts'
+import { callableTool } from './callable-tool.ts'
 
 const EXCLUSIVE: CallConcurrency = Object.freeze({
   mode: 'exclusive',
@@ -21,14 +22,15 @@ function readKeys(raw: unknown): readonly string[] | undefined {
 /**
  * T21 and resource keys, read at the moment of asking (T24). Parallel only when the visible tool
  * says so for these validated arguments: `isConcurrencySafe` returning exactly `true`, or (without
- * it) a valid `concurrencyKey`. Unknown, hidden, unparsable, throwing or undeclared → exclusive.
+ * it) a valid `concurrencyKey`. Unknown, hidden, refused by the presentation mode for this caller
+ * (T7), unparsable, throwing or undeclared → exclusive.
  */
 export function callConcurrency(
   state: ScopeToolsState,
   key: object,
   input: ToolExecutionInput,
 ): CallConcurrency {
-  const tool = visibleTools(state).get(input.name)
+  const tool = callableTool(state, input)
   if (tool === undefined) return EXCLUSIVE
   const definition = tool.definition
   const declaresSafety = definition.isConcurrencySafe !== undefined

@@ -1,6 +1,6 @@
 import { toolMessages } from '../messages.ts'
 import type { ScheduledToolDispatch } from '../scheduler/scheduler-types.ts'
-import type { ExecuteCall, ToolExecutionResult } from '../types.ts'
+import type { ExecuteCall, ToolBody, ToolExecutionResult } from '../types.ts'
 import { pauseBudget, startBudget } from './call-budget.ts'
 import { trackLateOutcome } from './late-outcome.ts'
 import { failure } from './results.ts'
@@ -78,7 +78,7 @@ async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {
   let result: ToolExecutionResult
   try {
     const wrapped = ctx.waterfall('tools/execute', call, (inner) =>
-      runBody(run, inner === call ? undefined : readSignal(inner)),
+      inner === call ? runBody(run, undefined) : runBody(run, readSignal(inner), readBody(inner)),
     )
     const settled = await raceRun(run, wrapped, true)
     switch (settled.kind) {
@@ -111,6 +111,16 @@ function readSignal(inner: unknown): AbortSignal | undefined {
   try {
     const signal = (inner as { signal?: unknown } | null)?.signal
     return signal instanceof AbortSignal ? signal : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The replacement body a wrapper passed to `next({ ...call, body })`, if any. */
+function readBody(inner: unknown): ToolBody | undefined {
+  try {
+    const body = (inner as { body?: unknown } | null)?.body
+    return typeof body === 'function' ? (body as ToolBody) : undefined
   } catch {
     return undefined
   }

@@ -1,7 +1,8 @@
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import { deepFreeze } from '@deepseek-ai/dsh-session'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
-import { visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
+import { callableToolNames } from '../presentation/may-call-tool.ts'
+import { presentationOf, visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
 import type { ScheduledToolPreparation } from '../scheduler/scheduler-types.ts'
 import { CALL_DEFINITION } from '../is-call-to.ts'
 import type {
@@ -23,14 +24,18 @@ import { toolMessages } from '../messages.ts'
 import { raceRun } from './signals.ts'
 import { cutShort } from './cut-short.ts'
 import { pauseBudget, startBudget } from './call-budget.ts'
+import { callableTool, originOf } from './callable-tool.ts'
 
 const ALLOW: PreExecuteDecision = Object.freeze({ type: 'allow' })
 const EMPTY_ARGS: JsonObject = Object.freeze({})
 const MAX_LISTED_TOOLS = 50
 
-/** T10: the same words whether the tool never existed or a restriction hides it. */
-function unknownToolMessage(name: string, state: ScopeToolsState): string {
-  const names = [...visibleTools(state).keys()]
+/**
+ * T10, T7: the same words whether the tool never existed, a restriction hides it or the
+ * presentation mode does not let this caller call it; the list names what this caller may call.
+ */
+function unknownToolMessage(name: string, state: ScopeToolsState, input: ToolExecutionInput): string {
+  const names = callableToolNames(presentationOf(state), visibleTools(state).keys(), originOf(input))
   return toolMessages.unknownTool(name, names, MAX_LISTED_TOOLS)
 }
 
@@ -54,15 +59,29 @@ function callInfo(
   args: ToolArguments,
   definition: AnyToolDefinition | undefined,
 ): ToolCallInfo {
-  return Object.freeze({
-    callId: input.callId,
-    toolName: input.name,
-    args,
-    scope: state.ctx.scope,
-    turn: input.turn,
-    step: input.step,
-    [CALL_DEFINITION]: definition,
-  })
+  const parent = input.parent
+  return Object.freeze(
+    parent === undefined
+      ? {
+          callId: input.callId,
+          toolName: input.name,
+          args,
+          scope: state.ctx.scope,
+          turn: input.turn,
+          step: input.step,
+          [CALL_DEFINITION]: definition,
+        }
+      : {
+          callId: input.callId,
+          toolName: input.name,
+          args,
+          scope: state.ctx.scope,
+          turn: input.turn,
+          step: input.step,
+          parentCallId: parent.callId,
+          [CALL_DEFINITION]: definition,
+        },
+  )
 }
 
 function final(run: RunState, result: ToolExecutionResult): ScheduledToolPreparation {
@@ -80,7 +99,8 @@ export async function prepareCall(
   key: object | undefined,
   input: ToolExecutionInput,
 ): Promise<ScheduledToolPreparation> {
-  const tool: RegisteredTool | undefined = visibleTools(state).get(input.name)
+  // T7: a tool this caller may not call under the scope's mode is treated as unknown from here on
+  const tool: RegisteredTool | undefined = callableTool(state, input)
   const args = tool === undefined ? undefined : callArguments(state.registry, key, input, tool)
   const call =
     args === undefined
@@ -95,7 +115,7 @@ export async function prepareCall(
     return settle(failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
   }
   if (tool === undefined || args === undefined)
-    return settle(failure('UNKNOWN_TOOL', unknownToolMessage(input.name, state)))
+    return settle(failure('UNKNOWN_TOOL', unknownToolMessage(input.name, state, input)))
   switch (args.kind) {
     case 'ok':
       break
@@ -110,6 +130,7 @@ export async function prepareCall(
     }
   }
   const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
+  run.nestedCallHooks = input.nestedCallHooks
   // no listener and no guard: nothing to decide, nothing to wait for
   if (!state.ctx.hasListeners('tools/pre-execute') && guardsOnChain(state) === undefined)
     return { stage: 'dispatch', run }

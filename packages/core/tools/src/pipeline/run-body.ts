@@ -1,7 +1,7 @@
 import type { JsonValue } from '@deepseek-ai/dsh-llm'
 import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import { toolMessages } from '../messages.ts'
-import type { ToolExecContext, ToolExecutionResult } from '../types.ts'
+import type { ToolArguments, ToolBody, ToolExecContext, ToolExecutionResult } from '../types.ts'
 import { pauseBudget, resumeBudget } from './call-budget.ts'
 import { abortReason, linkAbort, onRunAbort, runSignal } from './call-signal.ts'
 import { callRef, formatIssues } from './clip.ts'
@@ -26,6 +26,7 @@ class BodyContext implements ToolExecContext {
   readonly step: number | undefined
   readonly deferContext: (text: string) => void
   readonly concludeTurn: () => void
+  readonly nestedCallHooks: RunState['nestedCallHooks']
   readonly #run: RunState
   readonly #signal: AbortSignal | undefined
 
@@ -35,6 +36,7 @@ class BodyContext implements ToolExecContext {
     this.ctx = run.scope
     this.turn = run.call.turn
     this.step = run.call.step
+    this.nestedCallHooks = run.nestedCallHooks
     this.#run = run
     this.#signal = signal
     this.deferContext = (text) => deferContext(run, text)
@@ -67,7 +69,8 @@ export function notStarted(run: RunState): ToolExecutionResult {
 }
 
 /**
- * docs/spec.md §5 step 7: the body. Its signal is the call's own, or (when a wrapper passed a
+ * docs/spec.md §5 step 7: the body (the tool's `execute`, or the `body` a wrapper passed in its
+ * place: same arguments, same checks of its value). Its signal is the call's own, or (when a wrapper passed a
  * replacement) one that aborts on either, linked with removable listeners, so no wrapper can
  * detach the caller's cancellation. On the caller's abort the body gets the abort grace (T38): a
  * value within it is a success, a rejection is `ABORTED`; after it, `ABORTED`. On a wrapper's
@@ -77,6 +80,7 @@ export function notStarted(run: RunState): ToolExecutionResult {
 export async function runBody(
   run: RunState,
   replacement: AbortSignal | undefined,
+  body?: ToolBody,
 ): Promise<ToolExecutionResult> {
   // only a run prepared at stage dispatch gets here, and such a run always has its tool
   const tool = run.tool!
@@ -90,7 +94,10 @@ export async function runBody(
   pauseBudget(run)
   let pending: Promise<unknown>
   try {
-    pending = Promise.resolve(tool.definition.execute(run.args, new BodyContext(run, own?.signal)))
+    const exec = new BodyContext(run, own?.signal)
+    pending = Promise.resolve(
+      body === undefined ? tool.definition.execute(run.args, exec) : body(run.args as ToolArguments, exec),
+    )
   } catch (error) {
     pending = Promise.reject(error)
   }

@@ -3,6 +3,7 @@ import type { CallId } from '@deepseek-ai/dsh-llm'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { RegistryState, ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
+import type { ToolBatchHooks } from '../scheduler/batch-types.ts'
 import type { FinalizeContext, ToolCallInfo, ToolExecutionResult } from '../types.ts'
 import { linkCaller, runSignal, type AbortCause } from './call-signal.ts'
 import type { StageRace } from './signals.ts'
@@ -33,6 +34,8 @@ export class RunState implements ToolRunContext {
   /** What the body deferred (`exec.deferContext`), created on first use. */
   deferred: string[] | undefined = undefined
   concludes = false
+  /** The input's `nestedCallHooks`, handed to the body (a transport records its nested calls through them). */
+  nestedCallHooks: ToolBatchHooks | undefined = undefined
   stage: RunStage = 'dispatch'
   /** The result handed out with the run at `post-result` / `final-result`: the only one it may commit. */
   handed: ToolExecutionResult | undefined = undefined

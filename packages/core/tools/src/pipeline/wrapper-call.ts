@@ -18,6 +18,8 @@ export class WrapperCall implements ExecuteCall {
   readonly turn: number | undefined
   readonly step: number | undefined
   readonly timeoutMs: number | undefined
+  /** Set only on a nested call (made by a `run_code` program). */
+  declare readonly parentCallId?: CallId
   readonly [CALL_DEFINITION]: AnyToolDefinition | undefined
   readonly #run: RunState
 
@@ -30,6 +32,7 @@ export class WrapperCall implements ExecuteCall {
     this.turn = call.turn
     this.step = call.step
     this.timeoutMs = timeoutMs
+    if (call.parentCallId !== undefined) (this as { parentCallId?: CallId }).parentCallId = call.parentCallId
     this[CALL_DEFINITION] = (call as { readonly [CALL_DEFINITION]?: AnyToolDefinition })[CALL_DEFINITION]
     this.#run = run
     Object.freeze(this)

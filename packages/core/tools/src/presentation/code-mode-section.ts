@@ -37,7 +37,11 @@ function fenceFor(text: string): string {
   return '`'.repeat(Math.max(3, longest + 1))
 }
 
-/** The Code Mode section: the rule, how a program reports back, and the SDK in a `ts` fence. */
+/**
+ * The Code Mode section: the rule, how a program reports back, how a failed call shows up in the
+ * program (the transport's rejection: `name` `ToolError`, `code`, `message`), and the SDK in a `ts`
+ * fence.
+ */
 export function codeModeSectionText(rule: string, sdk: string): string {
   const fence = fenceFor(sdk)
   return [
@@ -45,6 +49,7 @@ export function codeModeSectionText(rule: string, sdk: string): string {
     '',
     rule,
     `The program is the body of an async function. Its returned value and what it prints with \`console.log\` are the result of the ${quote(RUN_CODE_TOOL_NAME)} call; independent calls run together with \`Promise.all\`.`,
+    `A call that fails rejects with an \`Error\` whose \`code\` is the tool's error code (\`INVALID_ARGUMENTS\`, \`DENIED\`, \`TIMEOUT\`, …) and whose message says why; catch it to carry on, or let it end the program.`,
     '',
     `${fence}ts`,
     sdk.trimEnd(),

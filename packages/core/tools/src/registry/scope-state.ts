@@ -1,4 +1,5 @@
 import type { Context, Logger } from '@deepseek-ai/dsh-context'
+import { RUN_CODE_TOOL_NAME } from '../codes.ts'
 import type { PresentationMode, ToolGuard } from '../types.ts'
 import type { BudgetSweeper } from '../pipeline/call-budget.ts'
 import type { ToolGrants } from '../pipeline/session-grants.ts'
@@ -52,6 +53,8 @@ export interface ScopeToolsState {
 }
 
 function passes(restrictions: ReadonlySet<CompiledRestriction>, name: string): boolean {
+  // T12: the transport cannot be restricted; restrict the tools it reaches instead
+  if (name === RUN_CODE_TOOL_NAME) return true
   for (const r of restrictions) {
     if (r.allow !== undefined && !r.allow.has(name)) return false
     if (r.deny?.has(name)) return false
@@ -80,9 +83,10 @@ export function visibleTools(state: ScopeToolsState): ReadonlyMap<string, Regist
   return visible
 }
 
-/** Names a restriction on `state` may mention: everything it inherits before its own filter. */
+/** Names a restriction on `state` may mention: everything it inherits before its own filter, but the transport. */
 export function restrictableNames(state: ScopeToolsState): string[] {
-  return state.parent === undefined ? [...state.local.keys()] : [...visibleTools(state.parent).keys()]
+  const names = state.parent === undefined ? [...state.local.keys()] : [...visibleTools(state.parent).keys()]
+  return names.filter((name) => name !== RUN_CODE_TOOL_NAME)
 }
 
 export function presentationOf(state: ScopeToolsState): PresentationMode {

@@ -57,8 +57,9 @@ export interface BatchView {
 /**
  * The coordination state of one batch, with no I/O: the driver (`createToolBatch`) asks it what may
  * happen next and tells it what happened. Calls start in model order, one policy stage at a time;
- * an exclusive call starts only after the batch is closed, everything before it committed and no
- * body of the batch still runs, and holds the barrier until it has committed and its body settled;
+ * an exclusive call starts only after the batch is closed (without waiting for it under
+ * `exclusiveBeforeClose`), everything before it committed and no body of the batch still runs, and
+ * holds the barrier until it has committed and its body settled;
  * a parallel call needs a free slot of `maxParallel` and free keys (in `locks`, shared per
  * scheduler), and before close only when the caller lets it (`eager`). Results commit in model
  * order, one at a time.

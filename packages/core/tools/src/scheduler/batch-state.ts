@@ -22,8 +22,11 @@ interface CallEntry {
 export function createBatchState(options: {
   readonly maxParallel: number
   readonly locks: KeyLocks
+  /** An exclusive call need not wait for `close()` (a program's nested calls). */
+  readonly exclusiveBeforeClose?: boolean
 }): BatchState {
   const { maxParallel, locks } = options
+  const exclusiveBeforeClose = options.exclusiveBeforeClose === true
   const calls: CallEntry[] = []
   let closed = false
   let stop: BatchStop | undefined
@@ -110,7 +113,7 @@ export function createBatchState(options: {
     admits(index, { mode, keys }, eager) {
       if (stop !== undefined || starting || index !== started || index >= calls.length) return false
       if (barrier > 0) return false
-      if (mode === 'exclusive') return closed && committed === index && inPool === 0
+      if (mode === 'exclusive') return (closed || exclusiveBeforeClose) && committed === index && inPool === 0
       return (closed || eager) && inPool < maxParallel && locks.free(keys)
     },
 

@@ -62,6 +62,13 @@ export interface CreateToolBatchOptions {
    * attempt; a throw counts as no. Exclusive calls never start before `close()`.
    */
   readonly eager?: (input: ToolExecutionInput) => boolean
+  /**
+   * For a batch whose calls are a stream with no known end (a `run_code` program's nested calls):
+   * an exclusive call may start before `close()`, as soon as everything added before it has
+   * committed and no body of the batch still runs (default false: an exclusive call waits for
+   * `close()`, so a model stream that fails never leaves a barrier's side effects behind, T40).
+   */
+  readonly exclusiveBeforeClose?: boolean
 }
 
 /**

@@ -46,8 +46,13 @@ export function loggerOf(tools: unknown): Logger | undefined {
 export function createToolBatch(options: CreateToolBatchOptions): ToolBatch {
   const where = 'createToolBatch(options)'
   checkOptionsObject(where, 'options', options)
-  const { tools, signal, maxParallel, hooks, eager } = options
+  const { tools, signal, maxParallel, hooks, eager, exclusiveBeforeClose } = options
   checkFunction(where, 'options.eager', eager)
+  if (exclusiveBeforeClose !== undefined && typeof exclusiveBeforeClose !== 'boolean') {
+    throw invalidArgument(
+      `${where}: options.exclusiveBeforeClose must be a boolean, got ${describeValue(exclusiveBeforeClose)}`,
+    )
+  }
   return openToolBatch({
     scheduler: resolveToolRuntimeScheduler(tools),
     logger: loggerOf(tools),
@@ -59,6 +64,7 @@ export function createToolBatch(options: CreateToolBatchOptions): ToolBatch {
     ),
     hooks: readHooks(where, hooks),
     eager,
+    exclusiveBeforeClose: exclusiveBeforeClose === true,
   })
 }
 
@@ -76,12 +82,18 @@ export function openToolBatch(
     readonly maxParallel: number
     readonly hooks: ToolBatchHooks
     readonly eager: ((input: ToolExecutionInput) => boolean) | undefined
+    /** See `CreateToolBatchOptions.exclusiveBeforeClose` (absent: false). */
+    readonly exclusiveBeforeClose?: boolean
   },
   calls?: readonly ToolExecutionInput[],
 ): ToolBatch {
   const { scheduler, hooks, eager, logger } = settings
   const locks = keyLocksFor(scheduler)
-  const state = createBatchState({ maxParallel: settings.maxParallel, locks })
+  const state = createBatchState({
+    maxParallel: settings.maxParallel,
+    locks,
+    exclusiveBeforeClose: settings.exclusiveBeforeClose === true,
+  })
   const ids = new Set<string>()
   let finished = false
   let resolveOutcome!: (outcome: ToolBatchOutcome) => void

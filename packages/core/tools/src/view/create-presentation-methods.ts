@@ -1,7 +1,8 @@
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import { clip, MAX_ECHOED_NAME } from '../pipeline/clip.ts'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
-import { visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
+import { mayCallTool, type ToolCallOrigin } from '../presentation/may-call-tool.ts'
+import { presentationOf, visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolExecutionResult, ToolRuntime } from '../types.ts'
 
 /** Longest UI label (a tool's own or the default one). */
@@ -13,21 +14,29 @@ const MAX_DETAIL = 120
  * UI labels for calls and results (docs/spec.md §5 steps 1 and 12). A tool's `presentCall` /
  * `presentResult` get the validated arguments (as its body would, T36); anything that goes wrong —
  * invalid arguments, a throw, a non-string — falls back to a default label. Labels are one line,
- * clipped at a code-point boundary; nothing here ever throws.
+ * clipped at a code-point boundary; nothing here ever throws. A tool the presentation mode does not
+ * let `origin` call gets the default label, as an unknown tool does (T7).
  */
 export function createPresentationMethods(
   state: ScopeToolsState,
 ): Pick<ToolRuntime, 'describeCall' | 'describeResult'> {
+  const callable = (name: string, origin: unknown): RegisteredTool | undefined => {
+    const tool = visibleTools(state).get(name)
+    if (tool === undefined) return undefined
+    const who: ToolCallOrigin = origin === 'program' ? 'program' : 'model'
+    return mayCallTool(presentationOf(state), name, who) ? tool : undefined
+  }
+
   return {
-    describeCall(name, args) {
-      const tool = visibleTools(state).get(name)
+    describeCall(name, args, origin) {
+      const tool = callable(name, origin)
       const present = tool?.definition.presentCall
       const label = present === undefined ? undefined : own(tool!, args, (valid) => present(valid))
       return label ?? `${clip(name, MAX_ECHOED_NAME)}(${clip(jsonOf(args), MAX_DETAIL)})`
     },
 
-    describeResult(name, args, result) {
-      const tool = visibleTools(state).get(name)
+    describeResult(name, args, result, origin) {
+      const tool = callable(name, origin)
       const present = tool?.definition.presentResult
       const label = present === undefined ? undefined : own(tool!, args, (valid) => present(valid, result))
       return label ?? defaultResultLabel(name, result)

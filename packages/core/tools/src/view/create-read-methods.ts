@@ -1,14 +1,17 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, type ToolSchema } from '@deepseek-ai/dsh-llm'
+import { RUN_CODE_TOOL_NAME } from '../codes.ts'
 import { invalidArgument } from '../errors.ts'
 import { presentationOf, visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolRuntimeScheduler } from '../scheduler/scheduler-types.ts'
-import type { ToolRuntime } from '../types.ts'
+import type { AnyToolDefinition, ToolRuntime } from '../types.ts'
 
 /**
  * What reads a scope's view: the visible definitions and schemas (T2, T4), the presentation mode
  * in force (T6) and a call's concurrency (T21). `scope` arguments name another scope of the same
- * tree; anything else is refused.
+ * tree; anything else is refused. `list` and `schemas` leave out the `run_code` transport: it is not
+ * a tool of the registry's listing, and it reaches the model only through `ctx.systemPrompt.tools()`,
+ * in the form the presentation mode decides (T5); `get('run_code')` finds it where it is installed.
  */
 export function createReadMethods(
   state: ScopeToolsState,
@@ -32,12 +35,16 @@ export function createReadMethods(
     },
 
     list(scope) {
-      return [...visibleTools(stateFor('list', scope)).values()].map((tool) => tool.definition)
+      const out: AnyToolDefinition[] = []
+      for (const tool of visibleTools(stateFor('list', scope)).values())
+        if (tool.name !== RUN_CODE_TOOL_NAME) out.push(tool.definition)
+      return out
     },
 
     schemas(scope) {
       const out: ToolSchema[] = []
       for (const tool of visibleTools(stateFor('schemas', scope)).values()) {
+        if (tool.name === RUN_CODE_TOOL_NAME) continue
         out.push({
           name: tool.name,
           description: tool.definition.description,

@@ -1,10 +1,12 @@
 import type { Disposer } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
+import { RUN_CODE_TOOL_NAME } from '../codes.ts'
 import { ToolsError, invalidArgument } from '../errors.ts'
 import { normalizeDefinition } from '../registry/normalize-definition.ts'
+import { REGISTER_TRANSPORT, type TransportRegistrar } from '../registry/register-transport.ts'
 import { compileRestriction } from '../registry/restriction.ts'
 import { PRESENTATION_MODES, restrictableNames, type ScopeToolsState } from '../registry/scope-state.ts'
-import type { ToolRuntime, ToolsChange } from '../types.ts'
+import type { AnyToolDefinition, ToolRuntime, ToolsChange } from '../types.ts'
 
 /**
  * What changes a scope's registry layer: `register`, `restrict`, `guard` and `presentAs`. Each
@@ -13,7 +15,7 @@ import type { ToolRuntime, ToolsChange } from '../types.ts'
  */
 export function createRegistrationMethods(
   state: ScopeToolsState,
-): Pick<ToolRuntime, 'register' | 'restrict' | 'guard' | 'presentAs'> {
+): Pick<ToolRuntime, 'register' | 'restrict' | 'guard' | 'presentAs'> & TransportRegistrar {
   const { ctx, registry } = state
 
   const changed = (reason: ToolsChange['reason'], names: readonly string[]): void => {
@@ -36,6 +38,26 @@ export function createRegistrationMethods(
     return dispose
   }
 
+  /** Adds a checked registration to this scope's layer; its disposer removes exactly it. */
+  const add = (entry: ReturnType<typeof normalizeDefinition>): Disposer => {
+    const clash = state.local.get(entry.name)
+    if (clash !== undefined) {
+      const who = (r: string | undefined): string => (r === undefined ? 'an unnamed registrant' : `"${r}"`)
+      throw new ToolsError({
+        code: 'DUPLICATE_TOOL',
+        message: `tool "${entry.name}" is already registered in scope "${ctx.scope.name}" by ${who(clash.registrant)}; ${who(entry.registrant)} tried to register it again`,
+      })
+    }
+    const dispose = scoped(() => {
+      if (state.local.get(entry.name) !== entry) return
+      state.local.delete(entry.name)
+      changed('unregister', [entry.name])
+    })
+    state.local.set(entry.name, entry)
+    changed('register', [entry.name])
+    return dispose
+  }
+
   return {
     register(definition, options = {}) {
       if (typeof options !== 'object' || options === null) {
@@ -49,23 +71,15 @@ export function createRegistrationMethods(
           `tools.register(definition, options): options.registrant must be a non-empty string, got ${describeValue(registrant)}`,
         )
       }
-      const entry = normalizeDefinition(definition, { registrant, allowReserved: false })
-      const clash = state.local.get(entry.name)
-      if (clash !== undefined) {
-        const who = (r: string | undefined): string => (r === undefined ? 'an unnamed registrant' : `"${r}"`)
-        throw new ToolsError({
-          code: 'DUPLICATE_TOOL',
-          message: `tool "${entry.name}" is already registered in scope "${ctx.scope.name}" by ${who(clash.registrant)}; ${who(registrant)} tried to register it again`,
-        })
-      }
-      const dispose = scoped(() => {
-        if (state.local.get(entry.name) !== entry) return
-        state.local.delete(entry.name)
-        changed('unregister', [entry.name])
-      })
-      state.local.set(entry.name, entry)
-      changed('register', [entry.name])
-      return dispose
+      return add(normalizeDefinition(definition, { registrant, allowReserved: false }))
+    },
+
+    // The reserved name, for the Code Mode transport only (installCodeMode).
+    [REGISTER_TRANSPORT](definition: AnyToolDefinition) {
+      const entry = normalizeDefinition(definition, { registrant: 'code-mode', allowReserved: true })
+      if (entry.name !== RUN_CODE_TOOL_NAME)
+        throw invalidArgument(`the Code Mode transport must be named "${RUN_CODE_TOOL_NAME}"`)
+      return add(entry)
     },
 
     restrict(restriction) {

@@ -1,0 +1,220 @@
+import type { AnySession, ToolCallEventData } from '@deepseek-ai/dsh-session'
+import type { ToolBatchHooks, ToolExecutionInput } from '@deepseek-ai/dsh-tools'
+import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
+import { appendToolResult } from './append-tool-result.ts'
+import { AgentLoopError } from './errors.ts'
+import { isPromiseLike } from './maybe-async.ts'
+
+/**
+ * Records the nested calls of one step (T33): the calls a `run_code` program makes, each as its own
+ * `tool/call` / `tool/result` pair. The link to the outer call travels explicitly: every input of the
+ * step carries `hooks` as `nestedCallHooks`, the transport runs the program's calls as a batch with
+ * them, and each nested input names its outer call in `parent`. A nested `tool/call` carries
+ * `parentCallId` and cites the outer call's seq (`sourceEventSeqs`); the outer call's own
+ * `tool/result` waits (`afterNested`) until every nested call it made has its result, so the log
+ * keeps each nested pair inside its parent's and `verifyToolPairs` holds. With an asynchronous
+ * session each hook returns the append's promise (the nested batch awaits it), and a nested call
+ * counts as answered only once its `tool/result` is durable.
+ */
+export interface NestedCallRecorder {
+  /** The hooks every input of the step carries as `nestedCallHooks`. */
+  readonly hooks: ToolBatchHooks
+  /**
+   * Runs `record` (appending the outer call's `tool/result`) once no nested call of `parentCallId`
+   * is open: at once (its return value) when none is, else later (a promise of it). From then on
+   * the outer call takes no new nested call: one would be refused, failing the program's batch.
+   */
+  afterNested(parentCallId: string, record: () => void | Promise<void>): void | Promise<void>
+  /** Nested calls recorded as `tool/call` without a `tool/result`, in log order. */
+  unanswered(): { callId: string; callSeq: number }[]
+}
+
+interface NestedRecord {
+  readonly parent: ParentRecord
+  /** Counted among its parent's open nested calls. */
+  counted: boolean
+  callSeq: number | undefined
+  resultSeq: number | undefined
+}
+
+interface ParentRecord {
+  open: number
+  answered: boolean
+  waiter: (() => void) | undefined
+}
+
+function refuse(message: string): AgentLoopError {
+  return new AgentLoopError({
+    code: 'INVALID_ARGUMENT',
+    kind: 'system',
+    message: `executeToolCalls: ${message}`,
+  })
+}
+
+export function createNestedCallRecorder(options: {
+  readonly session: AnySession
+  readonly turn: number
+  readonly step: number
+  /** The seq of the outer call's `tool/call`, if it was recorded in this step. */
+  readonly parentSeq: (callId: string) => number | undefined
+  /**
+   * While the step's assistant message streams (eager dispatch, T40), a promise that settles when it
+   * is recorded or refused: an outer call that started meanwhile has its `tool/call` held back
+   * until then, and its nested calls wait for it (undefined: nothing is held back).
+   */
+  readonly messageLanding: () => Promise<void> | undefined
+}): NestedCallRecorder {
+  const { session, turn, step, parentSeq, messageLanding } = options
+  const parents = new Map<string, ParentRecord>()
+  const nested = new Map<string, NestedRecord>()
+
+  const parentOf = (callId: string): ParentRecord => {
+    let parent = parents.get(callId)
+    if (parent === undefined) parents.set(callId, (parent = { open: 0, answered: false, waiter: undefined }))
+    return parent
+  }
+
+  /** The record of a nested call, counted among its parent's open calls; throws when it may not be. */
+  const admit = (input: ToolExecutionInput): NestedRecord => {
+    const known = nested.get(input.callId)
+    if (known !== undefined) return known
+    const parentId = input.parent?.callId
+    if (parentId === undefined) throw refuse(`nested call "${input.callId}" carries no parent token`)
+    const parent = parentOf(parentId)
+    if (parent.answered) {
+      throw refuse(`nested call "${input.callId}" came after its outer call "${parentId}" was answered`)
+    }
+    parent.open++
+    const record: NestedRecord = { parent, counted: true, callSeq: undefined, resultSeq: undefined }
+    nested.set(input.callId, record)
+    return record
+  }
+
+  const release = (record: NestedRecord): void => {
+    if (!record.counted) return
+    record.counted = false
+    const { parent } = record
+    parent.open--
+    if (parent.open === 0 && parent.waiter !== undefined) {
+      const waiter = parent.waiter
+      parent.waiter = undefined
+      waiter()
+    }
+  }
+
+  /** Appends the nested `tool/call`, citing its outer call's; refuses when that is not recorded. */
+  const recordCall = (input: ToolExecutionInput, record: NestedRecord): void | Promise<void> => {
+    const parentId = input.parent!.callId
+    const outerSeq = parentSeq(parentId)
+    if (outerSeq === undefined) {
+      throw refuse(
+        `nested call "${input.callId}" names "${parentId}", which is not a recorded call of this step`,
+      )
+    }
+    const data: ToolCallEventData = {
+      turn,
+      step,
+      callId: input.callId,
+      name: input.name,
+      arguments: typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
+      parentCallId: parentId,
+    }
+    const recorded = session.append('tool/call', data, { sourceEventSeqs: [outerSeq] })
+    if (!isPromiseLike(recorded)) {
+      record.callSeq = recorded.seq
+      return
+    }
+    return recorded.then((event) => void (record.callSeq = event.seq))
+  }
+
+  const hooks: ToolBatchHooks = {
+    onQueued: (_index, input) => void admit(input),
+    onStart: (_index, input) => {
+      const record = admit(input)
+      if (record.callSeq !== undefined) return
+      if (parentSeq(input.parent!.callId) === undefined) {
+        // Its outer call started while the message streamed: no nested call is recorded before it.
+        const landing = messageLanding()
+        if (landing !== undefined) return landing.then(() => recordCall(input, record))
+      }
+      return recordCall(input, record)
+    },
+    onCommit: (_index, input, result) => {
+      const record = nested.get(input.callId)
+      if (record === undefined) return
+      let recorded: number | Promise<number>
+      try {
+        // a retry after a failed batch offers the same result again: recorded once
+        if (record.callSeq === undefined || record.resultSeq !== undefined) return release(record)
+        recorded = appendToolResult({
+          session,
+          turn,
+          step,
+          callId: input.callId,
+          callSeq: record.callSeq,
+          result,
+        })
+      } catch (error) {
+        // even when the session refused it: the outer call must not wait forever (it is reported)
+        release(record)
+        throw error
+      }
+      if (!isPromiseLike(recorded)) {
+        record.resultSeq = recorded
+        return release(record)
+      }
+      return recorded.then(
+        (seq) => {
+          record.resultSeq = seq
+          release(record)
+        },
+        (error: unknown) => {
+          release(record)
+          throw error
+        },
+      )
+    },
+    onLateOutcome: (_index, input, outcome) => {
+      const record = nested.get(input.callId)
+      if (record?.callSeq === undefined) return
+      const recorded = appendToolLateOutcome({
+        session,
+        turn,
+        step,
+        callId: input.callId,
+        callSeq: record.callSeq,
+        resultSeq: record.resultSeq,
+        outcome,
+      })
+      if (isPromiseLike(recorded)) return recorded.then(() => undefined)
+    },
+  }
+
+  return {
+    hooks,
+    afterNested(parentCallId, record) {
+      const parent = parentOf(parentCallId)
+      if (parent.open === 0) {
+        parent.answered = true
+        return record()
+      }
+      return new Promise<void>((resolve, reject) => {
+        parent.waiter = () => {
+          parent.answered = true
+          try {
+            resolve(record())
+          } catch (error) {
+            reject(error)
+          }
+        }
+      })
+    },
+    unanswered() {
+      const out: { callId: string; callSeq: number }[] = []
+      for (const [callId, record] of nested)
+        if (record.callSeq !== undefined && record.resultSeq === undefined)
+          out.push({ callId, callSeq: record.callSeq })
+      return out.sort((a, b) => a.callSeq - b.callSeq)
+    },
+  }
+}

@@ -1,0 +1,131 @@
+import type { JsonValue, ToolResultContent } from '@deepseek-ai/dsh-llm'
+import type { CodeBinding } from '../presentation/code-runtime-types.ts'
+import type { ToolBatchHooks, ToolBatchOutcome } from '../scheduler/batch-types.ts'
+import { readHooks } from '../scheduler/check-batch-input.ts'
+import { createToolBatch } from '../scheduler/create-tool-batch.ts'
+import { isThenable } from '../scheduler/run-commit-step.ts'
+import type { ToolExecContext, ToolExecutionInput, ToolExecutionResult, ToolRuntime } from '../types.ts'
+
+/** The nested calls of one program: the bindings it calls and the batch they run in. */
+export interface NestedCalls {
+  /** One binding per tool name; each call becomes a nested call of the batch. */
+  bindings(names: readonly string[]): Record<string, CodeBinding>
+  /** The program has ended: no more calls (those still running were aborted by the runtime). */
+  end(): void
+  /** Settles once every nested call has its one result (committed, recorded). Never rejects. */
+  readonly settled: Promise<ToolBatchOutcome>
+}
+
+type MutableInput = { -readonly [K in keyof ToolExecutionInput]: ToolExecutionInput[K] }
+
+/**
+ * The error a failed nested call rejects with inside the program: `name` `ToolError`, the result's
+ * error message, and its code (`UNKNOWN_TOOL`, `DENIED`, `TIMEOUT`, …) as `code`.
+ */
+function toolError(result: ToolExecutionResult & { readonly isError: true }): Error {
+  const error = new Error(result.error.message)
+  error.name = 'ToolError'
+  return Object.assign(error, { code: result.error.info?.code ?? 'TOOL_FAILED' })
+}
+
+/** The text blocks of a result, joined; undefined when it has none. */
+function textOf(content: readonly ToolResultContent[]): string | undefined {
+  let text: string | undefined
+  for (const block of content)
+    if (block.type === 'text') text = text === undefined ? block.text : `${text}\n${block.text}`
+  return text
+}
+
+/**
+ * What a successful nested call resolves with inside the program: the result's `value`, or, for a
+ * result that has none (a policy that answered with content only), its text.
+ */
+function valueOf(result: ToolExecutionResult & { readonly isError: false }): JsonValue | undefined {
+  return result.value !== undefined ? result.value : textOf(result.content)
+}
+
+/**
+ * T33: a program's nested calls, run through the same pipeline and scheduler as the loop's
+ * (`createToolBatch` on the scope's `ctx.tools`): each binding call adds a call with the parent
+ * token `{ callId }` and the derived id `<parent>:code:<index>` (the runtime's program-order index),
+ * so policy, approval, guards and wrappers see it; exclusive calls are barriers, parallel ones share
+ * a rolling pool of `maxParallel`, and results commit in program call order. The driver's
+ * `nestedCallHooks` (the loop's recorder) see every call; a call's program promise settles after its
+ * result is committed and recorded. The program's calls are a stream with no known end, so the
+ * batch lets an exclusive call start before `close()` (`exclusiveBeforeClose`).
+ */
+export function openNestedCalls(options: {
+  readonly tools: ToolRuntime
+  readonly exec: ToolExecContext
+  readonly maxParallel: number
+}): NestedCalls {
+  const { tools, exec, maxParallel } = options
+  const parent = Object.freeze({ callId: exec.callId })
+  const recorder: ToolBatchHooks = readHooks('run_code: exec.nestedCallHooks', exec.nestedCallHooks)
+  const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>()
+
+  const answer = (index: number, result: ToolExecutionResult | undefined): void => {
+    const waiter = waiting.get(index)
+    if (waiter === undefined || result === undefined) return
+    waiting.delete(index)
+    if (result.isError) waiter.reject(toolError(result))
+    else waiter.resolve(valueOf(result))
+  }
+
+  const batch = createToolBatch({
+    tools,
+    signal: exec.signal,
+    maxParallel,
+    exclusiveBeforeClose: true,
+    hooks: {
+      ...recorder,
+      // Recorded first (the loop appends tool/result), then the program's promise settles; a
+      // recorder that fails still lets the program go on: the batch fails and says so.
+      onCommit: (index, input, result) => {
+        let recorded: unknown
+        try {
+          recorded = recorder.onCommit?.(index, input, result)
+        } catch (error) {
+          answer(index, result)
+          throw error
+        }
+        if (!isThenable(recorded)) return answer(index, result)
+        return Promise.resolve(recorded)
+          .finally(() => answer(index, result))
+          .then(() => undefined)
+      },
+    },
+  })
+
+  const settled = batch.outcome.then((outcome) => {
+    // every call has its result by now; a call whose commit hook never returned is answered here
+    for (const index of [...waiting.keys()]) answer(index, outcome.results[index])
+    return outcome
+  })
+
+  const bind =
+    (name: string): CodeBinding =>
+    (args, call) => {
+      const input: MutableInput = {
+        callId: `${parent.callId}:code:${call.index}`,
+        name,
+        arguments: args === undefined ? '{}' : JSON.stringify(args),
+        signal: call.signal,
+        parent,
+      }
+      if (exec.turn !== undefined) input.turn = exec.turn
+      if (exec.step !== undefined) input.step = exec.step
+      const index = batch.add(input)
+      return new Promise((resolve, reject) => waiting.set(index, { resolve, reject }))
+    }
+
+  return {
+    bindings(names) {
+      const out: Record<string, CodeBinding> = Object.create(null) as Record<string, CodeBinding>
+      for (const name of names) out[name] = bind(name)
+      return out
+    },
+    end: () => batch.close(),
+    settled,
+  }
+}

@@ -1,0 +1,53 @@
+/** What became of a job the caller waits for. */
+export type JobOutcome =
+  /** The worker finished the job; `reply` is its return value, not yet checked. */
+  | { readonly kind: 'reply'; readonly reply: unknown }
+  /** BullMQ failed the job (a stall of a dead worker, or a processor that threw). */
+  | { readonly kind: 'failed'; readonly reason: string }
+  /** The job started and its lock expired without a result: its worker stopped. */
+  | { readonly kind: 'lost' }
+  /** The job is not in Redis any more (removed by hand, or its retention ran out). */
+  | { readonly kind: 'gone' }
+  /** Redis could not be reached for this long while the call waited. */
+  | { readonly kind: 'unreachable'; readonly ms: number }
+  /** The dispatcher was closed while the call waited. */
+  | { readonly kind: 'closed' }
+  /** The caller cancelled the job while it was still queued: no body will run. */
+  | { readonly kind: 'not-started' }
+
+/** BullMQ's reason for failing a job whose worker died (`maxStalledCount: 0`). */
+export const STALLED_REASON = 'job stalled more than allowable limit'
+
+/** The fields of a job's hash the caller reads, in `hmget` order. */
+export const JOB_FIELDS = ['finishedOn', 'processedOn', 'returnvalue', 'failedReason', 'data'] as const
+
+/**
+ * A job's state from one atomic read of its hash and its lock, or undefined while it is queued or
+ * running. A job that started (`processedOn`) and has neither a result nor a lock was held by a
+ * worker that stopped renewing it: BullMQ sets the lock and `processedOn` in one script, and
+ * removes the lock in the script that stores the result.
+ */
+export function jobOutcome(
+  exists: boolean,
+  fields: readonly (string | null)[],
+  locked: boolean,
+): JobOutcome | undefined {
+  if (!exists) return { kind: 'gone' }
+  const [finishedOn, processedOn, returnvalue, failedReason] = fields
+  if (finishedOn !== null && finishedOn !== undefined) {
+    if (returnvalue !== null && returnvalue !== undefined) {
+      try {
+        return { kind: 'reply', reply: JSON.parse(returnvalue) as unknown }
+      } catch {
+        return { kind: 'failed', reason: 'its stored result is not JSON' }
+      }
+    }
+    return failedOutcome(failedReason ?? 'no reason given')
+  }
+  if (processedOn !== null && processedOn !== undefined && !locked) return { kind: 'lost' }
+  return undefined
+}
+
+export function failedOutcome(reason: string): JobOutcome {
+  return reason === STALLED_REASON ? { kind: 'lost' } : { kind: 'failed', reason }
+}

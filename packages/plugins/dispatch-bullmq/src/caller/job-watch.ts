@@ -1,0 +1,161 @@
+import type { Redis } from 'ioredis'
+import type { DispatchKeys } from '../protocol/connection.ts'
+import { JOB_FIELDS, failedOutcome, jobOutcome, type JobOutcome } from './job-state.ts'
+
+export interface Watched {
+  readonly jobId: string
+  readonly promise: Promise<JobOutcome>
+  /** The job is in Redis now: from here on the sweeps may judge it. */
+  enqueued(): void
+  settle(outcome: JobOutcome): void
+}
+
+export interface JobWatch {
+  watch(jobId: string): Watched
+  /** From QueueEvents: a job finished. */
+  completed(jobId: string, reply: unknown): void
+  failed(jobId: string, reason: string): void
+  /** Redis answered something: it is reachable. */
+  contact(): void
+  /** Settles every waiting call with `closed` and stops sweeping. */
+  close(): void
+}
+
+interface Entry extends Watched {
+  queued: boolean
+  done: boolean
+}
+
+/**
+ * The calls waiting for their jobs, and the one timer that watches them. Results normally arrive
+ * as QueueEvents (`completed`, `failed`); every `checkIntervalMs` a sweep reads every waiting job's
+ * hash and lock in one MULTI, which settles what an event did not (an event missed while
+ * reconnecting, a job finished before this process watched it) and finds jobs whose worker died:
+ * started, unfinished, unlocked. If Redis cannot be reached for `unreachableAfterMs`, every waiting
+ * call is settled `unreachable`: no call waits forever. The timer runs only while calls wait, and
+ * does not keep the process alive.
+ */
+export function createJobWatch(options: {
+  readonly commands: Redis
+  readonly keys: DispatchKeys
+  readonly checkIntervalMs: number
+  readonly unreachableAfterMs: number
+}): JobWatch {
+  const { commands, keys, checkIntervalMs, unreachableAfterMs } = options
+  const waiting = new Map<string, Entry[]>()
+  let timer: NodeJS.Timeout | undefined
+  let lastContact = Date.now()
+  let sweeping = false
+  let closed = false
+
+  const remove = (entry: Entry): void => {
+    const list = waiting.get(entry.jobId)
+    if (list === undefined) return
+    const at = list.indexOf(entry)
+    if (at >= 0) list.splice(at, 1)
+    if (list.length === 0) waiting.delete(entry.jobId)
+    if (waiting.size === 0 && timer !== undefined) {
+      clearInterval(timer)
+      timer = undefined
+    }
+  }
+
+  /** Events settle every call on the job id at once; a sweep only those known to be enqueued. */
+  const settleAll = (jobId: string, outcome: JobOutcome, queuedOnly: boolean): void => {
+    for (const entry of [...(waiting.get(jobId) ?? [])])
+      if (entry.queued || !queuedOnly) entry.settle(outcome)
+  }
+
+  const sweep = async (): Promise<void> => {
+    if (sweeping) return
+    const entries = [...waiting.values()].flat().filter((entry) => entry.queued && !entry.done)
+    if (entries.length === 0) return
+    sweeping = true
+    try {
+      const ids = [...new Set(entries.map((entry) => entry.jobId))]
+      const multi = commands.multi()
+      for (const id of ids)
+        multi
+          .exists(keys.job(id))
+          .hmget(keys.job(id), ...JOB_FIELDS)
+          .exists(keys.lock(id))
+      const replies = (await multi.exec()) ?? []
+      lastContact = Date.now()
+      ids.forEach((id, index) => {
+        const read = (offset: number): unknown => {
+          const [error, value] = replies[index * 3 + offset] ?? [new Error('no reply'), undefined]
+          if (error) throw error
+          return value
+        }
+        const outcome = jobOutcome(read(0) === 1, read(1) as (string | null)[], read(2) === 1)
+        if (outcome !== undefined) settleAll(id, outcome, true)
+      })
+    } catch {
+      // counted by tick(): a sweep that fails or never answers does not update lastContact
+    } finally {
+      sweeping = false
+    }
+  }
+
+  const tick = (): void => {
+    const silent = Date.now() - lastContact
+    if (silent >= unreachableAfterMs) {
+      for (const entry of [...waiting.values()].flat()) entry.settle({ kind: 'unreachable', ms: silent })
+      return
+    }
+    void sweep()
+  }
+
+  return {
+    watch(jobId) {
+      let resolve!: (outcome: JobOutcome) => void
+      const promise = new Promise<JobOutcome>((r) => (resolve = r))
+      const entry: Entry = {
+        jobId,
+        promise,
+        queued: false,
+        done: false,
+        enqueued() {
+          entry.queued = true
+        },
+        settle(outcome) {
+          if (entry.done) return
+          entry.done = true
+          remove(entry)
+          resolve(outcome)
+        },
+      }
+      if (closed) {
+        entry.settle({ kind: 'closed' })
+        return entry
+      }
+      const list = waiting.get(jobId)
+      if (list === undefined) waiting.set(jobId, [entry])
+      else list.push(entry)
+      if (timer === undefined) {
+        // silence is measured from when there was something to wait for
+        lastContact = Date.now()
+        timer = setInterval(tick, checkIntervalMs)
+        timer.unref()
+      }
+      return entry
+    },
+    completed(jobId, reply) {
+      lastContact = Date.now()
+      settleAll(jobId, { kind: 'reply', reply }, false)
+    },
+    failed(jobId, reason) {
+      lastContact = Date.now()
+      settleAll(jobId, failedOutcome(reason), false)
+    },
+    contact() {
+      lastContact = Date.now()
+    },
+    close() {
+      closed = true
+      for (const entry of [...waiting.values()].flat()) entry.settle({ kind: 'closed' })
+      if (timer !== undefined) clearInterval(timer)
+      timer = undefined
+    },
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * `error.info.name` of the results remote dispatch itself produces, each under a stable
+ * `error.info.code` from the tools package's `ToolErrorCodes`:
+ *
+ * | name                     | code                      | when                                                                  |
+ * | ------------------------ | ------------------------- | --------------------------------------------------------------------- |
+ * | `WorkerLost`             | `INTERRUPTED`             | the worker running the body stopped (its job lock expired)            |
+ * | `QueueUnreachable`       | `INTERRUPTED`             | Redis could not be reached for `unreachableAfterMs` while waiting      |
+ * | `DispatcherClosed`       | `INTERRUPTED`             | `dispatcher.close()` while the call waited                            |
+ * | `RemoteNotStarted`       | `ABORTED_BEFORE_DISPATCH` | cancelled or past its deadline before any worker started the body     |
+ * | `RemoteToolUnknown`      | `PIPELINE_FAILED`         | the worker has no tool of that name                                   |
+ * | `RemoteArgumentsNotJson` | `PIPELINE_FAILED`         | the validated arguments are not lossless JSON (a schema made a `Date`) |
+ * | `CallIdReused`           | `PIPELINE_FAILED`         | the job id is held by a different call (another tool or arguments)   |
+ * | `DispatchFailed`         | `PIPELINE_FAILED`         | the job could not be enqueued (Redis refused or did not answer)       |
+ * | `RemoteJobFailed`        | `PIPELINE_FAILED`         | BullMQ failed the job for another reason, or its job disappeared      |
+ *
+ * A body's own outcomes keep the codes a local body gets (`TOOL_FAILED`, `INVALID_TOOL_OUTPUT`,
+ * `TIMEOUT`, `ABORTED`).
+ */
+export const RemoteFailureNames = {
+  WorkerLost: 'WorkerLost',
+  QueueUnreachable: 'QueueUnreachable',
+  DispatcherClosed: 'DispatcherClosed',
+  RemoteNotStarted: 'RemoteNotStarted',
+  RemoteToolUnknown: 'RemoteToolUnknown',
+  RemoteArgumentsNotJson: 'RemoteArgumentsNotJson',
+  CallIdReused: 'CallIdReused',
+  DispatchFailed: 'DispatchFailed',
+  RemoteJobFailed: 'RemoteJobFailed',
+} as const
+
+export type RemoteFailureName = (typeof RemoteFailureNames)[keyof typeof RemoteFailureNames]

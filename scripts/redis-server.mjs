@@ -1,0 +1,106 @@
+// A throwaway Redis for tests, benchmarks and CI: Debian's `redis-server` on a free 127.0.0.1 port,
+// data in a fresh temp directory (no persistence), stopped and removed by `stop()`.
+//
+// As a command: `node scripts/redis-server.mjs <command> [args…]` starts one, runs the command with
+// DSH_REDIS_URL set to it, stops it when the command ends (or this script is interrupted) and exits
+// with the command's status. `.ci/run` runs the whole check this way.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+function startOnce(port, dir) {
+  return new Promise((resolve, reject) => {
+    let child
+    try {
+      child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      )
+    } catch (error) {
+      reject(error)
+      return
+    }
+    let output = ''
+    const onData = (chunk) => {
+      output += chunk
+      if (output.includes('Ready to accept connections')) {
+        child.stdout.off('data', onData)
+        child.stdout.resume()
+        resolve(child)
+      }
+    }
+    child.stdout.setEncoding('utf8').on('data', onData)
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk))
+    child.once('error', (error) =>
+      reject(
+        error.code === 'ENOENT'
+          ? new Error('redis-server is not installed: apt-get install -y redis-server (Debian)')
+          : error,
+      ),
+    )
+    child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${output}`)))
+  })
+}
+
+/** Starts a server; resolves with its URL and a `stop()` that ends it and removes its directory. */
+export async function startRedis() {
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-redis-'))
+  let lastError
+  // a port found free can be taken before the server binds it: try a few
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePort()
+    try {
+      const child = await startOnce(port, dir)
+      const stop = () =>
+        new Promise((resolve) => {
+          const done = () => {
+            rmSync(dir, { recursive: true, force: true })
+            resolve()
+          }
+          if (child.exitCode !== null || child.signalCode !== null) return done()
+          child.once('exit', done)
+          child.kill('SIGTERM')
+        })
+      return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid, stop }
+    } catch (error) {
+      lastError = error
+      if (String(error?.message).includes('not installed')) break
+    }
+  }
+  rmSync(dir, { recursive: true, force: true })
+  throw lastError
+}
+
+// only when run as this file (a bundle that inlines startRedis must not start a server)
+if (process.argv[1] === fileURLToPath(import.meta.url) && import.meta.url.endsWith('/redis-server.mjs')) {
+  const [command, ...args] = process.argv.slice(2)
+  if (command === undefined) {
+    console.error('usage: node scripts/redis-server.mjs <command> [args…]')
+    process.exit(2)
+  }
+  const redis = await startRedis()
+  console.log(`redis-server ${redis.url} (pid ${redis.pid}) for: ${[command, ...args].join(' ')}`)
+  const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, DSH_REDIS_URL: redis.url } })
+  const forward = (signal) => child.kill(signal)
+  process.on('SIGINT', forward)
+  process.on('SIGTERM', forward)
+  child.on('exit', async (code, signal) => {
+    await redis.stop()
+    process.exit(code ?? (signal ? 1 : 0))
+  })
+}
