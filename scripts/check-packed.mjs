@@ -2,12 +2,13 @@
 // inspects each tarball, installs the tarballs into scratch projects in a temp directory and runs a
 // smoke script in each: an ESM project, the same project from CommonJS, esbuild bundles of both
 // (run from a directory with no node_modules), a TypeScript consumer under `module: node16` and
-// `nodenext`, and a project on zod 3.25 (the `zod/v4` entry). Run after `pnpm build`.
+// `nodenext`, a project on zod 3.25 (the `zod/v4` entry), and the timeline's own project (its
+// `dsh-timeline` command as npm installed it). Run after `pnpm build`.
 // Only zod, ajv and their dependencies come from the npm registry (`--prefer-offline`: the npm cache
-// serves them when it can), except in the MCP plugin's own project, which also installs the MCP SDK,
-// the BullMQ plugin's, which installs bullmq and ioredis,
-// and the PostgreSQL store's, which installs pg and runs against a real server (DSH_TEST_POSTGRES_URL,
-// or a throwaway one started here); the packages under test are always the local tarballs.
+// serves them when it can), except in the plugins' own projects: the MCP plugin's also installs the
+// MCP SDK, the BullMQ plugin's bullmq and ioredis, the OpenTelemetry plugin's @opentelemetry/api and
+// the SDK, and the PostgreSQL store's pg (it runs against a real server: DSH_TEST_POSTGRES_URL, or a
+// throwaway one started here); the packages under test are always the local tarballs.
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import {
@@ -24,11 +25,14 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Script } from 'node:vm'
 import { fixtures } from './packed-fixtures.mjs'
 import { mcpFixture } from './packed-mcp-fixture.mjs'
+import { timelineFixture } from './packed-timeline-fixture.mjs'
 import { bullmqFixture } from './packed-bullmq-fixture.mjs'
 import { postgresFixture } from './packed-postgres-fixture.mjs'
 import { URL_VARIABLE, startPostgres } from './postgres-server.mjs'
+import { otelFixture } from './packed-otel-fixture.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRequire = createRequire(join(repo, 'package.json'))
@@ -42,6 +46,8 @@ const packageDirs = [
   'packages/llm/llm-openai',
   'packages/code-runtime/code-runtime',
   'packages/plugins/mcp',
+  'packages/plugins/otel',
+  'packages/tools-ui/timeline',
   'packages/plugins/permissions',
   'packages/plugins/dispatch-bullmq',
   'packages/session/session-postgres',
@@ -51,6 +57,8 @@ const ownProject = new Set([
   '@deepseek-ai/dsh-mcp',
   '@deepseek-ai/dsh-dispatch-bullmq',
   '@deepseek-ai/dsh-session-postgres',
+  '@deepseek-ai/dsh-otel',
+  '@deepseek-ai/dsh-timeline',
 ])
 /** A zod 4 minor other than the workspace's: the consumer's zod must be the only one installed. */
 const CONSUMER_ZOD = '~4.0.0'
@@ -279,8 +287,48 @@ try {
   expectOutput('mcp CommonJS', run(process.execPath, ['smoke.cjs'], mcp), mcpFixture.expectedReport)
   console.log(`mcp install: ${kb(bytesUnder(join(mcp, 'node_modules')))} in node_modules`)
 
+  step('installing the timeline project')
+  // 5. The timeline: its command as npm installed it (bin), and the library from ESM and CommonJS.
+  const timeline = join(work, 'timeline')
+  npmInstall(timeline, Object.fromEntries(timelineFixture.packages.map((name) => [name, allLocal[name]])))
+  for (const [file, source] of Object.entries(timelineFixture.files))
+    writeFileSync(join(timeline, file), source)
+  run(process.execPath, ['record.mjs'], timeline)
+  const page = run(join(timeline, 'node_modules/.bin/dsh-timeline'), ['session.jsonl'], timeline)
+  const blocks = [...page.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)]
+  check(
+    page.startsWith('<!doctype html>') && blocks.length === 2,
+    `dsh-timeline: expected a page with two script elements, got:\n${page.slice(0, 300)}`,
+  )
+  check(
+    JSON.parse(blocks[0]?.[2] ?? 'null')?.title === 'session.jsonl',
+    'dsh-timeline: the data block does not hold the timeline of session.jsonl',
+  )
+  try {
+    // the page script of the built package: valid JavaScript, with no bundler helper it cannot reach
+    new Script(blocks[1]?.[2] ?? '')
+    check(
+      !/__name|__require|require\(/.test(blocks[1]?.[2] ?? ''),
+      'dsh-timeline: the page script calls a bundler helper',
+    )
+  } catch (error) {
+    problems.push(`dsh-timeline: the page script does not compile: ${error.message}`)
+  }
+  check(
+    run(join(timeline, 'node_modules/.bin/dsh-timeline'), ['--version'], timeline).trim() ===
+      JSON.parse(readFileSync(join(repo, 'packages/tools-ui/timeline/package.json'), 'utf8')).version,
+    'dsh-timeline --version does not print the package version',
+  )
+  expectOutput('timeline ESM', run(process.execPath, ['smoke.mjs'], timeline), timelineFixture.expectedReport)
+  expectOutput(
+    'timeline CommonJS',
+    run(process.execPath, ['smoke.cjs'], timeline),
+    timelineFixture.expectedReport,
+  )
+  console.log(`timeline install: ${kb(bytesUnder(join(timeline, 'node_modules')))} in node_modules`)
+
   step('installing the BullMQ dispatch project')
-  // 5. The BullMQ dispatch plugin, with bullmq and ioredis from the registry: loads from ESM and
+  // 6. The BullMQ dispatch plugin, with bullmq and ioredis from the registry: loads from ESM and
   // CommonJS and refuses bad options by name (no Redis needed; the tests use a real one).
   const bull = join(work, 'bullmq')
   npmInstall(bull, {
@@ -293,7 +341,7 @@ try {
   console.log(`bullmq install: ${kb(bytesUnder(join(bull, 'node_modules')))} in node_modules`)
 
   step('installing the PostgreSQL store project')
-  // 6. The PostgreSQL store with pg from the registry, against a real server, from ESM and CommonJS.
+  // 7. The PostgreSQL store with pg from the registry, against a real server, from ESM and CommonJS.
   const postgres = join(work, 'postgres')
   npmInstall(postgres, {
     ...Object.fromEntries(postgresFixture.packages.map((name) => [name, allLocal[name]])),
@@ -319,6 +367,45 @@ try {
     await server?.stop()
   }
   console.log(`postgres install: ${kb(bytesUnder(join(postgres, 'node_modules')))} in node_modules`)
+  step('installing the OpenTelemetry project')
+  // 8. The OpenTelemetry plugin, with the API and the SDK from the registry: a traced agent turn
+  // recorded by the in-memory exporter, from ESM and CommonJS, and a TypeScript consumer.
+  const otel = join(work, 'otel')
+  npmInstall(otel, {
+    ...Object.fromEntries(otelFixture.packages.map((name) => [name, allLocal[name]])),
+    ...otelFixture.registry,
+    zod: CONSUMER_ZOD,
+  })
+  check(installedCopies(otel, 'zod').length === 1, 'otel: expected exactly one zod')
+  check(
+    installedCopies(otel, '@opentelemetry/api').length === 1,
+    'otel: expected exactly one @opentelemetry/api',
+  )
+  for (const [file, source] of Object.entries(otelFixture.files)) writeFileSync(join(otel, file), source)
+  expectOutput('otel ESM', run(process.execPath, ['smoke.mjs'], otel), otelFixture.expectedReport)
+  expectOutput('otel CommonJS', run(process.execPath, ['smoke.cjs'], otel), otelFixture.expectedReport)
+  writeFileSync(
+    join(otel, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        noUncheckedIndexedAccess: true,
+        noEmit: true,
+        types: [],
+      },
+      files: ['consumer.mts', 'consumer.cts'],
+    }),
+  )
+  try {
+    run(process.execPath, [tsc, '-p', 'tsconfig.json'], otel)
+  } catch (error) {
+    problems.push(`otel: tsc (module node16) failed:\n${error.stdout}${error.stderr}`)
+  }
+  console.log(`otel install: ${kb(bytesUnder(join(otel, 'node_modules')))} in node_modules`)
 } finally {
   if (keep) console.log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
@@ -329,5 +416,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS)',
+  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
 )

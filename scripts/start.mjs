@@ -1,5 +1,6 @@
 // `npm start`: install and build without printing their logs (shown in full if a step fails), then
-// run the demo, so the first screen a newcomer sees is the demo itself.
+// run the demo, so the first screen a newcomer sees is the demo itself. Arguments after `--` go to
+// the demo (`npm start -- --yes`, `npm start -- --resume FILE`).
 import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -27,8 +28,15 @@ for (const { label, args } of steps) {
     process.exit(run.status || 1)
   }
 }
-const demo = spawnSync(process.execPath, [join(repo, 'examples/demo/main.mjs')], {
-  cwd: repo,
-  stdio: 'inherit',
-})
-process.exit(demo.status ?? 1)
+// Ctrl-C reaches the demo too (same process group): it drains its turn and exits on its own, so
+// this process waits for it rather than dying first.
+process.on('SIGINT', () => {})
+const demo = spawnSync(
+  process.execPath,
+  [join(repo, 'examples/demo/dist/main.js'), ...process.argv.slice(2)],
+  {
+    cwd: repo,
+    stdio: 'inherit',
+  },
+)
+process.exit(demo.status ?? (demo.signal === 'SIGINT' ? 130 : 1))

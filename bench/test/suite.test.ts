@@ -7,6 +7,7 @@ import { batchByBatchMakespan, greedyPoolMakespan, heavyTailedDurations } from '
 import { countAllocatedBytes } from '../src/harness/allocation.ts'
 import { summarize } from '../src/harness/stats.ts'
 import { analyze } from '../src/report/analyze.ts'
+import { formatComparison } from '../src/report/compare.ts'
 import { checkGoals } from '../src/report/goals.ts'
 import type { ProcessReport, Stats, TimedResult } from '../src/types.ts'
 
@@ -19,6 +20,8 @@ process.env.DSH_TEST_POSTGRES_URL = inject('postgresUrl')
 const issueCases = [
   'dsh.execute',
   'dsh.execute.timeout',
+  'dsh.execute.async',
+  'dsh.execute.async.timeout',
   'dsh.executeBatch.100',
   'dsh.step.10.parallel.memory',
   'dsh.step.10.parallel.jsonl',
@@ -36,6 +39,7 @@ const issueCases = [
   'eager_dispatch',
   'memory',
   'memory.timeout',
+  'memory.timeout.async',
   'store.append.memory',
   'store.append.write',
   'store.append.fsync',
@@ -63,7 +67,11 @@ describe('case list', () => {
 
   it('selects a case by id or by a dotted prefix, and names the cases when nothing matches', () => {
     expect(selectCases('dsh.step.100').map((c) => c.id)).toHaveLength(4)
-    expect(selectCases('memory').map((c) => c.id)).toEqual(['memory', 'memory.timeout'])
+    expect(selectCases('memory').map((c) => c.id)).toEqual([
+      'memory',
+      'memory.timeout',
+      'memory.timeout.async',
+    ])
     expect(() => selectCases('dsh.exec')).toThrow(/No case matches "dsh.exec"\. Cases: dsh\.execute, /)
   })
 })
@@ -227,5 +235,33 @@ describe('figures', () => {
     expect(status['bytes allocated per call in a step ≤ 2× execute']).toBe('missed')
     expect(status['memory-session append ≤ 2 µs']).toBe('not measured')
     expect(status['execute ≥ 100× cheaper than upstream DSH']).toBe('not measured')
+    expect(status['call with timeoutMs ≤ 1.3× a call without, async body (the timer is armed)']).toBe(
+      'not measured',
+    )
+  })
+
+  it('compares a baseline run with this one case by case, goals on both sides', () => {
+    const before = analyze([
+      process('dsh.execute', 'dsh', 0.5, 4, 2000),
+      process('dsh.execute.timeout', 'dsh', 0.5, 8),
+    ])
+    const after = analyze([
+      process('dsh.execute', 'dsh', 0.5, 2, 1000),
+      process('dsh.execute.timeout', 'dsh', 0.5, 2.2),
+    ])
+    const text = formatComparison({
+      before,
+      after,
+      beforeGoals: checkGoals(before),
+      afterGoals: checkGoals(after),
+      beforeLabel: 'main (abc1234)',
+    })
+    const line = (start: string) => text.split('\n').find((l) => l.startsWith(start))
+    expect(text).toMatch(/^before: main \(abc1234\); after: this checkout/)
+    expect(line('dsh.execute ')).toMatch(
+      /4\.00 \[4\.00–4\.00\]\s+2\.00 \[2\.00–2\.00\]\s+0\.500×\s+2,000\s+1,000$/,
+    )
+    expect(line('[x]  call with timeoutMs ≤ 1.3× a call without ')).toMatch(/2\.00×\s+1\.10×\s+met$/)
+    expect(line('[ ]  execute ≥ 10× cheaper')).toMatch(/—\s+—\s+not measured$/)
   })
 })

@@ -4,18 +4,39 @@ import type { ExecuteToolCallsResult } from '@deepseek-ai/dsh-agent-loop'
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { runStep } from '../adapters/run-step.ts'
 import type { TimedCase } from '../harness/measure-case.ts'
-import { callInput, callInputs, createDshRuntime, expectSums, stepBlocks } from './dsh-runtime.ts'
+import {
+  callInput,
+  callInputs,
+  createDshRuntime,
+  expectSums,
+  stepBlocks,
+  type AddTool,
+} from './dsh-runtime.ts'
 import { createTempDir } from './temp-dir.ts'
 
 const noContext = (): void => {}
 
-/** `ctx.tools.execute` of the trivial tool, with or without a declared `timeoutMs`. */
-export function executeCase(options: { readonly timeout: boolean }): TimedCase<ToolExecutionResult> {
+/** `ctx.tools.execute` of the trivial tool, with or without a declared `timeoutMs`, its body plain or `async`. */
+export function executeCase(options: {
+  readonly timeout: boolean
+  readonly async?: boolean
+}): TimedCase<ToolExecutionResult> {
   const runtime = createDshRuntime()
-  const name = options.timeout ? 'add_timeout' : 'add'
+  const async = options.async === true
+  const name: AddTool = options.timeout
+    ? async
+      ? 'add_timeout_async'
+      : 'add_timeout'
+    : async
+      ? 'add_async'
+      : 'add'
+  const id = `dsh.execute${async ? '.async' : ''}${options.timeout ? '.timeout' : ''}`
+  const body = async ? ', async body' : ''
   return {
-    id: options.timeout ? 'dsh.execute.timeout' : 'dsh.execute',
-    label: options.timeout ? 'dsh ctx.tools.execute, tool with timeoutMs' : 'dsh ctx.tools.execute',
+    id,
+    label: options.timeout
+      ? `dsh ctx.tools.execute, tool with timeoutMs${body}`
+      : `dsh ctx.tools.execute${body}`,
     callsPerOp: 1,
     op: () => runtime.agent.tools.execute(callInput(name)),
     verify: (result) => expectSums('execute', [result], 1),

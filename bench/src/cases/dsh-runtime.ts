@@ -8,10 +8,14 @@ import {
   type ToolExecutionResult,
 } from '@deepseek-ai/dsh-tools'
 import { resolveAgentLoopConfig, type AgentLoopConfig } from '@deepseek-ai/dsh-agent-loop'
-import { RAW_ARGS, addBody, addSchema } from './floor.ts'
+import { RAW_ARGS, addBody, addBodyAsync, addSchema } from './floor.ts'
 
-/** The trivial tool in its three shapes: parallel-safe, exclusive (the default), parallel with a timeout. */
-export type AddTool = 'add' | 'add_exclusive' | 'add_timeout'
+/**
+ * The trivial tool in its shapes: parallel-safe, exclusive (the default), parallel with a timeout;
+ * the last two also with an `async` body (`…_async`), which makes the pipeline await a promise and,
+ * with `timeoutMs`, arm the timer (a body returning a plain value has finished when it returns).
+ */
+export type AddTool = 'add' | 'add_exclusive' | 'add_timeout' | 'add_async' | 'add_timeout_async'
 
 /** The `ctx.agentLoop` service, with a session the bench swaps between rounds. */
 export interface BenchLoopService {
@@ -51,6 +55,25 @@ export function createDshRuntime(config: Partial<AgentLoopConfig> = {}): DshRunt
       isConcurrencySafe: () => true,
       timeoutMs: 30_000,
       execute: addBody,
+    }),
+  )
+  root.tools.register(
+    defineTool({
+      name: 'add_async',
+      description,
+      parameters: addSchema,
+      isConcurrencySafe: () => true,
+      execute: addBodyAsync,
+    }),
+  )
+  root.tools.register(
+    defineTool({
+      name: 'add_timeout_async',
+      description,
+      parameters: addSchema,
+      isConcurrencySafe: () => true,
+      timeoutMs: 30_000,
+      execute: addBodyAsync,
     }),
   )
   const agent = root.createScope({ name: 'agent' })

@@ -9,6 +9,9 @@ export const addSchema = z.object({ a: z.number(), b: z.number() })
 
 export const addBody = ({ a, b }: { a: number; b: number }): number => a + b
 
+/** The same body as an `async` function, as most real tools are: the pipeline awaits a promise. */
+export const addBodyAsync = async ({ a, b }: { a: number; b: number }): Promise<number> => a + b
+
 /**
  * What any tool call must cost at least: parse the raw arguments, validate them with zod, await the
  * body. Every process measures it first and last, and its cases are read as multiples of it.

@@ -4,7 +4,7 @@ import { countAllocatedBytes } from '../harness/allocation.ts'
 import { forceGc } from '../harness/gc.ts'
 import { summarize } from '../harness/stats.ts'
 import type { BenchOptions, CaseResult, Log } from '../types.ts'
-import { createDshRuntime, expectSums, stepBlocks } from './dsh-runtime.ts'
+import { createDshRuntime, expectSums, stepBlocks, type AddTool } from './dsh-runtime.ts'
 
 const STEP = 100
 
@@ -24,10 +24,11 @@ const once = (value: number) => summarize([value])
 export async function runMemoryCase(
   options: BenchOptions,
   log: Log,
-  variant: { readonly timeout: boolean },
+  variant: { readonly timeout: boolean; readonly async?: boolean },
 ): Promise<CaseResult[]> {
   const runtime = createDshRuntime()
-  const name = variant.timeout ? 'add_timeout' : 'add'
+  const async = variant.async === true
+  const name: AddTool = variant.timeout ? (async ? 'add_timeout_async' : 'add_timeout') : 'add'
   let step = 0
   const runSteps = async (count: number) => {
     for (let i = 0; i < count; i++) {
@@ -53,13 +54,13 @@ export async function runMemoryCase(
   const cpu = process.cpuUsage(cpuStart)
   const heapAfter = settledHeap()
   const calls = steps * STEP
-  const id = variant.timeout ? 'memory.timeout' : 'memory'
+  const id = variant.timeout ? (async ? 'memory.timeout.async' : 'memory.timeout') : 'memory'
   log(`${id}: heap growth ${((heapAfter - heapBefore) / calls).toFixed(2)} B/call over ${calls} calls`)
   return [
     {
       kind: 'figures',
       id,
-      label: `memory: ${calls} calls in steps of ${STEP}${variant.timeout ? ', tool with timeoutMs' : ''}`,
+      label: `memory: ${calls} calls in steps of ${STEP}${variant.timeout ? `, tool with timeoutMs${async ? ', async body' : ''}` : ''}`,
       figures: [
         {
           name: 'heap growth per call after forced GC',

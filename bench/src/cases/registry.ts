@@ -45,6 +45,18 @@ export const CASES: readonly CaseDefinition[] = [
     kind: 'timed',
     load: async () => (await dsh()).executeCase({ timeout: true }),
   },
+  {
+    id: 'dsh.execute.async',
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await dsh()).executeCase({ timeout: false, async: true }),
+  },
+  {
+    id: 'dsh.execute.async.timeout',
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await dsh()).executeCase({ timeout: true, async: true }),
+  },
   { id: 'dsh.executeBatch.100', library: 'dsh', kind: 'timed', load: async () => (await dsh()).batchCase() },
   ...stepShapes.map((shape): CaseDefinition => ({
     id: `dsh.step.${shape.calls}.${shape.mode}.${shape.store}`,
@@ -101,6 +113,13 @@ export const CASES: readonly CaseDefinition[] = [
     kind: 'figures',
     run: async (options, log) =>
       (await import('./memory-case.ts')).runMemoryCase(options, log, { timeout: true }),
+  },
+  {
+    id: 'memory.timeout.async',
+    library: 'dsh',
+    kind: 'figures',
+    run: async (options, log) =>
+      (await import('./memory-case.ts')).runMemoryCase(options, log, { timeout: true, async: true }),
   },
   ...(['memory', 'write', 'fsync'] as const).map((store): CaseDefinition => ({
     id: `store.append.${store}`,

@@ -65,6 +65,12 @@ export function checkGoals(rows: readonly Row[]): GoalCheck[] {
       (v) => v <= 1.3,
       times,
     ),
+    check(
+      'call with timeoutMs ≤ 1.3× a call without, async body (the timer is armed)',
+      ratio(cpu('dsh.execute.async.timeout'), cpu('dsh.execute.async')),
+      (v) => v <= 1.3,
+      times,
+    ),
     check('memory-session append ≤ 2 µs', cpu('store.append.memory'), (v) => v <= 2, micros),
     check(
       'bytes allocated per call in a step ≤ 2× execute',
@@ -81,5 +87,11 @@ export function checkGoals(rows: readonly Row[]): GoalCheck[] {
     ),
     check('heap growth < 10 B per call', growth('memory'), (v) => v < 10, bytes),
     check('heap growth < 10 B per call, tool with timeoutMs', growth('memory.timeout'), (v) => v < 10, bytes),
+    check(
+      'heap growth < 10 B per call, tool with timeoutMs, async body',
+      growth('memory.timeout.async'),
+      (v) => v < 10,
+      bytes,
+    ),
   ]
 }

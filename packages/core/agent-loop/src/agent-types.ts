@@ -1,6 +1,8 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import type { LanguageModel, UserMessage } from '@deepseek-ai/dsh-llm'
 import type { AnySession } from '@deepseek-ai/dsh-session'
+import type { ApprovalReply } from './answer-pending-approval.ts'
+import type { ModelRetryOptions } from './model-retry.ts'
 import type { AgentEvent, AgentLoopConfig, TurnResult } from './types.ts'
 
 /** `S` is the session's own type, so `agent.session` keeps it (a `Session`, or an `AsyncSession` such as a database store's). */
@@ -26,6 +28,13 @@ export interface CreateAgentOptions<S extends AnySession = AnySession> {
    * without `stream` always does.
    */
   readonly eagerToolExecution?: boolean
+  /**
+   * Model-level retry: a model call that fails with an error marked `retryable` (429, 5xx, a
+   * dropped stream) before anything of its step was recorded or started is made again, after the
+   * error's `retryAfterMs` or a backoff with jitter, up to `maxAttempts` calls per step (default 3).
+   * `false` turns it off.
+   */
+  readonly modelRetry?: ModelRetryOptions | false
 }
 
 export interface RunOptions {
@@ -33,6 +42,16 @@ export interface RunOptions {
   readonly signal?: AbortSignal
   /** Every `AgentEvent` of the turn. Must not throw (a throw is logged and the event dropped). */
   readonly onEvent?: (event: AgentEvent) => void
+}
+
+export interface ResumeOptions extends RunOptions {
+  /**
+   * The answer to the session's pending approval (durable approvals): `{ callId, answer: 'once' }`,
+   * `{ callId, answer: 'session', scope?: 'arguments' | 'tool' }` or
+   * `{ callId, answer: 'reject', feedback? }`. `callId` must name the pending call
+   * (`pendingApprovals(session.events())`), else `APPROVAL_NOT_PENDING`.
+   */
+  readonly approval?: ApprovalReply
 }
 
 export interface StreamOptions {
@@ -70,9 +89,11 @@ export interface Agent<S extends AnySession = AnySession> {
   /**
    * Continues a session an earlier process left unfinished: answers every unanswered `tool/call`
    * with `INTERRUPTED`, then runs the last turn's next steps. For a session whose last turn ended it
-   * only returns that turn's result; for a session with no turn, `undefined`.
+   * only returns that turn's result; for a session with no turn, `undefined`. A session paused at a
+   * pending approval continues with `options.approval` (recorded as `approval/answer`), and without
+   * it returns its `paused` result again, unchanged.
    */
-  resume(options?: RunOptions): Promise<TurnResult | undefined>
+  resume(options?: ResumeOptions): Promise<TurnResult | undefined>
   /** Aborts a running turn and disposes the agent's scope (once that turn has recorded its end). Idempotent. */
   dispose(): void
 }

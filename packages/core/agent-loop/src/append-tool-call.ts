@@ -1,5 +1,6 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { AnySession, AsyncSession, Session, ToolCallEventData } from '@deepseek-ai/dsh-session'
+import type { ExecutionMode } from '@deepseek-ai/dsh-tools'
 import { andThen, seqOf, type MaybePromise } from './maybe-async.ts'
 
 /** The options of `appendToolCall`, for a session of type `S`. */
@@ -9,26 +10,29 @@ export interface AppendToolCallOptions<S extends AnySession = AnySession> {
   readonly step: number
   readonly block: ToolCallBlock
   readonly messageSeq?: number
+  readonly mode?: ExecutionMode
 }
 
 /**
  * Records one call as `tool/call` (T28): `{ turn, step, callId, name, arguments }`, `arguments`
- * being the raw string the model wrote. With `messageSeq` (the seq of the `assistant/message` that
- * holds the call) the event cites it: `sourceEventSeqs: [messageSeq]` (T40). Returns the event's
- * seq, which the result must cite (a promise of it for an asynchronous session, resolved once the
- * event is durable). Throws or rejects with whatever the session does; nothing is recorded then.
+ * being the raw string the model wrote, plus `mode` when given (how the scheduler runs it). With
+ * `messageSeq` (the seq of the `assistant/message` that holds the call) the event cites it:
+ * `sourceEventSeqs: [messageSeq]` (T40). Returns the event's seq, which the result must cite (a
+ * promise of it for an asynchronous session, resolved once the event is durable). Throws or rejects
+ * with whatever the session does; nothing is recorded then.
  */
 export function appendToolCall(options: AppendToolCallOptions<Session>): number
 export function appendToolCall(options: AppendToolCallOptions<AsyncSession>): Promise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number> {
-  const { session, turn, step, block, messageSeq } = options
+  const { session, turn, step, block, messageSeq, mode } = options
   const data: ToolCallEventData = {
     turn,
     step,
     callId: block.id,
     name: block.name,
     arguments: block.arguments,
+    ...(mode === undefined ? {} : { mode }),
   }
   const recorded =
     messageSeq === undefined

@@ -1,5 +1,11 @@
 import { createToolResultMessage } from '@deepseek-ai/dsh-llm'
-import type { AnySession, AsyncSession, Session, ToolResultEventData } from '@deepseek-ai/dsh-session'
+import type {
+  AnySession,
+  AsyncSession,
+  Session,
+  ToolCallRecordedTimings,
+  ToolResultEventData,
+} from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { andThen, seqOf, type MaybePromise } from './maybe-async.ts'
 
@@ -11,11 +17,13 @@ export interface AppendToolResultOptions<S extends AnySession = AnySession> {
   readonly callId: string
   readonly callSeq: number
   readonly result: ToolExecutionResult
+  readonly timings?: ToolCallRecordedTimings
 }
 
 /**
  * Records one result as `tool/result` (T28, T29): `{ turn, step, message, error?, meta? }` where
- * `message` is `createToolResultMessage({ callId, content, isError })`, appended with
+ * `message` is `createToolResultMessage({ callId, content, isError })`, plus `timings` when given
+ * (how long the call queued, ran and waited to commit), appended with
  * `{ surfaceOp: 'append', sourceEventSeqs: [callSeq] }` so it cites its `tool/call`.
  * Returns the event's seq (a promise of it for an asynchronous session, resolved once the event is
  * durable). Throws or rejects with whatever the session does; nothing is recorded then.
@@ -24,7 +32,7 @@ export function appendToolResult(options: AppendToolResultOptions<Session>): num
 export function appendToolResult(options: AppendToolResultOptions<AsyncSession>): Promise<number>
 export function appendToolResult(options: AppendToolResultOptions): MaybePromise<number>
 export function appendToolResult(options: AppendToolResultOptions): MaybePromise<number> {
-  const { session, turn, step, callId, callSeq, result } = options
+  const { session, turn, step, callId, callSeq, result, timings } = options
   const message = createToolResultMessage({ callId, content: result.content, isError: result.isError })
   const info = result.isError ? result.error.info : undefined
   const data: ToolResultEventData = {
@@ -33,6 +41,7 @@ export function appendToolResult(options: AppendToolResultOptions): MaybePromise
     message,
     ...(info === undefined ? {} : { error: { name: info.name, code: info.code } }),
     ...(result.meta === undefined ? {} : { meta: result.meta }),
+    ...(timings === undefined ? {} : { timings }),
   }
   const recorded = session.append('tool/result', data, { surfaceOp: 'append', sourceEventSeqs: [callSeq] })
   return andThen(recorded, seqOf)

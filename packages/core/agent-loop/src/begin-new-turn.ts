@@ -1,5 +1,5 @@
 import type { UserMessage } from '@deepseek-ai/dsh-llm'
-import type { AnySession } from '@deepseek-ai/dsh-session'
+import { pendingApprovals, type AnySession } from '@deepseek-ai/dsh-session'
 import { AgentLoopError } from './errors.ts'
 import { findUnansweredCalls } from './find-unanswered-calls.ts'
 import { findUnrecordedCalls } from './find-unrecorded-calls.ts'
@@ -23,6 +23,16 @@ export async function beginNewTurn(
   const open = last !== undefined && last.end === undefined
   const unanswered = findUnansweredCalls(events).length
   const unrecorded = findUnrecordedCalls(events, last).length
+  const waiting = pendingApprovals(events)[0]
+  if (waiting !== undefined) {
+    throw new AgentLoopError({
+      code: 'RESUME_REQUIRED',
+      message:
+        `${where}: the session is paused: turn ${waiting.turn} waits for the approval of call ` +
+        `${JSON.stringify(waiting.callId)} (${waiting.name}${waiting.reason === undefined ? '' : `: ${waiting.reason}`}); ` +
+        "answer it with agent.resume({ approval: { callId, answer: 'once' | 'session' | 'reject' } })",
+    })
+  }
   if (open || unanswered > 0 || unrecorded > 0) {
     throw new AgentLoopError({
       code: 'RESUME_REQUIRED',

@@ -1,7 +1,9 @@
 import { describeValue, type UserMessage } from '@deepseek-ai/dsh-llm'
 import type { AnySession } from '@deepseek-ai/dsh-session'
 import { resolveToolRuntimeScheduler, type ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
-import type { Agent, CreateAgentOptions, RunOptions } from './agent-types.ts'
+import type { Agent, CreateAgentOptions, ResumeOptions, RunOptions } from './agent-types.ts'
+import { readApprovalReply } from './answer-pending-approval.ts'
+import { resolveModelRetry } from './model-retry.ts'
 import { beginNewTurn } from './begin-new-turn.ts'
 import { checkAgentOptions, checkRunOptions, readUserInput } from './check-agent-options.ts'
 import { createEventChannel } from './create-event-channel.ts'
@@ -25,6 +27,7 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
   const { ctx, name, model, session, system } = options
   const eagerToolExecution = options.eagerToolExecution !== false
   const config = resolveAgentLoopConfig(options.config ?? {}, where)
+  const modelRetry = resolveModelRetry(options.modelRetry, where)
   const scope = ctx.createScope({ name })
   let scheduler: ToolRuntimeScheduler
   try {
@@ -35,7 +38,7 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
     scope.dispose()
     throw error
   }
-  const runner: TurnRunner = { ctx: scope, model, session, system, config, eagerToolExecution }
+  const runner: TurnRunner = { ctx: scope, model, session, system, config, eagerToolExecution, modelRetry }
   let running: AbortController | undefined
   let disposed = false
   let disposeWhenIdle = false
@@ -125,13 +128,17 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
       )
       return { [Symbol.asyncIterator]: () => channel.iterable[Symbol.asyncIterator](), result }
     },
-    resume: (runOptions = {}) =>
+    resume: (runOptions: ResumeOptions = {}) =>
       exclusive('agent.resume(options)', runOptions, async (signal) => {
-        const plan = await planResume(session, scheduler)
+        const where = 'agent.resume(options)'
+        const raw = runOptions.approval
+        const reply = raw === undefined ? undefined : readApprovalReply(where, raw)
+        const plan = await planResume(session, scheduler, reply, where)
         switch (plan.kind) {
           case 'empty':
             return undefined
           case 'ended':
+          case 'paused':
             return plan.result
           case 'continue':
             return runTurn(runner, plan.start, { signal, emit: emitter(runOptions.onEvent) })

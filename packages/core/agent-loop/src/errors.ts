@@ -24,6 +24,8 @@ export type AgentLoopErrorCode =
   | 'INVALID_SESSION'
   /** Some recorded `tool/call` events could not be answered with a `tool/result` (the session refused). */
   | 'UNRECORDED_RESULTS'
+  /** `resume` was given an answer for a call whose approval is not pending (durable approvals). */
+  | 'APPROVAL_NOT_PENDING'
 
 /** Machine-readable facts beside the message. */
 export interface AgentLoopErrorDetails {

@@ -1,7 +1,16 @@
 export { executeToolCalls } from './execute-tool-calls.ts'
 export type { AcceptContext, ExecuteToolCallsOptions, ExecuteToolCallsResult } from './execute-tool-calls.ts'
 export { createAgent } from './create-agent.ts'
-export type { Agent, AgentEventStream, CreateAgentOptions, RunOptions, StreamOptions } from './agent-types.ts'
+export type {
+  Agent,
+  AgentEventStream,
+  CreateAgentOptions,
+  ResumeOptions,
+  RunOptions,
+  StreamOptions,
+} from './agent-types.ts'
+export type { ApprovalReply } from './answer-pending-approval.ts'
+export type { ModelRetryOptions } from './model-retry.ts'
 export { resumeAgent } from './resume-agent.ts'
 export { historyFromSession } from './history-from-session.ts'
 export { appendToolCall } from './append-tool-call.ts'
@@ -17,6 +26,10 @@ export type { AgentLoopErrorCode, AgentLoopErrorDetails, AgentLoopErrorOptions }
 export type {
   AgentEvent,
   AgentLoopConfig,
+  ApprovalAnsweredEvent,
+  ApprovalRequestedEvent,
+  ModelCallRetryEvent,
+  TurnOutcomeReason,
   AgentLoopService,
   AssistantMessageEventData,
   EagerDispatchFigures,

@@ -1,9 +1,10 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import type { AnySession } from '@deepseek-ai/dsh-session'
+import type { AnySession, PendingApproval } from '@deepseek-ai/dsh-session'
 import {
   createToolBatch,
   describeThrown,
+  type ToolCallApproval,
   type ToolExecutionInput,
   type ToolExecutionResult,
   type ToolRuntime,
@@ -22,6 +23,23 @@ export interface StepBatchResult {
   readonly concludesTurn: boolean
   /** Set for a streamed step: what eager dispatch did. */
   readonly eager: EagerDispatchFigures | undefined
+  /**
+   * Set when the step paused at a pending approval (durable approvals): `results` are those of the
+   * calls before it; its contexts were recorded with the request, not handed to `acceptContext`.
+   */
+  readonly paused?: PendingApproval
+}
+
+/** Durable approvals for one step of the loop (a harness's `executeToolCalls` has none). */
+export interface StepApprovals {
+  /** The `approval` each call's input carries (suspendable, or a recorded grant's answer). */
+  readonly forCall: (block: ToolCallBlock, index: number) => ToolCallApproval
+  /** Seq of call 0's `tool/call` when the step continues after an answer (it is in the log). */
+  readonly firstCallSeq?: number
+  /** What the step had accepted before an earlier pause (from that approval request). */
+  readonly carried: { readonly contexts: readonly string[]; readonly concludesTurn: boolean }
+  /** The step paused: its `approval/request` is recorded. */
+  readonly onRequested: (approval: PendingApproval, index: number) => void
 }
 
 /**
@@ -65,7 +83,9 @@ export function openStepBatch(options: {
   readonly eager: ((input: ToolExecutionInput) => boolean) | undefined
   /** Names the caller in error messages. */
   readonly where: string
+  readonly approvals?: StepApprovals
 }): StepBatch {
+  const { approvals } = options
   const { ctx, tools, session, turn, step, signal, onEvent, where } = options
   const blocks: ToolCallBlock[] = []
   const logger = ctx.logger
@@ -86,7 +106,37 @@ export function openStepBatch(options: {
     blocks,
     message: options.message,
     lateFailed: logLate,
+    ...(approvals?.firstCallSeq === undefined ? {} : { firstCallSeq: approvals.firstCallSeq }),
+    timings: (index) => progress.recordedTimings(index),
   })
+  // What the committed calls deferred, for an approval request that pauses the step after them.
+  const accepted: string[] = []
+  let concludes = false
+  let paused: PendingApproval | undefined
+  const onSuspend = (index: number, reason: string | undefined): void | Promise<void> => {
+    if (approvals === undefined) throw new Error(`${where}: a call was suspended without durable approvals`)
+    const extra = {
+      reason,
+      contexts: [...approvals.carried.contexts, ...accepted],
+      concludesTurn: approvals.carried.concludesTurn || concludes,
+    }
+    const done = (requestSeq: number): void => {
+      const block = blocks[index]!
+      paused = Object.freeze({
+        turn,
+        step,
+        callId: block.id,
+        name: block.name,
+        arguments: block.arguments,
+        reason,
+        requestSeq,
+        callSeq: ledger.callSeq(index)!,
+      })
+      approvals.onRequested(paused, index)
+    }
+    const seq = ledger.recordApprovalRequest(index, extra)
+    return typeof seq === 'number' ? done(seq) : seq.then(done)
+  }
   const nested = createNestedCallRecorder({
     session,
     turn,
@@ -111,18 +161,25 @@ export function openStepBatch(options: {
     hooks: {
       onQueued: (index) => progress.queued(index),
       onStart: (index, _input, mode) => {
-        const recorded = ledger.recordCall(index)
+        const recorded = ledger.recordCall(index, mode)
         if (recorded === undefined) return progress.started(index, mode)
         return recorded.then(() => progress.started(index, mode))
       },
       onSettled: (index) => progress.settled(index),
+      onSuspend: (index, _input, reason) => onSuspend(index, reason),
       // after the call's nested calls (a run_code program's) have their results
-      onCommit: (index, _input, result) =>
-        nested.afterNested(blocks[index]!.id, () => {
+      onCommit: (index, _input, result) => {
+        if (approvals !== undefined) {
+          const contexts = result.additionalContexts
+          if (contexts !== undefined) accepted.push(...contexts)
+          if (!result.isError && result.concludesTurn === true) concludes = true
+        }
+        return nested.afterNested(blocks[index]!.id, () => {
           const recorded = ledger.recordResult(index, result)
           if (recorded === undefined) return progress.committed(index, result)
           return recorded.then(() => progress.committed(index, result))
-        }),
+        })
+      },
       // May come after this step (or the turn) ended: it is recorded where the session is then.
       onLateOutcome: (index, _input, outcome) => {
         try {
@@ -139,12 +196,14 @@ export function openStepBatch(options: {
   return {
     add(block) {
       blocks.push(block)
+      const index = blocks.length - 1
       batch.add({
         callId: block.id,
         name: block.name,
         arguments: block.arguments,
         turn,
         step,
+        ...(approvals === undefined ? {} : { approval: approvals.forCall(block, index) }),
         nestedCallHooks: nested.hooks,
       })
     },
@@ -176,6 +235,8 @@ export function openStepBatch(options: {
             'the log is not replayable until they are answered (resuming the session answers them with INTERRUPTED)',
         })
       }
+      if (outcome.kind === 'suspended')
+        return { results: [...outcome.results], concludesTurn: false, eager, paused: paused! }
       const { results } = outcome
       let concludesTurn = false
       results.forEach((result, index) => {

@@ -1,34 +1,47 @@
 import { toolCallsOf } from '@deepseek-ai/dsh-llm'
-import { callModel } from './call-model.ts'
-import { executeToolCalls } from './execute-tool-calls.ts'
+import { callModel, type ModelOutcome } from './call-model.ts'
+import { awaitModelRetry } from './model-retry.ts'
+import { openStepBatch } from './open-step-batch.ts'
 import { recordToolContexts } from './record-tool-contexts.ts'
+import { stepApprovals } from './step-approvals.ts'
 import type { StepReport, StepRun } from './step-types.ts'
 import type { AssistantMessageEventData } from './types.ts'
 
 /**
  * A step without eager dispatch (a model without `stream`, or `eagerToolExecution: false`): the
- * whole message from `model.step`, recorded, then its calls through `executeToolCalls`, each
- * `tool/call` citing the message.
+ * whole message from `model.step` (called again after a retryable failure: nothing is recorded
+ * before it answers), recorded, then its calls through the step's batch, each `tool/call` citing the
+ * message. A pending approval pauses the step (`report.paused`).
  */
 export async function runPlainStep(run: StepRun): Promise<StepReport> {
   const { runner, turn, step, request, signal, emit, onRecorded } = run
-  const { ctx, model, session } = runner
-  const startedAt = performance.now()
-  const outcome = await callModel(model, request, signal)
-  const endedAt = performance.now()
-  const durationMs = endedAt - startedAt
-  if (outcome.kind !== 'ok') {
+  const { ctx, model, session, config } = runner
+  let attempt = 1
+  let outcome: ModelOutcome
+  let startedAt: number
+  let endedAt: number
+  for (;;) {
+    startedAt = performance.now()
+    outcome = await callModel(model, request, signal)
+    endedAt = performance.now()
+    if (outcome.kind === 'ok') break
     emit({
       type: 'model-call-end',
       turn,
       step,
       at: endedAt,
-      durationMs,
+      attempt,
+      durationMs: endedAt - startedAt,
       outcome: outcome.kind,
       ...(outcome.kind === 'error' ? { error: outcome.error } : {}),
     })
+    const next = outcome.kind === 'error' ? await awaitModelRetry(run, attempt, outcome.error) : 'aborted'
+    if (next === 'retry') {
+      attempt++
+      continue
+    }
     const stop =
-      outcome.kind === 'error'
+      next === 'give-up' && outcome.kind === 'error'
         ? { kind: 'failed' as const, error: outcome.error }
         : { kind: 'aborted' as const }
     return { toolCalls: 0, concludesTurn: false, eager: undefined, stop }
@@ -42,7 +55,8 @@ export async function runPlainStep(run: StepRun): Promise<StepReport> {
     turn,
     step,
     at: endedAt,
-    durationMs,
+    attempt,
+    durationMs: endedAt - startedAt,
     outcome: 'ok',
     message,
     finishReason,
@@ -51,17 +65,32 @@ export async function runPlainStep(run: StepRun): Promise<StepReport> {
 
   const calls = toolCallsOf(message)
   if (calls.length === 0) return { toolCalls: 0, concludesTurn: false, eager: undefined, stop: undefined }
-  const inbox: string[] = []
-  const batch = await executeToolCalls({
+  const batch = openStepBatch({
     ctx,
+    tools: ctx.tools,
+    session,
+    maxParallel: config.maxParallelToolCalls,
     turn,
     step,
-    toolCalls: calls,
-    messageSeq,
-    ...(signal === undefined ? {} : { signal }),
-    acceptContext: (text) => void inbox.push(text),
+    signal,
     onEvent: emit,
+    message: { kind: 'recorded', seq: messageSeq },
+    eager: undefined,
+    where: `agent turn ${turn} step ${step}`,
+    approvals: stepApprovals(run),
   })
+  for (const call of calls) batch.add(call)
+  batch.close()
+  const inbox: string[] = []
+  const done = await batch.finish((text) => void inbox.push(text))
+  if (done.paused !== undefined)
+    return {
+      toolCalls: calls.length,
+      concludesTurn: false,
+      eager: undefined,
+      stop: undefined,
+      paused: done.paused,
+    }
   await recordToolContexts({ session, turn, step, inbox })
-  return { toolCalls: calls.length, concludesTurn: batch.concludesTurn, eager: undefined, stop: undefined }
+  return { toolCalls: calls.length, concludesTurn: done.concludesTurn, eager: undefined, stop: undefined }
 }

@@ -8,7 +8,9 @@ import type { ToolRuntime } from '@deepseek-ai/dsh-tools'
 import { AgentLoopError } from './errors.ts'
 import { openStepBatch, type StepBatch } from './open-step-batch.ts'
 import { recordToolContexts } from './record-tool-contexts.ts'
+import { awaitModelRetry } from './model-retry.ts'
 import { ZERO_USAGE } from './session-records.ts'
+import { stepApprovals } from './step-approvals.ts'
 import type { StepReport, StepRun } from './step-types.ts'
 import { partialContent, streamModel, type StreamOutcome } from './stream-model.ts'
 import type { AssistantMessageEventData } from './types.ts'
@@ -81,29 +83,57 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
   if (signal?.aborted) controller.abort(signal.reason)
   else signal?.addEventListener('abort', onAbort, { once: true })
   let batch: StepBatch | undefined
-  const startedAt = performance.now()
+  let startedAt = performance.now()
+  let attempt = 1
   try {
-    const streamed = await streamModel({
-      model,
-      request,
-      signal,
-      onToolCall: (call: ToolCallBlock) => {
-        batch ??= openStepBatch({
-          ctx,
-          tools,
-          session,
-          maxParallel: config.maxParallelToolCalls,
-          turn,
-          step,
-          signal: controller.signal,
-          onEvent: emit,
-          message: { kind: 'pending' },
-          eager: (input) => mayStartEarly(tools, input.name),
-          where: `agent turn ${turn} step ${step}`,
-        })
-        batch.add(call)
-      },
-    })
+    let streamed: StreamOutcome
+    for (;;) {
+      streamed = await streamModel({
+        model,
+        request,
+        signal,
+        onToolCall: (call: ToolCallBlock) => {
+          batch ??= openStepBatch({
+            ctx,
+            tools,
+            session,
+            maxParallel: config.maxParallelToolCalls,
+            turn,
+            step,
+            signal: controller.signal,
+            onEvent: emit,
+            message: { kind: 'pending' },
+            eager: (input) => mayStartEarly(tools, input.name),
+            where: `agent turn ${turn} step ${step}`,
+            approvals: stepApprovals(run),
+          })
+          batch.add(call)
+        },
+      })
+      // Retry only a stream that failed before any tool call was complete: nothing of the step
+      // was recorded, no call was queued or started, and what it streamed was never recorded.
+      if (streamed.kind !== 'error' || batch !== undefined) break
+      emit({
+        type: 'model-call-end',
+        turn,
+        step,
+        at: streamed.endedAt,
+        attempt,
+        durationMs: streamed.endedAt - startedAt,
+        outcome: 'error',
+        error: streamed.error,
+      })
+      const next = await awaitModelRetry(run, attempt, streamed.error)
+      if (next !== 'retry') {
+        const stop =
+          next === 'aborted'
+            ? { kind: 'aborted' as const }
+            : { kind: 'failed' as const, error: streamed.error }
+        return { toolCalls: 0, concludesTurn: false, eager: undefined, stop }
+      }
+      attempt++
+      startedAt = performance.now()
+    }
     const { endedAt } = streamed
     batch?.streamEnded(endedAt)
     const durationMs = endedAt - startedAt
@@ -114,6 +144,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
             turn,
             step,
             at: endedAt,
+            attempt,
             durationMs,
             outcome: 'ok',
             message: streamed.response.message,
@@ -125,6 +156,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
             turn,
             step,
             at: endedAt,
+            attempt,
             durationMs,
             outcome: streamed.kind,
             ...(streamed.kind === 'error' ? { error: streamed.error } : {}),
@@ -158,6 +190,14 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
     batch.close()
     const inbox: string[] = []
     const done = await batch.finish((text) => void inbox.push(text))
+    if (done.paused !== undefined)
+      return {
+        toolCalls: toolCallsOf(message).length,
+        concludesTurn: false,
+        eager: done.eager,
+        stop,
+        paused: done.paused,
+      }
     await recordToolContexts({ session, turn, step, inbox })
     return {
       toolCalls: toolCallsOf(message).length,

@@ -7,13 +7,23 @@ import {
   type TokenUsage,
   type ToolSchema,
 } from '@deepseek-ai/dsh-llm'
-import type { AnySession } from '@deepseek-ai/dsh-session'
+import type { AnySession, PendingApproval } from '@deepseek-ai/dsh-session'
+import { continuePausedStep, type PausedStep } from './continue-paused-step.ts'
 import { historyFromSession } from './history-from-session.ts'
+import type { ModelRetry } from './model-retry.ts'
 import { runPlainStep } from './run-plain-step.ts'
 import { runStreamedStep } from './run-streamed-step.ts'
+import { readSessionGrants } from './session-grants.ts'
 import { addUsage } from './session-records.ts'
-import type { StepRun } from './step-types.ts'
-import type { AgentEvent, AgentLoopConfig, TurnEndEventData, TurnEndReason, TurnResult } from './types.ts'
+import type { StepReport, StepRun } from './step-types.ts'
+import type {
+  AgentEvent,
+  AgentLoopConfig,
+  TurnEndEventData,
+  TurnEndReason,
+  TurnOutcomeReason,
+  TurnResult,
+} from './types.ts'
 
 /** What stays the same for every turn of one agent. */
 export interface TurnRunner {
@@ -25,6 +35,8 @@ export interface TurnRunner {
   readonly config: AgentLoopConfig
   /** Streamed steps with eager dispatch (T40) when the model has `stream`; else `model.step`. */
   readonly eagerToolExecution: boolean
+  /** Model-level retry (`createAgent({ modelRetry })`). */
+  readonly modelRetry: ModelRetry
 }
 
 /** Where a turn starts: a new turn (0 steps) or an unfinished one read back from the session. */
@@ -38,6 +50,8 @@ export interface TurnStart {
   readonly prelude?: () => unknown
   /** Set when the turn already has its answer and only needs its `turn/end`. */
   readonly done?: TurnEndReason
+  /** Set when the turn continues a step that paused at an approval, now answered (durable approvals). */
+  readonly paused?: PausedStep
 }
 
 /**
@@ -79,11 +93,60 @@ export async function runTurn(
   let usage = start.usage
   let reason: TurnEndReason | undefined = start.done
   let failure: { failed: true; error: unknown } | undefined
+  let paused: PendingApproval | undefined
 
   emit({ type: 'turn-start', turn, at: turnStartedAt, resumed: start.resumed })
+  if (start.paused !== undefined) {
+    const { step, blocks, answer } = start.paused
+    emit({
+      type: 'approval-answered',
+      turn,
+      step,
+      at: performance.now(),
+      callId: blocks[0]!.id,
+      answer: answer.answer,
+    })
+  }
   try {
     await start.prelude?.()
-    while (reason === undefined) {
+    // `session` answers recorded earlier answer later asks in this turn (durable approvals)
+    const grants = readSessionGrants(session.events())
+    const base = { runner, turn, signal, emit, grants }
+    /** What a step's report means for the turn; true when the turn stops here. */
+    const settleStep = (step: number, stepStartedAt: number, report: StepReport): boolean => {
+      const stepEndedAt = performance.now()
+      emit({
+        type: 'step-end',
+        turn,
+        step,
+        at: stepEndedAt,
+        durationMs: stepEndedAt - stepStartedAt,
+        toolCalls: report.toolCalls,
+        concludesTurn: report.concludesTurn,
+        ...(report.eager === undefined ? {} : { eager: report.eager }),
+      })
+      // A recorded pause wins: the log waits for the answer, whatever else the step met.
+      if (report.paused !== undefined) {
+        paused = report.paused
+        return true
+      }
+      if (report.stop?.kind === 'failed') throw report.stop.error
+      if (report.stop?.kind === 'aborted') {
+        reason = 'aborted'
+        return true
+      }
+      if (report.toolCalls === 0) reason = 'completed'
+      else if (report.concludesTurn && !signal?.aborted) reason = 'concluded'
+      return reason !== undefined
+    }
+    if (start.paused !== undefined && reason === undefined) {
+      const step = start.paused.step
+      const stepStartedAt = performance.now()
+      emit({ type: 'step-start', turn, step, at: stepStartedAt })
+      const report = await continuePausedStep({ ...base, step }, start.paused)
+      settleStep(step, stepStartedAt, report)
+    }
+    while (reason === undefined && paused === undefined) {
       if (signal?.aborted) {
         reason = 'aborted'
         break
@@ -107,16 +170,14 @@ export async function runTurn(
         turn,
         step,
         at: performance.now(),
+        attempt: 1,
         messages: request.messages.length,
         tools: request.tools.length,
       })
       const run: StepRun = {
-        runner,
-        turn,
+        ...base,
         step,
         request,
-        signal,
-        emit,
         onRecorded: (message, stepUsage) => {
           steps = step
           lastMessage = message
@@ -125,34 +186,22 @@ export async function runTurn(
       }
       const streaming = runner.eagerToolExecution && typeof model.stream === 'function'
       const report = streaming ? await runStreamedStep(run) : await runPlainStep(run)
-      const stepEndedAt = performance.now()
-      emit({
-        type: 'step-end',
-        turn,
-        step,
-        at: stepEndedAt,
-        durationMs: stepEndedAt - stepStartedAt,
-        toolCalls: report.toolCalls,
-        concludesTurn: report.concludesTurn,
-        ...(report.eager === undefined ? {} : { eager: report.eager }),
-      })
-      if (report.stop?.kind === 'failed') throw report.stop.error
-      if (report.stop?.kind === 'aborted') {
-        reason = 'aborted'
-        break
-      }
-      if (report.toolCalls === 0) reason = 'completed'
-      else if (report.concludesTurn && !signal?.aborted) reason = 'concluded'
+      if (settleStep(step, stepStartedAt, report)) break
     }
   } catch (error) {
     failure = failed(error)
     reason = 'error'
   }
 
-  const final: TurnEndReason = reason ?? 'error'
+  const pending = paused as PendingApproval | undefined
+  const final: TurnOutcomeReason =
+    pending !== undefined && failure === undefined ? 'paused' : (reason ?? 'error')
   try {
-    const data: TurnEndEventData = { turn, reason: final, steps }
-    await session.append('turn/end', data)
+    // a paused turn has not ended: resume continues it once the approval is answered
+    if (final !== 'paused') {
+      const data: TurnEndEventData = { turn, reason: final, steps }
+      await session.append('turn/end', data)
+    }
   } catch (error) {
     // The turn's own failure matters more than the missing turn/end; resume() closes the turn later.
     if (failure === undefined) failure = failed(error)
@@ -165,6 +214,7 @@ export async function runTurn(
     message: lastMessage,
     text: lastMessage === undefined ? '' : textOf(lastMessage.content),
     usage,
+    ...(final === 'paused' && pending !== undefined ? { pendingApproval: pending } : {}),
   })
   const endedAt = performance.now()
   emit({

@@ -1,4 +1,6 @@
 import type { AssistantMessage, ModelRequest, TokenUsage } from '@deepseek-ai/dsh-llm'
+import type { PendingApproval } from '@deepseek-ai/dsh-session'
+import type { SessionGrant } from './session-grants.ts'
 import type { TurnRunner } from './run-turn.ts'
 import type { AgentEvent, EagerDispatchFigures } from './types.ts'
 
@@ -12,6 +14,8 @@ export interface StepRun {
   readonly emit: (event: AgentEvent) => void
   /** The assistant message of the step was recorded (called before its calls run). */
   readonly onRecorded: (message: AssistantMessage, usage: TokenUsage) => void
+  /** `session` answers recorded in the log (durable approvals), read when the turn started. */
+  readonly grants: readonly SessionGrant[]
 }
 
 /** How a step ended, when it did not throw. */
@@ -24,4 +28,6 @@ export interface StepReport {
   /** Set when the turn must end after this step: the model call (or stream) was aborted or failed. */
   readonly stop:
     { readonly kind: 'aborted' } | { readonly kind: 'failed'; readonly error: unknown } | undefined
+  /** Set when the step paused at a pending approval (recorded): the turn pauses. */
+  readonly paused?: PendingApproval
 }

@@ -1,11 +1,11 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import type { AnySession } from '@deepseek-ai/dsh-session'
-import type { LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import type { AnySession, ApprovalRequestEventData, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
+import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from './append-tool-call.ts'
 import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
 import { appendToolResult } from './append-tool-result.ts'
 import { AgentLoopError } from './errors.ts'
-import { isPromiseLike, type MaybePromise } from './maybe-async.ts'
+import { andThen, isPromiseLike, seqOf, type MaybePromise } from './maybe-async.ts'
 
 /**
  * Where the assistant message holding the step's calls stands. `recorded`: it is in the session
@@ -33,10 +33,15 @@ export type LedgerMessage =
  * synchronous one nothing here allocates a promise.
  */
 export interface ToolCallLedger {
-  /** Appends `tool/call` for call `index` (or holds it back until the message lands). */
-  recordCall(index: number): void | Promise<void>
+  /**
+   * Appends `tool/call` for call `index` (or holds it back until the message lands), with the mode
+   * it started in (undefined for a call announced without starting).
+   */
+  recordCall(index: number, mode: ExecutionMode | undefined): void | Promise<void>
   /** Appends `tool/result` for call `index`; refuses to answer out of model order. */
   recordResult(index: number, result: ToolExecutionResult): void | Promise<void>
+  /** Seq of call `index`'s `tool/call`, once recorded. */
+  callSeq(index: number): number | undefined
   /** The recorded calls still without a recorded result, in model order (always a tail). */
   unanswered(): { callId: string; callSeq: number }[]
   /**
@@ -57,6 +62,19 @@ export interface ToolCallLedger {
   messageRecorded(seq: number): void
   /** The assistant message could not be recorded: no call or result of this step will be. */
   messageRefused(): void
+  /**
+   * Durable approvals: appends `approval/request` for call `index` (its approval is pending, every
+   * earlier call answered), citing its `tool/call`; waits for the message like a result does.
+   * Returns the request's seq.
+   */
+  recordApprovalRequest(
+    index: number,
+    extra: {
+      readonly reason: string | undefined
+      readonly contexts: readonly string[]
+      readonly concludesTurn: boolean
+    },
+  ): number | Promise<number>
   /** The seq of the `tool/call` recorded for the step's call `callId` (a nested call cites it). */
   callSeqOf(callId: string): number | undefined
   /**
@@ -75,11 +93,16 @@ export function createToolCallLedger(options: {
   readonly message: LedgerMessage
   /** A late outcome held back until the message landed could not be recorded after all. */
   readonly lateFailed: (index: number, outcome: LateToolOutcome, error: unknown) => void
+  /** Seq of call 0's `tool/call` when it is already in the log (a step continued after its approval). */
+  readonly firstCallSeq?: number
+  /** Call `index`'s timings as its `tool/result` is appended (undefined: it never started). */
+  readonly timings: (index: number) => ToolCallRecordedTimings | undefined
 }): ToolCallLedger {
-  const { session, turn, step, blocks, lateFailed } = options
+  const { session, turn, step, blocks, lateFailed, firstCallSeq } = options
   let message: LedgerMessage | { readonly kind: 'refused' } = options.message
   const callSeqs: number[] = []
   const resultSeqs: number[] = []
+  const modes: (ExecutionMode | undefined)[] = []
   /** Calls announced (started or skipped) so far, recorded or held back. */
   let announced = 0
   let answered = 0
@@ -101,6 +124,10 @@ export function createToolCallLedger(options: {
 
   const appendCall = (index: number): void | Promise<void> => {
     if (broken !== undefined) throw broken.error
+    if (index === 0 && firstCallSeq !== undefined) {
+      callSeqs[0] = firstCallSeq
+      return
+    }
     const seq = messageSeq()
     const callSeq = appendToolCall({
       session,
@@ -108,6 +135,7 @@ export function createToolCallLedger(options: {
       step,
       block: blocks[index]!,
       ...(seq === undefined ? {} : { messageSeq: seq }),
+      ...(modes[index] === undefined ? {} : { mode: modes[index] }),
     })
     if (!isPromiseLike(callSeq)) {
       callSeqs[index] = callSeq
@@ -136,7 +164,16 @@ export function createToolCallLedger(options: {
         message: `executeToolCalls: the scheduler committed call ${index} before it was recorded as tool/call`,
       })
     }
-    const resultSeq = appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
+    const timings = options.timings(index)
+    const resultSeq = appendToolResult({
+      session,
+      turn,
+      step,
+      callId: block.id,
+      callSeq,
+      result,
+      ...(timings === undefined ? {} : { timings }),
+    })
     if (!isPromiseLike(resultSeq)) return answer(index, resultSeq)
     return resultSeq.then((recorded) => answer(index, recorded))
   }
@@ -192,7 +229,7 @@ export function createToolCallLedger(options: {
   }
 
   return {
-    recordCall(index) {
+    recordCall(index, mode) {
       if (index !== announced) {
         throw new AgentLoopError({
           code: 'INVALID_ARGUMENT',
@@ -200,6 +237,7 @@ export function createToolCallLedger(options: {
           message: `executeToolCalls: the scheduler started call ${index} out of model order (expected ${announced})`,
         })
       }
+      modes[index] = mode
       if (message.kind !== 'recorded') {
         announced++
         return
@@ -265,6 +303,44 @@ export function createToolCallLedger(options: {
         lateFailed(index, outcome, new Error('the assistant message of its step was not recorded'))
       }
       heldLate.clear()
+    },
+
+    callSeq: (index) => callSeqs[index],
+
+    recordApprovalRequest(index, extra) {
+      const request = (): MaybePromise<number> => {
+        if (message.kind === 'refused') throw new Error('the assistant message of its step was not recorded')
+        if (answered !== index) {
+          throw new AgentLoopError({
+            code: 'UNRECORDED_RESULTS',
+            kind: 'system',
+            message: `executeToolCalls: not recording the approval request of "${blocks[index]?.id ?? index}" while "${blocks[answered]?.id ?? answered}" has no result`,
+          })
+        }
+        const callSeq = callSeqs[index]
+        const block = blocks[index]
+        if (callSeq === undefined || block === undefined) {
+          if (broken !== undefined) throw broken.error
+          throw new AgentLoopError({
+            code: 'INVALID_ARGUMENT',
+            kind: 'system',
+            message: `executeToolCalls: call ${index} asked for approval before it was recorded as tool/call`,
+          })
+        }
+        const data: ApprovalRequestEventData = {
+          turn,
+          step,
+          callId: block.id,
+          name: block.name,
+          arguments: block.arguments,
+          ...(extra.reason === undefined ? {} : { reason: extra.reason }),
+          ...(extra.contexts.length === 0 ? {} : { contexts: [...extra.contexts] }),
+          ...(extra.concludesTurn ? { concludesTurn: true } : {}),
+        }
+        return andThen(session.append('approval/request', data, { sourceEventSeqs: [callSeq] }), seqOf)
+      }
+      if (message.kind !== 'pending') return request()
+      return landing().then(request)
     },
 
     callSeqOf(callId) {

@@ -1,5 +1,6 @@
 import type { Logger } from '@deepseek-ai/dsh-context'
 import type { JsonObject, ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import type { ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult, ToolRuntime } from '@deepseek-ai/dsh-tools'
 import type { EagerDispatchFigures, ToolCallProgressEvent } from './types.ts'
 
@@ -13,6 +14,11 @@ export interface ToolCallProgress {
   started(index: number, mode: ExecutionMode | undefined): void
   settled(index: number): void
   committed(index: number, result: ToolExecutionResult): void
+  /**
+   * What the session records with call `index`'s result, measured up to now (its `tool/result` is
+   * being appended): undefined for a call that never started.
+   */
+  recordedTimings(index: number): ToolCallRecordedTimings | undefined
   /** Later hook calls (bodies an abort or failure left running) are dropped. */
   close(): void
 }
@@ -46,6 +52,8 @@ export function createToolCallProgress(options: {
   let startedEarly = 0
   let streamEndedAt: number | undefined
   let open = true
+  // Timings feed the events and the eager figures only: a step nobody watches reads no clock.
+  const timed = onEvent !== undefined || streaming
   const duringStream = (): boolean => streaming && streamEndedAt === undefined
 
   const emit = (event: ToolCallProgressEvent): void => {
@@ -66,7 +74,7 @@ export function createToolCallProgress(options: {
 
   return {
     queued(index) {
-      if (!open) return
+      if (!open || !timed) return
       const at = performance.now()
       queuedAt[index] = at
       const eager = duringStream()
@@ -84,7 +92,7 @@ export function createToolCallProgress(options: {
       streamEndedAt ??= at
     },
     started(index, mode) {
-      if (!open || mode === undefined) return
+      if (!open || !timed || mode === undefined) return
       const at = performance.now()
       startedAt[index] = at
       const early = duringStream()
@@ -99,13 +107,13 @@ export function createToolCallProgress(options: {
     },
     settled(index) {
       // After a scheduler failure a call may be answered before its body settles: keep end last.
-      if (!open || committed.has(index)) return
+      if (!open || !timed || committed.has(index)) return
       const at = performance.now()
       settledAt[index] = at
       emit({ type: 'tool-call-settled', ...base(index, at), runMs: at - (startedAt[index] ?? at) })
     },
     committed(index, result) {
-      if (!open) return
+      if (!open || !timed) return
       committed.add(index)
       const at = performance.now()
       committedAt[index] = at
@@ -126,6 +134,19 @@ export function createToolCallProgress(options: {
         started: start !== undefined,
         timings,
       })
+    },
+    recordedTimings(index) {
+      const start = startedAt[index]
+      if (start === undefined) return undefined
+      const now = performance.now()
+      const settled = settledAt[index] ?? now
+      // a tenth of a millisecond is all a log needs, and it keeps the line short
+      const ms = (value: number): number => Math.max(0, Math.round(value * 10) / 10)
+      return {
+        queueMs: ms(start - (queuedAt[index] ?? start)),
+        runMs: ms(settled - start),
+        commitMs: ms(now - settled),
+      }
     },
     figures() {
       if (!streaming || streamEndedAt === undefined) return undefined

@@ -1,5 +1,5 @@
 import type { AssistantMessage, FinishReason, JsonValue, TokenUsage, UserMessage } from '@deepseek-ai/dsh-llm'
-import type { AnySession } from '@deepseek-ai/dsh-session'
+import type { AnySession, ApprovalAnswerKind, PendingApproval } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 
 /** Limits of one agent's loop. */
@@ -40,10 +40,19 @@ declare module '@deepseek-ai/dsh-context' {
 /** Why a turn ended. */
 export type TurnEndReason = 'completed' | 'concluded' | 'max-steps' | 'aborted' | 'error'
 
+/**
+ * How a run of a turn ended: a `TurnEndReason` (recorded as `turn/end`), or `paused` (durable
+ * approvals: a call's approval is pending; nothing ends the turn in the session, and `resume` with
+ * an answer continues it).
+ */
+export type TurnOutcomeReason = TurnEndReason | 'paused'
+
 /** What a turn produced; also what `resume` returns for a session whose last turn had ended. */
 export interface TurnResult {
   readonly turn: number
-  readonly reason: TurnEndReason
+  readonly reason: TurnOutcomeReason
+  /** Present when `reason` is `paused`: the approval the turn waits for (answer it with `resume`). */
+  readonly pendingApproval?: PendingApproval
   /** Model steps taken in the turn (including steps taken before a resume). */
   readonly steps: number
   /** The turn's last assistant message, if the model answered at least once. */
@@ -146,6 +155,8 @@ export interface ModelCallStartEvent {
   readonly turn: number
   readonly step: number
   readonly at: number
+  /** 1 for the step's first call of the model; more after a retry (`model-call-retry`). */
+  readonly attempt: number
   /** Messages and tool schemas sent. */
   readonly messages: number
   readonly tools: number
@@ -156,6 +167,8 @@ export interface ModelCallEndEvent {
   readonly turn: number
   readonly step: number
   readonly at: number
+  /** As on `model-call-start`. */
+  readonly attempt: number
   readonly durationMs: number
   readonly outcome: 'ok' | 'aborted' | 'error'
   /** Present when `outcome` is `ok`. */
@@ -164,6 +177,47 @@ export interface ModelCallEndEvent {
   readonly usage?: TokenUsage
   /** Present when `outcome` is `error`. */
   readonly error?: unknown
+}
+
+/**
+ * The model call failed with an error marked retryable (`retryable: true`, as `ChatCompletionsError`
+ * marks 429, 5xx, timeouts and dropped streams) before anything of the step was recorded or started:
+ * the loop waits `delayMs` (the error's `retryAfterMs`, else backoff with jitter), then calls the
+ * model again (`model-call-start` with the next `attempt`).
+ */
+export interface ModelCallRetryEvent {
+  readonly type: 'model-call-retry'
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+  /** The attempt that failed. */
+  readonly attempt: number
+  readonly delayMs: number
+  readonly error: unknown
+}
+
+/**
+ * Durable approvals: call `callId`'s approval is pending and recorded (`approval/request`); the
+ * turn pauses once the calls before it have committed. `approval` is what `pendingApprovals` lists.
+ */
+export interface ApprovalRequestedEvent {
+  readonly type: 'approval-requested'
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+  /** Position of the call in its assistant message. */
+  readonly index: number
+  readonly approval: PendingApproval
+}
+
+/** `resume` recorded the answer (`approval/answer`) and continues the paused step. */
+export interface ApprovalAnsweredEvent {
+  readonly type: 'approval-answered'
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+  readonly callId: string
+  readonly answer: ApprovalAnswerKind
 }
 
 /**
@@ -208,6 +262,7 @@ export interface StepEndEvent {
   readonly eager?: EagerDispatchFigures
 }
 
+/** The run of the turn is over (for `paused`, the turn itself goes on after `resume`). */
 export interface TurnEndEvent {
   readonly type: 'turn-end'
   readonly turn: number
@@ -228,7 +283,10 @@ export type AgentEvent =
   | StepStartEvent
   | ModelCallStartEvent
   | ModelCallEndEvent
+  | ModelCallRetryEvent
   | ToolCallProgressEvent
+  | ApprovalRequestedEvent
+  | ApprovalAnsweredEvent
   | StepEndEvent
   | TurnEndEvent
 

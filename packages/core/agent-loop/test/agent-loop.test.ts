@@ -86,6 +86,21 @@ describe('the step loop', () => {
     ])
   })
 
+  it('T26/T27: an abort that comes after a concluding result, before the step ends, ends the turn "aborted"', async () => {
+    const { agent, session, model } = agentWith([[note('n1', 'wrap up', true)], [textBlock('never asked')]])
+    const controller = new AbortController()
+    const result = await agent.run('go', {
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'tool-call-end') controller.abort()
+      },
+    })
+    expect(result).toMatchObject({ reason: 'aborted', steps: 1 })
+    expect(model.requests).toHaveLength(1)
+    expect(session.events().at(-1)!.data).toEqual({ turn: 1, reason: 'aborted', steps: 1 })
+    expect(verifyToolPairs(session.events()).ok).toBe(true)
+  })
+
   it('maxSteps ends a turn whose model keeps calling tools', async () => {
     const { agent, session, model } = agentWith([[echo('a', '1')], [echo('b', '2')], [echo('c', '3')]], {
       config: { maxSteps: 2 },

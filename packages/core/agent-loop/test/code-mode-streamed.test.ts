@@ -153,7 +153,9 @@ describe('Code Mode with eager dispatch (T33, T40)', () => {
           })
           batch.close()
           const outcome = await batch.outcome
-          return outcome.kind === 'completed' ? 'fanned out' : `nested batch failed: ${String(outcome.error)}`
+          return outcome.kind === 'completed'
+            ? 'fanned out'
+            : `nested batch failed: ${outcome.kind === 'failed' ? String(outcome.error) : outcome.kind}`
         },
       }),
     )

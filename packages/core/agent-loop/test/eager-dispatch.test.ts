@@ -555,6 +555,79 @@ describe('eager dispatch (T40)', () => {
     agent.dispose()
   })
 
+  it('T40: the calls of a step whose assistant message the session refused end as aborted, never as a scheduler failure, each with its tool-call-end', async () => {
+    const { root, journal } = eagerTools()
+    const inner = createMemorySession()
+    const session = Object.create(inner) as typeof inner
+    Object.defineProperty(session, 'append', {
+      value: (type: string, data: unknown, options?: Parameters<typeof inner.append>[2]) => {
+        if (type === 'assistant/message') throw new Error('disk full')
+        return inner.append(type, data, options)
+      },
+    })
+    const observed: string[] = []
+    root.on('tools/result', (result, info) => {
+      observed.push(`${info.callId} ${result.isError ? result.error.info?.code : 'OK'}`)
+    })
+    const { agent } = agentOn(
+      root,
+      [
+        async (s) => {
+          s.call(callOf('a', 'par'))
+          // an exclusive call waits for the end of the stream: it never starts here
+          s.call(callOf('b', 'ex'))
+          while (!journal.includes('start:a')) await settleAll(1)
+          s.finish()
+        },
+      ],
+      { session },
+    )
+    const events: AgentEvent[] = []
+    const error = await agent.run('go', { onEvent: (e) => events.push(e) }).catch((e: unknown) => e)
+    expect((error as Error).message).toBe('disk full')
+    expect(observed).toEqual(['a ABORTED', 'b ABORTED_BEFORE_DISPATCH'])
+    expect(
+      of(events, 'tool-call-end').map((e) => [
+        e.callId,
+        e.started,
+        e.result.isError ? e.result.error.info?.code : 'OK',
+      ]),
+    ).toEqual([
+      ['a', true, 'ABORTED'],
+      ['b', false, 'ABORTED_BEFORE_DISPATCH'],
+    ])
+    expect(shape(session.events())).toEqual(['turn/start', 'user/message user', 'turn/end error'])
+    agent.dispose()
+  })
+
+  it('T23/T40: maxParallelToolCalls bounds a streamed step: with 1, the next parallel call waits for a free slot', async () => {
+    const { root, journal, par } = eagerTools()
+    const { agent } = agentOn(
+      root,
+      [
+        (s) => {
+          s.call(callOf('a', 'par'))
+          s.call(callOf('b', 'par'))
+          s.finish()
+        },
+        (s) => {
+          s.text('done')
+          s.finish()
+        },
+      ],
+      { config: { maxParallelToolCalls: 1 } },
+    )
+    const running = agent.run('go')
+    await settleAll()
+    expect(journal).toEqual(['policy:a', 'start:a'])
+    par.release('a')
+    await settleAll()
+    expect(journal).toEqual(['policy:a', 'start:a', 'end:a', 'policy:b', 'start:b'])
+    par.release('b')
+    expect(await running).toMatchObject({ reason: 'completed', steps: 2 })
+    agent.dispose()
+  })
+
   it('T40: notEager copies a definition with eager: false, which registration keeps', () => {
     const { root } = eagerTools()
     expect((root.tools.get('lazy') as { eager?: unknown }).eager).toBe(false)

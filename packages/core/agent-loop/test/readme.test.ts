@@ -7,6 +7,7 @@ const examples = [
   'examples/readme-execute-tool-calls.ts',
   'examples/readme-eager.ts',
   'examples/readme-resume.ts',
+  'examples/readme-approvals.ts',
 ] as const
 
 describe('README', () => {
@@ -48,6 +49,15 @@ describe('README', () => {
       load: () => import('../examples/readme-resume.ts'),
       printed: /^(?:console\.log\(.*\)|ctx\.on\(.*\)) \/\/ (.*)$/gm,
       lines: 4,
+    })
+  })
+
+  it('durable approvals: the example pauses, lists and answers as its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-approvals.ts',
+      load: () => import('../examples/readme-approvals.ts'),
+      lines: 5,
     })
   })
 })

@@ -1,13 +1,26 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { createToolResultMessage, toolCallBlock } from '@deepseek-ai/dsh-llm'
-import { createMemorySession, verifyToolPairs } from '@deepseek-ai/dsh-session'
+import {
+  assistantMessage,
+  createToolResultMessage,
+  textBlock,
+  toolCallBlock,
+  type LanguageModel,
+  type ModelStreamPart,
+} from '@deepseek-ai/dsh-llm'
+import { createMemorySession, verifyToolPairs, type ToolResultEventData } from '@deepseek-ai/dsh-session'
 import { defineTool, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
-import { appendToolCall, appendToolResult, executeToolCalls } from '@deepseek-ai/dsh-agent-loop'
+import {
+  appendToolCall,
+  appendToolResult,
+  createAgent,
+  executeToolCalls,
+  type ToolCallEndEvent,
+} from '@deepseek-ai/dsh-agent-loop'
 import { setup } from './support/fixtures.ts'
 
 describe('the session mapping (docs/spec.md §8)', () => {
-  it('T28: tool/call data is { turn, step, callId, name, arguments } with the raw argument string', async () => {
+  it('T28: tool/call data is { turn, step, callId, name, arguments, mode } with the raw argument string', async () => {
     const { root, ctx, session } = setup()
     root.tools.register(
       defineTool({
@@ -27,11 +40,19 @@ describe('the session mapping (docs/spec.md §8)', () => {
     })
     const [callEvent] = session.events()
     expect(callEvent).toMatchObject({ seq: 1, type: 'tool/call' })
-    expect(callEvent!.data).toEqual({ turn: 4, step: 7, callId: 'call_1', name: 'echo', arguments: raw })
+    // `mode`: how the scheduler ran it (nothing declared: exclusive, T21)
+    expect(callEvent!.data).toEqual({
+      turn: 4,
+      step: 7,
+      callId: 'call_1',
+      name: 'echo',
+      arguments: raw,
+      mode: 'exclusive',
+    })
     expect(callEvent!.sourceEventSeqs).toBeUndefined()
   })
 
-  it('T28/T29: tool/result data is { turn, step, message, error?, meta? } citing its call with surfaceOp append', async () => {
+  it('T28/T29: tool/result data is { turn, step, message, error?, meta?, timings } citing its call with surfaceOp append', async () => {
     const { root, ctx, session } = setup()
     root.tools.register(
       defineTool({ name: 'ok', description: 'ok', parameters: z.object({}), execute: () => 'fine' }),
@@ -55,12 +76,16 @@ describe('the session mapping (docs/spec.md §8)', () => {
       toolCallBlock({ id: 'a', name: 'ok', args: {} }),
       toolCallBlock({ id: 'b', name: 'boom', args: {} }),
     ]
+    const ends: ToolCallEndEvent[] = []
     const { results } = await executeToolCalls({
       ctx,
       turn: 2,
       step: 3,
       toolCalls: blocks,
       acceptContext: () => {},
+      onEvent: (event) => {
+        if (event.type === 'tool-call-end') ends.push(event)
+      },
     })
     // both are exclusive (nothing declared): each call is answered before the next is recorded
     const [callA, resultA, callB, resultB] = session.events()
@@ -70,22 +95,95 @@ describe('the session mapping (docs/spec.md §8)', () => {
       'tool/call',
       'tool/result',
     ])
-    expect(resultA!.data).toEqual({
+    const { timings: timingsA, ...dataA } = resultA!.data as unknown as ToolResultEventData
+    expect(dataA).toEqual({
       turn: 2,
       step: 3,
       message: createToolResultMessage({ callId: 'a', content: results[0]!.content, isError: false }),
       meta: { attempts: 1 },
     })
+    // the same measurements as the progress events, to a tenth of a millisecond; the commit wait is
+    // measured as the result is appended, so it cannot exceed the event's (measured after)
+    const tenth = (ms: number): number => Math.round(ms * 10) / 10
+    expect(timingsA!.queueMs).toBe(tenth(ends[0]!.timings.queueMs))
+    expect(timingsA!.runMs).toBe(tenth(ends[0]!.timings.runMs))
+    expect(timingsA!.commitMs).toBeLessThanOrEqual(tenth(ends[0]!.timings.commitMs) + 0.1)
     expect(resultA).toMatchObject({ surfaceOp: 'append', sourceEventSeqs: [callA!.seq] })
     const failure = results[1] as Extract<ToolExecutionResult, { isError: true }>
-    expect(resultB!.data).toEqual({
+    const { timings: timingsB, ...dataB } = resultB!.data as unknown as ToolResultEventData
+    expect(dataB).toEqual({
       turn: 2,
       step: 3,
       message: createToolResultMessage({ callId: 'b', content: failure.content, isError: true }),
       error: { name: 'ToolFailed', code: 'TOOL_FAILED' },
     })
+    expect(timingsB!.runMs).toBe(tenth(ends[1]!.timings.runMs))
     expect(resultB).toMatchObject({ surfaceOp: 'append', sourceEventSeqs: [callB!.seq] })
     expect(verifyToolPairs(session.events()).ok).toBe(true)
+  })
+
+  it('T28, T40: a call started while the model streamed records its mode, and timings that place its start before its tool/call', async () => {
+    const { root, ctx, session } = setup()
+    root.tools.register(
+      defineTool({
+        name: 'read',
+        description: 'read',
+        parameters: z.object({}),
+        isConcurrencySafe: () => true,
+        execute: () => 'text',
+      }),
+    )
+    let release: () => void = () => {}
+    const streamMayEnd = new Promise<void>((resolve) => (release = resolve))
+    const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+    const call = toolCallBlock({ id: 'r1', name: 'read', args: {} })
+    const model: LanguageModel = {
+      provider: 'test',
+      modelId: 'test',
+      step: () => Promise.reject(new Error('streams only')),
+      async *stream(request): AsyncGenerator<ModelStreamPart> {
+        if (request.messages.at(-1)?.role === 'tool') {
+          yield {
+            type: 'finish',
+            response: { message: assistantMessage([textBlock('done')]), finishReason: 'stop', usage },
+          }
+          return
+        }
+        yield { type: 'tool-call', call }
+        await streamMayEnd // the body settles while the model is still writing
+        yield {
+          type: 'finish',
+          response: { message: assistantMessage([call]), finishReason: 'tool-calls', usage },
+        }
+      },
+    }
+    const agent = createAgent({ ctx, name: 'eager', model, session })
+    let settledAt = 0
+    let releasedAt = 0
+    let duringStream = false
+    await agent.run('read', {
+      onEvent: (event) => {
+        if (event.type === 'tool-call-start') duringStream = event.duringStream
+        if (event.type === 'tool-call-settled') {
+          settledAt = event.at
+          releasedAt = performance.now()
+          release()
+        }
+      },
+    })
+    agent.dispose()
+    expect(duringStream).toBe(true)
+    const events = session.events()
+    const recordedCall = events.find((event) => event.type === 'tool/call')!
+    const recordedResult = events.find((event) => event.type === 'tool/result')!
+    expect(recordedCall.data).toMatchObject({ callId: 'r1', mode: 'parallel' })
+    // its tool/call waited for the message; its result waited for both: the recorded wait covers
+    // at least the time from its settling to the end of the stream
+    const { timings } = recordedResult.data as unknown as ToolResultEventData
+    expect(timings!.commitMs + 0.1).toBeGreaterThanOrEqual(Math.floor((releasedAt - settledAt) * 10) / 10)
+    const messageSeq = events.find((event) => event.type === 'assistant/message')!.seq
+    expect(recordedCall.seq).toBeGreaterThan(messageSeq)
+    expect(verifyToolPairs(events).ok).toBe(true)
   })
 
   it('T29: appendToolCall / appendToolResult record exactly what the seed maps (callId pairs, sourceEventSeqs cites)', () => {

@@ -13,23 +13,43 @@ import { frozenSnapshotFacts } from './snapshot/frozen-snapshots.ts'
 export function deepFreeze<T>(value: T): T {
   if (!isReference(value)) return value
   if (frozenSnapshotFacts(value) !== undefined) return value
-  const seen = new Set<object>()
-  const pending: object[] = [value]
-  while (pending.length > 0) {
-    const next = pending.pop() as object
-    if (seen.has(next)) continue
-    seen.add(next)
-    if (types.isArrayBufferView(next)) continue
-    Object.freeze(next)
-    for (const key of Reflect.ownKeys(next)) {
-      const descriptor = Reflect.getOwnPropertyDescriptor(next, key)
-      if (descriptor !== undefined && 'value' in descriptor && isReference(descriptor.value)) {
-        // Already deep-frozen: nothing below it needs a visit.
-        if (frozenSnapshotFacts(descriptor.value) === undefined) pending.push(descriptor.value)
+  // The bookkeeping (a set of visited objects, a stack) starts with the first nested object: a
+  // flat object or array (tool arguments, a small value) is frozen with one look at its properties.
+  let seen: Set<object> | undefined
+  let pending: object[] | undefined
+  let next: object | undefined = value
+  while (next !== undefined) {
+    if (seen === undefined || !seen.has(next)) {
+      seen?.add(next)
+      if (!types.isArrayBufferView(next)) {
+        Object.freeze(next)
+        // names, then symbols: what `Reflect.ownKeys` lists, in its order, at less than half its cost
+        const names = Object.getOwnPropertyNames(next)
+        const symbols = Object.getOwnPropertySymbols(next)
+        for (let i = 0; i < names.length + symbols.length; i++) {
+          const key = i < names.length ? (names[i] as string) : (symbols[i - names.length] as symbol)
+          const child = dataChild(next, key)
+          if (child === undefined) continue
+          if (pending === undefined) {
+            // still on the root: it is the only object visited so far
+            pending = []
+            seen = new Set([value])
+          }
+          pending.push(child)
+        }
       }
     }
+    next = pending?.pop()
   }
   return value
+}
+
+/** The object held by data property `key` when it still needs freezing (never runs a getter). */
+function dataChild(target: object, key: string | symbol): object | undefined {
+  const descriptor = Reflect.getOwnPropertyDescriptor(target, key)
+  if (descriptor === undefined || !('value' in descriptor) || !isReference(descriptor.value)) return undefined
+  // Already deep-frozen: nothing below it needs a visit.
+  return frozenSnapshotFacts(descriptor.value) === undefined ? descriptor.value : undefined
 }
 
 function isReference(value: unknown): value is object {

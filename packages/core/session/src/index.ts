@@ -4,6 +4,7 @@ export type {
   AsyncSession,
   JsonlDurability,
   JsonlRepair,
+  JsonlSessionContents,
   JsonlSession,
   JsonlSessionOptions,
   MemorySessionOptions,
@@ -13,14 +14,21 @@ export type {
   SessionLogger,
   SurfaceOp,
   ToolCallEventData,
+  ToolCallRecordedTimings,
   ToolResultEventData,
+  ApprovalAnswerEventData,
+  ApprovalAnswerKind,
+  ApprovalRequestEventData,
 } from './types.ts'
+export { pendingApprovals } from './pending-approvals.ts'
+export type { PendingApproval } from './pending-approvals.ts'
 export { createMemorySession } from './create-memory-session.ts'
 export { openJsonlSession } from './jsonl/open-jsonl-session.ts'
 export { createAsyncSession } from './create-async-session.ts'
 export type { AsyncSessionOptions } from './create-async-session.ts'
 export { parseSessionEvent } from './parse-session-event.ts'
 export type { ParsedSessionEvent } from './parse-session-event.ts'
+export { readJsonlSession } from './jsonl/read-jsonl-session.ts'
 export { snapshotJsonValue } from './snapshot/snapshot-json-value.ts'
 export type { SnapshotOptions, SnapshotResult } from './snapshot/snapshot-json-value.ts'
 export { deepFreeze } from './deep-freeze.ts'

@@ -136,6 +136,21 @@ export interface JsonlSession extends Session {
   readonly repaired: JsonlRepair | undefined
 }
 
+/** What `readJsonlSession` found in a session file. */
+export interface JsonlSessionContents {
+  /** Absolute path of the file read. */
+  readonly path: string
+  /** The header's `createdAt`; `undefined` when the file has no whole header line yet. */
+  readonly createdAt: string | undefined
+  /** Every event of the file's whole lines, in seq order, deep-frozen. */
+  readonly events: readonly SessionEvent[]
+  /**
+   * Bytes after the last whole line, left as they are: an append in progress, or a torn tail that
+   * the next `openJsonlSession` cuts (T31). `undefined` when the file ends with a whole line.
+   */
+  readonly unreadTail: { readonly bytes: number; readonly atOffset: number } | undefined
+}
+
 /** `data` of a `tool/call` event (T28). */
 export interface ToolCallEventData {
   turn: number
@@ -150,6 +165,24 @@ export interface ToolCallEventData {
    * history.
    */
   parentCallId?: string
+  /**
+   * How the scheduler ran the call (T21): in the parallel pool, or alone as a barrier. Absent for a
+   * call that never started, and in logs written before the loop recorded it.
+   */
+  mode?: 'parallel' | 'exclusive'
+}
+
+/**
+ * How long a call took, in milliseconds, measured with `performance.now()`: `queueMs` from being
+ * handed to the scheduler to its start (a pool slot or its barrier turn), `runMs` from its start to
+ * its result (policy, approval, guards, body), `commitMs` from its result to this `tool/result`
+ * being appended (the wait for its turn in model order, and for its message under eager dispatch).
+ * The call therefore started `commitMs + runMs` before the event's `time`.
+ */
+export interface ToolCallRecordedTimings {
+  queueMs: number
+  runMs: number
+  commitMs: number
 }
 
 /** `data` of a `tool/result` event (T28, T29); append it with `{ surfaceOp: 'append', sourceEventSeqs: [callSeq] }`. */
@@ -160,4 +193,41 @@ export interface ToolResultEventData {
   message: ToolMessage
   error?: { name: string; code: string }
   meta?: JsonValue
+  /** Present for a call that started, when the loop recorded it (absent in older logs). */
+  timings?: ToolCallRecordedTimings
+}
+
+/**
+ * `data` of an `approval/request` event: the call's approval is pending (durable approvals). Append
+ * it with `{ sourceEventSeqs: [callSeq] }`, after the call's `tool/call` and before any result.
+ * `contexts` and `concludesTurn` carry what the step's calls answered before it had deferred, so the
+ * step that continues after the answer can deliver them (nothing model-facing may come between a
+ * message and the results of its calls).
+ */
+export interface ApprovalRequestEventData {
+  turn: number
+  step: number
+  callId: string
+  name: string
+  /** The raw JSON string, as in the call's `tool/call`. */
+  arguments: string
+  /** The policy's `ask` reason, when it gave one. */
+  reason?: string
+  contexts?: string[]
+  concludesTurn?: boolean
+}
+
+/** A person's answer, as recorded: `once`, `session` (with its scope) or `reject` (with feedback). */
+export type ApprovalAnswerKind = 'once' | 'session' | 'reject'
+
+/** `data` of an `approval/answer` event; append it with `{ sourceEventSeqs: [requestSeq] }`. */
+export interface ApprovalAnswerEventData {
+  turn: number
+  step: number
+  callId: string
+  answer: ApprovalAnswerKind
+  /** For `session`: what later calls the grant covers (`arguments` when absent). */
+  scope?: 'arguments' | 'tool'
+  /** For `reject`: what the model is told. */
+  feedback?: string
 }

@@ -1,6 +1,7 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { SessionError } from './errors.ts'
 import type { SessionEvent } from './types.ts'
+import { verifyApprovals } from './verify-approvals.ts'
 import { verifyMessageCalls } from './verify-message-calls.ts'
 
 export type ToolPairProblemKind =
@@ -30,6 +31,18 @@ export type ToolPairProblemKind =
   | 'unrecorded-call'
   /** A `tool/result` recorded after the next user or assistant message: the history would be invalid. */
   | 'answer-after-next-message'
+  /** An `approval/request` with no earlier `tool/call` of its callId, or one that differs from it. */
+  | 'approval-without-call'
+  /** An `approval/request` whose `sourceEventSeqs` is not `[callSeq]`. */
+  | 'approval-wrong-source'
+  /** An `approval/request` for a call that already has its result. */
+  | 'approval-after-result'
+  /** A second `approval/request` for one call, or a second `approval/answer` for one request. */
+  | 'duplicate-approval'
+  /** An `approval/answer` that cites no earlier request of its call, or comes after the call's result. */
+  | 'answer-without-request'
+  /** A pending `approval/request` (no answer, no result) followed by a message or a `tool/call`. */
+  | 'approval-not-last'
 
 export interface ToolPairProblem {
   readonly kind: ToolPairProblemKind
@@ -296,7 +309,10 @@ export function verifyToolPairs(events: readonly SessionEvent[]): ToolPairReport
       stepRecord.highestAnswered = Math.max(stepRecord.highestAnswered, call.position)
     }
   }
+  const approvals = verifyApprovals(list)
   for (const call of unanswered) {
+    // a paused step (its approval pending at the end of the log) is not a broken one
+    if (approvals.pausedCalls.has(call.callId)) continue
     report(
       'unanswered-call',
       call.seq,
@@ -304,7 +320,10 @@ export function verifyToolPairs(events: readonly SessionEvent[]): ToolPairReport
       call.callId,
     )
   }
-  problems.push(...verifyMessageCalls(list))
+  for (const problem of verifyMessageCalls(list))
+    if (problem.kind !== 'unrecorded-call' || !approvals.pausedMessages.has(problem.seq))
+      problems.push(problem)
+  problems.push(...approvals.problems)
   // Array.prototype.sort is stable: problems on one event keep the order they were found in.
   problems.sort((a, b) => a.seq - b.seq)
   return Object.freeze({ ok: problems.length === 0, problems: Object.freeze(problems) })

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeSync } from 'node:fs'
+import { appendFileSync, readFileSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -85,6 +85,40 @@ describe("T31: durability 'fsync' really fsyncs", () => {
     plain.session.append('e', 1)
     expect(plain.proc.calls.filter((call) => call.name === 'fsync')).toEqual([])
     plain.session.close()
+  })
+})
+
+describe("T31: durability 'fsync' covers the torn-tail repair", () => {
+  /** A session file holding one event and then a torn line, as a crash mid-append leaves it. */
+  function tornFile(): string {
+    const path = join(tempDir(), 's.jsonl')
+    const first = openJsonlSession(path, { durability: 'write' })
+    first.append('e', 1)
+    first.close()
+    appendFileSync(path, '{"seq":2,"type":"e","ti')
+    return path
+  }
+
+  /** The file-system calls an open of `path` made on the data file's descriptor. */
+  function openWatched(path: string, durability: 'fsync' | 'write'): FsCall[] {
+    const proc = simulatedProcess(createWorld())
+    const session = openJsonlSessionWith(proc.host, path, { durability })
+    expect(session.repaired).toEqual({ bytesCut: 23, atOffset: expect.any(Number) })
+    expect(session.events().map((event) => event.data)).toEqual([1])
+    session.close()
+    const opened = proc.calls.find((call) => call.name === 'open' && call.args[0] === path)!
+    const dataFd = proc.calls.find((call) => call.name === 'fstat' && call.index > opened.index)!.args[0]
+    return proc.calls.filter((call) => call.args[0] === dataFd && call.index > opened.index)
+  }
+
+  it("T31: with 'fsync' the cut of a torn tail is fsynced before the open returns; with 'write' it is not", () => {
+    const synced = openWatched(tornFile(), 'fsync')
+    const cut = synced.findIndex((call) => call.name === 'ftruncate')
+    expect(cut).toBeGreaterThanOrEqual(0)
+    expect(synced.slice(cut + 1).some((call) => call.name === 'fsync')).toBe(true)
+    const written = openWatched(tornFile(), 'write')
+    expect(written.some((call) => call.name === 'ftruncate')).toBe(true)
+    expect(written.some((call) => call.name === 'fsync')).toBe(false)
   })
 })
 

@@ -333,6 +333,41 @@ describe('snapshotJsonValue: lossy input is rejected with the right path', () =>
     expectFailure(snapshotJsonValue(throwsTricky), '$.z', /getter that threw \(an instance of Error\)/)
   })
 
+  it('T14: a well-behaved proxy nested in an object or array is refused before any of its traps runs', () => {
+    const trapped: string[] = []
+    const spy = <T extends object>(target: T): T =>
+      new Proxy(target, {
+        get: (t, key, receiver) => (trapped.push(`get ${String(key)}`), Reflect.get(t, key, receiver)),
+        ownKeys: (t) => (trapped.push('ownKeys'), Reflect.ownKeys(t)),
+        getOwnPropertyDescriptor: (t, key) => (
+          trapped.push(`descriptor ${String(key)}`),
+          Reflect.getOwnPropertyDescriptor(t, key)
+        ),
+        getPrototypeOf: (t) => (trapped.push('getPrototypeOf'), Reflect.getPrototypeOf(t)),
+      })
+    expectFailure(snapshotJsonValue({ a: { b: spy({ c: 1 }) } }), '$.a.b', /is a Proxy/)
+    expectFailure(snapshotJsonValue([1, spy([2, 3])]), '$[1]', /is a Proxy/)
+    expectFailure(snapshotJsonValue(spy({ c: 1 })), '$', /is a Proxy/)
+    expect(trapped).toEqual([])
+  })
+
+  it('T14: in a long array, a problem inside an element before a throwing getter is reported first, in walk order', () => {
+    const long: unknown[] = Array.from({ length: 200 }, (_, i) => i)
+    long[75] = [1, 2, new Date(0)]
+    Object.defineProperty(long, 117, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        throw new Error('boom')
+      },
+    })
+    expectFailure(snapshotJsonValue([long]), '$[0][75][2]', /is an instance of Date/)
+    long[75] = 'fine'
+    expectFailure(snapshotJsonValue([long]), '$[0][117]', /has a getter that threw \(Error: boom\)/)
+    Object.defineProperty(long, 50, { value: 1, enumerable: false })
+    expectFailure(snapshotJsonValue([long]), '$[0][50]', /is a non-enumerable property/)
+  })
+
   it('a getter that deletes a later property does not crash the walk', () => {
     const input: Record<string, unknown> = {
       get a() {

@@ -57,8 +57,11 @@ const CORRUPTIONS: Record<string, Corruption> = {
     const results = indexesOf(entries, 'result')
     if (results.length === 0) return undefined
     const at = results[pick % results.length]!
-    const options = ['omit', [], [1, 2]] as const
-    entries[at] = { ...(entries[at] as Entry & { kind: 'result' }), cite: options[pick % 3]! }
+    const result = entries[at] as Entry & { kind: 'result' }
+    // One event that is not its call: another call when there is one, else the result itself.
+    const other = entries.find((entry) => entry.kind === 'call' && entry.callId !== result.callId)
+    const options = ['omit', [], [1, 2], other ?? [at + 1]] as const
+    entries[at] = { ...result, cite: options[pick % 4]! }
     // [1, 2] cites two events, so it is wrong whatever seq the call has.
     return 'wrong-source'
   },
@@ -178,6 +181,26 @@ describe('verifyToolPairs (T30)', () => {
       },
     ])
     expect(Object.isFrozen(report.problems)).toBe(true)
+  })
+
+  it('T30: a result citing one event that is not its call is wrong-source', () => {
+    const a = { kind: 'call', turn: 1, step: 1, callId: 'a' } as const
+    const report = verifyToolPairs(
+      materialize([
+        a,
+        { kind: 'call', turn: 1, step: 1, callId: 'b' },
+        { kind: 'result', turn: 1, step: 1, callId: 'a' },
+        { kind: 'result', turn: 1, step: 1, callId: 'b', cite: a },
+      ]),
+    )
+    expect(report.problems).toEqual([
+      {
+        kind: 'wrong-source',
+        seq: 4,
+        callId: 'b',
+        message: 'tool/result seq 4 for "b" has sourceEventSeqs [1]; expected [2]',
+      },
+    ])
   })
 
   it('T30: names each ordering problem precisely', () => {

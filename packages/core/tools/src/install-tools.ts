@@ -50,6 +50,7 @@ export function installTools(ctx: Context, options: InstallToolsOptions = {}): D
     scopes: new WeakMap(),
     shippedTimeout: options.enforceTimeouts !== false,
     sweeper: undefined,
+    recentArguments: [],
   }
   const disposeService = ctx.provideScoped('tools', (scopeCtx) => createScopeView(registry, scopeCtx))
   const disposeTimeout =

@@ -56,6 +56,8 @@ export const toolMessages = {
   approvalRejected: (toolName: string, feedback: string | undefined): string =>
     `The user rejected the call to "${named(toolName)}"${detailed(feedback)}`,
   approvalCancelled: (toolName: string): string => `Approval for "${named(toolName)}" was cancelled.`,
+  approvalPending: (toolName: string): string =>
+    `Tool "${named(toolName)}" was not approved: its approval is pending, and this call cannot wait for an answer.`,
   approvalUnavailable: (toolName: string, reason: string | undefined): string =>
     `Approval for "${named(toolName)}" is unavailable${detailed(reason)}`,
   guardFailed: (toolName: string, error: unknown): string =>

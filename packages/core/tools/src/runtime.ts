@@ -1,5 +1,5 @@
 import type { Context } from '@deepseek-ai/dsh-context'
-import { checkExecutionInput } from './pipeline/check-input.ts'
+import { checkExecutionInput, refuseSuspendable } from './pipeline/check-input.ts'
 import { claimRun } from './pipeline/claim-run.ts'
 import { callConcurrency } from './pipeline/concurrency.ts'
 import { dispatchCall } from './pipeline/dispatch.ts'
@@ -12,10 +12,18 @@ import type { RegistryState, ScopeToolsState } from './registry/scope-state.ts'
 import { executeBatch } from './scheduler/execute-batch.ts'
 import { LOCAL_PROTOCOL, TOOL_RUNTIME_SCHEDULER } from './scheduler/scheduler-key.ts'
 import type { ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
-import type { ToolExecutionInput, ToolRuntime } from './types.ts'
+import type { ToolExecutionInput, ToolExecutionResult, ToolRuntime } from './types.ts'
+import { toolMessages } from './messages.ts'
 import { createPresentationMethods } from './view/create-presentation-methods.ts'
 import { createReadMethods } from './view/create-read-methods.ts'
 import { createRegistrationMethods } from './view/create-registration-methods.ts'
+
+const WHERE = {
+  execute: 'tools.execute(input)',
+  prepare: 'tools.prepare(input)',
+  concurrency: 'tools.concurrency(input)',
+  synthesize: 'tools.synthesize(input)',
+} as const
 
 /**
  * `ctx.tools` for one scope: its registry layer, the staged scheduler surface (T18, T39) and the
@@ -38,19 +46,29 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
   }
   registry.scopes.set(ctx.scope, state)
 
-  const checkInput = (method: string, input: ToolExecutionInput): ToolExecutionInput =>
-    checkExecutionInput(`tools.${method}(input)`, 'input', input)
+  const checkInput = (method: keyof typeof WHERE, input: ToolExecutionInput): ToolExecutionInput =>
+    checkExecutionInput(WHERE[method], 'input', input).input
 
   const scheduler: ToolRuntimeScheduler = {
     protocol: LOCAL_PROTOCOL,
     prepare(input) {
-      return prepareCall(state, input, checkInput('prepare', input))
+      return Promise.resolve(prepareCall(state, input, checkInput('prepare', input)))
     },
-    async dispatch(run) {
-      return dispatchCall(claimRun(registry, 'dispatch', run))
+    // Not `async`: returning the pipeline's own promise (or a resolved one) saves the extra
+    // promise and ticks an async wrapper adds; a refused claim still rejects.
+    dispatch(run) {
+      try {
+        return Promise.resolve(dispatchCall(claimRun(registry, 'dispatch', run)))
+      } catch (error) {
+        return Promise.reject(error as Error)
+      }
     },
-    async finalize(run, result) {
-      return finalizeCall(claimRun(registry, 'finalize', run, result), result)
+    finalize(run, result) {
+      try {
+        return Promise.resolve(finalizeCall(claimRun(registry, 'finalize', run, result), result))
+      } catch (error) {
+        return Promise.reject(error as Error)
+      }
     },
     finish: (run, result) => finishCall(claimRun(registry, 'finish', run, result), result),
     concurrency(input) {
@@ -65,6 +83,16 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
     },
   }
 
+  const synthesizeDenied = (input: ToolExecutionInput): ToolExecutionResult => {
+    const result = materializeResult(
+      failure('DENIED', toolMessages.approvalPending(input.name), { name: 'ApprovalPending' }),
+      input.name,
+      registry.options.maxResultBytes,
+    )
+    if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', result, callInfoOf(state, input))
+    return result
+  }
+
   const view: ToolRuntime = {
     scope: ctx,
     [TOOL_RUNTIME_SCHEDULER]: scheduler,
@@ -75,18 +103,29 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
     async execute(raw) {
       // T36: the input is read once, here; only the copy is used from now on.
       const input = checkInput('execute', raw)
-      const prepared = await prepareCall(state, undefined, input)
+      refuseSuspendable('tools.execute(input)', 'input', input)
+      // Each stage is awaited only when it returned a promise: a call with nothing asynchronous in it
+      // (no listener, a body that returns a plain value) settles without a tick of its own.
+      const preparing = prepareCall(state, undefined, input)
+      const prepared = preparing instanceof Promise ? await preparing : preparing
       switch (prepared.stage) {
         case 'dispatch': {
-          const dispatched = await dispatchCall(prepared.run as RunState)
-          return dispatched.stage === 'post-result'
-            ? finalizeCall(dispatched.run as RunState, dispatched.result)
-            : finishCall(dispatched.run as RunState, dispatched.result)
+          const dispatching = dispatchCall(prepared.run as RunState)
+          const dispatched = dispatching instanceof Promise ? await dispatching : dispatching
+          if (dispatched.stage !== 'post-result')
+            return finishCall(dispatched.run as RunState, dispatched.result)
+          const finalizing = finalizeCall(dispatched.run as RunState, dispatched.result)
+          return finalizing instanceof Promise ? await finalizing : finalizing
         }
-        case 'post-result':
-          return finalizeCall(prepared.run as RunState, prepared.result)
+        case 'post-result': {
+          const finalizing = finalizeCall(prepared.run as RunState, prepared.result)
+          return finalizing instanceof Promise ? await finalizing : finalizing
+        }
         case 'final-result':
           return finishCall(prepared.run as RunState, prepared.result)
+        case 'approval-pending':
+          // unreachable (a suspendable input is refused above); the call still gets one result
+          return synthesizeDenied(input)
         default: {
           const never: never = prepared
           return never

@@ -90,6 +90,11 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
    * (T40): it waits for the stream's end, as an exclusive call does. Default: may start early.
    */
   readonly eager?: boolean
+  /**
+   * `true` declares that running the body twice for one call has the effect of running it once (a
+   * read, a PUT with a key): `withRetry` requires it before it retries the body. Nothing else reads it.
+   */
+  readonly idempotent?: boolean
 }
 
 /** A definition with its argument and value types erased, as the registry stores it. */
@@ -117,12 +122,41 @@ export interface ToolExecutionInput {
    * `exec.nestedCallHooks`.
    */
   readonly nestedCallHooks?: ToolBatchHooks
+  /**
+   * Durable approvals, for a scheduler that records its calls (the agent loop): how this call's
+   * `ask` may be settled beyond `ctx.approval`. Only `prepare` and `createToolBatch` accept
+   * `{ kind: 'suspendable' }`; `execute`, `executeBatch` and `runToolBatch` refuse it.
+   */
+  readonly approval?: ToolCallApproval
 }
 
 /** The outer call a nested call belongs to. */
 export interface ToolCallParent {
   readonly callId: CallId
 }
+
+/**
+ * - `suspendable`: an approval service answering `pending` suspends the call (`prepare` returns
+ *   stage `approval-pending`, with no result) instead of denying it; the driver records the pending
+ *   approval and runs the call again later with the answer.
+ * - `answered`: the answer a person gave for this call's suspended `ask`, recorded by the driver.
+ *   `reject` answers the call with `DENIED` (`ApprovalRejected`) before any policy runs; `once` and
+ *   `session` answer the `ask` that policy raises again, in place of `ctx.approval` (a policy that
+ *   now denies still denies; guards still run).
+ */
+export type ToolCallApproval =
+  { readonly kind: 'suspendable' } | { readonly kind: 'answered'; readonly answer: ApprovalAnswer }
+
+/**
+ * A person's answer to a pending approval, as data (it is recorded in the session):
+ * `once` approves this call; `session` approves it and later calls of the tool in the session
+ * (`scope`: `'arguments'`, the default, the same arguments; `'tool'`, every call of the tool);
+ * `reject` refuses it, with optional feedback for the model.
+ */
+export type ApprovalAnswer =
+  | { readonly answer: 'once' }
+  | { readonly answer: 'session'; readonly scope?: 'arguments' | 'tool' }
+  | { readonly answer: 'reject'; readonly feedback?: string }
 
 export interface ToolExecutionSuccess {
   readonly isError: false
@@ -244,6 +278,13 @@ export type ApprovalDecision =
   | { readonly type: 'rejected'; readonly feedback?: string }
   | { readonly type: 'cancelled' }
   | { readonly type: 'unavailable'; readonly reason?: string }
+  /**
+   * Nobody here can answer now; a person answers later, possibly in another process. A call whose
+   * driver records approvals durably (`approval: { kind: 'suspendable' }`) is suspended: the agent
+   * loop records an `approval/request` and pauses the turn. Any other call is `DENIED`
+   * (`ApprovalPending`).
+   */
+  | { readonly type: 'pending' }
 
 export interface ApprovalRequest {
   readonly toolName: string
@@ -386,7 +427,26 @@ declare module '@deepseek-ai/dsh-context' {
     /** A body settled (or was abandoned) after its call was answered: T38, timeouts. */
     'tools/late-outcome': EmitEvent<[late: LateToolOutcome, call: ToolCallInfo]>
     'tools/change': EmitEvent<[change: ToolsChange]>
+    /** One attempt of a body run by `withRetry` ended (each attempt, retried or not). */
+    'tools/attempt': EmitEvent<[attempt: ToolAttempt]>
   }
+}
+
+/** What `withRetry` reports after each attempt of a body (`tools/attempt`). */
+export interface ToolAttempt {
+  readonly callId: CallId
+  readonly toolName: string
+  /** 1 for the first run of the body. */
+  readonly attempt: number
+  readonly outcome: 'ok' | 'error'
+  /** Wall time of this attempt, in milliseconds. */
+  readonly durationMs: number
+  /** For `error`: the thrown value, described. */
+  readonly error?: string
+  /** For `error`: whether the error was marked retryable. */
+  readonly retryable?: boolean
+  /** For `error`: the wait before the next attempt, when there is one (else the error is final). */
+  readonly retryInMs?: number
 }
 
 export type { ToolErrorCode }

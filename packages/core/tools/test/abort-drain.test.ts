@@ -155,6 +155,26 @@ describe('T38: abort drains started bodies', () => {
     ])
   })
 
+  it('T38: a body that settles after it was reported abandoned is not reported again', async () => {
+    const { ctx, logger } = setup({ abortGraceMs: 10, lateBodyCapMs: 1_000 })
+    const body = gated('slow')
+    ctx.tools.register(body.definition)
+    const late = lateLog(ctx)
+    const scheduler = resolveToolRuntimeScheduler(ctx.tools)
+    const controller = new AbortController()
+    const prepared = await scheduler.prepare(call('slow', {}, { signal: controller.signal }))
+    const dispatching = scheduler.dispatch(prepared.run)
+    controller.abort()
+    await vi.advanceTimersByTimeAsync(10)
+    const dispatched = await dispatching
+    await vi.advanceTimersByTimeAsync(1_000)
+    expect(await dispatched.bodySettled).toEqual({ kind: 'abandoned' })
+    body.gate.resolve('too late')
+    await vi.advanceTimersByTimeAsync(0)
+    expect(late.map(([outcome]) => outcome.kind)).toEqual(['abandoned'])
+    expect(logger.entries.filter((e) => e.level === 'warn')).toHaveLength(1)
+  })
+
   it('T38: a late value that is not lossless JSON is reported as an error outcome', async () => {
     const { ctx } = setup({ abortGraceMs: 0 })
     const body = gated()

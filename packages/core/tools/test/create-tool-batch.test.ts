@@ -6,6 +6,7 @@ import {
   ToolsError,
   createToolBatch,
   defineTool,
+  resolveToolRuntimeScheduler,
   type ToolBatchHooks,
   type ToolExecutionInput,
 } from '@deepseek-ai/dsh-tools'
@@ -140,6 +141,35 @@ describe('createToolBatch: calls handed over as they arrive (incremental intake)
     for (const id of ['a', 'b', 'c']) await g.release(id)
     expect((await batch.outcome).kind).toBe('completed')
   })
+
+  it.each([
+    ['true', () => true, true],
+    [
+      'a throw',
+      () => {
+        throw new Error('eager predicate failed')
+      },
+      false,
+    ],
+    ['undefined', () => undefined, false],
+    ['"yes"', () => 'yes', false],
+    ['1', () => 1, false],
+  ])(
+    'T40: an eager predicate answering %s: only true starts the call before close(); a throw counts as no',
+    async (_label, answer, early) => {
+      const { ctx } = setup()
+      const g = gated(ctx)
+      const batch = createToolBatch({ tools: ctx.tools, eager: answer as () => boolean })
+      batch.add(p('a'))
+      await tick()
+      expect(g.started).toEqual(early ? ['a'] : [])
+      batch.close()
+      await tick()
+      expect(g.started).toEqual(['a'])
+      await g.release('a')
+      expect((await batch.outcome).kind).toBe('completed')
+    },
+  )
 
   it('adding after close() is an error (ALREADY_FINISHED); close() is idempotent; bad calls are refused by name', async () => {
     const { ctx } = setup()
@@ -314,5 +344,137 @@ describe('createToolBatch: calls handed over as they arrive (incremental intake)
     } finally {
       process.off('warning', onWarning)
     }
+  })
+})
+
+describe('the batch signal: one per batch, lent again only when nothing can hear it', () => {
+  const signalOf = async (
+    ctx: Context,
+    options: { stop?: AbortController; listen?: boolean; fail?: boolean } = {},
+  ): Promise<AbortSignal> => {
+    let seen: AbortSignal | undefined
+    const batch = createToolBatch({
+      tools: ctx.tools,
+      ...(options.stop === undefined ? {} : { signal: options.stop.signal }),
+      hooks: {
+        onQueued: (_index, input) => {
+          seen = input.signal
+          if (options.listen === true) input.signal?.addEventListener('abort', () => {})
+          // aborted while the batch runs: its signal is aborted with it
+          options.stop?.abort()
+        },
+        onCommit: () => {
+          if (options.fail === true) throw new Error('store down')
+        },
+      },
+    })
+    batch.add({ callId: `c${Math.random()}`, name: 'quick', arguments: '{}' })
+    batch.close()
+    await batch.outcome
+    return seen!
+  }
+
+  it('T26: a batch that ended cleanly lends its signal to the next one, unaborted', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(
+      defineTool({ name: 'quick', description: 'q', parameters: z.object({}), execute: () => 1 }),
+    )
+    const first = await signalOf(ctx)
+    const second = await signalOf(ctx)
+    expect(second).toBe(first)
+    expect(second.aborted).toBe(false)
+    expect(getEventListeners(second, 'abort')).toHaveLength(0)
+  })
+
+  it('T26: the signal of a batch that aborted or failed, or that someone still listens to, is never lent again', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(
+      defineTool({ name: 'quick', description: 'q', parameters: z.object({}), execute: () => 1 }),
+    )
+    const aborted = await signalOf(ctx, { stop: new AbortController() })
+    const failed = await signalOf(ctx, { fail: true })
+    const listened = await signalOf(ctx, { listen: true })
+    expect(aborted.aborted).toBe(true)
+    expect(failed.aborted).toBe(true)
+    const later = [await signalOf(ctx), await signalOf(ctx), await signalOf(ctx)]
+    for (const signal of later) {
+      expect(signal).not.toBe(aborted)
+      expect(signal).not.toBe(failed)
+      expect(signal).not.toBe(listened)
+      expect(signal.aborted).toBe(false)
+    }
+  })
+})
+
+describe('the shared batch signal reaches exactly the unanswered calls', () => {
+  it('T26: an abort stops the calls still running and never the body of a call already answered', async () => {
+    const { ctx } = setup()
+    const signals = new Map<string, AbortSignal>()
+    const gates = new Map<string, Deferred<string>>()
+    ctx.tools.register(
+      defineTool({
+        name: 'w',
+        description: 'waits',
+        parameters: z.object({ id: z.string() }),
+        isConcurrencySafe: () => true,
+        execute: ({ id }, exec) => {
+          signals.set(id, exec.signal)
+          const gate = deferred<string>()
+          gates.set(id, gate)
+          exec.signal.addEventListener('abort', () => gate.reject(new Error('stopped')), { once: true })
+          return gate.promise
+        },
+      }),
+    )
+    const stop = new AbortController()
+    const batch = createToolBatch({ tools: ctx.tools, signal: stop.signal })
+    for (const id of ['done', 'running'])
+      batch.add({ callId: id, name: 'w', arguments: JSON.stringify({ id }) })
+    batch.close()
+    await tick()
+    gates.get('done')!.resolve('ok')
+    await tick()
+    expect(batch.view()).toMatchObject({ committed: 1 })
+    stop.abort()
+    expect((await batch.outcome).results.map(codeOf)).toEqual(['OK', 'ABORTED'])
+    expect(signals.get('running')!.aborted).toBe(true)
+    expect(signals.get('done')!.aborted).toBe(false)
+  })
+
+  it('T36: hooks get the batch’s frozen copy; an object that only looks like one (same prototype, getters) is read once and copied', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(
+      defineTool({
+        name: 'echo2',
+        description: 'echo',
+        parameters: z.object({ text: z.string() }),
+        execute: ({ text }) => text,
+      }),
+    )
+    let queued: ToolExecutionInput | undefined
+    const batch = createToolBatch({ tools: ctx.tools, hooks: { onQueued: (_i, input) => (queued = input) } })
+    batch.add({ callId: 'a', name: 'echo2', arguments: '{"text":"hi"}' })
+    batch.close()
+    await batch.outcome
+    expect(Object.isFrozen(queued)).toBe(true)
+    expect(() => {
+      ;(queued as { name: string }).name = 'other'
+    }).toThrow(TypeError)
+    // a forgery with the checked copy's prototype: its getters answer differently on each read
+    let reads = 0
+    const forged = Object.create(Object.getPrototypeOf(queued) as object, {
+      callId: { get: () => 'forged', enumerable: true },
+      name: { get: () => (reads++ === 0 ? 'echo2' : 'nope'), enumerable: true },
+      arguments: { get: () => '{"text":"ok"}', enumerable: true },
+    }) as ToolExecutionInput
+    // a scheduler method reads it once and works on its own copy, as for any input
+    const prepared = await resolveToolRuntimeScheduler(ctx.tools).prepare(forged)
+    expect(reads).toBe(1)
+    expect(prepared).toMatchObject({ stage: 'dispatch', run: { toolName: 'echo2' } })
+    const second = createToolBatch({ tools: ctx.tools })
+    second.add(forged)
+    second.close()
+    expect((await second.outcome).results).toMatchObject([{ isError: true }])
+    expect(reads).toBe(2)
   })
 })

@@ -7,6 +7,7 @@ describe('README', () => {
     expectEveryBlockIsAnExample(new URL('../', import.meta.url), [
       'examples/readme-example.ts',
       'examples/readme-strict.ts',
+      'examples/readme-retry.ts',
       'examples/system-prompt-example.ts',
     ])
   })
@@ -38,6 +39,15 @@ describe('README', () => {
       load: () => import('../examples/readme-strict.ts'),
       printed: /^\s*console\.log\(.*\) \/\/ (.*)$/gm,
       lines: 4,
+    })
+  })
+
+  it('withRetry: the example retries as its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl: new URL('../', import.meta.url),
+      example: 'examples/readme-retry.ts',
+      load: () => import('../examples/readme-retry.ts'),
+      lines: 2,
     })
   })
 })

@@ -130,6 +130,16 @@ describe('restriction', () => {
     expect(agent.tools.concurrency(call('search'))).toEqual({ mode: 'exclusive', keys: [] })
   })
 
+  it('T9/T10/T21: a global hidden by a restriction on the root, the scope it is registered in, is exclusive there too', () => {
+    const { ctx } = setup()
+    ctx.tools.register({ ...tool('search'), isConcurrencySafe: () => true, concurrencyKey: () => 'index' })
+    ctx.tools.register(tool('other'))
+    ctx.tools.restrict({ deny: ['search'] })
+    expect(ctx.tools.executionMode(call('search'))).toBe('exclusive')
+    expect(ctx.tools.concurrency(call('search'))).toEqual({ mode: 'exclusive', keys: [] })
+    expect(ctx.createScope({ name: 'agent' }).tools.executionMode(call('search'))).toBe('exclusive')
+  })
+
   it('T9: a restriction on the root scope filters the globals for the root and every scope below', async () => {
     const ctx = world()
     ctx.tools.restrict({ deny: ['exec'] })

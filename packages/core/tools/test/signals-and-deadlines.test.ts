@@ -248,6 +248,35 @@ describe('every call has a deadline: timeoutMs + the policy budget (documented g
     expect(await pending).toMatchObject({ isError: false, value: 'finally' })
   })
 
+  it.each([
+    ['with a caller signal', true],
+    ['without a caller signal', false],
+  ])(
+    'the budget is paused while the body runs inside a wrapper (%s): a body longer than the budget succeeds and its signal stays quiet',
+    async (_label, withSignal) => {
+      vi.useFakeTimers()
+      const { ctx } = setup({ policyTimeoutMs: 100 })
+      const seen: boolean[] = []
+      ctx.tools.register({
+        ...tool('slow'),
+        timeoutMs: 10_000,
+        execute: async (_a: unknown, exec: { signal: AbortSignal }) => {
+          await new Promise((r) => setTimeout(r, 5_000))
+          seen.push(exec.signal.aborted)
+          return 'finally'
+        },
+      })
+      // a wrapper runs on the budget before and after next(); the body between is not its time
+      ctx.on('tools/pre-execute', async (_c, next) => next())
+      ctx.on('tools/execute', async (_c, next) => next())
+      const signal = new AbortController().signal
+      const pending = ctx.tools.execute(call('slow', {}, withSignal ? { signal } : {}))
+      await vi.advanceTimersByTimeAsync(5_100)
+      expect(await pending).toMatchObject({ isError: false, value: 'finally' })
+      expect(seen).toEqual([false])
+    },
+  )
+
   it('options are validated', () => {
     expect(() => setup({ policyTimeoutMs: 0 })).toThrow(/options.policyTimeoutMs must be a positive integer/)
     expect(() => setup({ abortGraceMs: -1 })).toThrow(/options.abortGraceMs must be a non-negative integer/)

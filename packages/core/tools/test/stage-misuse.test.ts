@@ -68,7 +68,8 @@ describe('T39: the staged surface refuses misuse', () => {
   it('T39: dispatching twice is refused, also while the first dispatch is in flight', async () => {
     const { ctx } = setup()
     let ran = 0
-    ctx.tools.register(tool('t', () => ++ran))
+    // an async body, so the first dispatch is still in flight (a plain value would end it at once)
+    ctx.tools.register(tool('t', async () => ++ran))
     const scheduler = resolveToolRuntimeScheduler(ctx.tools)
     const prepared = await scheduler.prepare(call('t'))
     const first = scheduler.dispatch(prepared.run)

@@ -67,7 +67,7 @@ describe('ctx.systemPrompt: tools in the form the mode decides', () => {
     expect(text).toContain('interface Tools {')
   })
 
-  it('T5/T10: a restricted tool is absent from the schemas and from the SDK of that scope only', () => {
+  it('T5/T9/T10: a restricted tool is absent from the schemas and SDK of that scope and the scopes below it, and still in its parent', () => {
     const { ctx } = withPrompt({ defaultPresentation: 'code' })
     ctx.tools.register(echo)
     ctx.tools.register(tool('secret'))
@@ -78,6 +78,7 @@ describe('ctx.systemPrompt: tools in the form the mode decides', () => {
     const sub = agent.createScope({ name: 'sub' })
     sub.tools.presentAs('code')
     expect(sub.systemPrompt!.sdk()).not.toContain('secret')
+    expect(names(sub.tools.schemas())).toEqual(['echo'])
     expect(ctx.systemPrompt!.sdk()).toContain('secret(')
   })
 

@@ -52,6 +52,67 @@ describe('enforced timeouts', () => {
     ])
   })
 
+  it('T17: a body that reads its signal only after the timeout finds it aborted with a TimeoutError', async () => {
+    const { ctx } = setup()
+    let read: (() => AbortSignal) | undefined
+    ctx.tools.register({
+      ...tool('lazy'),
+      timeoutMs: 10,
+      execute: (_a: unknown, exec: { signal: AbortSignal }) => {
+        read = () => exec.signal
+        return new Promise(() => {})
+      },
+    })
+    const pending = ctx.tools.execute(call('lazy'))
+    await vi.advanceTimersByTimeAsync(10)
+    expect(codeOf(await pending)).toBe('TIMEOUT')
+    const signal = read!()
+    expect(signal.aborted).toBe(true)
+    expect(signal.reason).toMatchObject({ name: 'TimeoutError', message: 'timed out after 10 ms' })
+  })
+
+  it('T17: a TIMEOUT still goes through tools/post-execute, which sees it as it is (not as an abort)', async () => {
+    const { ctx } = setup()
+    const seen: string[] = []
+    ctx.on('tools/post-execute', (c, next) => {
+      seen.push(codeOf(c.result))
+      return next()
+    })
+    ctx.tools.register({ ...tool('hang'), timeoutMs: 15, execute: () => new Promise<never>(() => {}) })
+    const pending = ctx.tools.execute(call('hang'))
+    await vi.advanceTimersByTimeAsync(15)
+    expect(codeOf(await pending)).toBe('TIMEOUT')
+    expect(seen).toEqual(['TIMEOUT'])
+  })
+
+  it('T17: a body that returns a plain value arms no timer; one that returns a promise arms one, cleared when it settles', async () => {
+    const { ctx } = setup()
+    let armedInSync = -1
+    ctx.tools.register({
+      ...tool('sync'),
+      timeoutMs: 1_000,
+      execute: () => {
+        armedInSync = vi.getTimerCount()
+        return 42
+      },
+    })
+    let armed = -1
+    ctx.tools.register({
+      ...tool('async'),
+      timeoutMs: 1_000,
+      execute: async () => {
+        await Promise.resolve()
+        armed = vi.getTimerCount()
+        return 'later'
+      },
+    })
+    expect(await ctx.tools.execute(call('sync'))).toMatchObject({ isError: false, value: 42 })
+    expect(armedInSync).toBe(0)
+    expect(await ctx.tools.execute(call('async'))).toMatchObject({ isError: false, value: 'later' })
+    expect(armed).toBe(1)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
   it('T17: the runtime default applies to tools that declare no timeout; a fast body is unaffected', async () => {
     const { ctx } = setup({ defaultTimeoutMs: 30 })
     ctx.tools.register({ ...tool('hang'), execute: () => new Promise<never>(() => {}) })

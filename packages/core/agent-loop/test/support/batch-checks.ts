@@ -189,12 +189,32 @@ export function checkStepTrace(trace: StepTrace): string[] {
       problems.push(`call ${index} concludesTurn mismatch`)
   })
 
-  problems.push(...checkSessionMapping(trace.session.events(), trace))
+  problems.push(...checkSessionMapping(trace.session.events(), trace, start))
   return problems
 }
 
-/** T28/T29: the exact records, in model order, citing their calls; and the replay check. */
-function checkSessionMapping(events: readonly SessionEvent[], trace: StepTrace): string[] {
+/** Recorded timings: three finite, non-negative numbers of milliseconds (their values are the machine's). */
+function timingsProblem(value: unknown): string | undefined {
+  const timings = value as Record<string, unknown> | undefined
+  if (typeof timings !== 'object' || timings === null) return 'no timings'
+  const keys = Object.keys(timings).sort().join(',')
+  if (keys !== 'commitMs,queueMs,runMs') return `timings keys ${keys}`
+  for (const key of ['queueMs', 'runMs', 'commitMs']) {
+    const ms = timings[key]
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return `timings.${key} ${String(ms)}`
+  }
+  return undefined
+}
+
+/**
+ * T28/T29: the exact records, in model order, citing their calls; and the replay check. A call that
+ * started records the mode it started in, and its result how long it queued, ran and waited.
+ */
+function checkSessionMapping(
+  events: readonly SessionEvent[],
+  trace: StepTrace,
+  start: ReadonlyMap<number, { readonly mode: 'parallel' | 'exclusive' }>,
+): string[] {
   const problems: string[] = []
   const blocks = trace.spec.calls.map(blockFor)
   const calls = events.filter((e) => e.type === 'tool/call')
@@ -207,6 +227,7 @@ function checkSessionMapping(events: readonly SessionEvent[], trace: StepTrace):
       callId: block.id,
       name: block.name,
       arguments: block.arguments,
+      ...(start.has(index) ? { mode: start.get(index)!.mode } : {}),
     }
     if (JSON.stringify(event.data) !== JSON.stringify(expected))
       problems.push(`tool/call ${index} data ${JSON.stringify(event.data)}`)
@@ -228,6 +249,13 @@ function checkSessionMapping(events: readonly SessionEvent[], trace: StepTrace):
         `tool/result ${index} cites ${JSON.stringify(event.sourceEventSeqs)} with ${event.surfaceOp}`,
       )
     }
+    const { timings, ...rest } = data
+    if (start.has(index)) {
+      const problem = timingsProblem(timings)
+      if (problem !== undefined) problems.push(`tool/result ${index}: ${problem}`)
+    } else if (timings !== undefined) {
+      problems.push(`tool/result ${index} of a call that never started has timings`)
+    }
     const expected = {
       turn: TURN,
       step: STEP,
@@ -240,7 +268,7 @@ function checkSessionMapping(events: readonly SessionEvent[], trace: StepTrace):
       ...(result.isError && result.error.info ? { error: result.error.info } : {}),
       ...(result.meta === undefined ? {} : { meta: result.meta }),
     }
-    if (JSON.stringify(data) !== JSON.stringify(expected))
+    if (JSON.stringify(rest) !== JSON.stringify(expected))
       problems.push(`tool/result ${index} data ${JSON.stringify(data)}`)
   })
   if (results.length !== blocks.length)

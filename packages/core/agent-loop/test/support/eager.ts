@@ -54,7 +54,12 @@ export function eagerTools(): EagerSetup {
 export function agentOn(
   root: Context,
   scripts: readonly StreamScript[],
-  options: { session?: AnySession; eagerToolExecution?: boolean; ignoreAbort?: boolean } = {},
+  options: {
+    session?: AnySession
+    eagerToolExecution?: boolean
+    ignoreAbort?: boolean
+    config?: { maxParallelToolCalls?: number }
+  } = {},
 ): { agent: Agent; model: StreamingModel; session: AnySession; events: AgentEvent[] } {
   const model = createStreamingModel(
     scripts,
@@ -67,6 +72,7 @@ export function agentOn(
     model,
     session,
     ...(options.eagerToolExecution === undefined ? {} : { eagerToolExecution: options.eagerToolExecution }),
+    ...(options.config === undefined ? {} : { config: options.config }),
   })
   return { agent, model, session, events: [] }
 }

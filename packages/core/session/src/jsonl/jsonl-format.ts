@@ -20,19 +20,38 @@ export function formatEventLine(event: SessionEvent): string {
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
+/** Who reads a file, as error messages name it: the writer's open, or the read-only reader. */
+export interface FileReader {
+  /** `openJsonlSession(path)` or `readJsonlSession(path)`. */
+  readonly where: string
+  /** What happened to the file when a line is refused. */
+  readonly untouched: string
+}
+
+export const WRITER_OPEN: FileReader = {
+  where: 'openJsonlSession(path)',
+  untouched: 'the file is left untouched (only a torn last line is repaired)',
+}
+
+export const READ_ONLY: FileReader = {
+  where: 'readJsonlSession(path)',
+  untouched: 'reading never modifies the file',
+}
+
 /** Decodes and parses one whole line; `line` is 1-based. */
-export function parseLine(path: string, line: number, bytes: Uint8Array): unknown {
+export function parseLine(path: string, line: number, bytes: Uint8Array, reader: FileReader): unknown {
   let text: string
   try {
     text = decoder.decode(bytes)
   } catch {
-    throw corrupt(path, line, 'is not valid UTF-8')
+    throw corrupt(reader, path, line, 'is not valid UTF-8')
   }
-  if (text.trim() === '') throw corrupt(path, line, 'is empty')
+  if (text.trim() === '') throw corrupt(reader, path, line, 'is empty')
   try {
     return JSON.parse(text) as unknown
   } catch (error) {
     throw corrupt(
+      reader,
       path,
       line,
       `is not valid JSON (${error instanceof Error ? error.message : describeValue(error)})`,
@@ -41,8 +60,8 @@ export function parseLine(path: string, line: number, bytes: Uint8Array): unknow
 }
 
 /** Accepts a header of this format at version ≤ FORMAT_VERSION; extra header fields are ignored. */
-export function checkHeader(path: string, header: unknown): void {
-  const where = `openJsonlSession(path)`
+export function checkHeader(path: string, header: unknown, reader: FileReader): void {
+  const { where } = reader
   if (!isRecord(header) || header.format !== FORMAT_NAME) {
     const found = isRecord(header) ? describeValue(header.format) : describeValue(header)
     throw new SessionError({
@@ -65,9 +84,15 @@ export function checkHeader(path: string, header: unknown): void {
  * Validates one parsed event line and freezes it. Unknown `type`s and extra fields are kept as
  * written; the known fields must be well-formed and seqs must continue without a gap.
  */
-export function checkEvent(path: string, line: number, value: unknown, expectedSeq: number): SessionEvent {
+export function checkEvent(
+  path: string,
+  line: number,
+  value: unknown,
+  expectedSeq: number,
+  reader: FileReader,
+): SessionEvent {
   const problem = sessionEventProblem(value, expectedSeq)
-  if (problem !== undefined) throw corrupt(path, line, problem)
+  if (problem !== undefined) throw corrupt(reader, path, line, problem)
   return deepFreeze(value) as unknown as SessionEvent
 }
 
@@ -75,10 +100,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function corrupt(path: string, line: number, what: string): SessionError {
+function corrupt(reader: FileReader, path: string, line: number, what: string): SessionError {
   return new SessionError({
     code: 'CORRUPT_LINE',
-    message: `openJsonlSession(path): line ${line} of "${path}" ${what}; the file is left untouched (only a torn last line is repaired)`,
+    message: `${reader.where}: line ${line} of "${path}" ${what}; ${reader.untouched}`,
     details: { path, line },
   })
 }

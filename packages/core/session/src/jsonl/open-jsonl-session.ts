@@ -2,6 +2,7 @@ import { constants } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { createSessionCore } from '../create-session-core.ts'
+import { describeBadPath } from './describe-bad-path.ts'
 import { SessionError } from '../errors.ts'
 import { createEventClock } from '../event-clock.ts'
 import { errorCode, ioError } from '../io-error.ts'
@@ -125,13 +126,6 @@ export function openJsonlSessionWith(
     }
     throw error
   }
-}
-
-function describeBadPath(path: unknown): string | undefined {
-  if (typeof path !== 'string') return describeValue(path)
-  if (path.length === 0) return 'an empty string'
-  if (path.includes('\0')) return 'a string containing NUL'
-  return undefined
 }
 
 function readDurability(where: string, value: unknown): JsonlDurability {

@@ -17,6 +17,39 @@ const { isBoxedPrimitive } = types
 const OBJECT_PROTOTYPE = Object.prototype
 const ARRAY_PROTOTYPE = Array.prototype
 
+/** What `plainShape` found: a short plain array, or a plain object's (all enumerable) keys. */
+export type PlainShape =
+  { readonly isArray: true; readonly count: number } | { readonly isArray: false; readonly keys: string[] }
+
+/**
+ * The same checks as `openContainer`, in the same order, for the containers a walk can copy key by
+ * key without further bookkeeping: a short array without holes or extra keys, an object with at
+ * most `MANY_KEYS` keys, all enumerable. `undefined` for anything else that is still JSON (a long
+ * array, an object with many or non-enumerable keys), which the frame walk copies. No user code
+ * runs here (proxies were ruled out before).
+ */
+export function plainShape(source: object, location: JsonLocation): PlainShape | Failure | undefined {
+  const proto = getPrototypeOf(source)
+  if (isArray(source)) {
+    if (proto !== ARRAY_PROTOTYPE) {
+      return new Failure(location, `is ${nonPlainName(source, proto)}, not a plain object or array`)
+    }
+    const array = source as unknown[]
+    if (array.length >= LONG_ARRAY) return undefined
+    const problem = shortArrayProblem(array)
+    return problem === undefined ? { isArray: true, count: array.length } : problemAt(location, problem)
+  }
+  if (proto !== OBJECT_PROTOTYPE && proto !== null) {
+    return new Failure(location, `is ${nonPlainName(source, proto)}, not a plain object or array`)
+  }
+  if (isBoxedPrimitive(source)) return new Failure(location, 'is a boxed primitive, not a plain object')
+  if (ownSymbols(source).length > 0) return new Failure(location, 'has a symbol-keyed property')
+  const names = ownNames(source)
+  if (names.length > MANY_KEYS) return undefined
+  const keys = objectKeys(source)
+  return names.length === keys.length ? { isArray: false, keys } : undefined
+}
+
 /**
  * Validates a container met at `location` (its prototype, its keys) and makes the frame that will
  * copy its properties; short arrays and small objects are read key by key later, long arrays now,

@@ -109,8 +109,12 @@ function inspectionIsSafe(source: unknown[]): boolean {
   )
 }
 
-/** Where a getter threw during the bulk read, found through descriptors only (no getter runs again). */
-function getterFailure(source: unknown[], length: number, error: unknown): ShapeProblem {
+/**
+ * Where a getter threw during the bulk read, found through descriptors only (no getter runs again).
+ * With one getter, the elements before it are data properties: they are returned to be copied
+ * first, so a problem inside one of them is reported before the getter, as a walk in order would.
+ */
+function getterFailure(source: unknown[], length: number, error: unknown): ArrayElements | ShapeProblem {
   const thrown = describeThrown(error)
   let first = -1
   for (let index = 0; index < length; index += 1) {
@@ -123,5 +127,14 @@ function getterFailure(source: unknown[], length: number, error: unknown): Shape
     first = index
   }
   if (first === -1) return { reason: `could not be read (${thrown})` }
-  return { at: first, reason: `has a getter that threw (${thrown})` }
+  const values: unknown[] = []
+  for (let index = 0; index < first; index += 1) {
+    const descriptor = Reflect.getOwnPropertyDescriptor(source, index)
+    // The getter may have deleted or hidden an element before throwing: that comes first.
+    if (descriptor === undefined) return { at: index, reason: 'is a hole in a sparse array' }
+    if (descriptor.enumerable !== true)
+      return { values, count: index, failure: { at: index, reason: 'is a non-enumerable property' } }
+    values.push(descriptor.value)
+  }
+  return { values, count: first, failure: { at: first, reason: `has a getter that threw (${thrown})` } }
 }

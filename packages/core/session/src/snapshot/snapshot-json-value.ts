@@ -1,7 +1,7 @@
 import { types } from 'node:util'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { SessionError } from '../errors.ts'
-import { SnapshotWalker, type SnapshotResult } from './snapshot-walker.ts'
+import { SnapshotWalker, snapshotPrimitive, type SnapshotResult } from './snapshot-walker.ts'
 
 export type { SnapshotResult } from './snapshot-walker.ts'
 
@@ -17,6 +17,8 @@ export interface SnapshotOptions {
 }
 
 export const DEFAULT_MAX_DEPTH = 1000
+
+const DEFAULTS = { maxDepth: DEFAULT_MAX_DEPTH, freeze: false }
 
 /**
  * Copies `value` into plain objects and arrays that survive `JSON.parse(JSON.stringify(copy))`
@@ -40,15 +42,16 @@ export const DEFAULT_MAX_DEPTH = 1000
  * With `freeze: true` the copy is deep-frozen, and frozen copies met inside `value` are reused by
  * reference: they are immutable, so sharing them keeps the copy detached.
  *
- * Never throws for any `value` (hostile proxies, throwing getters, deep nesting are walked without
- * recursion and reported); throws `SessionError` `INVALID_ARGUMENT` only for invalid `options`.
+ * Never throws for any `value` (hostile proxies and throwing getters are reported; nesting past the
+ * first 64 levels is walked without recursion, so depth is bounded by `maxDepth` only); throws
+ * `SessionError` `INVALID_ARGUMENT` only for invalid `options`.
  *
  * @example
  * snapshotJsonValue({ a: [1, 2n] }) // { ok: false, path: '$.a[1]', reason: 'is a BigInt' }
  */
 export function snapshotJsonValue(value: unknown, options?: SnapshotOptions): SnapshotResult {
-  if (options === undefined) return new SnapshotWalker(DEFAULT_MAX_DEPTH, false).run(value)
-  const { maxDepth, freeze } = readOptions(options)
+  const { maxDepth, freeze } = options === undefined ? DEFAULTS : readOptions(options)
+  if (typeof value !== 'object' || value === null) return snapshotPrimitive(value)
   return new SnapshotWalker(maxDepth, freeze).run(value)
 }
 

@@ -4,9 +4,18 @@ import { describeThrown } from './describe-thrown.ts'
 import { frozenSnapshotFacts, rememberFrozenSnapshot, type SnapshotFacts } from './frozen-snapshots.ts'
 import { formatJsonPath, type JsonLocation } from './json-path.ts'
 import { numberProblem, primitiveProblem } from './json-primitives.ts'
-import { openContainer } from './open-container.ts'
+import { openContainer, plainShape } from './open-container.ts'
 import { VisitedContainers } from './visited-containers.ts'
-import { at, Failure, failureIn, skipPrimitives, store, type Frame, type Visited } from './walk-frame.ts'
+import {
+  at,
+  Failure,
+  failureIn,
+  skipPrimitives,
+  store,
+  type Entry,
+  type Frame,
+  type Visited,
+} from './walk-frame.ts'
 
 /** A detached lossless-JSON copy, or where and why the value is not lossless JSON. */
 export type SnapshotResult =
@@ -19,6 +28,16 @@ export type SnapshotResult =
  */
 const MAX_SHARED_EXPANSION = 1_000_000
 
+/**
+ * Levels copied by recursion (one call per container): shallow values, nearly all of them, need no
+ * frame, no stack and no walk loop. A container deeper than this is copied by the frame walk, which
+ * needs no call stack at all, so depth stays bounded only by `maxDepth`.
+ */
+const RECURSION_LIMIT = 64
+
+/** `placePrimitive`'s answer for a non-null object: the caller copies or shares it. */
+const CONTAINER = 'container'
+
 const hasOwn = Object.hasOwn
 const isEnumerable = Function.prototype.call.bind(Object.prototype.propertyIsEnumerable) as (
   target: object,
@@ -28,9 +47,12 @@ const freezeObject = Object.freeze
 const { isProxy } = types
 
 /**
- * One depth-first copy of a value, without recursion. Containers are validated when first met
- * (prototype, keys) and their properties read once each. With `freeze`, every copied container is
- * frozen as it is finished and the root is remembered, so a later frozen walk embeds it by reference.
+ * One depth-first copy of a value. Containers are validated when first met (prototype, keys) and
+ * their properties read once each. Plain shallow containers are copied by recursion, anything else
+ * (long arrays, objects with many or non-enumerable keys, deep nesting) by a frame walk without
+ * recursion; both check the same things in the same order and share what they met, so which one
+ * copied a container never shows. With `freeze`, every copied container is frozen as it is
+ * finished and the root is remembered, so a later frozen walk embeds it by reference.
  */
 export class SnapshotWalker {
   private readonly stack: Frame[] = []
@@ -38,8 +60,8 @@ export class SnapshotWalker {
   private readonly visited = new VisitedContainers()
   /** Values that shared references add when the copy is written out. */
   private sharedExpansion = 0
-  /** Where the walk is, so an unexpected throw can still be reported with a path. */
-  private currentFrame: Frame | undefined
+  /** Where the walk is (the container being copied), so an unexpected throw can still be reported with a path. */
+  private currentLocation: JsonLocation | undefined
   private currentKey: string | number = 0
   /** True while `run` is on the stack: a getter may start another snapshot, which needs its own walker. */
   private busy = false
@@ -67,9 +89,9 @@ export class SnapshotWalker {
       if (result instanceof Failure) return fail(result.location, result.reason)
       return { ok: true, value: result }
     } catch (error) {
-      const frame = this.currentFrame
+      const container = this.currentLocation
       const location: JsonLocation =
-        frame === undefined ? null : { parent: frame.location, key: this.currentKey }
+        container === undefined ? null : { parent: container, key: this.currentKey }
       return fail(location, `could not be inspected (${describeThrown(error)})`)
     } finally {
       this.reset()
@@ -80,18 +102,12 @@ export class SnapshotWalker {
     this.stack.length = 0
     this.visited.clear()
     this.sharedExpansion = 0
-    this.currentFrame = undefined
+    this.currentLocation = undefined
     this.busy = false
   }
 
   private walk(root: unknown): JsonValue | Failure {
-    if (root === null) return null
-    if (typeof root !== 'object') {
-      if (root === undefined) return new Failure(null, 'is undefined')
-      const reason = primitiveProblem(root)
-      if (reason !== undefined) return new Failure(null, reason)
-      return root === 0 ? 0 : (root as JsonValue)
-    }
+    if (root === null || typeof root !== 'object') return copyPrimitive(root)
     if (this.freeze) {
       const facts = frozenSnapshotFacts(root)
       if (facts !== undefined && facts.height <= this.maxDepth && facts.expansion <= MAX_SHARED_EXPANSION) {
@@ -99,18 +115,120 @@ export class SnapshotWalker {
       }
     }
     if (isProxy(root)) return new Failure(null, 'is a Proxy')
-    const opened = this.open(root, null, 1)
-    if (opened instanceof Failure) return opened
-    const failure = this.drain()
-    if (failure !== undefined) return failure
+    const copied = this.copyContainer(root, null, 1)
+    if (copied instanceof Failure) return copied
     if (this.remember) {
-      rememberFrozenSnapshot(opened.target, {
-        size: opened.size,
-        height: opened.height,
+      rememberFrozenSnapshot(copied.target, {
+        size: copied.size,
+        height: copied.height,
         expansion: this.sharedExpansion,
       })
     }
-    return opened.target
+    return copied.target
+  }
+
+  /**
+   * Copies a container met at `location` (nesting `level`): key by key, by recursion, when it is
+   * plain and shallow (`plainShape`); by the frame walk otherwise. Proxies and containers met before
+   * were handled by the caller.
+   */
+  private copyContainer(source: object, location: JsonLocation, level: number): Entry | Failure {
+    if (level > this.maxDepth) {
+      return new Failure(location, `is nested deeper than maxDepth (${this.maxDepth})`)
+    }
+    const shape = level > RECURSION_LIMIT ? undefined : plainShape(source, location)
+    if (shape === undefined) return this.walkFrames(source, location, level)
+    if (shape instanceof Failure) return shape
+    const entry: Entry = {
+      source,
+      done: false,
+      // sized once: the elements are stored in order, and a failure discards the copy
+      target: shape.isArray ? new Array<JsonValue>(shape.count) : {},
+      size: 1,
+      height: 1,
+      location,
+      level,
+    }
+    this.visited.add(entry)
+    const failure = shape.isArray ? this.copyElements(entry, shape.count) : this.copyKeys(entry, shape.keys)
+    if (failure !== undefined) return failure
+    entry.done = true
+    if (this.freeze) freezeObject(entry.target)
+    return entry
+  }
+
+  /** A short plain array's elements, read once each (a getter runs once), as `copyElement` does. */
+  private copyElements(entry: Entry, count: number): Failure | undefined {
+    const source = entry.source as unknown[]
+    this.currentLocation = entry.location
+    for (let index = 0; index < count; index += 1) {
+      this.currentKey = index
+      if (!isEnumerable(source, index)) {
+        // The key check found every index; a getter earlier in this walk may have changed that.
+        const reason = hasOwn(source, index) ? 'is a non-enumerable property' : 'is a hole in a sparse array'
+        return new Failure(at(entry, index), reason)
+      }
+      let raw: unknown
+      try {
+        raw = source[index] // runs a getter, once
+      } catch (error) {
+        return new Failure(at(entry, index), `has a getter that threw (${describeThrown(error)})`)
+      }
+      const failure = this.placeShallow(entry, true, index, raw)
+      if (failure !== undefined) return failure
+      this.currentLocation = entry.location
+    }
+    return undefined
+  }
+
+  /** A plain object's properties (all enumerable when it was opened), read once each, as `copyKey` does. */
+  private copyKeys(entry: Entry, keys: readonly string[]): Failure | undefined {
+    const source = entry.source as Record<string, unknown>
+    this.currentLocation = entry.location
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index] as string
+      this.currentKey = key
+      // Deleted by a getter earlier in this walk: reading it would find an inherited value instead.
+      if (!hasOwn(source, key)) continue
+      let raw: unknown
+      try {
+        raw = source[key] // runs a getter, once
+      } catch (error) {
+        return new Failure(at(entry, key), `has a getter that threw (${describeThrown(error)})`)
+      }
+      const failure = this.placeShallow(entry, false, key, raw)
+      if (failure !== undefined) return failure
+      this.currentLocation = entry.location
+    }
+    return undefined
+  }
+
+  /** `place` for the recursive copy: a container is copied before the next property is read. */
+  private placeShallow(
+    entry: Entry,
+    isArray: boolean,
+    key: string | number,
+    raw: unknown,
+  ): Failure | undefined {
+    const placed = placePrimitive(entry, isArray, key, raw)
+    if (placed !== CONTAINER) return placed
+    const source = raw as object
+    const met = this.meet(entry, key, source)
+    if (met !== undefined) return met === CONTAINER ? undefined : met
+    const child = this.copyContainer(source, at(entry, key), entry.level + 1)
+    if (child instanceof Failure) return child
+    store(entry, key, child.target)
+    entry.size += child.size
+    if (child.height >= entry.height) entry.height = child.height + 1
+    return undefined
+  }
+
+  /** The frame walk of one container and everything in it; the stack is empty before and after. */
+  private walkFrames(source: object, location: JsonLocation, level: number): Entry | Failure {
+    const opened = this.open(source, location, level)
+    if (opened instanceof Failure) return opened
+    const failure = this.drain()
+    return failure ?? opened
   }
 
   /** Copies every container on the stack, depth first; the first failure ends the walk. */
@@ -127,7 +245,7 @@ export class SnapshotWalker {
       if (frame.precise && frame.isArray && skipPrimitives(frame)) continue
       const index = frame.index
       frame.index = index + 1
-      this.currentFrame = frame
+      this.currentLocation = frame.location
       const failure = frame.isArray
         ? this.copyElement(frame, index)
         : this.copyKey(frame, (frame.keys as readonly string[])[index] as string)
@@ -195,62 +313,50 @@ export class SnapshotWalker {
 
   /** Stores the copy of `raw` at `key` of `frame`'s target, or reports why it cannot be copied. */
   private place(frame: Frame, key: string | number, raw: unknown): Failure | undefined {
-    switch (typeof raw) {
-      case 'string':
-      case 'boolean':
-        store(frame, key, raw)
-        frame.size += 1
-        return undefined
-      case 'number':
-        if (raw - raw !== 0) return new Failure(at(frame, key), numberProblem(raw))
-        // `=== 0` also turns -0 into 0.
-        store(frame, key, raw === 0 ? 0 : raw)
-        frame.size += 1
-        return undefined
-      case 'undefined':
-        if (frame.isArray) return new Failure(at(frame, key), 'is undefined inside an array')
-        return undefined // dropped, as JSON.stringify drops it
-      case 'object':
-        if (raw === null) {
-          store(frame, key, null)
-          frame.size += 1
-          return undefined
-        }
-        return this.placeContainer(frame, key, raw)
-      default:
-        return new Failure(at(frame, key), primitiveProblem(raw) ?? `is of unsupported type ${typeof raw}`)
-    }
+    const placed = placePrimitive(frame, frame.isArray, key, raw)
+    return placed === CONTAINER ? this.placeContainer(frame, key, raw as object) : placed
   }
 
   private placeContainer(frame: Frame, key: string | number, source: object): Failure | undefined {
-    const visited = this.visited.get(source)
-    if (visited !== undefined) {
-      if (!visited.done) {
-        const ancestor = visited as Frame
-        return new Failure(at(frame, key), `is a cycle (refers back to ${formatJsonPath(ancestor.location)})`)
-      }
-      const failure = this.share(frame, key, visited)
-      if (failure !== undefined) return failure
-      store(frame, key, visited.target)
-      return undefined
-    }
-    if (this.freeze) {
-      const facts = frozenSnapshotFacts(source)
-      if (facts !== undefined && this.embed(frame, source, facts)) {
-        store(frame, key, source as JsonValue)
-        return undefined
-      }
-    }
-    // Checked before anything else touches the object: every other operation could run a trap.
-    if (isProxy(source)) return new Failure(at(frame, key), 'is a Proxy')
+    const met = this.meet(frame, key, source)
+    if (met !== undefined) return met === CONTAINER ? undefined : met
     const opened = this.open(source, at(frame, key), frame.level + 1)
     if (opened instanceof Failure) return opened
     store(frame, key, opened.target)
     return undefined
   }
 
+  /**
+   * A container met at `key` of `entry` that needs no copy of its own: one met before (a shared
+   * subobject, stored again; or a cycle, reported), a frozen snapshot taken as it is, or a proxy
+   * (reported). `CONTAINER` when it was stored, `undefined` when it must be copied.
+   */
+  private meet(entry: Entry, key: string | number, source: object): Failure | typeof CONTAINER | undefined {
+    const visited = this.visited.get(source)
+    if (visited !== undefined) {
+      if (!visited.done) {
+        const ancestor = visited as Entry
+        return new Failure(at(entry, key), `is a cycle (refers back to ${formatJsonPath(ancestor.location)})`)
+      }
+      const failure = this.share(entry, key, visited)
+      if (failure !== undefined) return failure
+      store(entry, key, visited.target)
+      return CONTAINER
+    }
+    if (this.freeze) {
+      const facts = frozenSnapshotFacts(source)
+      if (facts !== undefined && this.embed(entry, source, facts)) {
+        store(entry, key, source as JsonValue)
+        return CONTAINER
+      }
+    }
+    // Checked before anything else touches the object: every other operation could run a trap.
+    if (isProxy(source)) return new Failure(at(entry, key), 'is a Proxy')
+    return undefined
+  }
+
   /** Accounts for a shared subobject appearing again under `frame`, which keeps depth and size bounded. */
-  private share(frame: Frame, key: string | number, done: Visited): Failure | undefined {
+  private share(frame: Entry, key: string | number, done: Visited): Failure | undefined {
     if (frame.level + done.height > this.maxDepth) {
       return new Failure(
         at(frame, key),
@@ -273,7 +379,7 @@ export class SnapshotWalker {
    * Takes a frozen snapshot as it is when it fits this walk's limits; otherwise it is walked like any
    * value, which reports exactly where a limit is crossed.
    */
-  private embed(frame: Frame, value: object, facts: SnapshotFacts): boolean {
+  private embed(frame: Entry, value: object, facts: SnapshotFacts): boolean {
     if (frame.level + facts.height > this.maxDepth) return false
     if (this.sharedExpansion + facts.expansion > MAX_SHARED_EXPANSION) return false
     this.sharedExpansion += facts.expansion
@@ -298,6 +404,59 @@ export class SnapshotWalker {
     this.visited.add(frame)
     return frame
   }
+}
+
+/**
+ * Stores a primitive `raw` at `key` of `entry`'s copy, or reports why it cannot be copied; drops an
+ * `undefined` object property (as JSON.stringify does). `CONTAINER` for a non-null object.
+ */
+function placePrimitive(
+  entry: Entry,
+  isArray: boolean,
+  key: string | number,
+  raw: unknown,
+): Failure | undefined | typeof CONTAINER {
+  switch (typeof raw) {
+    case 'string':
+    case 'boolean':
+      store(entry, key, raw)
+      entry.size += 1
+      return undefined
+    case 'number':
+      if (raw - raw !== 0) return new Failure(at(entry, key), numberProblem(raw))
+      // `=== 0` also turns -0 into 0.
+      store(entry, key, raw === 0 ? 0 : raw)
+      entry.size += 1
+      return undefined
+    case 'undefined':
+      if (isArray) return new Failure(at(entry, key), 'is undefined inside an array')
+      return undefined // dropped, as JSON.stringify drops it
+    case 'object':
+      if (raw === null) {
+        store(entry, key, null)
+        entry.size += 1
+        return undefined
+      }
+      return CONTAINER
+    default:
+      return new Failure(at(entry, key), primitiveProblem(raw) ?? `is of unsupported type ${typeof raw}`)
+  }
+}
+
+/** The copy of a value that is not a container (`null` included), or why it is not JSON. */
+function copyPrimitive(value: unknown): JsonValue | Failure {
+  if (value === null) return null
+  if (value === undefined) return new Failure(null, 'is undefined')
+  const reason = primitiveProblem(value)
+  if (reason !== undefined) return new Failure(null, reason)
+  // `=== 0` also turns -0 into 0.
+  return value === 0 ? 0 : (value as JsonValue)
+}
+
+/** `SnapshotWalker.run` for a value that is not an object: no walker needed. */
+export function snapshotPrimitive(value: unknown): SnapshotResult {
+  const copy = copyPrimitive(value)
+  return copy instanceof Failure ? fail(null, copy.reason) : { ok: true, value: copy }
 }
 
 function fail(location: JsonLocation, reason: string): SnapshotResult {

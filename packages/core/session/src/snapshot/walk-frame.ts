@@ -12,8 +12,14 @@ export interface Visited {
   height: number
 }
 
-/** A container being copied: where its copy goes, which properties are left. */
-export interface Frame extends Visited {
+/** A container being copied, and where it is (for messages, and for the nesting of what it holds). */
+export interface Entry extends Visited {
+  readonly location: JsonLocation
+  readonly level: number
+}
+
+/** A container being copied by the frame walk: where its copy goes, which properties are left. */
+export interface Frame extends Entry {
   readonly isArray: boolean
   /** Keys to copy (objects); arrays are walked by index. */
   keys: readonly string[] | undefined
@@ -25,8 +31,6 @@ export interface Frame extends Visited {
   readonly count: number
   /** Reported once the `count` properties before it are copied. */
   readonly failure: ShapeProblem | undefined
-  readonly location: JsonLocation
-  readonly level: number
   index: number
 }
 
@@ -39,8 +43,8 @@ export class Failure {
 }
 
 /** The location of `key` inside `frame`; allocated only when a path is needed. */
-export function at(frame: Frame, key: string | number): JsonLocation {
-  return { parent: frame.location, key }
+export function at(entry: Entry, key: string | number): JsonLocation {
+  return { parent: entry.location, key }
 }
 
 export function problemAt(location: JsonLocation, problem: ShapeProblem): Failure {
@@ -55,8 +59,8 @@ export function failureIn(frame: Frame, problem: ShapeProblem): Failure {
 }
 
 /** Puts a copied value into the frame's copy. */
-export function store(frame: Frame, key: string | number, value: JsonValue): void {
-  const target = frame.target as Record<string | number, JsonValue>
+export function store(entry: Visited, key: string | number, value: JsonValue): void {
+  const target = entry.target as Record<string | number, JsonValue>
   // Assignment to `__proto__` would set the prototype instead of keeping the key as data.
   if (key === '__proto__') {
     Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })

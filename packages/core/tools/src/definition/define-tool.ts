@@ -31,6 +31,7 @@ export interface ToolBehaviour<Args, Value> {
   readonly concurrencyKey?: (args: Args) => string | readonly string[] | undefined
   readonly timeoutMs?: number
   readonly eager?: boolean
+  readonly idempotent?: boolean
 }
 
 /**

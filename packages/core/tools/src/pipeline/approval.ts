@@ -1,5 +1,5 @@
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
-import type { ApprovalDecision, ToolExecutionFailure } from '../types.ts'
+import type { ApprovalAnswer, ApprovalDecision, ToolCallApproval, ToolExecutionFailure } from '../types.ts'
 import { toolMessages } from '../messages.ts'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import { failure } from './results.ts'
@@ -7,21 +7,53 @@ import type { RunState } from './run-state.ts'
 import { argumentsKey, findGrant, readGrantScope, recordGrant, type ReadScope } from './session-grants.ts'
 import { raceRun } from './signals.ts'
 
+/** `resolveApproval`'s answer when the approver left the request pending and the call may wait. */
+export const SUSPEND = 'suspend'
+
+/** The decision a recorded answer stands for (`reject` never gets here: it ends the call first). */
+function decisionOf(answer: ApprovalAnswer): ApprovalDecision {
+  switch (answer.answer) {
+    case 'once':
+      return { type: 'allowed-once' }
+    case 'session':
+      return { type: 'allowed-for-session', scope: answer.scope ?? 'arguments' }
+    case 'reject':
+      return { type: 'rejected', ...(answer.feedback === undefined ? {} : { feedback: answer.feedback }) }
+    default: {
+      const never: never = answer
+      return never
+    }
+  }
+}
+
+/** A `reject` answer: the call's one result, before any policy runs. */
+export function rejectedByAnswer(toolName: string, answer: ApprovalAnswer): ToolExecutionFailure | undefined {
+  if (answer.answer !== 'reject') return undefined
+  return failure('DENIED', toolMessages.approvalRejected(toolName, answer.feedback), {
+    name: 'ApprovalRejected',
+  })
+}
+
 /**
  * docs/spec.md §5 step 4: an `ask` goes to `ctx.approval` before the guards. Every way of not getting a yes
  * (no service, rejection, cancellation, an unavailable channel, a failing or hanging service) is a
- * denial with its own `error.info.name`. Returns undefined when the call may proceed.
+ * denial with its own `error.info.name`. Returns undefined when the call may proceed, and `SUSPEND`
+ * when the approver answered `pending` for a call whose driver can wait (`approval: suspendable`).
+ * A recorded answer (`approval: answered`) stands in for the service.
  */
 export async function resolveApproval(
   run: RunState,
   tool: RegisteredTool,
   reason: string | undefined,
   json: JsonObject,
-): Promise<ToolExecutionFailure | undefined> {
+  approval: ToolCallApproval | undefined,
+): Promise<ToolExecutionFailure | undefined | typeof SUSPEND> {
   const { state, toolName, call } = run
   let cachedKey: string | undefined
   const key = (): string => (cachedKey ??= argumentsKey(json))
   if (findGrant(state, tool, call, key)) return undefined
+  if (approval?.kind === 'answered')
+    return readDecision(run, tool, decisionOf(approval.answer), key, approval)
   const service = state.ctx.approval
   if (service === undefined) {
     return failure('DENIED', toolMessages.noApprovalService(toolName, reason), { name: 'NoApprovalService' })
@@ -48,19 +80,31 @@ export async function resolveApproval(
   if (settled.kind === 'error') {
     return failure('DENIED', toolMessages.approvalFailed(toolName, settled.error), { name: 'ApprovalFailed' })
   }
+  return readDecision(run, tool, settled.value, key, approval)
+}
+
+/** Reads an approver's (untrusted) decision once and turns it into the call's next move. */
+function readDecision(
+  run: RunState,
+  tool: RegisteredTool,
+  value: unknown,
+  key: () => string,
+  approval: ToolCallApproval | undefined,
+): ToolExecutionFailure | undefined | typeof SUSPEND {
+  const { state, toolName } = run
   let type: unknown
   let detail: unknown
   let scope: ReadScope | undefined
   try {
-    type = (settled.value as { type?: unknown } | null)?.type
+    type = (value as { type?: unknown } | null)?.type
     detail =
       type === 'rejected'
-        ? (settled.value as { feedback?: unknown }).feedback
+        ? (value as { feedback?: unknown }).feedback
         : type === 'unavailable'
-          ? (settled.value as { reason?: unknown }).reason
+          ? (value as { reason?: unknown }).reason
           : undefined
     if (type === 'allowed-for-session') {
-      scope = readGrantScope((settled.value as { scope?: unknown }).scope)
+      scope = readGrantScope((value as { scope?: unknown }).scope)
       if (scope === undefined) type = undefined
     }
   } catch {
@@ -81,6 +125,12 @@ export async function resolveApproval(
       return failure('DENIED', toolMessages.approvalUnavailable(toolName, text), {
         name: 'ApprovalUnavailable',
       })
+    case 'pending':
+      // a caller's abort that came meanwhile wins: nothing is left waiting on a cancelled call
+      if (approval?.kind === 'suspendable' && run.cause === undefined) return SUSPEND
+      if (run.cause !== undefined)
+        return failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(toolName))
+      return failure('DENIED', toolMessages.approvalPending(toolName), { name: 'ApprovalPending' })
     default:
       return failure('DENIED', toolMessages.approvalInvalid(toolName), { name: 'ApprovalFailed' })
   }

@@ -19,34 +19,50 @@ export type CallArguments =
   | { readonly kind: 'invalid'; readonly json: JsonObject; readonly message: string }
   | { readonly kind: 'validator-failed'; readonly json: JsonObject; readonly message: string }
 
-interface CacheEntry {
+export interface ArgumentCacheEntry {
+  readonly key: object
   readonly tool: RegisteredTool
   readonly raw: ToolExecutionInput['arguments']
   readonly value: CallArguments
 }
 
-const cache = new WeakMap<RegistryState, WeakMap<object, CacheEntry>>()
+/** Mode reads kept for the `prepare` that follows; a few, for batches that interleave. */
+const RECENT = 4
 
 /**
  * Arguments are parsed and validated once per (input, definition): the scheduler reads a call's
  * mode (which needs typed args) and then prepares it, and a re-registration in between (T24) must
  * re-validate against the new definition. `key` is the caller's input object; `input` is the copy
  * made of it at the entry (the cache also checks that the raw arguments are still the same).
- * Without a key (`ctx.tools.execute`, which asks once) nothing is cached.
+ *
+ * A mode read (`keep`) remembers what it computed in a small table of the runtime; `prepare` takes
+ * its entry out. Strong references, a handful at most, rather than a weak map keyed by every input:
+ * a weak-map entry per call costs more than parsing a small argument object. Without a key
+ * (`ctx.tools.execute`, which asks once) nothing is looked up or kept.
  */
 export function callArguments(
   registry: RegistryState,
   key: object | undefined,
   input: ToolExecutionInput,
   tool: RegisteredTool,
+  keep: boolean,
 ): CallArguments {
   if (key === undefined) return compute(registry, input, tool)
-  let byInput = cache.get(registry)
-  if (byInput === undefined) cache.set(registry, (byInput = new WeakMap()))
-  const hit = byInput.get(key)
-  if (hit !== undefined && hit.tool === tool && hit.raw === input.arguments) return hit.value
+  const recent = registry.recentArguments
+  for (let i = 0; i < recent.length; i++) {
+    const hit = recent[i]!
+    if (hit.key !== key) continue
+    if (!keep) recent.splice(i, 1)
+    if (hit.tool === tool && hit.raw === input.arguments) return hit.value
+    break
+  }
   const value = compute(registry, input, tool)
-  byInput.set(key, { tool, raw: input.arguments, value })
+  if (keep) {
+    const index = recent.findIndex((entry) => entry.key === key)
+    if (index >= 0) recent.splice(index, 1)
+    else if (recent.length >= RECENT) recent.shift()
+    recent.push({ key, tool, raw: input.arguments, value })
+  }
   return value
 }
 

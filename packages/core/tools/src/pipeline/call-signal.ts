@@ -20,16 +20,43 @@ export function runSignal(run: RunState): AbortSignal {
   if (controller === undefined) {
     controller = run.controller = new AbortController()
     if (run.cause !== undefined) controller.abort(abortReason(run))
+    else if (run.timedOutAfter !== undefined) controller.abort(timeoutReason(run.timedOutAfter))
   }
   return controller.signal
 }
 
-interface CallerWatch {
+/**
+ * The calls in flight on one caller signal. Created once per signal and kept with it (a weak-map
+ * entry costs more than everything else a call does here): its listener is attached while calls are
+ * in flight and removed when the last one is answered, so nothing stays on the signal in between.
+ */
+export interface CallerWatch {
+  readonly signal: AbortSignal
   readonly runs: Set<RunState>
   readonly onAbort: () => void
+  attached: boolean
 }
 
 const watched = new WeakMap<AbortSignal, CallerWatch>()
+
+function watchOf(caller: AbortSignal): CallerWatch {
+  let watch = watched.get(caller)
+  if (watch === undefined) {
+    const runs = new Set<RunState>()
+    const onAbort = (): void => {
+      watch!.attached = false
+      const aborted = [...runs]
+      runs.clear()
+      for (const each of aborted) {
+        each.watch = undefined
+        abortRun(each, 'caller', caller.reason)
+      }
+    }
+    watch = { signal: caller, runs, onAbort, attached: false }
+    watched.set(caller, watch)
+  }
+  return watch
+}
 
 /** Follows the caller's signal for the lifetime of the call (until `releaseRun`). */
 export function linkCaller(run: RunState, caller: AbortSignal | undefined): void {
@@ -39,25 +66,25 @@ export function linkCaller(run: RunState, caller: AbortSignal | undefined): void
     run.callerReason = caller.reason
     return
   }
-  let watch = watched.get(caller)
-  if (watch === undefined) {
-    const runs = new Set<RunState>()
-    const onAbort = (): void => {
-      watched.delete(caller)
-      for (const each of [...runs]) abortRun(each, 'caller', caller.reason)
-    }
-    watch = { runs, onAbort }
-    watched.set(caller, watch)
-    caller.addEventListener('abort', onAbort, { once: true })
+  const watch = watchOf(caller)
+  watch.runs.add(run)
+  run.watch = watch
+  if (!watch.attached) {
+    watch.attached = true
+    caller.addEventListener('abort', watch.onAbort, { once: true })
   }
-  const { runs, onAbort } = watch
-  runs.add(run)
-  run.unlink = () => {
-    runs.delete(run)
-    if (runs.size === 0 && watched.get(caller)?.runs === runs) {
-      watched.delete(caller)
-      caller.removeEventListener('abort', onAbort)
-    }
+}
+
+/** Stops following the caller's signal; the last call in flight on it removes the listener. */
+export function unlinkCaller(run: RunState): void {
+  const watch = run.watch
+  if (watch === undefined) return
+  run.watch = undefined
+  const { runs } = watch
+  runs.delete(run)
+  if (runs.size === 0 && watch.attached) {
+    watch.attached = false
+    watch.signal.removeEventListener('abort', watch.onAbort)
   }
 }
 
@@ -65,8 +92,7 @@ export function abortRun(run: RunState, cause: AbortCause, reason?: unknown): vo
   if (run.cause !== undefined) return
   run.cause = cause
   run.callerReason = reason
-  run.unlink?.()
-  run.unlink = undefined
+  unlinkCaller(run)
   run.controller?.abort(abortReason(run))
   const races = run.races
   run.races = undefined
@@ -96,11 +122,26 @@ export function onRunAbort(run: RunState, wake: () => void): () => void {
 
 /** Called once the call has its result: nothing of the call stays attached to the caller's signal. */
 export function releaseRun(run: RunState): void {
-  run.unlink?.()
-  run.unlink = undefined
+  unlinkCaller(run)
   endBudget(run)
   if (run.graceTimer !== undefined) clearTimeout(run.graceTimer)
   run.graceTimer = undefined
+}
+
+/**
+ * The body ran past `timeoutMs`: its signal (the call's own, created now or already read) aborts with
+ * a TimeoutError. The call itself is not aborted: what comes after the body (post-execute) runs as
+ * for any other result.
+ */
+export function timeOutRun(run: RunState, timeoutMs: number): void {
+  if (run.timedOutAfter !== undefined) return
+  run.timedOutAfter = timeoutMs
+  const controller = run.controller
+  if (controller !== undefined && !controller.signal.aborted) controller.abort(timeoutReason(timeoutMs))
+}
+
+export function timeoutReason(timeoutMs: number): DOMException {
+  return new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')
 }
 
 export function abortReason(run: RunState): unknown {

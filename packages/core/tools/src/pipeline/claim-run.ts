@@ -8,10 +8,27 @@ import { RunState } from './run-state.ts'
 type Method = 'dispatch' | 'finalize' | 'finish'
 
 const EXPECTED = {
-  dispatch: { stage: 'dispatch', verb: 'dispatched' },
-  finalize: { stage: 'post-result', verb: 'finalized' },
-  finish: { stage: 'final-result', verb: 'finished' },
+  dispatch: { stage: 'dispatch', verb: 'dispatched', signature: 'dispatch(run)' },
+  finalize: { stage: 'post-result', verb: 'finalized', signature: 'finalize(run, result)' },
+  finish: { stage: 'final-result', verb: 'finished', signature: 'finish(run, result)' },
 } as const
+
+/** The refusal, built only when there is one (the hot path allocates nothing here). */
+function refuse(
+  code: 'ALREADY_FINISHED' | 'WRONG_STAGE' | 'RESULT_MISMATCH',
+  method: Method,
+  own: RunState,
+): ToolsError {
+  const { signature, stage, verb } = EXPECTED[method]
+  const label = `call "${clip(own.callId, MAX_ECHOED_PREVIEW)}" (${clip(own.toolName, MAX_ECHOED_NAME)})`
+  const problem =
+    code === 'ALREADY_FINISHED'
+      ? `${label} already has its result; a call gets exactly one`
+      : code === 'WRONG_STAGE'
+        ? `${label} is at stage "${own.stage}"; only a run handed out at stage "${stage}" may be ${verb}`
+        : `${label} was handed out with a different result; pass back the result prepare() or dispatch() returned with the run`
+  return new ToolsError({ code, message: `${signature}: ${problem}` })
+}
 
 /**
  * T39: the staged surface only advances a run from the stage it was handed out at, with the
@@ -24,33 +41,14 @@ export function claimRun(
   run: ToolRunContext,
   result?: ToolExecutionResult,
 ): RunState {
-  const signature = method === 'dispatch' ? 'dispatch(run)' : `${method}(run, result)`
   if (!RunState.ownedBy(run, registry)) {
     throw new ToolsError({
       code: 'FOREIGN_RUN',
-      message: `${signature}: the run was not prepared by this tool runtime (pass back what prepare() returned)`,
+      message: `${EXPECTED[method].signature}: the run was not prepared by this tool runtime (pass back what prepare() returned)`,
     })
   }
-  const own = run
-  const label = `call "${clip(own.callId, MAX_ECHOED_PREVIEW)}" (${clip(own.toolName, MAX_ECHOED_NAME)})`
-  if (own.stage === 'finished') {
-    throw new ToolsError({
-      code: 'ALREADY_FINISHED',
-      message: `${signature}: ${label} already has its result; a call gets exactly one`,
-    })
-  }
-  const expected = EXPECTED[method]
-  if (own.stage !== expected.stage) {
-    throw new ToolsError({
-      code: 'WRONG_STAGE',
-      message: `${signature}: ${label} is at stage "${own.stage}"; only a run handed out at stage "${expected.stage}" may be ${expected.verb}`,
-    })
-  }
-  if (method !== 'dispatch' && result !== own.handed) {
-    throw new ToolsError({
-      code: 'RESULT_MISMATCH',
-      message: `${signature}: ${label} was handed out with a different result; pass back the result prepare() or dispatch() returned with the run`,
-    })
-  }
-  return own
+  if (run.stage === 'finished') throw refuse('ALREADY_FINISHED', method, run)
+  if (run.stage !== EXPECTED[method].stage) throw refuse('WRONG_STAGE', method, run)
+  if (method !== 'dispatch' && result !== run.handed) throw refuse('RESULT_MISMATCH', method, run)
+  return run
 }

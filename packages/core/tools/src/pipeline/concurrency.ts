@@ -36,7 +36,7 @@ export function callConcurrency(
   const declaresSafety = definition.isConcurrencySafe !== undefined
   const declaresKeys = definition.concurrencyKey !== undefined
   if (!declaresSafety && !declaresKeys) return EXCLUSIVE
-  const args = callArguments(state.registry, key, input, tool)
+  const args = callArguments(state.registry, key, input, tool, true)
   if (args.kind !== 'ok') return EXCLUSIVE
   try {
     if (declaresSafety && definition.isConcurrencySafe?.(args.args) !== true) return EXCLUSIVE

@@ -8,7 +8,6 @@ import { notStarted, runBody } from './run-body.ts'
 import type { RunState } from './run-state.ts'
 import { raceRun } from './signals.ts'
 import { withBodyExtras } from './with-body-extras.ts'
-import { withTimeout } from './with-timeout.ts'
 import { WrapperCall } from './wrapper-call.ts'
 
 function looksLikeResult(value: unknown): value is ToolExecutionResult {
@@ -31,25 +30,30 @@ function looksLikeResult(value: unknown): value is ToolExecutionResult {
  * signal is honoured, linked with the call's. Wrapper failures fail the call closed.
  *
  * When the only `tools/execute` listener is the shipped timeout wrapper, its timeout is applied
- * here directly (no waterfall pass; none at all without a `timeoutMs`). On the caller's abort the
+ * here directly (no waterfall pass; none at all without a `timeoutMs`): one timer while the body
+ * runs, no controller of its own (the call's signal aborts on timeout). On the caller's abort the
  * call waits up to `abortGraceMs` for what already started (T38). A result produced while the body
  * still runs carries `bodySettled` (see `trackLateOutcome`).
  */
-export async function dispatchCall(run: RunState): Promise<ScheduledToolDispatch> {
+export function dispatchCall(run: RunState): ScheduledToolDispatch | Promise<ScheduledToolDispatch> {
   run.stage = 'dispatching'
   const { ctx, registry } = run.state
-  let result: ToolExecutionResult
+  let result: ToolExecutionResult | Promise<ToolExecutionResult>
   if (run.cause !== undefined) result = notStarted(run)
   else {
     const wrappers = ctx.listenerCount('tools/execute')
     if (wrappers === 0 || (wrappers === 1 && registry.shippedTimeout)) {
       const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
-      result =
-        timeoutMs === undefined
-          ? await runBody(run, undefined)
-          : await withTimeout(run.toolName, timeoutMs, (signal) => runBody(run, signal))
-    } else result = await throughWrappers(run)
+      result = runBody(run, undefined, timeoutMs)
+    } else result = throughWrappers(run)
   }
+  // a body that returned a plain value: the dispatch is over now, no promise needed
+  return result instanceof Promise ? result.then((settled) => handOut(run, settled)) : handOut(run, result)
+}
+
+/** The dispatch's result, handed out with the run at the stage it goes on from. */
+function handOut(run: RunState, dispatched: ToolExecutionResult): ScheduledToolDispatch {
+  let result = dispatched
   // T16: whatever a wrapper says, a call whose body never started was cancelled before dispatch
   if (codeOf(result) === 'ABORTED' && run.bodyPending === undefined) result = notStarted(run)
   const code = codeOf(result)
@@ -78,7 +82,7 @@ async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {
   let result: ToolExecutionResult
   try {
     const wrapped = ctx.waterfall('tools/execute', call, (inner) =>
-      inner === call ? runBody(run, undefined) : runBody(run, readSignal(inner), readBody(inner)),
+      inner === call ? runBody(run, undefined) : runBody(run, readSignal(inner), undefined, readBody(inner)),
     )
     const settled = await raceRun(run, wrapped, true)
     switch (settled.kind) {

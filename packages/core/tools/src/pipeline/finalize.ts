@@ -15,47 +15,59 @@ const ACCEPT: PostExecuteDecision = Object.freeze({ type: 'accept' })
  * listeners run on the call's policy budget; after the caller's abort they get what is left of the
  * abort grace (T38), so a drained result is still checked before it is committed.
  */
-export async function finalizeCall(run: RunState, result: ToolExecutionResult): Promise<ToolExecutionResult> {
+export function finalizeCall(
+  run: RunState,
+  result: ToolExecutionResult,
+): ToolExecutionResult | Promise<ToolExecutionResult> {
   run.stage = 'finalizing'
+  // no listener: nothing to wait for, the result is final now
+  if (!run.state.ctx.hasListeners('tools/post-execute')) return finishCall(run, result)
+  return postExecute(run, result)
+}
+
+async function postExecute(run: RunState, result: ToolExecutionResult): Promise<ToolExecutionResult> {
   let next = result
   const { ctx, registry } = run.state
-  if (ctx.hasListeners('tools/post-execute')) {
-    const candidate = materializeResult(result, run.toolName, registry.options.maxResultBytes)
-    const call: PostExecuteCall = Object.freeze({ ...run.call, result: candidate })
-    startBudget(run)
-    try {
-      const settled = await raceRun(
-        run,
-        ctx.waterfall('tools/post-execute', call, () => ACCEPT),
-        true,
-      )
-      if (settled.kind === 'error') throw settled.error
-      if (settled.kind === 'aborted') {
-        // fail closed rather than commit a result a policy never saw
-        next =
-          run.cause === 'deadline'
-            ? failure(
-                'PIPELINE_FAILED',
-                toolMessages.overBudget(
-                  run.toolName,
-                  'a tools/post-execute listener',
-                  registry.options.policyTimeoutMs,
-                ),
-                { name: 'PolicyTimeout' },
-              )
-            : failure('ABORTED', toolMessages.abortedWhileChecked(run.toolName))
-      } else {
-        const decision = readPostExecuteDecision(settled.value)
-        next =
-          decision === undefined
-            ? failure('PIPELINE_FAILED', toolMessages.postExecuteInvalid(run.toolName))
-            : applyDecision(candidate, decision)
-      }
-    } catch (error) {
-      next = failure('PIPELINE_FAILED', toolMessages.postExecuteFailed(run.toolName, error))
+  const candidate = materializeResult(
+    result,
+    run.toolName,
+    registry.options.maxResultBytes,
+    result === run.trusted,
+  )
+  const call: PostExecuteCall = Object.freeze({ ...run.call, result: candidate })
+  startBudget(run)
+  try {
+    const settled = await raceRun(
+      run,
+      ctx.waterfall('tools/post-execute', call, () => ACCEPT),
+      true,
+    )
+    if (settled.kind === 'error') throw settled.error
+    if (settled.kind === 'aborted') {
+      // fail closed rather than commit a result a policy never saw
+      next =
+        run.cause === 'deadline'
+          ? failure(
+              'PIPELINE_FAILED',
+              toolMessages.overBudget(
+                run.toolName,
+                'a tools/post-execute listener',
+                registry.options.policyTimeoutMs,
+              ),
+              { name: 'PolicyTimeout' },
+            )
+          : failure('ABORTED', toolMessages.abortedWhileChecked(run.toolName))
+    } else {
+      const decision = readPostExecuteDecision(settled.value)
+      next =
+        decision === undefined
+          ? failure('PIPELINE_FAILED', toolMessages.postExecuteInvalid(run.toolName))
+          : applyDecision(candidate, decision)
     }
-    pauseBudget(run)
+  } catch (error) {
+    next = failure('PIPELINE_FAILED', toolMessages.postExecuteFailed(run.toolName, error))
   }
+  pauseBudget(run)
   return finishCall(run, next)
 }
 
@@ -101,7 +113,12 @@ export function finishCall(run: RunState, result: ToolExecutionResult): ToolExec
   releaseRun(run)
   let candidate = result
   if (run.finalizeContent !== undefined) {
-    const draft = materializeResult(candidate, run.toolName, run.state.registry.options.maxResultBytes)
+    const draft = materializeResult(
+      candidate,
+      run.toolName,
+      run.state.registry.options.maxResultBytes,
+      candidate === run.trusted,
+    )
     try {
       const content: unknown = run.finalizeContent.call(
         run.tool?.definition,
@@ -121,7 +138,12 @@ export function finishCall(run: RunState, result: ToolExecutionResult): ToolExec
       )
     }
   }
-  const final = materializeResult(candidate, run.toolName, run.state.registry.options.maxResultBytes)
+  const final = materializeResult(
+    candidate,
+    run.toolName,
+    run.state.registry.options.maxResultBytes,
+    candidate === run.trusted,
+  )
   const { ctx } = run.state
   if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', final, run.call)
   return final

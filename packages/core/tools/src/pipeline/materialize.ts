@@ -44,8 +44,10 @@ export function materializeResult(
   candidate: ToolExecutionResult,
   toolName: string,
   maxResultBytes: number,
+  /** The pipeline built `candidate` itself (`RunState.trusted`). */
+  trusted = false,
 ): ToolExecutionResult {
-  if (isTrusted(candidate)) return freezeTrusted(candidate)
+  if (trusted || isTrusted(candidate)) return freezeTrusted(candidate)
   const snapshot = snapshotJsonValue(candidate)
   if (!snapshot.ok) {
     return deepFreeze(

@@ -13,26 +13,47 @@ export interface ArgumentLimits {
 export type ParsedArguments =
   { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly message: string }
 
-const OVERFLOW_RISK = /\d[eE]|\d{300}/
+/** What one pass over the raw text found (see `scanArgumentText`). */
+const DEEP = 1
+/** A key could decode to `__proto__`, or a number could overflow: `JSON.parse` needs the checking reviver. */
+const SUSPICIOUS = 2
+/** A run of 16+ digits: an integer may be beyond what a double holds exactly. */
+const LONG_DIGITS = 4
 
-/** Depth of a JSON text, counted without parsing it, so 100,000-deep input is refused before `JSON.parse`. */
-function jsonTextDepth(raw: string, limit: number): number {
+/**
+ * One pass over the raw text, before `JSON.parse`: nesting depth (counted outside strings, so
+ * 100,000-deep input is refused before parsing), and the patterns that need a closer look. A key
+ * can only decode to "__proto__" if the text spells it or uses a `\u` escape; a number can only
+ * overflow to Infinity with an exponent or ~309 digits; only integers of 16+ digits can be lossy.
+ * Like the regular expressions it replaces, the patterns are looked for everywhere, strings
+ * included: a false alarm only costs the slower, exact check.
+ */
+function scanArgumentText(raw: string, maxDepth: number): number {
+  let flags = 0
   let depth = 0
-  let max = 0
   let inString = false
+  let digits = 0
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i)
-    if (inString) {
-      if (c === 92 /* \ */) i++
-      else if (c === 34 /* " */) inString = false
-    } else if (c === 34) inString = true
-    else if (c === 123 /* { */ || c === 91 /* [ */) {
-      depth++
-      if (depth > max) max = depth
-      if (max > limit) return max
+    if (c >= 48 && c <= 57) {
+      digits++
+      if (digits >= 16) flags |= digits >= 300 ? SUSPICIOUS | LONG_DIGITS : LONG_DIGITS
+      continue
+    }
+    if ((c === 101 || c === 69) /* e E */ && digits > 0) flags |= SUSPICIOUS
+    digits = 0
+    if (c === 92 /* \ */) {
+      if (raw.charCodeAt(i + 1) === 117 /* u */) flags |= SUSPICIOUS
+      if (inString) i++
+    } else if (c === 34 /* " */) inString = !inString
+    else if (inString) {
+      if (c === 95 /* _ */ && raw.startsWith('__proto__', i)) flags |= SUSPICIOUS
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > maxDepth) return flags | DEEP
     } else if (c === 125 || c === 93) depth--
+    else if (c === 95 && raw.startsWith('__proto__', i)) flags |= SUSPICIOUS
   }
-  return max
+  return flags
 }
 
 /**
@@ -43,17 +64,22 @@ function jsonTextDepth(raw: string, limit: number): number {
 export function parseToolArguments(raw: string | JsonObject, limits: ArgumentLimits): ParsedArguments {
   let parsed: unknown
   if (typeof raw === 'string') {
-    const bytes = Buffer.byteLength(raw, 'utf8')
-    if (bytes > limits.maxBytes) {
-      return { ok: false, message: `arguments are ${bytes} bytes; the limit is ${limits.maxBytes} bytes` }
+    // a UTF-16 unit is at most 3 UTF-8 bytes: short texts need no count
+    if (raw.length * 3 > limits.maxBytes) {
+      const bytes = Buffer.byteLength(raw, 'utf8')
+      if (bytes > limits.maxBytes) {
+        return { ok: false, message: `arguments are ${bytes} bytes; the limit is ${limits.maxBytes} bytes` }
+      }
     }
-    if (raw.trim() === '') return { ok: true, value: {} }
-    if (jsonTextDepth(raw, limits.maxDepth) > limits.maxDepth) {
+    const first = raw.charCodeAt(0)
+    // only a text that starts with whitespace (or is empty) can be blank
+    if (raw.length === 0 || ((first <= 32 || first > 126) && raw.trim() === ''))
+      return { ok: true, value: {} }
+    const flags = scanArgumentText(raw, limits.maxDepth)
+    if ((flags & DEEP) !== 0) {
       return { ok: false, message: `arguments nest deeper than ${limits.maxDepth} levels` }
     }
-    // A key can only decode to "__proto__" if the text spells it or uses an escape, and a number can
-    // only overflow to Infinity with an exponent or ~309 digits; only then is the slower reviver run.
-    const suspicious = raw.includes('__proto__') || raw.includes('\\u') || OVERFLOW_RISK.test(raw)
+    const suspicious = (flags & SUSPICIOUS) !== 0
     let protoKey = false
     let overflow = false
     try {
@@ -73,7 +99,7 @@ export function parseToolArguments(raw: string | JsonObject, limits: ArgumentLim
     }
     if (protoKey) return { ok: false, message: 'arguments must not contain a "__proto__" key' }
     if (overflow) return { ok: false, message: 'arguments contain a number too large to represent' }
-    const lossy = findLossyInteger(raw)
+    const lossy = (flags & LONG_DIGITS) === 0 ? undefined : findLossyInteger(raw)
     if (lossy !== undefined) {
       return {
         ok: false,

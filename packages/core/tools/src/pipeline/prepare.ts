@@ -8,12 +8,14 @@ import { CALL_DEFINITION } from '../is-call-to.ts'
 import type {
   AnyToolDefinition,
   PreExecuteDecision,
+  ToolCallApproval,
   ToolArguments,
   ToolCallInfo,
   ToolExecutionInput,
   ToolExecutionResult,
 } from '../types.ts'
-import { resolveApproval } from './approval.ts'
+import { rejectedByAnswer, resolveApproval, SUSPEND } from './approval.ts'
+import { releaseRun } from './call-signal.ts'
 import { readPreExecuteDecision } from './decisions.ts'
 import { guardsOnChain, runGuards } from './guards.ts'
 import { callArguments } from './call-arguments.ts'
@@ -94,47 +96,84 @@ function final(run: RunState, result: ToolExecutionResult): ScheduledToolPrepara
  * listeners and guards run on the call's policy budget; a caller's abort ends this stage at once
  * (nothing has started yet).
  */
-export async function prepareCall(
+export function prepareCall(
   state: ScopeToolsState,
   key: object | undefined,
   input: ToolExecutionInput,
-): Promise<ScheduledToolPreparation> {
+): ScheduledToolPreparation | Promise<ScheduledToolPreparation> {
   // T7: a tool this caller may not call under the scope's mode is treated as unknown from here on
   const tool: RegisteredTool | undefined = callableTool(state, input)
-  const args = tool === undefined ? undefined : callArguments(state.registry, key, input, tool)
+  const args = tool === undefined ? undefined : callArguments(state.registry, key, input, tool, false)
   const call =
     args === undefined
       ? callInfoOf(state, input)
       : args.kind === 'ok'
         ? callInfo(state, input, args.args, tool!.definition)
         : callInfo(state, input, args.kind === 'unparsable' ? EMPTY_ARGS : args.json, undefined)
-  const settle = (result: ToolExecutionResult): ScheduledToolPreparation =>
-    final(createRun({ state, call, caller: undefined, tool, args: undefined }), result)
 
   if (input.signal?.aborted === true) {
-    return settle(failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)))
+    return settled(
+      state,
+      call,
+      tool,
+      failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)),
+    )
   }
   if (tool === undefined || args === undefined)
-    return settle(failure('UNKNOWN_TOOL', unknownToolMessage(input.name, state, input)))
+    return settled(state, call, tool, failure('UNKNOWN_TOOL', unknownToolMessage(input.name, state, input)))
   switch (args.kind) {
     case 'ok':
       break
     case 'unparsable':
     case 'invalid':
-      return settle(failure('INVALID_ARGUMENTS', toolMessages.invalidArguments(input.name, args.message)))
+      return settled(
+        state,
+        call,
+        tool,
+        failure('INVALID_ARGUMENTS', toolMessages.invalidArguments(input.name, args.message)),
+      )
     case 'validator-failed':
-      return settle(failure('PIPELINE_FAILED', toolMessages.validationFailed(input.name, args.message)))
+      return settled(
+        state,
+        call,
+        tool,
+        failure('PIPELINE_FAILED', toolMessages.validationFailed(input.name, args.message)),
+      )
     default: {
       const never: never = args
       return never
     }
   }
+  const { approval } = input
+  // A person rejected this call (durable approvals): that is its answer, whatever policy says now.
+  const rejected = approval?.kind === 'answered' ? rejectedByAnswer(input.name, approval.answer) : undefined
+  if (rejected !== undefined) return settled(state, call, tool, rejected)
   const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
   run.nestedCallHooks = input.nestedCallHooks
-  // no listener and no guard: nothing to decide, nothing to wait for
+  // no listener and no guard: nothing to decide, nothing to wait for (and no promise either: the
+  // caller awaits only what needs it)
   if (!state.ctx.hasListeners('tools/pre-execute') && guardsOnChain(state) === undefined)
     return { stage: 'dispatch', run }
-  const prepared = await policy(run, tool, args.json)
+  return policyStage(run, tool, args.json, approval)
+}
+
+/** A call answered before it started: its run is handed out at `final-result`. */
+function settled(
+  state: ScopeToolsState,
+  call: ToolCallInfo,
+  tool: RegisteredTool | undefined,
+  result: ToolExecutionResult,
+): ScheduledToolPreparation {
+  return final(createRun({ state, call, caller: undefined, tool, args: undefined }), result)
+}
+
+async function policyStage(
+  run: RunState,
+  tool: RegisteredTool,
+  json: JsonObject,
+  approval: ToolExecutionInput['approval'],
+): Promise<ScheduledToolPreparation> {
+  const prepared = await policy(run, tool, json, approval)
   pauseBudget(run)
   return prepared
 }
@@ -143,6 +182,7 @@ async function policy(
   run: RunState,
   tool: RegisteredTool,
   json: JsonObject,
+  approval: ToolCallApproval | undefined,
 ): Promise<ScheduledToolPreparation> {
   const { ctx } = run.state
   const name = run.toolName
@@ -180,7 +220,14 @@ async function policy(
     case 'ask': {
       // a person answering is not plugin code: the budget waits
       pauseBudget(run)
-      const denied = await resolveApproval(run, tool, decision.reason, json)
+      const denied = await resolveApproval(run, tool, decision.reason, json, approval)
+      if (denied === SUSPEND) {
+        // No result in this process: the driver records the pending approval and runs the call
+        // again with the answer. Nothing of the run stays attached (signal, budget sweeper).
+        run.stage = 'suspended'
+        releaseRun(run)
+        return { stage: 'approval-pending', run, reason: decision.reason }
+      }
       if (denied !== undefined) return final(run, denied)
       break
     }

@@ -18,9 +18,10 @@ const NAMES: Record<ToolErrorCode, string> = {
 }
 
 /**
- * Results the pipeline built itself from strings and already-snapshotted values. They are plain
- * lossless JSON by construction, so materializing them skips the defensive snapshot (the hot path
- * of a trivial call); anything a listener, wrapper or `toContent` produced is snapshotted.
+ * Failures the pipeline built itself from strings. They are plain lossless JSON by construction, so
+ * materializing them skips the defensive snapshot; anything a listener, wrapper or `toContent`
+ * produced is snapshotted. (A body's success is marked on its run instead, `RunState.trusted`: a
+ * weak-set entry per call is dearer than the rest of a trivial call; failures are the rare path.)
  */
 const trusted = new WeakSet<object>()
 

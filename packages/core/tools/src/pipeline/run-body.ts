@@ -8,15 +8,16 @@ import { callRef, formatIssues } from './clip.ts'
 import { cutShort } from './cut-short.ts'
 import { defaultText } from './materialize.ts'
 import { jsonSizeFloor, textOver } from './result-size.ts'
-import { failure, success, toBlocks, trust } from './results.ts'
+import { failure, success, toBlocks } from './results.ts'
 import type { RunState } from './run-state.ts'
-import { graceFor, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
+import { graceFor, raceBodyTimeout, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
 
 /**
  * What a body sees besides its arguments. A class so that creating one per call is a constructor
- * call; the signal is a prototype getter (created on first read: a body that never looks at it
- * costs no controller), and `deferContext` / `concludeTurn` are own functions, so a body may
- * destructure them.
+ * call. The signal is a prototype getter (created on first read: a body that never looks at it
+ * costs no controller); so are `deferContext` and `concludeTurn`, which hand out functions bound to
+ * the call on first read, so a body may still destructure them (`({ deferContext }) => …`) and a
+ * body that never uses them costs no closures.
  */
 class BodyContext implements ToolExecContext {
   readonly callId: string
@@ -24,11 +25,11 @@ class BodyContext implements ToolExecContext {
   readonly ctx: RunState['scope']
   readonly turn: number | undefined
   readonly step: number | undefined
-  readonly deferContext: (text: string) => void
-  readonly concludeTurn: () => void
   readonly nestedCallHooks: RunState['nestedCallHooks']
   readonly #run: RunState
   readonly #signal: AbortSignal | undefined
+  #defer: ((text: string) => void) | undefined = undefined
+  #conclude: (() => void) | undefined = undefined
 
   constructor(run: RunState, signal: AbortSignal | undefined) {
     this.callId = run.callId
@@ -39,14 +40,22 @@ class BodyContext implements ToolExecContext {
     this.nestedCallHooks = run.nestedCallHooks
     this.#run = run
     this.#signal = signal
-    this.deferContext = (text) => deferContext(run, text)
-    this.concludeTurn = () => {
-      run.concludes = true
-    }
   }
 
   get signal(): AbortSignal {
     return this.#signal ?? runSignal(this.#run)
+  }
+
+  get deferContext(): (text: string) => void {
+    const run = this.#run
+    return (this.#defer ??= (text) => deferContext(run, text))
+  }
+
+  get concludeTurn(): () => void {
+    const run = this.#run
+    return (this.#conclude ??= () => {
+      run.concludes = true
+    })
   }
 }
 
@@ -68,6 +77,9 @@ export function notStarted(run: RunState): ToolExecutionResult {
   return cutShort(run, 'a tools/execute wrapper')
 }
 
+/** `bodyPending` of a body that returned synchronously: it has settled, nothing will wait on it. */
+const SETTLED: Promise<unknown> = Promise.resolve()
+
 /**
  * docs/spec.md §5 step 7: the body (the tool's `execute`, or the `body` a wrapper passed in its
  * place: same arguments, same checks of its value). Its signal is the call's own, or (when a wrapper passed a
@@ -76,47 +88,87 @@ export function notStarted(run: RunState): ToolExecutionResult {
  * value within it is a success, a rejection is `ABORTED`; after it, `ABORTED`. On a wrapper's
  * abort (a timeout) the wrapper has already answered, so this returns at once. A body that never
  * started (the call was cancelled first) is `ABORTED_BEFORE_DISPATCH`.
+ *
+ * `timeoutMs` is the pipeline's own timeout (the shipped wrapper's, applied directly, T17): past
+ * it the call's signal aborts with a TimeoutError and the result is `TIMEOUT` at once. A body that
+ * returns a plain value (not a promise) has finished when it returns: nothing is raced or armed.
  */
-export async function runBody(
+export function runBody(
   run: RunState,
   replacement: AbortSignal | undefined,
+  timeoutMs?: number,
   body?: ToolBody,
-): Promise<ToolExecutionResult> {
+): ToolExecutionResult | Promise<ToolExecutionResult> {
   // only a run prepared at stage dispatch gets here, and such a run always has its tool
   const tool = run.tool!
   if (run.cause !== undefined || replacement?.aborted === true) return notStarted(run)
   let own: AbortController | undefined
   let unlink: (() => void)[] | undefined
   if (replacement !== undefined && replacement !== run.controller?.signal) {
-    const body = (own = new AbortController())
-    unlink = [onRunAbort(run, () => body.abort(abortReason(run))), linkAbort(body, replacement)]
+    const controller = (own = new AbortController())
+    unlink = [onRunAbort(run, () => controller.abort(abortReason(run))), linkAbort(controller, replacement)]
   }
   pauseBudget(run)
-  let pending: Promise<unknown>
+  let returned: unknown
+  let threw = false
   try {
     const exec = new BodyContext(run, own?.signal)
-    pending = Promise.resolve(
-      body === undefined ? tool.definition.execute(run.args, exec) : body(run.args as ToolArguments, exec),
-    )
+    returned =
+      body === undefined ? tool.definition.execute(run.args, exec) : body(run.args as ToolArguments, exec)
   } catch (error) {
-    pending = Promise.reject(error)
+    returned = error
+    threw = true
   }
+  if (!threw && (returned === null || (typeof returned !== 'object' && typeof returned !== 'function'))) {
+    // a plain value: the body is done (a promise, or any object that might be a thenable, is awaited)
+    run.bodyPending = SETTLED
+    return bodyResult(run, own, unlink, { kind: 'value', value: returned }, timeoutMs)
+  }
+  const pending = threw ? Promise.reject(returned) : Promise.resolve(returned)
   run.bodyPending = pending
-  // With a replacement the body's own signal decides. Otherwise only the caller can abort a
-  // running body (the budget is paused meanwhile): without a caller signal there is nothing to race.
+  return awaitBody(run, pending, own, unlink, timeoutMs)
+}
+
+/**
+ * A body that returned a promise (or threw): with a replacement signal the body's own signal decides.
+ * Otherwise only the caller (or the timeout) can end a running body (the budget is paused
+ * meanwhile): without either there is nothing to race.
+ */
+async function awaitBody(
+  run: RunState,
+  pending: Promise<unknown>,
+  own: AbortController | undefined,
+  unlink: (() => void)[] | undefined,
+  timeoutMs: number | undefined,
+): Promise<ToolExecutionResult> {
   const settled: Settled<unknown> =
     own !== undefined
       ? await settleOrAbort(pending, own.signal, () => graceFor(run))
-      : run.unlink === undefined && run.cause === undefined
-        ? await settleOf(pending)
-        : await raceRun(run, pending, true)
+      : timeoutMs !== undefined
+        ? await raceBodyTimeout(run, pending, timeoutMs)
+        : run.watch === undefined && run.cause === undefined
+          ? await settleOf(pending)
+          : await raceRun(run, pending, true)
+  return bodyResult(run, own, unlink, settled, timeoutMs)
+}
+
+/** The result of a body's outcome; drops what linked a replacement signal to the call. */
+function bodyResult(
+  run: RunState,
+  own: AbortController | undefined,
+  unlink: (() => void)[] | undefined,
+  settled: Settled<unknown>,
+  timeoutMs: number | undefined,
+): ToolExecutionResult {
   if (unlink !== undefined) for (const undo of unlink) undo()
   resumeBudget(run)
   if (settled.kind !== 'aborted') run.bodyDone = true
   const signalled = own?.signal.aborted === true || run.cause !== undefined
   switch (settled.kind) {
     case 'aborted':
-      return failure('ABORTED', toolMessages.aborted(run.toolName))
+      return timeoutMs !== undefined && run.timedOutAfter !== undefined
+        ? failure('TIMEOUT', toolMessages.timedOut(run.toolName, timeoutMs))
+        : failure('ABORTED', toolMessages.aborted(run.toolName))
     case 'error':
       return signalled
         ? failure('ABORTED', toolMessages.aborted(run.toolName))
@@ -167,7 +219,7 @@ function valueResult(run: RunState, value: unknown): ToolExecutionResult {
     return failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(name, over, limit, true))
   // the default content is the value's own text, so this result needs no further checks
   if (definition.toContent === undefined)
-    return trust(success(text === undefined ? [] : [{ type: 'text', text }], json))
+    return (run.trusted = success(text === undefined ? [] : [{ type: 'text', text }], json))
   try {
     return success(toBlocks(definition.toContent(value)), json)
   } catch (error) {

@@ -5,14 +5,16 @@ import type { RegistryState, ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
 import type { ToolBatchHooks } from '../scheduler/batch-types.ts'
 import type { FinalizeContext, ToolCallInfo, ToolExecutionResult } from '../types.ts'
-import { linkCaller, runSignal, type AbortCause } from './call-signal.ts'
+import { linkCaller, runSignal, type AbortCause, type CallerWatch } from './call-signal.ts'
 import type { StageRace } from './signals.ts'
 
 /**
  * Where a run is (T39). `dispatch`, `post-result` and `final-result` are the stages a run is
- * handed out at; `dispatching` and `finalizing` mark a stage in progress; `finished` is terminal.
+ * handed out at; `dispatching` and `finalizing` mark a stage in progress; `finished` is terminal,
+ * and so is `suspended` (its approval is pending: the call is run again, as a new run, with the answer).
  */
-export type RunStage = 'dispatch' | 'dispatching' | 'post-result' | 'finalizing' | 'final-result' | 'finished'
+export type RunStage =
+  'dispatch' | 'dispatching' | 'post-result' | 'finalizing' | 'final-result' | 'finished' | 'suspended'
 
 /**
  * The scheduler's private view of a run; callers only see the `ToolRunContext` part. A class
@@ -39,17 +41,25 @@ export class RunState implements ToolRunContext {
   stage: RunStage = 'dispatch'
   /** The result handed out with the run at `post-result` / `final-result`: the only one it may commit. */
   handed: ToolExecutionResult | undefined = undefined
+  /**
+   * A result the pipeline built for this call from strings and values it snapshotted itself: plain
+   * lossless JSON by construction, so materializing it skips the defensive snapshot (a field rather
+   * than a weak set: one entry per call in a weak table costs more than the rest of a trivial call).
+   */
+  trusted: ToolExecutionResult | undefined = undefined
 
   // --- cancellation (call-signal.ts): one controller per call, created on first use
   controller: AbortController | undefined = undefined
   cause: AbortCause | undefined = undefined
   callerReason: unknown = undefined
-  /** Stops following the caller's signal. */
-  unlink: (() => void) | undefined = undefined
+  /** The caller's signal being followed (until the call is answered). */
+  watch: CallerWatch | undefined = undefined
   /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
   waiters: (() => void)[] | undefined = undefined
   /** Stages racing the call's abort right now (signals.ts). */
   races: Set<StageRace> | undefined = undefined
+  /** Set when the body ran past `timeoutMs` (the pipeline's own timeout): its signal aborts with a TimeoutError. */
+  timedOutAfter: number | undefined = undefined
   /** The abort grace window (T38), shared by every stage of the call. */
   grace: Promise<void> | undefined = undefined
   graceTimer: ReturnType<typeof setTimeout> | undefined = undefined

@@ -1,3 +1,4 @@
+import { timeOutRun } from './call-signal.ts'
 import type { RunState } from './run-state.ts'
 
 export type Settled<T> =
@@ -53,7 +54,7 @@ export function settleOrAbort<T>(
  * signal, no budget running) just awaits the promise. The promise is always handled.
  */
 export function raceRun<T>(run: RunState, promise: Promise<T>, drain: boolean): Promise<Settled<T>> {
-  if (run.unlink === undefined && run.cause === undefined && run.budgetDeadline === undefined)
+  if (run.watch === undefined && run.cause === undefined && run.budgetDeadline === undefined)
     return settleOf(promise)
   return new Promise<Settled<T>>((resolve) => {
     const race = new StageRace(run, drain, resolve as (outcome: Settled<unknown>) => void)
@@ -66,11 +67,43 @@ export function raceRun<T>(run: RunState, promise: Promise<T>, drain: boolean): 
   })
 }
 
+/**
+ * The body's promise against the call's abort (with the grace, T38) and its `timeoutMs`: when the
+ * time is up first, the call's signal aborts with a TimeoutError and this settles `aborted` with
+ * `run.timedOutAfter` set. One timer, cleared when the body settles first; no controller of its
+ * own, no listener on any signal (the pipeline's direct path for the shipped timeout, T17).
+ */
+export function raceBodyTimeout<T>(
+  run: RunState,
+  promise: Promise<T>,
+  timeoutMs: number,
+): Promise<Settled<T>> {
+  return new Promise<Settled<T>>((resolve) => {
+    const race = new StageRace(run, true, resolve as (outcome: Settled<unknown>) => void)
+    promise.then(
+      (value) => race.settle({ kind: 'value', value }),
+      (error: unknown) => race.settle({ kind: 'error', error }),
+    )
+    if (run.cause !== undefined) race.abort()
+    else if (run.watch !== undefined || run.budgetDeadline !== undefined) (run.races ??= new Set()).add(race)
+    if (!race.done) race.timer = setTimeout(timeUp, timeoutMs, race, timeoutMs)
+  })
+}
+
+function timeUp(race: StageRace, timeoutMs: number): void {
+  race.timer = undefined
+  if (race.done) return
+  timeOutRun(race.run, timeoutMs)
+  race.settle(ABORTED)
+}
+
 const ABORTED = Object.freeze({ kind: 'aborted' as const })
 
 /** One stage waiting on its promise or the call's abort, whichever comes first. */
 export class StageRace {
-  #done = false
+  done = false
+  /** The body's timeout, when this race has one (`raceBodyTimeout`). */
+  timer: ReturnType<typeof setTimeout> | undefined = undefined
   constructor(
     readonly run: RunState,
     readonly drain: boolean,
@@ -78,8 +111,12 @@ export class StageRace {
   ) {}
 
   settle(outcome: Settled<unknown>): void {
-    if (this.#done) return
-    this.#done = true
+    if (this.done) return
+    this.done = true
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer)
+      this.timer = undefined
+    }
     this.run.races?.delete(this)
     this.resolve(outcome)
   }

@@ -17,5 +17,7 @@ export function withBodyExtras(run: RunState, result: ToolExecutionResult): Tool
     ? { ...result, ...extras }
     : { ...result, ...extras, ...(run.concludes ? { concludesTurn: true } : {}) }
   // deferred contexts are strings (checked by deferContext), so trust carries over
-  return isTrusted(result) ? trust(next) : next
+  if (result === run.trusted) run.trusted = next
+  else if (isTrusted(result)) trust(next)
+  return next
 }

@@ -78,6 +78,12 @@ export function normalizeDefinition(
   if (def.eager !== undefined && typeof def.eager !== 'boolean') {
     throw bad(at, `definition.eager must be a boolean when present, got ${describeValue(def.eager)}`)
   }
+  if (def.idempotent !== undefined && typeof def.idempotent !== 'boolean') {
+    throw bad(
+      at,
+      `definition.idempotent must be a boolean when present, got ${describeValue(def.idempotent)}`,
+    )
+  }
   const snapshot = snapshotJsonValue(def.parameters)
   if (!snapshot.ok)
     throw bad(at, `definition.parameters must be plain JSON: ${snapshot.path} ${snapshot.reason}`)

@@ -1,6 +1,7 @@
 import type { Context, Logger } from '@deepseek-ai/dsh-context'
 import { RUN_CODE_TOOL_NAME } from '../codes.ts'
 import type { PresentationMode, ToolGuard } from '../types.ts'
+import type { ArgumentCacheEntry } from '../pipeline/call-arguments.ts'
 import type { BudgetSweeper } from '../pipeline/call-budget.ts'
 import type { ToolGrants } from '../pipeline/session-grants.ts'
 import type { RegisteredTool } from './normalize-definition.ts'
@@ -35,6 +36,8 @@ export interface RegistryState {
   shippedTimeout: boolean
   /** Watches the policy budget of calls in flight (call-budget.ts); created on first use. */
   sweeper: BudgetSweeper | undefined
+  /** Arguments parsed for a mode read, kept for the `prepare` that follows (call-arguments.ts). */
+  readonly recentArguments: ArgumentCacheEntry[]
 }
 
 /** One scope's layer: its registrations, restrictions, guards, approval grants and mode cell. */

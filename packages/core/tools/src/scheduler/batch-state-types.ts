@@ -3,15 +3,19 @@ import type { ScheduledToolDispatch, ScheduledToolPreparation } from './schedule
 
 /** A candidate result waiting for its commit turn: what `prepare` or `dispatch` produced. */
 export type PendingResult =
-  Exclude<ScheduledToolPreparation, { readonly stage: 'dispatch' }> | ScheduledToolDispatch
+  | Exclude<ScheduledToolPreparation, { readonly stage: 'dispatch' | 'approval-pending' }>
+  | ScheduledToolDispatch
 
 /**
  * Where one call is. `queued`: added, not started. `starting`: announced (`onStart`), its policy
  * stage runs. `running`: its body runs. `settled`: a candidate result waits for its commit turn.
- * `abandoned`: the batch failed under it and its stage outcome will be ignored; recovery answers it.
- * `committed`: its one result is final and handed over.
+ * `suspended`: its approval is pending (durable approvals): it waits for its commit turn to be
+ * reported (`onSuspend`), and the batch starts nothing after it. `abandoned`: the batch failed
+ * under it and its stage outcome will be ignored; recovery answers it. `committed`: its one result
+ * is final and handed over.
  */
-export type CallPhase = 'queued' | 'starting' | 'running' | 'settled' | 'abandoned' | 'committed'
+export type CallPhase =
+  'queued' | 'starting' | 'running' | 'settled' | 'suspended' | 'abandoned' | 'committed'
 
 export type BatchStop = { readonly kind: 'aborted' } | { readonly kind: 'failed'; readonly error: unknown }
 
@@ -21,6 +25,11 @@ export type CommitStep =
   | { readonly kind: 'finalize'; readonly index: number; readonly pending: PendingResult }
   /** An abort kept the call from starting: announce it, then commit `ABORTED_BEFORE_DISPATCH`. */
   | { readonly kind: 'skip'; readonly index: number }
+  /**
+   * Every call before it has committed and its approval is pending: report it (`onSuspend`), then
+   * park the batch there (the calls after it never start; the driver runs them with the answer).
+   */
+  | { readonly kind: 'suspend'; readonly index: number; readonly reason: string | undefined }
   /**
    * The batch failed: commit the call's final result if it has one (observers saw it), else a
    * `SCHEDULER_FAILED`; announce it first when it never started.
@@ -50,6 +59,8 @@ export interface BatchView {
   readonly lingering: number
   /** An exclusive call holds the barrier. */
   readonly barrier: boolean
+  /** A call's approval is pending: nothing after it starts. */
+  readonly suspended: boolean
   readonly closed: boolean
   readonly stop: BatchStop['kind'] | undefined
 }
@@ -71,8 +82,13 @@ export interface BatchState {
   readonly added: number
   readonly started: number
   readonly committed: number
-  /** True once closed and every added call has committed (with no commit step in progress). */
+  /**
+   * True once closed and every added call has committed, or every call before a suspended one has
+   * and that one was parked (with no commit step in progress).
+   */
   readonly done: boolean
+  /** The parked call (its approval pending) once the batch is done there. */
+  readonly parked: { readonly index: number; readonly reason: string | undefined } | undefined
   add(input: ToolExecutionInput): number
   close(): void
   /** Stops starting calls. False if the batch had already stopped. */
@@ -89,6 +105,10 @@ export interface BatchState {
   begin(index: number, concurrency: CallConcurrency): void
   /** The policy stage is over and the body runs (`dispatch` was called). */
   dispatched(index: number): void
+  /** The policy stage ended with a pending approval: the claim goes, and nothing after it starts. */
+  suspend(index: number, reason: string | undefined): void
+  /** The suspended call was reported in its commit turn: the batch is done there. */
+  park(index: number): void
   /**
    * A candidate result exists. `lingering`: the body still runs (its claim is kept). False when
    * the call was no longer waiting for one (recovery answered it already).
@@ -108,7 +128,7 @@ export interface BatchState {
   /** Announces a call that never started (abort, failure). */
   announce(index: number): void
   commit(index: number, result: ToolExecutionResult): void
-  /** Every call's result, in model order (complete once `done`). */
+  /** Every call's result, in model order (complete once `done`; up to the parked call, if any). */
   results(): ToolExecutionResult[]
   /** Announced, uncommitted calls: those a stop must reach. */
   unfinished(): number[]

@@ -39,6 +39,8 @@ export function createBatchState(options: {
   let running = 0
   let settled = 0
   let lingering = 0
+  let suspended: { readonly index: number; readonly reason: string | undefined } | undefined
+  let parked = false
 
   const entry = (index: number): CallEntry => {
     const found = calls[index]
@@ -73,7 +75,10 @@ export function createBatchState(options: {
       return committed
     },
     get done() {
-      return closed && committed === calls.length && !committing
+      return closed && !committing && (committed === calls.length || parked)
+    },
+    get parked() {
+      return parked ? suspended : undefined
     },
 
     add(input) {
@@ -107,11 +112,14 @@ export function createBatchState(options: {
     phase: (index) => entry(index).phase,
 
     nextToStart() {
-      return stop === undefined && !starting && started < calls.length ? started : undefined
+      return stop === undefined && suspended === undefined && !starting && started < calls.length
+        ? started
+        : undefined
     },
 
     admits(index, { mode, keys }, eager) {
-      if (stop !== undefined || starting || index !== started || index >= calls.length) return false
+      if (stop !== undefined || suspended !== undefined || starting || index !== started) return false
+      if (index >= calls.length) return false
       if (barrier > 0) return false
       if (mode === 'exclusive') return (closed || exclusiveBeforeClose) && committed === index && inPool === 0
       return (closed || eager) && inPool < maxParallel && locks.free(keys)
@@ -139,6 +147,24 @@ export function createBatchState(options: {
       starting = false
       call.phase = 'running'
       running++
+    },
+
+    suspend(index, reason) {
+      const call = entry(index)
+      if (call.phase !== 'starting') return
+      starting = false
+      call.phase = 'suspended'
+      suspended = { index, reason }
+      release(call)
+    },
+
+    park(index) {
+      const call = entry(index)
+      if (call.phase !== 'suspended' || index !== committed)
+        throw new Error(
+          `batch state: call ${index} cannot be parked (phase ${call.phase}, next commit ${committed})`,
+        )
+      parked = true
     },
 
     settle(index, pending, stillRunning) {
@@ -186,12 +212,13 @@ export function createBatchState(options: {
     },
 
     nextCommit() {
-      if (committing || committed >= calls.length) return undefined
+      if (committing || parked || committed >= calls.length) return undefined
       const index = committed
       const call = calls[index]!
       if (stop?.kind === 'failed')
         return { kind: 'recover', index, announced: index < started, final: call.final }
       if (call.phase === 'settled') return { kind: 'finalize', index, pending: call.pending! }
+      if (call.phase === 'suspended') return { kind: 'suspend', index, reason: suspended?.reason }
       if (stop?.kind === 'aborted' && index >= started) return { kind: 'skip', index }
       return undefined
     },
@@ -231,7 +258,7 @@ export function createBatchState(options: {
     },
 
     results() {
-      return calls.map((call) => call.final!)
+      return (parked ? calls.slice(0, committed) : calls).map((call) => call.final!)
     },
 
     unfinished() {
@@ -251,6 +278,7 @@ export function createBatchState(options: {
         inPool,
         lingering,
         barrier: barrier > 0,
+        suspended: suspended !== undefined,
         closed,
         stop: stop?.kind,
       }

@@ -21,6 +21,17 @@ export interface ToolBatchHooks {
     input: ToolExecutionInput,
     mode: ExecutionMode | undefined,
   ) => void | PromiseLike<void>
+  /**
+   * Durable approvals: the call's approval is pending (its input was `approval: suspendable` and the
+   * approver answered `pending`), every call before it has committed, and nothing after it will
+   * start. `reason` is the policy's `ask` reason. The batch then ends `suspended`; a hook that throws
+   * fails it instead (recovery answers every call).
+   */
+  readonly onSuspend?: (
+    index: number,
+    input: ToolExecutionInput,
+    reason: string | undefined,
+  ) => void | PromiseLike<void>
   /** A candidate result exists (before post-execute and commit). */
   readonly onSettled?: (index: number, input: ToolExecutionInput) => void
   /**
@@ -44,10 +55,20 @@ export interface ToolBatchHooks {
   ) => void | PromiseLike<void>
 }
 
-/** How a batch ended. Every call has exactly one result either way, in model order. */
+/**
+ * How a batch ended. `completed` and `failed`: every call has exactly one result, in model order.
+ * `suspended` (only with `approval: suspendable` calls): the call at `index` waits for its approval;
+ * `results` are those of the calls before it, and the calls after it never started.
+ */
 export type ToolBatchOutcome =
   | { readonly kind: 'completed'; readonly results: ToolExecutionResult[] }
   | { readonly kind: 'failed'; readonly error: unknown; readonly results: ToolExecutionResult[] }
+  | {
+      readonly kind: 'suspended'
+      readonly results: ToolExecutionResult[]
+      readonly index: number
+      readonly reason: string | undefined
+    }
 
 export interface CreateToolBatchOptions {
   /** A `ctx.tools` (any compatible copy of the package). */

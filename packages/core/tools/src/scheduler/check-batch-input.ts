@@ -1,7 +1,6 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from '../errors.ts'
-import { checkExecutionInput } from '../pipeline/check-input.ts'
-import type { ToolExecutionInput } from '../types.ts'
+import { checkExecutionInput, refuseSuspendable, type CheckedInput } from '../pipeline/check-input.ts'
 import type { ToolBatchHooks } from './batch-types.ts'
 
 /** The pool size a batch gets when nobody names one. */
@@ -31,7 +30,7 @@ export function checkFunction(where: string, label: string, value: unknown): voi
     throw invalidArgument(`${where}: ${label} must be a function, got ${describeValue(value)}`)
 }
 
-const HOOKS = ['onQueued', 'onStart', 'onSettled', 'onCommit', 'onLateOutcome'] as const
+const HOOKS = ['onQueued', 'onStart', 'onSettled', 'onSuspend', 'onCommit', 'onLateOutcome'] as const
 
 /** The hooks, each read once (a getter cannot swap one later), as a plain object. */
 export function readHooks(where: string, hooks: unknown): ToolBatchHooks {
@@ -46,23 +45,37 @@ export function readHooks(where: string, hooks: unknown): ToolBatchHooks {
   return out as ToolBatchHooks
 }
 
-/** A shallow copy of each call, so the checks and the batch read one snapshot of the caller's objects. */
-export function copyCalls(where: string, label: string, calls: unknown): readonly ToolExecutionInput[] {
+/** The checked copy of each call, so the checks and the batch read one snapshot of the caller's objects. */
+export function copyCalls(where: string, label: string, calls: unknown): readonly CheckedInput[] {
   if (!Array.isArray(calls))
     throw invalidArgument(`${where}: ${label} must be an array, got ${describeValue(calls)}`)
-  const copies = calls.map((call: unknown) =>
-    typeof call === 'object' && call !== null ? { ...call } : call,
-  )
   const ids = new Set<string>()
-  copies.forEach((call: unknown, i) => checkBatchCall(where, `${label}[${i}]`, call, ids))
-  return copies as readonly ToolExecutionInput[]
+  const copies: CheckedInput[] = []
+  for (let i = 0; i < calls.length; i++) {
+    const copy = checkBatchCall(where, label, i, calls[i], ids)
+    refuseSuspendable(where, `${label}[${i}]`, copy.input)
+    copies.push(copy)
+  }
+  return copies
 }
 
-/** Each call is a valid input and no `callId` repeats (`ids` spans every call of one batch). */
-export function checkBatchCall(where: string, label: string, call: unknown, ids: Set<string>): void {
-  checkExecutionInput(where, label, call)
-  const { callId } = call as ToolExecutionInput
-  if (ids.has(callId))
-    throw invalidArgument(`${where}: ${label}.callId "${callId}" is used twice in one batch`)
+/**
+ * Each call is a valid input and no `callId` repeats (`ids` spans every call of one batch); returns
+ * the checked copy (each field read once). `index` names the call in a message (`label[index]`).
+ */
+export function checkBatchCall(
+  where: string,
+  label: string,
+  index: number | undefined,
+  call: unknown,
+  ids: Set<string>,
+): CheckedInput {
+  const copy = checkExecutionInput(where, label, call, index)
+  const { callId } = copy
+  if (ids.has(callId)) {
+    const at = index === undefined ? label : `${label}[${index}]`
+    throw invalidArgument(`${where}: ${at}.callId "${callId}" is used twice in one batch`)
+  }
   ids.add(callId)
+  return copy
 }

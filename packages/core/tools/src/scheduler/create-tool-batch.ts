@@ -1,6 +1,7 @@
 import type { Logger } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { ToolsError, invalidArgument } from '../errors.ts'
+import type { CheckedInput } from '../pipeline/check-input.ts'
 import type { ToolExecutionInput } from '../types.ts'
 import { createBatchSignals } from './batch-signals.ts'
 import { createBatchState, type PendingResult } from './batch-state.ts'
@@ -68,7 +69,7 @@ export function createToolBatch(options: CreateToolBatchOptions): ToolBatch {
   })
 }
 
-type MutableInput = { -readonly [K in keyof ToolExecutionInput]: ToolExecutionInput[K] }
+const RESOLVED = Promise.resolve()
 
 /**
  * `createToolBatch` with settings already checked. `calls`, when given, are copies checked by the
@@ -85,7 +86,7 @@ export function openToolBatch(
     /** See `CreateToolBatchOptions.exclusiveBeforeClose` (absent: false). */
     readonly exclusiveBeforeClose?: boolean
   },
-  calls?: readonly ToolExecutionInput[],
+  calls?: readonly CheckedInput[],
 ): ToolBatch {
   const { scheduler, hooks, eager, logger } = settings
   const locks = keyLocksFor(scheduler)
@@ -132,10 +133,12 @@ export function openToolBatch(
     if (!committing) void commitCalls()
   }
   // Coalesces every change of one turn of the event loop into one look at what may happen next.
+  // A resolved promise's reaction rather than `queueMicrotask`, which wraps every callback in an
+  // async resource on Node (several times the cost of the reaction).
   const drive = (): void => {
     if (driving) return
     driving = true
-    queueMicrotask(step)
+    void RESOLVED.then(step)
   }
 
   const startCalls = async (): Promise<void> => {
@@ -163,6 +166,9 @@ export function openToolBatch(
               fail(error)
             },
           )
+        } else if (prepared.stage === 'approval-pending') {
+          state.suspend(index, prepared.reason)
+          drive()
         } else settle(index, prepared)
       }
     } catch (error) {
@@ -232,18 +238,21 @@ export function openToolBatch(
     signals.detach()
     const results = state.results()
     const stop = state.stop
+    const parked = state.parked
     resolveOutcome(
       stop?.kind === 'failed'
         ? { kind: 'failed', error: stop.error, results }
-        : { kind: 'completed', results },
+        : parked !== undefined
+          ? { kind: 'suspended', results, index: parked.index, reason: parked.reason }
+          : { kind: 'completed', results },
     )
   }
 
-  /** Adds a checked copy (the batch's own object from here on, with the call's own signal). */
-  const intake = (copy: MutableInput): number => {
-    copy.signal = signals.forCall(state.added, copy.signal)
-    const index = state.add(copy)
-    notify(() => hooks.onQueued?.(index, copy))
+  /** Adds a checked copy (the batch's own, immutable object from here on, with the call's own signal). */
+  const intake = (copy: CheckedInput): number => {
+    const input = copy.withSignal(signals.forCall(state.added, copy.signal)).input
+    const index = state.add(input)
+    notify(() => hooks.onQueued?.(index, input))
     return index
   }
 
@@ -260,10 +269,8 @@ export function openToolBatch(
       }
       if (typeof call !== 'object' || call === null)
         throw invalidArgument(`${where}: call must be an object, got ${describeValue(call)}`)
-      // One read of the caller's object; everything after uses the copy.
-      const copy: MutableInput = { ...call }
-      checkBatchCall(where, 'call', copy, ids)
-      const index = intake(copy)
+      // One read of the caller's object; everything after uses the checked copy.
+      const index = intake(checkBatchCall(where, 'call', undefined, call, ids))
       drive()
       return index
     },
@@ -276,7 +283,7 @@ export function openToolBatch(
     view: () => state.view(),
   }
   if (calls !== undefined) {
-    for (const call of calls) intake(call as MutableInput)
+    for (const call of calls) intake(call)
     batch.close()
   }
   return batch

@@ -60,6 +60,11 @@ export function runCommitStep(options: {
         ? scheduler.finalize(pending.run, pending.result).then(commit)
         : commit(scheduler.finish(pending.run, pending.result))
     }
+    case 'suspend':
+      return then(settleHook(hooks.onSuspend?.(index, input, step.reason)), () => {
+        // failed meanwhile: recovery answers the call instead
+        if (state.stop?.kind !== 'failed') state.park(index)
+      })
     case 'skip':
       state.announce(index)
       return then(settleHook(hooks.onStart?.(index, input, undefined)), () =>

@@ -13,11 +13,17 @@ export interface ToolRunContext {
   readonly signal: AbortSignal
 }
 
-/** T18: what `prepare` decided. */
+/**
+ * T18: what `prepare` decided. `approval-pending` comes only for an input with
+ * `approval: { kind: 'suspendable' }` whose approver answered `pending`: the call has no result in
+ * this process (the run is spent; every stage refuses it), and the driver records the pending
+ * approval (`reason` is the policy's `ask` reason) and prepares the call again with the answer.
+ */
 export type ScheduledToolPreparation =
   | { readonly stage: 'dispatch'; readonly run: ToolRunContext }
   | { readonly stage: 'post-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
   | { readonly stage: 'final-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
+  | { readonly stage: 'approval-pending'; readonly run: ToolRunContext; readonly reason: string | undefined }
 
 /**
  * What a body did after its call was answered (T38): it settled with a value (lossless JSON, or

@@ -1,0 +1,68 @@
+import type { Colors } from 'picocolors/types'
+import type { CallView } from './call-board.ts'
+import { formatDuration } from './format-duration.ts'
+
+const MAX_TEXT = 110
+
+function clip(text: string, max: number): string {
+  const line = text.split('\n')[0] ?? ''
+  const more = line.length < text.length
+  return line.length > max ? `${line.slice(0, max - 1)}…` : more ? `${line} …` : line
+}
+
+/** `#3 read_doc pipeline.md`: the call's number in its step and its label. */
+export function callHead(call: CallView): string {
+  return `#${call.number} ${call.label}`
+}
+
+/**
+ * What a call is doing, in words: where it waits or runs (with how long so far, given `now`), or how
+ * it ended and how long each phase took, then its result cut to `maxText` characters. Coloured with
+ * `colors` (a no-op set off a terminal).
+ */
+export function describeCallState(call: CallView, colors: Colors, now?: number, maxText = MAX_TEXT): string {
+  const since = (at: number | undefined): string =>
+    now === undefined || at === undefined ? '' : colors.dim(` ${formatDuration(now - at)}`)
+  const approval = call.approval === undefined ? '' : `, ${call.approval}`
+  switch (call.phase) {
+    case 'queued':
+      return colors.dim(`queued (${call.detail})`) + since(call.queuedAt)
+    case 'barrier':
+      return colors.yellow(`waiting at barrier (${call.detail})`) + since(call.queuedAt)
+    case 'key':
+      return colors.yellow(`waiting for key ${call.detail}`) + since(call.queuedAt)
+    case 'approval':
+      return colors.magenta('waiting for approval') + since(call.startedAt)
+    case 'running':
+      return (
+        colors.cyan(
+          call.slot === undefined
+            ? `running alone (barrier)${approval}`
+            : `running in pool slot ${call.slot}${approval}`,
+        ) + since(call.startedAt)
+      )
+    case 'settled':
+      return colors.blue('done, waiting to commit in model order') + since(call.settledAt)
+    case 'committed': {
+      const result = call.result
+      const timings = call.timings
+      const took =
+        timings === undefined ? '' : call.started ? `ran ${formatDuration(timings.runMs)}` : 'never started'
+      const queued =
+        timings === undefined || timings.queueMs < 1 ? '' : `, queued ${formatDuration(timings.queueMs)}`
+      if (result === undefined) return colors.red('committed without a result')
+      if (result.ok)
+        return `${colors.green('ok')} ${colors.dim(`(${took}${queued}${approval})`)} → ${clip(result.text, maxText)}`
+      const code = result.code ?? 'ERROR'
+      const paint =
+        code === 'ABORTED' || code === 'ABORTED_BEFORE_DISPATCH' || code === 'INTERRUPTED'
+          ? colors.yellow
+          : colors.red
+      return `${paint(code)} ${colors.dim(`(${took}${queued})`)} → ${clip(result.text, maxText)}`
+    }
+    default: {
+      const never: never = call.phase
+      return String(never)
+    }
+  }
+}

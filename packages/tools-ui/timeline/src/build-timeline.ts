@@ -1,0 +1,297 @@
+import { describeValue } from '@deepseek-ai/dsh-llm'
+import { assignLanes } from './assign-lanes.ts'
+import { collectToolCalls, type CollectedCall } from './collect-tool-calls.ts'
+import { cutText } from './cut-text.ts'
+import { argumentsText, lateOutcomeText, resultText } from './describe-content.ts'
+import { TimelineError } from './errors.ts'
+import { inferModes } from './infer-modes.ts'
+import type {
+  CallStatus,
+  Timeline,
+  TimelineBarrier,
+  TimelineCall,
+  TimelineRow,
+  TimelineStep,
+  TimelineStepStats,
+} from './types.ts'
+
+export interface BuildTimelineOptions {
+  /** Shown as the page's title (the CLI passes the file name). */
+  readonly title?: string
+}
+
+const STATUSES: readonly CallStatus[] = ['ok', 'error', 'aborted', 'not-started', 'interrupted', 'no-result']
+
+/**
+ * Lays out a session's tool calls as a timeline: one panel per step, its calls on one lane per pool
+ * slot (nested Code Mode calls on rows under their parent's lane), exclusive calls as barriers,
+ * errors and aborts marked, previews of arguments and results for tooltips.
+ *
+ * `events` is what a session holds (`session.events()`, `readJsonlSession(path).events`); it is
+ * untrusted: malformed events are skipped and listed in `notes`, nothing in them can make this
+ * throw. Facts the log does not record are inferred and flagged (`recorded`, `modeSource`).
+ *
+ * @example
+ * const timeline = buildTimeline(readJsonlSession('run.jsonl').events, { title: 'run.jsonl' })
+ * console.log(timeline.steps.map((step) => step.rows.length))
+ */
+export function buildTimeline(events: readonly unknown[], options: BuildTimelineOptions = {}): Timeline {
+  const where = 'buildTimeline(events, options)'
+  if (!Array.isArray(events))
+    throw new TimelineError({
+      code: 'INVALID_ARGUMENT',
+      message: `${where}: events must be an array of session events, got ${describeValue(events)}`,
+    })
+  if (typeof options !== 'object' || options === null)
+    throw new TimelineError({
+      code: 'INVALID_ARGUMENT',
+      message: `${where}: options must be an object, got ${describeValue(options)}`,
+    })
+  const title: unknown = options.title
+  if (title !== undefined && typeof title !== 'string')
+    throw new TimelineError({
+      code: 'INVALID_ARGUMENT',
+      message: `${where}: options.title must be a string, got ${describeValue(title)}`,
+    })
+
+  const collected = collectToolCalls(events)
+  const lastTime = collected.lastTime ?? 0
+  const children = new Map<number, CollectedCall[]>()
+  const stepsByKey = new Map<string, CollectedCall[]>()
+  for (const call of collected.calls) {
+    if (call.parentSeq !== undefined) {
+      const siblings = children.get(call.parentSeq)
+      if (siblings === undefined) children.set(call.parentSeq, [call])
+      else siblings.push(call)
+      continue
+    }
+    const key = `${call.turn}:${call.step}`
+    const calls = stepsByKey.get(key)
+    if (calls === undefined) stepsByKey.set(key, [call])
+    else calls.push(call)
+  }
+
+  const steps = [...stepsByKey.values()].map((calls) =>
+    layoutStep(calls, { children, lastTime, timings: collected.recorded.timings }),
+  )
+  const byStatus = zeroCounts()
+  for (const step of steps) for (const call of step.calls) byStatus[call.status] += 1
+  return {
+    title,
+    steps,
+    totals: {
+      events: events.length,
+      steps: steps.length,
+      calls: steps.reduce((sum, step) => sum + step.calls.length, 0),
+      byStatus,
+    },
+    recorded: { ...collected.recorded },
+    notes: collected.notes,
+  }
+}
+
+interface StepContext {
+  readonly children: ReadonlyMap<number, readonly CollectedCall[]>
+  readonly lastTime: number
+  readonly timings: boolean
+}
+
+function layoutStep(topLevel: readonly CollectedCall[], context: StepContext): TimelineStep {
+  const first = topLevel[0]!
+  const t0 = Math.min(...topLevel.map(startTime))
+  const rows: TimelineRow[] = []
+  const calls: TimelineCall[] = []
+  const barriers: TimelineBarrier[] = []
+
+  const layoutPool = (siblings: readonly CollectedCall[], depth: number): void => {
+    const firstRow = rows.length
+    const started = siblings.filter((call) => statusOf(call) !== 'not-started')
+    const unstarted = siblings.filter((call) => statusOf(call) === 'not-started')
+    const modes = inferModes(started)
+    const spans = started.map((call) => span(call, t0, context.lastTime))
+    const { lanes, count } = assignLanes(spans)
+    const pending: { call: CollectedCall; index: number }[] = []
+    for (let lane = 0; lane < count; lane += 1) {
+      const row = rows.length
+      rows.push({
+        kind: depth === 0 ? 'slot' : 'nested',
+        slot: lane + 1,
+        depth,
+        // "slot" only when claims end when bodies settled; commit times can need more lanes than slots
+        label: `${depth === 0 ? '' : '↳ nested '}${context.timings ? 'slot' : 'lane'} ${lane + 1}`,
+      })
+      const inLane: CollectedCall[] = []
+      started.forEach((call, index) => {
+        if (lanes[index] !== lane) return
+        calls.push(toCall(call, { row, depth, t0, span: spans[index]!, mode: modes[index]! }))
+        inLane.push(call)
+        pending.push({ call, index })
+      })
+      const nested = inLane.flatMap((call) => context.children.get(call.seq) ?? [])
+      if (nested.length > 0) layoutPool(nested, depth + 1)
+    }
+    if (unstarted.length > 0) {
+      const row = rows.length
+      rows.push({ kind: 'not-started', slot: 0, depth, label: `${depth === 0 ? '' : '↳ '}not started` })
+      for (const call of unstarted) {
+        const at = (call.result?.time ?? call.time) - t0
+        calls.push(
+          toCall(call, {
+            row,
+            depth,
+            t0,
+            span: { start: call.time - t0, end: at, settled: undefined, runEnd: at },
+            mode: { mode: undefined, source: undefined },
+          }),
+        )
+      }
+      // never seen in a real log (a call that did not start ran no program), but nothing is dropped
+      const nested = unstarted.flatMap((call) => context.children.get(call.seq) ?? [])
+      if (nested.length > 0) layoutPool(nested, depth + 1)
+    }
+    const lastRow = rows.length - 1
+    for (const { index } of pending) {
+      const mode = modes[index]!
+      if (mode.mode !== 'exclusive' && mode.mode !== 'alone') continue
+      const { start, end } = spans[index]!
+      barriers.push({
+        callSeq: started[index]!.seq,
+        start,
+        end,
+        firstRow,
+        lastRow,
+        inferred: mode.source === 'inferred',
+      })
+    }
+  }
+  layoutPool(topLevel, 0)
+  const placed = calls.sort((a, b) => a.seq - b.seq)
+  barriers.sort((a, b) => a.start - b.start || a.callSeq - b.callSeq)
+  const duration = Math.max(1, ...placed.map((call) => call.end))
+  return {
+    turn: first.turn,
+    step: first.step,
+    startTime: new Date(t0).toISOString(),
+    startMs: t0,
+    duration,
+    rows,
+    calls: placed,
+    barriers,
+    stats: stepStats(placed),
+  }
+}
+
+interface Span {
+  readonly start: number
+  readonly end: number
+  readonly settled: number | undefined
+  /** End of the run shown solid: settled, else committed, else the end of the session. */
+  readonly runEnd: number
+}
+
+/**
+ * When a call took its slot or its barrier turn. With recorded timings it is `runMs + commitMs`
+ * before its `tool/result`: exact also for a call that started while the model still streamed,
+ * whose `tool/call` was only appended after the message (T40). Without them, its `tool/call`'s time.
+ */
+function startTime(call: CollectedCall): number {
+  const result = call.result
+  if (result?.runMs === undefined || result.commitMs === undefined) return call.time
+  return Math.min(call.time, result.time - result.commitMs - result.runMs)
+}
+
+function span(call: CollectedCall, t0: number, lastTime: number): Span {
+  const start = startTime(call) - t0
+  const runMs = call.result?.runMs
+  const settled = runMs === undefined ? undefined : start + runMs
+  const runEnd = Math.max(
+    start,
+    settled ?? (call.result === undefined ? lastTime - t0 : call.result.time - t0),
+  )
+  const end = Math.max(runEnd, call.late === undefined ? runEnd : call.late.time - t0)
+  return { start, end, settled, runEnd }
+}
+
+function statusOf(call: CollectedCall): CallStatus {
+  const result = call.result
+  if (result === undefined) return 'no-result'
+  switch (result.error?.code) {
+    case 'ABORTED_BEFORE_DISPATCH':
+      return 'not-started'
+    case 'ABORTED':
+      return 'aborted'
+    case 'INTERRUPTED':
+      return 'interrupted'
+    default:
+      return result.isError ? 'error' : 'ok'
+  }
+}
+
+function toCall(
+  call: CollectedCall,
+  placement: {
+    readonly row: number
+    readonly depth: number
+    /** Epoch ms of the step's start. */
+    readonly t0: number
+    readonly span: Span
+    readonly mode: { readonly mode: TimelineCall['mode']; readonly source: TimelineCall['modeSource'] }
+  },
+): TimelineCall {
+  const { span: s, mode, t0 } = placement
+  const result = call.result
+  return {
+    seq: call.seq,
+    callId: call.callId,
+    name: call.name,
+    parentSeq: call.parentSeq,
+    depth: placement.depth,
+    row: placement.row,
+    start: s.start,
+    settled: s.settled,
+    committed: result === undefined ? undefined : Math.max(s.start, result.time - t0),
+    late: call.late === undefined ? undefined : Math.max(s.start, call.late.time - t0),
+    end: s.end,
+    mode: mode.mode,
+    modeSource: mode.source,
+    status: statusOf(call),
+    error: result?.error,
+    times: {
+      call: call.iso,
+      ...(result === undefined ? {} : { result: result.iso }),
+      ...(call.late === undefined ? {} : { late: call.late.iso }),
+    },
+    arguments: cutText(argumentsText(call.arguments)),
+    result: result === undefined ? undefined : cutText(resultText(result.content)),
+    lateOutcome: call.late === undefined ? undefined : cutText(lateOutcomeText(call.late.outcome)),
+  }
+}
+
+function zeroCounts(): Record<CallStatus, number> {
+  return Object.fromEntries(STATUSES.map((status) => [status, 0])) as Record<CallStatus, number>
+}
+
+function stepStats(calls: readonly TimelineCall[]): TimelineStepStats {
+  const byStatus = zeroCounts()
+  for (const call of calls) byStatus[call.status] += 1
+  const running = calls
+    .filter((call) => call.depth === 0 && call.status !== 'not-started')
+    .map((call) => ({ seq: call.seq, start: call.start, end: call.settled ?? call.committed ?? call.end }))
+  // Calls running when each one started: those that started before it (or in the same millisecond
+  // but earlier in the log) and had not ended yet.
+  let peakParallel = 0
+  for (const at of running) {
+    let count = 1
+    for (const other of running) {
+      if (other === at || other.start > at.start || at.start >= other.end) continue
+      if (other.start < at.start || other.seq < at.seq) count += 1
+    }
+    peakParallel = Math.max(peakParallel, count)
+  }
+  const busyMs = running.reduce((sum, call) => sum + (call.end - call.start), 0)
+  const wallMs =
+    running.length === 0
+      ? 0
+      : Math.max(...running.map((call) => call.end)) - Math.min(...running.map((call) => call.start))
+  return { calls: calls.length, byStatus, peakParallel, busyMs, wallMs }
+}
