@@ -30,10 +30,18 @@ export const packages = [
     id: '@deepseek-ai/dsh-dispatch-bullmq',
     redis: true,
   },
+  {
+    name: 'session-postgres',
+    dir: 'packages/session/session-postgres',
+    id: '@deepseek-ai/dsh-session-postgres',
+    postgres: true,
+  },
 ] as const
 
 /** A real Redis for the projects that need one (test-support/redis-global-setup.ts). */
 const redisSetup = fileURLToPath(new URL('test-support/redis-global-setup.ts', import.meta.url))
+/** A real PostgreSQL for the projects that need one (test-support/postgres-global-setup.ts). */
+const postgresSetup = fileURLToPath(new URL('test-support/postgres-global-setup.ts', import.meta.url))
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url))
 
@@ -64,6 +72,7 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
       // real servers and worker processes: generous limits for a loaded machine (none is a timing assertion)
       ...('redis' in pkg ? { globalSetup: [redisSetup], testTimeout: 60_000, hookTimeout: 60_000 } : {}),
       benchmark: { include: ['bench/**/*.bench.ts'] },
+      ...('postgres' in pkg ? { globalSetup: [postgresSetup] } : {}),
       // Type-level tests (*.test-d.ts) only where a package has them: each enabled project runs tsc.
       // `pnpm mutate` switches them off (DSH_SKIP_TYPE_TESTS): a planted bug is judged by behaviour.
       typecheck: {
@@ -87,8 +96,13 @@ projects.push(
 projects.push(
   defineProject({
     resolve: { alias: sourceAliases },
-    // the remote_dispatch case needs a real Redis
-    test: { name: 'bench', root: here('bench'), include: ['test/**/*.test.ts'], globalSetup: [redisSetup] },
+    // the remote_dispatch case needs a real Redis, the PostgreSQL store cases a real PostgreSQL
+    test: {
+      name: 'bench',
+      root: here('bench'),
+      include: ['test/**/*.test.ts'],
+      globalSetup: [redisSetup, postgresSetup],
+    },
   }),
 )
 

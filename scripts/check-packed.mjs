@@ -7,7 +7,8 @@
 // Only zod, ajv and their dependencies come from the npm registry (`--prefer-offline`: the npm cache
 // serves them when it can), except in the plugins' own projects: the MCP plugin's also installs the
 // MCP SDK, the BullMQ plugin's bullmq and ioredis, the OpenTelemetry plugin's @opentelemetry/api and
-// the SDK; the packages under test are always the local tarballs.
+// the SDK, and the PostgreSQL store's pg (it runs against a real server: DSH_TEST_POSTGRES_URL, or a
+// throwaway one started here); the packages under test are always the local tarballs.
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import {
@@ -29,6 +30,8 @@ import { fixtures } from './packed-fixtures.mjs'
 import { mcpFixture } from './packed-mcp-fixture.mjs'
 import { timelineFixture } from './packed-timeline-fixture.mjs'
 import { bullmqFixture } from './packed-bullmq-fixture.mjs'
+import { postgresFixture } from './packed-postgres-fixture.mjs'
+import { URL_VARIABLE, startPostgres } from './postgres-server.mjs'
 import { otelFixture } from './packed-otel-fixture.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -47,11 +50,13 @@ const packageDirs = [
   'packages/tools-ui/timeline',
   'packages/plugins/permissions',
   'packages/plugins/dispatch-bullmq',
+  'packages/session/session-postgres',
 ]
 /** Packed and inspected like the others, but installed only into their own project (steps 4–6). */
 const ownProject = new Set([
   '@deepseek-ai/dsh-mcp',
   '@deepseek-ai/dsh-dispatch-bullmq',
+  '@deepseek-ai/dsh-session-postgres',
   '@deepseek-ai/dsh-otel',
   '@deepseek-ai/dsh-timeline',
 ])
@@ -335,8 +340,35 @@ try {
   expectOutput('bullmq CommonJS', run(process.execPath, ['smoke.cjs'], bull), bullmqFixture.expectedReport)
   console.log(`bullmq install: ${kb(bytesUnder(join(bull, 'node_modules')))} in node_modules`)
 
+  step('installing the PostgreSQL store project')
+  // 7. The PostgreSQL store with pg from the registry, against a real server, from ESM and CommonJS.
+  const postgres = join(work, 'postgres')
+  npmInstall(postgres, {
+    ...Object.fromEntries(postgresFixture.packages.map((name) => [name, allLocal[name]])),
+    ...postgresFixture.registry,
+  })
+  for (const [file, source] of Object.entries(postgresFixture.files))
+    writeFileSync(join(postgres, file), source)
+  const server = process.env[URL_VARIABLE] ? undefined : await startPostgres()
+  try {
+    const url = process.env[URL_VARIABLE] || server.url
+    for (const [label, file] of [
+      ['postgres ESM', 'smoke.mjs'],
+      ['postgres CommonJS', 'smoke.cjs'],
+    ]) {
+      const env = {
+        ...process.env,
+        [URL_VARIABLE]: url,
+        DSH_PACKED_SCHEMA: `packed_${process.pid}_${file.slice(-3)}`,
+      }
+      expectOutput(label, run(process.execPath, [file], postgres, { env }), postgresFixture.expectedReport)
+    }
+  } finally {
+    await server?.stop()
+  }
+  console.log(`postgres install: ${kb(bytesUnder(join(postgres, 'node_modules')))} in node_modules`)
   step('installing the OpenTelemetry project')
-  // 6. The OpenTelemetry plugin, with the API and the SDK from the registry: a traced agent turn
+  // 8. The OpenTelemetry plugin, with the API and the SDK from the registry: a traced agent turn
   // recorded by the in-memory exporter, from ESM and CommonJS, and a TypeScript consumer.
   const otel = join(work, 'otel')
   npmInstall(otel, {
@@ -384,6 +416,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS)',
+  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
 )

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { CASES, selectCases, type CaseDefinition } from './cases/registry.ts'
 import { PENDING_CASES } from './cases/pending.ts'
 import { describeMachine, peerVersions } from './harness/machine.ts'
+import { URL_VARIABLE, startPostgres } from '../../scripts/postgres-server.mjs'
 import { FULL_OPTIONS, QUICK_OPTIONS } from './options.ts'
 import { analyze } from './report/analyze.ts'
 import { checkGoals } from './report/goals.ts'
@@ -93,8 +94,12 @@ function runChild(id: string, options: BenchOptions, child = OWN_CHILD): Promise
 const MEASURED_PACKAGES = ['llm', 'llm-openai', 'context', 'session', 'tools', 'agent-loop']
 
 /** The bench measures the packages as users get them: from their built dist/, never their sources. */
-function requireBuiltPackages(benchDir: string, where: string): void {
-  for (const name of MEASURED_PACKAGES) {
+function requireBuiltPackages(
+  benchDir: string,
+  where: string,
+  names: readonly string[] = MEASURED_PACKAGES,
+): void {
+  for (const name of names) {
     const entry = join(benchDir, 'node_modules', '@deepseek-ai', `dsh-${name}`, 'dist', 'index.js')
     if (!existsSync(entry)) {
       throw new Error(
@@ -157,7 +162,10 @@ function printSaved(path: string): void {
 async function main(): Promise<void> {
   const cli = parseCli(process.argv.slice(2))
   if (cli.report !== undefined) return printSaved(cli.report)
-  requireBuiltPackages(fileURLToPath(new URL('..', import.meta.url)), 'this checkout')
+  requireBuiltPackages(fileURLToPath(new URL('..', import.meta.url)), 'this checkout', [
+    ...MEASURED_PACKAGES,
+    'session-postgres',
+  ])
   const baseline = cli.baseline === undefined ? undefined : prepareBaseline(cli.baseline)
   const machine = describeMachine()
   const start = performance.now()
@@ -166,25 +174,36 @@ async function main(): Promise<void> {
     `dsh bench (${cli.preset}): ${processes} processes on ${machine.cpuModel} ×${machine.cores}, ` +
       `Node ${machine.node}, load average ${loads(machine.loadavgStart)}\n`,
   )
+  // The PostgreSQL cases need a server: the one DSH_TEST_POSTGRES_URL names, or a throwaway one.
+  const needsPostgres = cli.cases.some((c) => c.id.includes('postgres'))
+  const server =
+    needsPostgres && !process.env[URL_VARIABLE]
+      ? await startPostgres({ log: (line) => process.stderr.write(`${line}\n`) })
+      : undefined
+  if (server !== undefined) process.env[URL_VARIABLE] = server.url
   const reports: ProcessReport[] = []
   const baselineReports: ProcessReport[] = []
-  for (const [i, definition] of cli.cases.entries()) {
-    process.stderr.write(`[${i + 1}/${cli.cases.length}] ${definition.id}\n`)
-    if (baseline === undefined) {
-      reports.push(await runChild(definition.id, cli.options))
-      continue
-    }
-    // Back to back, the order alternating, so neither side always meets the busier moment.
-    const runBaseline = async () => {
-      try {
-        baselineReports.push(await runChild(definition.id, cli.options, baseline.child))
-      } catch (error) {
-        process.stderr.write(`  baseline: ${error instanceof Error ? error.message : String(error)}\n`)
+  try {
+    for (const [i, definition] of cli.cases.entries()) {
+      process.stderr.write(`[${i + 1}/${cli.cases.length}] ${definition.id}\n`)
+      if (baseline === undefined) {
+        reports.push(await runChild(definition.id, cli.options))
+        continue
       }
+      // Back to back, the order alternating, so neither side always meets the busier moment.
+      const runBaseline = async () => {
+        try {
+          baselineReports.push(await runChild(definition.id, cli.options, baseline.child))
+        } catch (error) {
+          process.stderr.write(`  baseline: ${error instanceof Error ? error.message : String(error)}\n`)
+        }
+      }
+      if (i % 2 === 0) await runBaseline()
+      reports.push(await runChild(definition.id, cli.options))
+      if (i % 2 === 1) await runBaseline()
     }
-    if (i % 2 === 0) await runBaseline()
-    reports.push(await runChild(definition.id, cli.options))
-    if (i % 2 === 1) await runBaseline()
+  } finally {
+    await server?.stop()
   }
   const rows = analyze(reports)
   const goals = checkGoals(rows)

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, inject, it } from 'vitest'
 import { CASES, runCaseInProcess, selectCases } from '../src/cases/registry.ts'
 import { PENDING_CASES } from '../src/cases/pending.ts'
 import { SMOKE_OPTIONS } from '../src/options.ts'
@@ -10,6 +10,9 @@ import { analyze } from '../src/report/analyze.ts'
 import { formatComparison } from '../src/report/compare.ts'
 import { checkGoals } from '../src/report/goals.ts'
 import type { ProcessReport, Stats, TimedResult } from '../src/types.ts'
+
+// The PostgreSQL cases run against the test run's server (test-support/postgres-global-setup.ts).
+process.env.DSH_TEST_POSTGRES_URL = inject('postgresUrl')
 
 // The suite itself runs with `pnpm bench` (minutes, noisy, never in CI). This file only proves that
 // every case still runs and produces finite figures, and that the arithmetic behind the table holds.
@@ -40,6 +43,8 @@ const issueCases = [
   'store.append.memory',
   'store.append.write',
   'store.append.fsync',
+  'store.append.postgres',
+  'store.postgres.burst',
   'store.jsonl-bytes',
   'code_mode',
 ]

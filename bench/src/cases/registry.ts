@@ -128,6 +128,18 @@ export const CASES: readonly CaseDefinition[] = [
     load: async () => (await import('./store-cases.ts')).appendCase(store),
   })),
   {
+    id: 'store.append.postgres',
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await import('./postgres-cases.ts')).appendCase(),
+  },
+  {
+    id: 'store.postgres.burst',
+    library: 'dsh',
+    kind: 'figures',
+    run: async (options, log) => (await import('./postgres-cases.ts')).runBurstCase(options, log),
+  },
+  {
     id: 'code_mode',
     library: 'dsh',
     kind: 'figures',

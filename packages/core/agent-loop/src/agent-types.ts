@@ -1,18 +1,23 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import type { LanguageModel, UserMessage } from '@deepseek-ai/dsh-llm'
-import type { Session } from '@deepseek-ai/dsh-session'
+import type { AnySession } from '@deepseek-ai/dsh-session'
 import type { ApprovalReply } from './answer-pending-approval.ts'
 import type { ModelRetryOptions } from './model-retry.ts'
 import type { AgentEvent, AgentLoopConfig, TurnResult } from './types.ts'
 
-export interface CreateAgentOptions {
+/** `S` is the session's own type, so `agent.session` keeps it (a `Session`, or an `AsyncSession` such as a database store's). */
+export interface CreateAgentOptions<S extends AnySession = AnySession> {
   /** The parent scope; it must have `ctx.tools` (installTools). The agent gets a child scope. */
   readonly ctx: Context
   /** Names the agent's scope. */
   readonly name: string
   readonly model: LanguageModel
-  /** Where the agent records its turns; may already hold earlier turns (turn numbers continue). */
-  readonly session: Session
+  /**
+   * Where the agent records its turns; may already hold earlier turns (turn numbers continue). An
+   * `AsyncSession` (a remote store) works the same: the loop awaits every append, so whatever it
+   * reports as done is durable.
+   */
+  readonly session: S
   /** System text sent with every model step. */
   readonly system?: string
   readonly config?: Partial<AgentLoopConfig>
@@ -59,11 +64,11 @@ export interface AgentEventStream extends AsyncIterable<AgentEvent> {
   readonly result: Promise<TurnResult>
 }
 
-export interface Agent {
+export interface Agent<S extends AnySession = AnySession> {
   readonly name: string
   /** The agent's scope (a child of the `ctx` it was created from), providing `agentLoop`. */
   readonly ctx: Context
-  readonly session: Session
+  readonly session: S
   readonly config: AgentLoopConfig
   readonly model: LanguageModel
   /** Whether steps stream with eager dispatch (`CreateAgentOptions.eagerToolExecution`). */

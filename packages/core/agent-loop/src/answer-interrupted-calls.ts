@@ -1,9 +1,10 @@
-import type { Session } from '@deepseek-ai/dsh-session'
+import type { AnySession, AsyncSession, Session } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionInput, ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from './append-tool-call.ts'
 import { appendToolResult } from './append-tool-result.ts'
 import { findUnansweredCalls } from './find-unanswered-calls.ts'
 import { findUnrecordedCalls } from './find-unrecorded-calls.ts'
+import { andThen, inSequence, type MaybePromise } from './maybe-async.ts'
 import { readLastTurn } from './read-last-turn.ts'
 
 function interrupted(input: ToolExecutionInput): string {
@@ -17,16 +18,30 @@ function interrupted(input: ToolExecutionInput): string {
  * began, or the session refused to record them and the turn ended with `error`), those calls are
  * recorded (citing that message) and answered the same way. Nested calls (a `run_code` program's,
  * stopped mid-program) are answered first, so each is answered before its outer call, as
- * `verifyToolPairs` requires; they stay out of the model's history like any nested call. Results come from
- * `scheduler.synthesize`, so `tools/result` observers see them. Returns how many calls it answered.
+ * `verifyToolPairs` requires; they stay out of the model's history like any nested call. Results
+ * come from `scheduler.synthesize`, so `tools/result` observers see them. Returns how many calls it
+ * answered: at once for a `Session`, as a promise (resolved once every event is durable) for an
+ * `AsyncSession`.
  */
 export function answerInterruptedCalls(options: {
   readonly session: Session
   readonly scheduler: ToolRuntimeScheduler
-}): number {
+}): number
+export function answerInterruptedCalls(options: {
+  readonly session: AsyncSession
+  readonly scheduler: ToolRuntimeScheduler
+}): Promise<number>
+export function answerInterruptedCalls(options: {
+  readonly session: AnySession
+  readonly scheduler: ToolRuntimeScheduler
+}): MaybePromise<number>
+export function answerInterruptedCalls(options: {
+  readonly session: AnySession
+  readonly scheduler: ToolRuntimeScheduler
+}): MaybePromise<number> {
   const { session, scheduler } = options
   const events = session.events()
-  let answered = 0
+  const steps: (() => MaybePromise<unknown>)[] = []
   const open = findUnansweredCalls(events)
   const nestedFirst = [
     ...open.filter((call) => call.parentCallId !== undefined),
@@ -41,39 +56,50 @@ export function answerInterruptedCalls(options: {
       step: call.step,
       ...(call.parentCallId === undefined ? {} : { parent: { callId: call.parentCallId } }),
     }
-    const result = scheduler.synthesize(input, 'INTERRUPTED', interrupted(input))
-    appendToolResult({
-      session,
-      turn: call.turn,
-      step: call.step,
-      callId: call.callId,
-      callSeq: call.seq,
-      result,
-    })
-    answered++
+    steps.push(() =>
+      appendToolResult({
+        session,
+        turn: call.turn,
+        step: call.step,
+        callId: call.callId,
+        callSeq: call.seq,
+        result: scheduler.synthesize(input, 'INTERRUPTED', interrupted(input)),
+      }),
+    )
   }
 
   const last = readLastTurn(events)
-  if (last === undefined) return answered
-  const { turn, steps: step, lastAssistantSeq } = last
-  for (const block of findUnrecordedCalls(events, last)) {
-    const callSeq = appendToolCall({
-      session,
-      turn,
-      step,
-      block,
-      ...(lastAssistantSeq === undefined ? {} : { messageSeq: lastAssistantSeq }),
-    })
-    const input: ToolExecutionInput = {
-      callId: block.id,
-      name: block.name,
-      arguments: block.arguments,
-      turn,
-      step,
+  if (last !== undefined) {
+    const { turn, steps: step, lastAssistantSeq } = last
+    for (const block of findUnrecordedCalls(events, last)) {
+      const input: ToolExecutionInput = {
+        callId: block.id,
+        name: block.name,
+        arguments: block.arguments,
+        turn,
+        step,
+      }
+      steps.push(() =>
+        andThen(
+          appendToolCall({
+            session,
+            turn,
+            step,
+            block,
+            ...(lastAssistantSeq === undefined ? {} : { messageSeq: lastAssistantSeq }),
+          }),
+          (callSeq) =>
+            appendToolResult({
+              session,
+              turn,
+              step,
+              callId: block.id,
+              callSeq,
+              result: scheduler.synthesize(input, 'INTERRUPTED', interrupted(input)),
+            }),
+        ),
+      )
     }
-    const result = scheduler.synthesize(input, 'INTERRUPTED', interrupted(input))
-    appendToolResult({ session, turn, step, callId: block.id, callSeq, result })
-    answered++
   }
-  return answered
+  return andThen(inSequence(steps), () => steps.length)
 }

@@ -3,12 +3,13 @@ import {
   pendingApprovals,
   type ApprovalAnswerEventData,
   type PendingApproval,
-  type Session,
+  type AnySession,
   type SessionEvent,
 } from '@deepseek-ai/dsh-session'
 import { readApprovalAnswer, type ApprovalAnswer } from '@deepseek-ai/dsh-tools'
 import type { PausedStep } from './continue-paused-step.ts'
 import { AgentLoopError, invalidArgument } from './errors.ts'
+import { isPromiseLike } from './maybe-async.ts'
 import type { TurnRecord } from './read-last-turn.ts'
 import { resultCallId } from './session-records.ts'
 
@@ -66,17 +67,18 @@ function notPending(
 
 /**
  * Resume with an answer: checks that it names the pending approval, records `approval/answer`
- * citing the request, and says where the paused step goes on. Throws `APPROVAL_NOT_PENDING`, and
+ * citing the request, and says where the paused step goes on (once the answer is recorded, for an
+ * asynchronous session). Throws `APPROVAL_NOT_PENDING`, and
  * records nothing, when the answer names any other call.
  */
 export function answerPendingApproval(options: {
   readonly where: string
-  readonly session: Session
+  readonly session: AnySession
   readonly events: readonly SessionEvent[]
   readonly pending: readonly PendingApproval[]
   readonly last: TurnRecord | undefined
   readonly reply: ApprovalReply
-}): PausedStep {
+}): PausedStep | Promise<PausedStep> {
   const { where, session, events, pending, last, reply } = options
   const approval = pending.find((p) => p.callId === reply.callId)
   if (approval === undefined) throw notPending(where, events, reply.callId, pending)
@@ -107,8 +109,8 @@ export function answerPendingApproval(options: {
     callId: approval.callId,
     ...answer,
   }
-  session.append('approval/answer', data, { sourceEventSeqs: [approval.requestSeq] })
-  return {
+  const recorded = session.append('approval/answer', data, { sourceEventSeqs: [approval.requestSeq] })
+  const paused: PausedStep = {
     step: approval.step,
     messageSeq: last.lastAssistantSeq,
     blocks: calls.slice(at),
@@ -116,6 +118,8 @@ export function answerPendingApproval(options: {
     answer: answer as ApprovalAnswer,
     carried: { contexts, concludesTurn: request?.concludesTurn === true },
   }
+  // an asynchronous session: the step goes on once the answer is durable
+  return isPromiseLike(recorded) ? Promise.resolve(recorded).then(() => paused) : paused
 }
 
 export { pendingApprovals }

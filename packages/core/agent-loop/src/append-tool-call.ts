@@ -1,22 +1,30 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import type { Session, ToolCallEventData } from '@deepseek-ai/dsh-session'
+import type { AnySession, AsyncSession, Session, ToolCallEventData } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode } from '@deepseek-ai/dsh-tools'
+import { andThen, seqOf, type MaybePromise } from './maybe-async.ts'
 
-/**
- * Records one call as `tool/call` (T28): `{ turn, step, callId, name, arguments }`, `arguments`
- * being the raw string the model wrote, plus `mode` when given (how the scheduler runs it). With
- * `messageSeq` (the seq of the `assistant/message` that holds the call) the event cites it:
- * `sourceEventSeqs: [messageSeq]` (T40). Returns the event's seq, which the result must cite.
- * Throws whatever the session throws; nothing is recorded then.
- */
-export function appendToolCall(options: {
-  readonly session: Session
+/** The options of `appendToolCall`, for a session of type `S`. */
+export interface AppendToolCallOptions<S extends AnySession = AnySession> {
+  readonly session: S
   readonly turn: number
   readonly step: number
   readonly block: ToolCallBlock
   readonly messageSeq?: number
   readonly mode?: ExecutionMode
-}): number {
+}
+
+/**
+ * Records one call as `tool/call` (T28): `{ turn, step, callId, name, arguments }`, `arguments`
+ * being the raw string the model wrote, plus `mode` when given (how the scheduler runs it). With
+ * `messageSeq` (the seq of the `assistant/message` that holds the call) the event cites it:
+ * `sourceEventSeqs: [messageSeq]` (T40). Returns the event's seq, which the result must cite (a
+ * promise of it for an asynchronous session, resolved once the event is durable). Throws or rejects
+ * with whatever the session does; nothing is recorded then.
+ */
+export function appendToolCall(options: AppendToolCallOptions<Session>): number
+export function appendToolCall(options: AppendToolCallOptions<AsyncSession>): Promise<number>
+export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number>
+export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number> {
   const { session, turn, step, block, messageSeq, mode } = options
   const data: ToolCallEventData = {
     turn,
@@ -26,6 +34,9 @@ export function appendToolCall(options: {
     arguments: block.arguments,
     ...(mode === undefined ? {} : { mode }),
   }
-  if (messageSeq === undefined) return session.append('tool/call', data).seq
-  return session.append('tool/call', data, { sourceEventSeqs: [messageSeq] }).seq
+  const recorded =
+    messageSeq === undefined
+      ? session.append('tool/call', data)
+      : session.append('tool/call', data, { sourceEventSeqs: [messageSeq] })
+  return andThen(recorded, seqOf)
 }

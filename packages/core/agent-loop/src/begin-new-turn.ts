@@ -1,5 +1,5 @@
 import type { UserMessage } from '@deepseek-ai/dsh-llm'
-import { pendingApprovals, type Session } from '@deepseek-ai/dsh-session'
+import { pendingApprovals, type AnySession } from '@deepseek-ai/dsh-session'
 import { AgentLoopError } from './errors.ts'
 import { findUnansweredCalls } from './find-unanswered-calls.ts'
 import { findUnrecordedCalls } from './find-unrecorded-calls.ts'
@@ -13,7 +13,11 @@ import type { TurnStartEventData, UserMessageEventData } from './types.ts'
  * new turn after unanswered or unrecorded calls would never replay), records `turn/start`, and leaves the
  * `user/message` to the turn's prelude so a failure there ends the turn with `error`.
  */
-export function beginNewTurn(session: Session, message: UserMessage, where: string): TurnStart {
+export async function beginNewTurn(
+  session: AnySession,
+  message: UserMessage,
+  where: string,
+): Promise<TurnStart> {
   const events = session.events()
   const last = readLastTurn(events)
   const open = last !== undefined && last.end === undefined
@@ -42,7 +46,7 @@ export function beginNewTurn(session: Session, message: UserMessage, where: stri
   }
   const turn = (last?.turn ?? 0) + 1
   const turnStart: TurnStartEventData = { turn }
-  session.append('turn/start', turnStart)
+  await session.append('turn/start', turnStart)
   const input: UserMessageEventData = { turn, step: 1, message, source: 'user' }
   return {
     turn,
@@ -50,6 +54,6 @@ export function beginNewTurn(session: Session, message: UserMessage, where: stri
     steps: 0,
     lastMessage: undefined,
     usage: ZERO_USAGE,
-    prelude: () => void session.append('user/message', input),
+    prelude: () => session.append('user/message', input),
   }
 }

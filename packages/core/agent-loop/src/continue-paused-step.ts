@@ -57,7 +57,7 @@ export async function continuePausedStep(
   const toolCalls = paused.blocks.length
   if (done.paused !== undefined)
     return { toolCalls, concludesTurn: false, eager: undefined, stop: undefined, paused: done.paused }
-  recordToolContexts({ session, turn, step, inbox })
+  await recordToolContexts({ session, turn, step, inbox })
   return {
     toolCalls,
     concludesTurn: paused.carried.concludesTurn || done.concludesTurn,

@@ -1,4 +1,5 @@
 import { describeValue, type UserMessage } from '@deepseek-ai/dsh-llm'
+import type { AnySession } from '@deepseek-ai/dsh-session'
 import { resolveToolRuntimeScheduler, type ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import type { Agent, CreateAgentOptions, ResumeOptions, RunOptions } from './agent-types.ts'
 import { readApprovalReply } from './answer-pending-approval.ts'
@@ -20,7 +21,7 @@ import type { AgentEvent, AgentLoopService, TurnResult } from './types.ts'
  * const agent = createAgent({ ctx, name: 'helper', model, session: createMemorySession() })
  * const result = await agent.run('List the files')
  */
-export function createAgent(options: CreateAgentOptions): Agent {
+export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>): Agent<S> {
   const where = 'createAgent(options)'
   checkAgentOptions(options, where)
   const { ctx, name, model, session, system } = options
@@ -90,11 +91,11 @@ export function createAgent(options: CreateAgentOptions): Agent {
   const run = (input: string | UserMessage, runOptions: RunOptions = {}): Promise<TurnResult> =>
     exclusive('agent.run(input, options)', runOptions, async (signal) => {
       const where = 'agent.run(input, options)'
-      const start = beginNewTurn(session, readUserInput(input, where), where)
+      const start = await beginNewTurn(session, readUserInput(input, where), where)
       return runTurn(runner, start, { signal, emit: emitter(runOptions.onEvent) })
     })
 
-  const agent: Agent = {
+  const agent: Agent<S> = {
     name,
     ctx: scope,
     session,
@@ -132,7 +133,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
         const where = 'agent.resume(options)'
         const raw = runOptions.approval
         const reply = raw === undefined ? undefined : readApprovalReply(where, raw)
-        const plan = planResume(session, scheduler, reply, where)
+        const plan = await planResume(session, scheduler, reply, where)
         switch (plan.kind) {
           case 'empty':
             return undefined

@@ -1,8 +1,9 @@
-import type { Session, ToolCallEventData } from '@deepseek-ai/dsh-session'
+import type { AnySession, ToolCallEventData } from '@deepseek-ai/dsh-session'
 import type { ToolBatchHooks, ToolExecutionInput } from '@deepseek-ai/dsh-tools'
 import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
 import { appendToolResult } from './append-tool-result.ts'
 import { AgentLoopError } from './errors.ts'
+import { isPromiseLike } from './maybe-async.ts'
 
 /**
  * Records the nested calls of one step (T33): the calls a `run_code` program makes, each as its own
@@ -11,7 +12,9 @@ import { AgentLoopError } from './errors.ts'
  * them, and each nested input names its outer call in `parent`. A nested `tool/call` carries
  * `parentCallId` and cites the outer call's seq (`sourceEventSeqs`); the outer call's own
  * `tool/result` waits (`afterNested`) until every nested call it made has its result, so the log
- * keeps each nested pair inside its parent's and `verifyToolPairs` holds.
+ * keeps each nested pair inside its parent's and `verifyToolPairs` holds. With an asynchronous
+ * session each hook returns the append's promise (the nested batch awaits it), and a nested call
+ * counts as answered only once its `tool/result` is durable.
  */
 export interface NestedCallRecorder {
   /** The hooks every input of the step carries as `nestedCallHooks`. */
@@ -49,7 +52,7 @@ function refuse(message: string): AgentLoopError {
 }
 
 export function createNestedCallRecorder(options: {
-  readonly session: Session
+  readonly session: AnySession
   readonly turn: number
   readonly step: number
   /** The seq of the outer call's `tool/call`, if it was recorded in this step. */
@@ -100,7 +103,7 @@ export function createNestedCallRecorder(options: {
   }
 
   /** Appends the nested `tool/call`, citing its outer call's; refuses when that is not recorded. */
-  const recordCall = (input: ToolExecutionInput, record: NestedRecord): void => {
+  const recordCall = (input: ToolExecutionInput, record: NestedRecord): void | Promise<void> => {
     const parentId = input.parent!.callId
     const outerSeq = parentSeq(parentId)
     if (outerSeq === undefined) {
@@ -116,7 +119,12 @@ export function createNestedCallRecorder(options: {
       arguments: typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
       parentCallId: parentId,
     }
-    record.callSeq = session.append('tool/call', data, { sourceEventSeqs: [outerSeq] }).seq
+    const recorded = session.append('tool/call', data, { sourceEventSeqs: [outerSeq] })
+    if (!isPromiseLike(recorded)) {
+      record.callSeq = recorded.seq
+      return
+    }
+    return recorded.then((event) => void (record.callSeq = event.seq))
   }
 
   const hooks: ToolBatchHooks = {
@@ -129,15 +137,16 @@ export function createNestedCallRecorder(options: {
         const landing = messageLanding()
         if (landing !== undefined) return landing.then(() => recordCall(input, record))
       }
-      recordCall(input, record)
+      return recordCall(input, record)
     },
     onCommit: (_index, input, result) => {
       const record = nested.get(input.callId)
       if (record === undefined) return
+      let recorded: number | Promise<number>
       try {
         // a retry after a failed batch offers the same result again: recorded once
-        if (record.callSeq === undefined || record.resultSeq !== undefined) return
-        record.resultSeq = appendToolResult({
+        if (record.callSeq === undefined || record.resultSeq !== undefined) return release(record)
+        recorded = appendToolResult({
           session,
           turn,
           step,
@@ -145,15 +154,30 @@ export function createNestedCallRecorder(options: {
           callSeq: record.callSeq,
           result,
         })
-      } finally {
+      } catch (error) {
         // even when the session refused it: the outer call must not wait forever (it is reported)
         release(record)
+        throw error
       }
+      if (!isPromiseLike(recorded)) {
+        record.resultSeq = recorded
+        return release(record)
+      }
+      return recorded.then(
+        (seq) => {
+          record.resultSeq = seq
+          release(record)
+        },
+        (error: unknown) => {
+          release(record)
+          throw error
+        },
+      )
     },
     onLateOutcome: (_index, input, outcome) => {
       const record = nested.get(input.callId)
       if (record?.callSeq === undefined) return
-      appendToolLateOutcome({
+      const recorded = appendToolLateOutcome({
         session,
         turn,
         step,
@@ -162,6 +186,7 @@ export function createNestedCallRecorder(options: {
         resultSeq: record.resultSeq,
         outcome,
       })
+      if (isPromiseLike(recorded)) return recorded.then(() => undefined)
     },
   }
 

@@ -1,6 +1,6 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import type { PendingApproval, Session } from '@deepseek-ai/dsh-session'
+import type { AnySession, PendingApproval } from '@deepseek-ai/dsh-session'
 import {
   createToolBatch,
   describeThrown,
@@ -71,7 +71,7 @@ export interface StepBatch {
 export function openStepBatch(options: {
   readonly ctx: Context
   readonly tools: ToolRuntime
-  readonly session: Session
+  readonly session: AnySession
   readonly maxParallel: number
   readonly turn: number
   readonly step: number
@@ -161,8 +161,9 @@ export function openStepBatch(options: {
     hooks: {
       onQueued: (index) => progress.queued(index),
       onStart: (index, _input, mode) => {
-        ledger.recordCall(index, mode)
-        progress.started(index, mode)
+        const recorded = ledger.recordCall(index, mode)
+        if (recorded === undefined) return progress.started(index, mode)
+        return recorded.then(() => progress.started(index, mode))
       },
       onSettled: (index) => progress.settled(index),
       onSuspend: (index, _input, reason) => onSuspend(index, reason),
@@ -182,7 +183,9 @@ export function openStepBatch(options: {
       // May come after this step (or the turn) ended: it is recorded where the session is then.
       onLateOutcome: (index, _input, outcome) => {
         try {
-          ledger.recordLateOutcome(index, outcome)
+          const recorded = ledger.recordLateOutcome(index, outcome)
+          if (recorded !== undefined)
+            return recorded.then(undefined, (error: unknown) => logLate(index, outcome, error))
         } catch (error) {
           logLate(index, outcome, error)
         }
@@ -210,7 +213,7 @@ export function openStepBatch(options: {
     close: () => batch.close(),
     async finish(acceptContext) {
       const outcome = await batch.outcome
-      ledger.settle()
+      await ledger.settle()
       const eager = progress.figures()
       progress.close()
       if (outcome.kind === 'failed') {

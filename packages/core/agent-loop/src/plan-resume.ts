@@ -1,5 +1,5 @@
 import { textOf, toolCallsOf } from '@deepseek-ai/dsh-llm'
-import { pendingApprovals, type Session } from '@deepseek-ai/dsh-session'
+import { pendingApprovals, type AnySession } from '@deepseek-ai/dsh-session'
 import type { ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import { answerInterruptedCalls } from './answer-interrupted-calls.ts'
 import { answerPendingApproval, type ApprovalReply } from './answer-pending-approval.ts'
@@ -22,12 +22,12 @@ export type ResumePlan =
  * what); with a reply naming the pending call, the answer is recorded and the paused step continues;
  * a reply naming any other call is refused (`APPROVAL_NOT_PENDING`).
  */
-export function planResume(
-  session: Session,
+export async function planResume(
+  session: AnySession,
   scheduler: ToolRuntimeScheduler,
   reply: ApprovalReply | undefined,
   where: string,
-): ResumePlan {
+): Promise<ResumePlan> {
   const before = session.events()
   const pending = pendingApprovals(before)
   if (pending.length > 0 || reply !== undefined) {
@@ -45,7 +45,7 @@ export function planResume(
       })
       return { kind: 'paused', result }
     }
-    const paused = answerPendingApproval({ where, session, events: before, pending, last, reply })
+    const paused = await answerPendingApproval({ where, session, events: before, pending, last, reply })
     return {
       kind: 'continue',
       start: {
@@ -58,7 +58,7 @@ export function planResume(
       },
     }
   }
-  answerInterruptedCalls({ session, scheduler })
+  await answerInterruptedCalls({ session, scheduler })
   const last = readLastTurn(session.events())
   if (last === undefined) return { kind: 'empty' }
   const message = last.lastAssistant

@@ -1,17 +1,18 @@
+import type { AnySession } from '@deepseek-ai/dsh-session'
 import type { Agent, CreateAgentOptions, ResumeOptions } from './agent-types.ts'
 import { createAgent } from './create-agent.ts'
 import type { TurnResult } from './types.ts'
 
 /**
  * `createAgent` then `agent.resume()`: for a session reopened after a crash (e.g. with
- * `openJsonlSession`), or paused at an approval (pass the answer as `approval`). If resuming fails,
- * the agent is disposed and the error rethrown.
+ * `openJsonlSession`, or a database store's `open`), or paused at an approval (pass the answer as
+ * `approval`). If resuming fails, the agent is disposed and the error rethrown.
  * @example
  * const { agent, result } = await resumeAgent({ ctx, name: 'helper', model, session: openJsonlSession(path) })
  */
-export async function resumeAgent(
-  options: CreateAgentOptions & ResumeOptions,
-): Promise<{ readonly agent: Agent; readonly result: TurnResult | undefined }> {
+export async function resumeAgent<S extends AnySession>(
+  options: CreateAgentOptions<S> & ResumeOptions,
+): Promise<{ readonly agent: Agent<S>; readonly result: TurnResult | undefined }> {
   const { signal, onEvent, approval, ...agentOptions } = options
   const agent = createAgent(agentOptions)
   try {

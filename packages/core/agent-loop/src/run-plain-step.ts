@@ -48,7 +48,7 @@ export async function runPlainStep(run: StepRun): Promise<StepReport> {
   }
   const { message, finishReason, usage } = outcome.response
   const assistant: AssistantMessageEventData = { turn, step, message, finishReason, usage }
-  const messageSeq = session.append('assistant/message', assistant).seq
+  const messageSeq = (await session.append('assistant/message', assistant)).seq
   onRecorded(message, usage)
   emit({
     type: 'model-call-end',
@@ -91,6 +91,6 @@ export async function runPlainStep(run: StepRun): Promise<StepReport> {
       stop: undefined,
       paused: done.paused,
     }
-  recordToolContexts({ session, turn, step, inbox })
+  await recordToolContexts({ session, turn, step, inbox })
   return { toolCalls: calls.length, concludesTurn: done.concludesTurn, eager: undefined, stop: undefined }
 }

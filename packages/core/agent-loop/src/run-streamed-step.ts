@@ -167,7 +167,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
       // No call was complete: a failed or aborted stream leaves nothing, as a failed `step` would.
       if (streamed.kind !== 'ok') return { toolCalls: 0, concludesTurn: false, eager: undefined, stop }
       const assistant: AssistantMessageEventData = { turn, step, message, finishReason, usage }
-      session.append('assistant/message', assistant)
+      await session.append('assistant/message', assistant)
       onRecorded(message, usage)
       return { toolCalls: 0, concludesTurn: false, eager: undefined, stop }
     }
@@ -176,7 +176,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
     let messageSeq: number
     try {
       const assistant: AssistantMessageEventData = { turn, step, message, finishReason, usage }
-      messageSeq = session.append('assistant/message', assistant).seq
+      messageSeq = (await session.append('assistant/message', assistant)).seq
     } catch (error) {
       // Nothing of this step can be recorded: stop its calls, let them drain, then fail the turn.
       batch.messageRefused()
@@ -198,7 +198,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
         stop,
         paused: done.paused,
       }
-    recordToolContexts({ session, turn, step, inbox })
+    await recordToolContexts({ session, turn, step, inbox })
     return {
       toolCalls: toolCallsOf(message).length,
       concludesTurn: done.concludesTurn,

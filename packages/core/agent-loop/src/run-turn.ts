@@ -7,7 +7,7 @@ import {
   type TokenUsage,
   type ToolSchema,
 } from '@deepseek-ai/dsh-llm'
-import type { PendingApproval, Session } from '@deepseek-ai/dsh-session'
+import type { AnySession, PendingApproval } from '@deepseek-ai/dsh-session'
 import { continuePausedStep, type PausedStep } from './continue-paused-step.ts'
 import { historyFromSession } from './history-from-session.ts'
 import type { ModelRetry } from './model-retry.ts'
@@ -30,7 +30,7 @@ export interface TurnRunner {
   /** The agent's scope: provides `agentLoop` and sees `tools` (and `systemPrompt`, if any). */
   readonly ctx: Context
   readonly model: LanguageModel
-  readonly session: Session
+  readonly session: AnySession
   readonly system: string | undefined
   readonly config: AgentLoopConfig
   /** Streamed steps with eager dispatch (T40) when the model has `stream`; else `model.step`. */
@@ -47,7 +47,7 @@ export interface TurnStart {
   readonly lastMessage: AssistantMessage | undefined
   readonly usage: TokenUsage
   /** Session writes that open the turn; a failure there ends the turn with `error`. */
-  readonly prelude?: () => void
+  readonly prelude?: () => unknown
   /** Set when the turn already has its answer and only needs its `turn/end`. */
   readonly done?: TurnEndReason
   /** Set when the turn continues a step that paused at an approval, now answered (durable approvals). */
@@ -108,7 +108,7 @@ export async function runTurn(
     })
   }
   try {
-    start.prelude?.()
+    await start.prelude?.()
     // `session` answers recorded earlier answer later asks in this turn (durable approvals)
     const grants = readSessionGrants(session.events())
     const base = { runner, turn, signal, emit, grants }
@@ -200,7 +200,7 @@ export async function runTurn(
     // a paused turn has not ended: resume continues it once the approval is answered
     if (final !== 'paused') {
       const data: TurnEndEventData = { turn, reason: final, steps }
-      session.append('turn/end', data)
+      await session.append('turn/end', data)
     }
   } catch (error) {
     // The turn's own failure matters more than the missing turn/end; resume() closes the turn later.

@@ -1,10 +1,11 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import type { ApprovalRequestEventData, Session, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
+import type { AnySession, ApprovalRequestEventData, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from './append-tool-call.ts'
 import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
 import { appendToolResult } from './append-tool-result.ts'
 import { AgentLoopError } from './errors.ts'
+import { andThen, isPromiseLike, seqOf, type MaybePromise } from './maybe-async.ts'
 
 /**
  * Where the assistant message holding the step's calls stands. `recorded`: it is in the session
@@ -25,13 +26,18 @@ export type LedgerMessage =
  * lands (`messageRecorded`), in model order, before any result; a result that is ready earlier waits
  * for it (`recordResult` then returns a promise, which the batch awaits). If the message is never
  * recorded (`messageRefused`), nothing of the step is.
+ *
+ * With an asynchronous session (`AsyncSession`) every recording returns a promise that resolves once
+ * the event is durable, and the batch awaits it (T25): a call's body starts only after its
+ * `tool/call` is durable, and a result counts as committed only once its `tool/result` is. With a
+ * synchronous one nothing here allocates a promise.
  */
 export interface ToolCallLedger {
   /**
    * Appends `tool/call` for call `index` (or holds it back until the message lands), with the mode
    * it started in (undefined for a call announced without starting).
    */
-  recordCall(index: number, mode: ExecutionMode | undefined): void
+  recordCall(index: number, mode: ExecutionMode | undefined): void | Promise<void>
   /** Appends `tool/result` for call `index`; refuses to answer out of model order. */
   recordResult(index: number, result: ToolExecutionResult): void | Promise<void>
   /** Seq of call `index`'s `tool/call`, once recorded. */
@@ -42,9 +48,12 @@ export interface ToolCallLedger {
    * Appends `tool/late-outcome` for call `index`, citing its call and result; one that comes before
    * its result is recorded is held until then (or until `settle`).
    */
-  recordLateOutcome(index: number, outcome: LateToolOutcome): void
-  /** The batch is over: late outcomes still held are recorded citing their call only (or reported). */
-  settle(): void
+  recordLateOutcome(index: number, outcome: LateToolOutcome): void | Promise<void>
+  /**
+   * The batch is over: late outcomes still held are recorded citing their call only (or reported);
+   * the promise (asynchronous sessions) resolves once they are settled, and never rejects.
+   */
+  settle(): void | Promise<void>
   /**
    * The assistant message was appended at `seq`: the held-back `tool/call`s are appended now, in
    * model order. When the session refuses one, it and every later call stay unrecorded and their
@@ -76,7 +85,7 @@ export interface ToolCallLedger {
 }
 
 export function createToolCallLedger(options: {
-  readonly session: Session
+  readonly session: AnySession
   readonly turn: number
   readonly step: number
   /** The step's calls in model order; may grow while the message streams. */
@@ -99,6 +108,8 @@ export function createToolCallLedger(options: {
   let answered = 0
   /** Why held-back calls could not be recorded when the message landed. */
   let broken: { readonly error: unknown } | undefined
+  /** Until the message is recorded and the held-back calls with it, results wait for `landed`. */
+  let holding = options.message.kind === 'pending'
   let landed: Promise<void> | undefined
   let land: (() => void) | undefined
   const landing = (): Promise<void> => (landed ??= new Promise<void>((resolve) => (land = resolve)))
@@ -111,26 +122,29 @@ export function createToolCallLedger(options: {
 
   const messageSeq = (): number | undefined => (message.kind === 'recorded' ? message.seq : undefined)
 
-  const appendCall = (index: number): void => {
+  const appendCall = (index: number): void | Promise<void> => {
     if (broken !== undefined) throw broken.error
     if (index === 0 && firstCallSeq !== undefined) {
-      callSeqs.push(firstCallSeq)
+      callSeqs[0] = firstCallSeq
       return
     }
     const seq = messageSeq()
-    callSeqs.push(
-      appendToolCall({
-        session,
-        turn,
-        step,
-        block: blocks[index]!,
-        ...(seq === undefined ? {} : { messageSeq: seq }),
-        ...(modes[index] === undefined ? {} : { mode: modes[index] }),
-      }),
-    )
+    const callSeq = appendToolCall({
+      session,
+      turn,
+      step,
+      block: blocks[index]!,
+      ...(seq === undefined ? {} : { messageSeq: seq }),
+      ...(modes[index] === undefined ? {} : { mode: modes[index] }),
+    })
+    if (!isPromiseLike(callSeq)) {
+      callSeqs[index] = callSeq
+      return
+    }
+    return callSeq.then((recorded) => void (callSeqs[index] = recorded))
   }
 
-  const append = (index: number, result: ToolExecutionResult): void => {
+  const append = (index: number, result: ToolExecutionResult): void | Promise<void> => {
     if (message.kind === 'refused') return
     if (index !== answered) {
       // An earlier result could not be recorded: writing this one would break model order (T25).
@@ -151,7 +165,7 @@ export function createToolCallLedger(options: {
       })
     }
     const timings = options.timings(index)
-    resultSeqs[index] = appendToolResult({
+    const resultSeq = appendToolResult({
       session,
       turn,
       step,
@@ -160,22 +174,33 @@ export function createToolCallLedger(options: {
       result,
       ...(timings === undefined ? {} : { timings }),
     })
-    answered = index + 1
-    flushLate(index)
+    if (!isPromiseLike(resultSeq)) return answer(index, resultSeq)
+    return resultSeq.then((recorded) => answer(index, recorded))
   }
 
-  const flushLate = (index: number): void => {
+  const answer = (index: number, resultSeq: number): void => {
+    resultSeqs[index] = resultSeq
+    answered = index + 1
     const outcome = heldLate.get(index)
     if (outcome === undefined) return
     heldLate.delete(index)
+    // Not awaited: a late outcome never holds up the next commit.
+    void recordLate(index, outcome)
+  }
+
+  /** Records a late outcome; a failure goes to `lateFailed`. The promise never rejects. */
+  const recordLate = (index: number, outcome: LateToolOutcome): MaybePromise<void> => {
     try {
-      late(index, outcome)
+      const recorded = late(index, outcome)
+      if (recorded !== undefined)
+        return recorded.then(undefined, (error: unknown) => lateFailed(index, outcome, error))
     } catch (error) {
       lateFailed(index, outcome, error)
     }
+    return undefined
   }
 
-  const late = (index: number, outcome: LateToolOutcome): void => {
+  const late = (index: number, outcome: LateToolOutcome): void | Promise<void> => {
     const callSeq = callSeqs[index]
     if (callSeq === undefined) {
       throw new AgentLoopError({
@@ -185,7 +210,22 @@ export function createToolCallLedger(options: {
       })
     }
     const callId = blocks[index]!.id
-    appendToolLateOutcome({ session, turn, step, callId, callSeq, resultSeq: resultSeqs[index], outcome })
+    const seq = appendToolLateOutcome({
+      session,
+      turn,
+      step,
+      callId,
+      callSeq,
+      resultSeq: resultSeqs[index],
+      outcome,
+    })
+    return isPromiseLike(seq) ? seq.then(() => undefined) : undefined
+  }
+
+  /** Held-back calls are recorded (or refused): results may follow now. */
+  const release = (): void => {
+    holding = false
+    land?.()
   }
 
   return {
@@ -198,13 +238,21 @@ export function createToolCallLedger(options: {
         })
       }
       modes[index] = mode
+      if (message.kind !== 'recorded') {
+        announced++
+        return
+      }
       // a call the session refused stays unannounced: the next one is then refused as out of order
-      if (message.kind === 'recorded') appendCall(index)
-      announced++
+      const recorded = appendCall(index)
+      if (recorded === undefined) {
+        announced++
+        return
+      }
+      return recorded.then(() => void announced++)
     },
 
     recordResult(index, result) {
-      if (message.kind !== 'pending') return append(index, result)
+      if (!holding) return append(index, result)
       return landing().then(() => append(index, result))
     },
 
@@ -213,29 +261,44 @@ export function createToolCallLedger(options: {
         heldLate.set(index, outcome)
         return
       }
-      late(index, outcome)
+      return late(index, outcome)
     },
 
     settle() {
       settled = true
-      for (const index of [...heldLate.keys()]) flushLate(index)
+      const pending: Promise<void>[] = []
+      for (const [index, outcome] of [...heldLate]) {
+        heldLate.delete(index)
+        const recorded = recordLate(index, outcome)
+        if (recorded !== undefined) pending.push(recorded)
+      }
+      if (pending.length > 0) return Promise.all(pending).then(() => undefined)
     },
 
     messageRecorded(seq) {
       if (message.kind !== 'pending') return
       message = { kind: 'recorded', seq }
+      // Appended in model order, back to back: an asynchronous session numbers them in call order.
+      const pending: Promise<void>[] = []
       try {
-        for (let index = 0; index < announced; index++) appendCall(index)
+        for (let index = 0; index < announced; index++) {
+          const recorded = appendCall(index)
+          if (recorded !== undefined) pending.push(recorded)
+        }
       } catch (error) {
         broken = { error }
       }
-      land?.()
+      if (pending.length === 0) return release()
+      Promise.all(pending).then(release, (error: unknown) => {
+        broken ??= { error }
+        release()
+      })
     },
 
     messageRefused() {
       if (message.kind !== 'pending') return
       message = { kind: 'refused' }
-      land?.()
+      release()
       for (const [index, outcome] of heldLate) {
         lateFailed(index, outcome, new Error('the assistant message of its step was not recorded'))
       }
@@ -245,7 +308,7 @@ export function createToolCallLedger(options: {
     callSeq: (index) => callSeqs[index],
 
     recordApprovalRequest(index, extra) {
-      const request = (): number => {
+      const request = (): MaybePromise<number> => {
         if (message.kind === 'refused') throw new Error('the assistant message of its step was not recorded')
         if (answered !== index) {
           throw new AgentLoopError({
@@ -274,7 +337,7 @@ export function createToolCallLedger(options: {
           ...(extra.contexts.length === 0 ? {} : { contexts: [...extra.contexts] }),
           ...(extra.concludesTurn ? { concludesTurn: true } : {}),
         }
-        return session.append('approval/request', data, { sourceEventSeqs: [callSeq] }).seq
+        return andThen(session.append('approval/request', data, { sourceEventSeqs: [callSeq] }), seqOf)
       }
       if (message.kind !== 'pending') return request()
       return landing().then(request)
@@ -288,12 +351,14 @@ export function createToolCallLedger(options: {
       return index === undefined ? undefined : callSeqs[index]
     },
 
-    messageLanding: () => (message.kind === 'pending' ? landing() : undefined),
+    messageLanding: () => (holding ? landing() : undefined),
 
     unanswered() {
-      return callSeqs
-        .slice(answered)
-        .map((callSeq, offset) => ({ callId: blocks[answered + offset]!.id, callSeq }))
+      const open: { callId: string; callSeq: number }[] = []
+      for (let index = answered; callSeqs[index] !== undefined; index++) {
+        open.push({ callId: blocks[index]!.id, callSeq: callSeqs[index]! })
+      }
+      return open
     },
   }
 }

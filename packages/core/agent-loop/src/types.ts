@@ -1,5 +1,5 @@
 import type { AssistantMessage, FinishReason, JsonValue, TokenUsage, UserMessage } from '@deepseek-ai/dsh-llm'
-import type { ApprovalAnswerKind, PendingApproval, Session } from '@deepseek-ai/dsh-session'
+import type { AnySession, ApprovalAnswerKind, PendingApproval } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 
 /** Limits of one agent's loop. */
@@ -16,8 +16,12 @@ export interface AgentLoopConfig {
  */
 export interface AgentLoopService {
   readonly config: AgentLoopConfig
-  /** Where `tool/call` and `tool/result` (and the loop's own events) are recorded. */
-  readonly session: Session
+  /**
+   * Where `tool/call` and `tool/result` (and the loop's own events) are recorded: a `Session`, or
+   * an `AsyncSession` whose appends the loop awaits (a call's body starts once its `tool/call` is
+   * durable; a result is committed once its `tool/result` is).
+   */
+  readonly session: AnySession
 }
 
 /**

@@ -38,6 +38,7 @@ import {
 import { createFakeCodeRuntime } from '../../../../test-support/fake-code-runtime.ts'
 import { deferred, quiesce } from './support/fixtures.ts'
 import { shape } from './support/agents.ts'
+import { asyncStore } from './support/async-store.ts'
 
 const disposers: (() => void)[] = []
 afterAll(() => disposers.forEach((dispose) => dispose()))
@@ -174,9 +175,9 @@ describe('recording nested calls (T33) under the loop’s contract', () => {
     maxLength: 8,
   })
 
-  it('T33 (property): random programs of parallel and exclusive calls — program-order commits, barriers, the pool cap, a clean log', async () => {
+  it('T33 (property): random programs of parallel and exclusive calls — program-order commits, barriers, the pool cap, a clean log (synchronous and asynchronous sessions)', async () => {
     await fc.assert(
-      fc.asyncProperty(specs, fc.integer({ min: 1, max: 3 }), async (calls, pool) => {
+      fc.asyncProperty(specs, fc.integer({ min: 1, max: 3 }), fc.boolean(), async (calls, pool, async) => {
         const root = codeRoot({ fake: true, pool })
         const journal: { event: 'start' | 'end'; index: number }[] = []
         let running = 0
@@ -200,9 +201,11 @@ describe('recording nested calls (T33) under the loop’s contract', () => {
         root.tools.register(body(true))
         root.tools.register(body(false))
         const agent = root.createScope({ name: 'agent' })
-        const session = createMemorySession()
+        // an asynchronous session (a database store) must leave the same log, every nested pair durable
+        const store = async ? asyncStore() : undefined
+        const session = store?.session ?? createMemorySession()
         agent.provide('agentLoop', { config: resolveAgentLoopConfig({}), session })
-        session.append('turn/start', { turn: 1 })
+        await session.append('turn/start', { turn: 1 })
         const program = `return await Promise.allSettled([${calls
           .map(
             (c, index) =>
@@ -218,6 +221,7 @@ describe('recording nested calls (T33) under the loop’s contract', () => {
         })
         expect(results[0]!.isError).toBe(false)
         const events = session.events()
+        if (store !== undefined) expect(store.stored).toEqual(events)
         expect(verifyToolPairs(events)).toEqual({ ok: true, problems: [] })
         // nested results in program call order, every one before the outer result
         const answered = events

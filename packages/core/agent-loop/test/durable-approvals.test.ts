@@ -6,18 +6,20 @@ import {
   createMemorySession,
   pendingApprovals,
   verifyToolPairs,
+  type AnySession,
   type Session,
   type ToolResultEventData,
 } from '@deepseek-ai/dsh-session'
 import { defineTool, installTools, type ApprovalRequest } from '@deepseek-ai/dsh-tools'
 import { AgentLoopError, createAgent, type AgentEvent, type TurnResult } from '@deepseek-ai/dsh-agent-loop'
 import { shape } from './support/agents.ts'
+import { asyncStore } from './support/async-store.ts'
 
 /**
  * One process: `read` (allowed, defers a context), `deploy` (policy asks; the approver leaves it
  * pending, as a harness with nobody at the keyboard does). Runs the body counts in `runs`.
  */
-function processWith(session: Session, turns: readonly ScriptedTurn[], options: { eager?: boolean } = {}) {
+function processWith(session: AnySession, turns: readonly ScriptedTurn[], options: { eager?: boolean } = {}) {
   const root = createContext({ logger: createMemoryLogger() })
   installTools(root)
   const runs: string[] = []
@@ -189,6 +191,33 @@ describe('durable approvals in the loop', () => {
       'step-start',
     ])
     expect(next.model.requests[0]?.messages.at(-1)).toMatchObject({ role: 'user' })
+  })
+
+  it('T25/T42: an asynchronous store pauses and resumes the same way, every event durable before it counts', async () => {
+    const store = asyncStore()
+    const first = processWith(store.session, [
+      [read('r1', 'a.txt'), deploy('d1', 'prod'), read('r2', 'b.txt')],
+    ])
+    const paused = await first.agent.run('Read a.txt, deploy, then read b.txt.')
+    first.agent.dispose()
+    expect(paused.reason).toBe('paused')
+    expect(shape(store.stored).slice(-2)).toEqual(['tool/call d1', 'approval/request'])
+    expect(store.stored).toEqual(store.session.events())
+    const next = processWith(store.session, [[textBlock('Deployed; read both files.')]])
+    const result = await next.agent.resume({ approval: { callId: 'd1', answer: 'once' } })
+    expect(result).toMatchObject({ reason: 'completed', steps: 2 })
+    expect(next.runs).toEqual(['deploy prod', 'read b.txt'])
+    expect(shape(store.stored).slice(7)).toEqual([
+      'approval/answer',
+      'tool/result d1',
+      'tool/call r2',
+      'tool/result r2',
+      'user/message tool-context',
+      'assistant/message',
+      'turn/end completed',
+    ])
+    expect(store.stored).toEqual(store.session.events())
+    expect(verifyToolPairs(store.stored)).toEqual({ ok: true, problems: [] })
   })
 
   it('T13: resume with reject gives the call its denial result (with the feedback) and runs nothing of it', async () => {

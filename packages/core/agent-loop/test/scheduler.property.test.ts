@@ -116,4 +116,43 @@ describe('executeToolCalls over random steps (fc.scheduler decides when each bod
       )
     },
   )
+
+  it(
+    'T25: with an asynchronous session (every append awaited) the same rules hold at every quiescent point',
+    { timeout: 60_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          stepArb({ abort: true, changes: true }).chain((step) =>
+            fc.boolean().map((abort) => ({ ...step, abort, async: true })),
+          ),
+          fc.scheduler(),
+          holds,
+        ),
+        { numRuns: RUNS / 4 },
+      )
+    },
+  )
+
+  it(
+    'T25/T26: when an asynchronous session fails a write, every recorded call is answered in order or reported',
+    { timeout: 60_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          faultyStepArb.map((step) => ({
+            ...step,
+            async: true,
+            fault: { ...step.fault!, times: 'always' as const },
+          })),
+          fc.scheduler(),
+          async (spec, s) => {
+            const trace = await runGeneratedStep(spec, s)
+            expect(checkFaultTrace(trace)).toEqual([])
+          },
+        ),
+        { numRuns: RUNS / 4 },
+      )
+    },
+  )
 })

@@ -5,6 +5,7 @@ export type SessionErrorCode =
   | 'NOT_JSON'
   | 'CLOSED'
   | 'CORRUPT_LINE'
+  | 'CORRUPT_EVENT'
   | 'UNSUPPORTED_FORMAT'
   | 'LOCKED'
   | 'HARD_LINKED'
@@ -23,6 +24,12 @@ export interface SessionErrorDetails {
   readonly supportedVersion?: number
   /** Where a value stopped being lossless JSON (`NOT_JSON`), e.g. `$.meta.x`. */
   readonly jsonPath?: string
+  /** The session involved, for stores that name sessions by id (a database store). */
+  readonly sessionId?: string
+  /** The seq of a stored event that cannot be read back (`CORRUPT_EVENT`). */
+  readonly seq?: number
+  /** Who holds the session (`LOCKED`, database stores): the holder's own description of itself. */
+  readonly holder?: string
 }
 
 export interface SessionErrorOptions extends DshErrorOptions<SessionErrorCode> {
@@ -30,12 +37,17 @@ export interface SessionErrorOptions extends DshErrorOptions<SessionErrorCode> {
 }
 
 // Corruption, format and I/O failures happen underneath the caller; everything else is misuse.
-const SYSTEM_CODES: ReadonlySet<SessionErrorCode> = new Set(['CORRUPT_LINE', 'UNSUPPORTED_FORMAT', 'IO'])
+const SYSTEM_CODES: ReadonlySet<SessionErrorCode> = new Set([
+  'CORRUPT_LINE',
+  'CORRUPT_EVENT',
+  'UNSUPPORTED_FORMAT',
+  'IO',
+])
 
 /**
  * Misuse of a session (bad arguments, non-JSON data, append after close, a locked or hard-linked
- * file) and failures of the file store (corrupt lines, unsupported formats, I/O). `kind` defaults
- * from `code`.
+ * file, a session another writer holds) and failures of a store (corrupt lines or stored events,
+ * unsupported formats, I/O). `kind` defaults from `code`.
  */
 export class SessionError extends DshError<SessionErrorCode> {
   readonly details: Readonly<SessionErrorDetails>

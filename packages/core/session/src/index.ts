@@ -1,5 +1,7 @@
 export type {
+  AnySession,
   AppendOptions,
+  AsyncSession,
   JsonlDurability,
   JsonlRepair,
   JsonlSessionContents,
@@ -22,6 +24,10 @@ export { pendingApprovals } from './pending-approvals.ts'
 export type { PendingApproval } from './pending-approvals.ts'
 export { createMemorySession } from './create-memory-session.ts'
 export { openJsonlSession } from './jsonl/open-jsonl-session.ts'
+export { createAsyncSession } from './create-async-session.ts'
+export type { AsyncSessionOptions } from './create-async-session.ts'
+export { parseSessionEvent } from './parse-session-event.ts'
+export type { ParsedSessionEvent } from './parse-session-event.ts'
 export { readJsonlSession } from './jsonl/read-jsonl-session.ts'
 export { snapshotJsonValue } from './snapshot/snapshot-json-value.ts'
 export type { SnapshotOptions, SnapshotResult } from './snapshot/snapshot-json-value.ts'

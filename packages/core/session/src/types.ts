@@ -64,6 +64,41 @@ export interface Session {
   close(): void
 }
 
+/**
+ * A session whose store is remote (a database reached over the network): the same log as
+ * `Session`, but `append` resolves once the event is durable in the store (a committed
+ * transaction), and `close` resolves once the store's resources are released.
+ *
+ * `append` checks its arguments, snapshots `data` and numbers the event when it is called, so
+ * appends made one after another get consecutive seqs and are written in that order; it rejects
+ * (never throws) with the same `SessionError`s as `Session.append`. An event is in `events()`,
+ * `read()` and `lastSeq` only once its append has resolved: reads show what is durable. Once a
+ * write fails, that append and every later one reject and the session refuses further appends:
+ * whether a write whose acknowledgment was lost took effect is known only to the store, so the
+ * way on is to open the session again.
+ */
+export interface AsyncSession {
+  append(type: string, data: unknown, options?: AppendOptions): Promise<SessionEvent>
+  /** The durable events in seq order, as a frozen array (a fresh view, never the live internal array). */
+  events(): readonly SessionEvent[]
+  /** Durable events with `seq > afterSeq`, optionally only the given types, in seq order. */
+  read(options?: ReadOptions): readonly SessionEvent[]
+  /** Seq of the last durable event; 0 when empty. */
+  readonly lastSeq: number
+  /** Appends accepted and not yet settled (durable or failed). */
+  readonly pending: number
+  readonly closed: boolean
+  /**
+   * Idempotent; every call returns the same promise, which never rejects. Later `append`s reject
+   * with `CLOSED`; appends accepted before it are still written, and it resolves once they have
+   * settled and the store has released the session. Reads keep working.
+   */
+  close(): Promise<void>
+}
+
+/** Either kind of session: what the agent loop records into. */
+export type AnySession = Session | AsyncSession
+
 /** Structural logger; the ctx logger of `@deepseek-ai/dsh-context` fits. Must not throw. */
 export interface SessionLogger {
   warn(message: string, fields?: Readonly<Record<string, unknown>>): void

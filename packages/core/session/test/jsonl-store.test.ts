@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFil
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openJsonlSession, SessionError, type SessionLogger } from '@deepseek-ai/dsh-session'
-import { steppingClock } from './support/stores.ts'
+import { steppingClock } from './support/session-contract.ts'
 import { useTempDirs } from './support/temp-dir.ts'
 
 const tempDir = useTempDirs()

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { openJsonlSession, readJsonlSession, SessionError } from '@deepseek-ai/dsh-session'
 import { startChildSession } from './support/child-session.ts'
-import { steppingClock } from './support/stores.ts'
+import { steppingClock } from './support/session-contract.ts'
 import { useTempDirs } from './support/temp-dir.ts'
 
 const tempDir = useTempDirs()

@@ -1,37 +1,42 @@
 import { z } from 'zod'
 import { createScriptedModel, type ScriptedTurn } from '@deepseek-ai/dsh-llm'
-import { createMemorySession, type Session, type SessionEvent } from '@deepseek-ai/dsh-session'
+import {
+  createMemorySession,
+  type AnySession,
+  type Session,
+  type SessionEvent,
+} from '@deepseek-ai/dsh-session'
 import { defineTool } from '@deepseek-ai/dsh-tools'
 import { createAgent, type Agent, type AgentLoopConfig } from '@deepseek-ai/dsh-agent-loop'
 import { createContext, createMemoryLogger, type Context, type MemoryLogger } from '@deepseek-ai/dsh-context'
 import { installTools } from '@deepseek-ai/dsh-tools'
 
-export interface AgentSetup {
+export interface AgentSetup<S extends AnySession = Session> {
   readonly root: Context
-  readonly agent: Agent
-  readonly session: Session
+  readonly agent: Agent<S>
+  readonly session: S
   readonly model: ReturnType<typeof createScriptedModel>
   readonly logger: MemoryLogger
 }
 
 /** A root ctx with tools installed and two small tools (`echo`, parallel-safe; `note`, defers context), an agent on it. */
-export function agentWith(
+export function agentWith<S extends AnySession = Session>(
   turns: readonly ScriptedTurn[],
   options: {
     config?: Partial<AgentLoopConfig>
-    session?: Session
+    session?: S
     system?: string
     root?: Context
     eagerToolExecution?: boolean
   } = {},
-): AgentSetup {
+): AgentSetup<S> {
   const logger = createMemoryLogger()
   const root = options.root ?? createContext({ logger })
   if (options.root === undefined) {
     installTools(root)
     registerBasicTools(root)
   }
-  const session = options.session ?? createMemorySession()
+  const session = options.session ?? (createMemorySession() as AnySession as S)
   const model = createScriptedModel({ turns })
   const agent = createAgent({
     ctx: root,

@@ -331,7 +331,11 @@ export function checkFaultTrace(trace: StepTrace): string[] {
   ) {
     problems.push(`an unanswerable call ${fault.index} was not reported first: ${String(error)}`)
   }
-  if (!unrecorded && (error as Error | undefined)?.message?.startsWith('disk full') !== true)
+  // an asynchronous session names the append and keeps the store's error as its cause
+  const passedOn = (e: unknown): boolean =>
+    (e as Error | undefined)?.message?.startsWith('disk full') === true ||
+    (trace.spec.async === true && passedOn((e as { cause?: unknown } | undefined)?.cause))
+  if (!unrecorded && !passedOn(error))
     problems.push(`the session's error was not passed on: ${String(error)}`)
   return problems
 }

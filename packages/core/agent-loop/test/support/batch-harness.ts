@@ -2,7 +2,14 @@ import type fc from 'fast-check'
 import { z } from 'zod'
 import { createContext, createMemoryLogger, type Context, type Disposer } from '@deepseek-ai/dsh-context'
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import { createMemorySession, type Session } from '@deepseek-ai/dsh-session'
+import {
+  SessionError,
+  createAsyncSession,
+  createMemorySession,
+  type AnySession,
+  type Session,
+  type SessionEvent,
+} from '@deepseek-ai/dsh-session'
 import {
   defineTool,
   installTools,
@@ -52,6 +59,12 @@ export interface StepSpec {
   /** Register `tools/pre-execute` and `tools/post-execute` listeners that journal (and may delay or deny). */
   readonly policies: boolean
   readonly fault?: SessionFault
+  /**
+   * Record into an asynchronous session (`createAsyncSession`) whose writes complete a few
+   * microtasks later, so the batch must await every append; a fault then rejects the write holding
+   * that event, after which the session refuses every append (so only `always` faults make sense).
+   */
+  readonly async?: boolean
 }
 
 export type TraceEntry =
@@ -79,7 +92,7 @@ export interface StepTrace {
   readonly concludesTurn: boolean
   /** What `executeToolCalls` rejected with, if it did. */
   readonly failure: { readonly error: unknown } | undefined
-  readonly session: Session
+  readonly session: AnySession
   /** Problems seen at quiescent points (rolling pool, commit liveness). */
   readonly violations: readonly string[]
   /** Keys each call declares (what the oracle says; empty for non-keyed calls). */
@@ -144,8 +157,13 @@ export async function runGeneratedStep(spec: StepSpec, s: fc.Scheduler): Promise
   // Once the session refuses an append the batch has failed: it starts nothing more, while calls
   // already running may still finish within the abort grace (T38), so the rolling-pool check stops.
   let faulted = false
+  const onFault = (): void => void (faulted = true)
   const session =
-    spec.fault === undefined ? createMemorySession() : faultySession(spec.fault, () => (faulted = true))
+    spec.async === true
+      ? asyncSession(spec.fault, onFault)
+      : spec.fault === undefined
+        ? createMemorySession()
+        : faultySession(spec.fault, onFault)
   const agentCtx = ctx.createScope({ name: 'agent' })
   agentCtx.provide('agentLoop', {
     config: resolveAgentLoopConfig({ maxParallelToolCalls: spec.cap }),
@@ -350,6 +368,33 @@ export async function runGeneratedStep(spec: StepSpec, s: fc.Scheduler): Promise
     violations,
     keysOf,
   }
+}
+
+function faultHits(fault: SessionFault, type: string, data: unknown): boolean {
+  const d = data as { callId?: string; message?: { content: { callId: string }[] } }
+  const id =
+    type === 'tool/call' ? d.callId : type === 'tool/result' ? d.message?.content[0]?.callId : undefined
+  return type === fault.type && id === callId(fault.index)
+}
+
+/** An asynchronous session over memory: each write completes a few microtasks later, or fails on the faulty event. */
+function asyncSession(fault: SessionFault | undefined, onFault: () => void): AnySession {
+  const stored: SessionEvent[] = []
+  return createAsyncSession({
+    write: async (events) => {
+      await Promise.resolve()
+      await Promise.resolve()
+      const hit = fault === undefined ? undefined : events.find((e) => faultHits(fault, e.type, e.data))
+      if (hit !== undefined) {
+        onFault()
+        throw new SessionError({
+          code: 'IO',
+          message: `disk full while recording ${hit.type} of ${callId(fault!.index)}`,
+        })
+      }
+      stored.push(...events)
+    },
+  })
 }
 
 /** A memory session whose `append` throws for one call's `tool/call` or `tool/result`. */

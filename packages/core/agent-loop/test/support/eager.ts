@@ -2,7 +2,7 @@ import { createContext, createMemoryLogger, type Context } from '@deepseek-ai/ds
 import { toolCallBlock, toolCallsOf, type Message, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import {
   createMemorySession,
-  type Session,
+  type AnySession,
   type SessionEvent,
   type ToolResultEventData,
 } from '@deepseek-ai/dsh-session'
@@ -55,12 +55,12 @@ export function agentOn(
   root: Context,
   scripts: readonly StreamScript[],
   options: {
-    session?: Session
+    session?: AnySession
     eagerToolExecution?: boolean
     ignoreAbort?: boolean
     config?: { maxParallelToolCalls?: number }
   } = {},
-): { agent: Agent; model: StreamingModel; session: Session; events: AgentEvent[] } {
+): { agent: Agent; model: StreamingModel; session: AnySession; events: AgentEvent[] } {
   const model = createStreamingModel(
     scripts,
     options.ignoreAbort === undefined ? {} : { ignoreAbort: options.ignoreAbort },

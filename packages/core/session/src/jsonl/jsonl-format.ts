@@ -1,7 +1,7 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { deepFreeze } from '../deep-freeze.ts'
 import { SessionError } from '../errors.ts'
-import { eventTypeProblem, sourceEventSeqsProblem, surfaceOpProblem } from '../event-fields.ts'
+import { sessionEventProblem } from '../session-event-problem.ts'
 import type { SessionEvent } from '../types.ts'
 
 export const FORMAT_NAME = 'dsh-session'
@@ -91,31 +91,8 @@ export function checkEvent(
   expectedSeq: number,
   reader: FileReader,
 ): SessionEvent {
-  if (!isRecord(value))
-    throw corrupt(reader, path, line, `must be an event object, got ${describeValue(value)}`)
-  if (value.seq !== expectedSeq) {
-    const found = typeof value.seq === 'number' ? String(value.seq) : describeValue(value.seq)
-    throw corrupt(reader, path, line, `has seq ${found} where ${expectedSeq} was expected`)
-  }
-  const typeProblem = eventTypeProblem(value.type, Number.MAX_SAFE_INTEGER)
-  if (typeProblem !== undefined) throw corrupt(reader, path, line, `has a type that ${typeProblem}`)
-  if (typeof value.time !== 'string')
-    throw corrupt(reader, path, line, `has a time that is ${describeValue(value.time)}`)
-  if (!Object.hasOwn(value, 'data')) throw corrupt(reader, path, line, 'has no data')
-  if (Object.hasOwn(value, 'surfaceOp')) {
-    const problem = surfaceOpProblem(value.surfaceOp)
-    if (problem !== undefined) throw corrupt(reader, path, line, `has a surfaceOp that ${problem}`)
-  }
-  if (Object.hasOwn(value, 'sourceEventSeqs')) {
-    const problem = sourceEventSeqsProblem(value.sourceEventSeqs, expectedSeq)
-    if (problem !== undefined)
-      throw corrupt(
-        reader,
-        path,
-        line,
-        `has sourceEventSeqs${problem.startsWith('[') ? '' : ' that '}${problem}`,
-      )
-  }
+  const problem = sessionEventProblem(value, expectedSeq)
+  if (problem !== undefined) throw corrupt(reader, path, line, problem)
   return deepFreeze(value) as unknown as SessionEvent
 }
 

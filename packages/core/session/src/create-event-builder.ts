@@ -1,0 +1,76 @@
+import type { JsonValue } from '@deepseek-ai/dsh-llm'
+import { SessionError } from './errors.ts'
+import type { EventClock } from './event-clock.ts'
+import { MAX_TYPE_LENGTH, eventTypeProblem } from './event-fields.ts'
+import { readAppendOptions, type AppendFields } from './read-append-options.ts'
+import { DEFAULT_MAX_DEPTH } from './snapshot/snapshot-json-value.ts'
+import { SnapshotWalker } from './snapshot/snapshot-walker.ts'
+import type { AppendOptions, SessionEvent } from './types.ts'
+
+/**
+ * Checks one `append(type, data, options)` and builds its frozen event numbered `seq`, or throws
+ * `SessionError` (`INVALID_ARGUMENT`, `NOT_JSON`). Shared by the synchronous and asynchronous
+ * session cores, so every store validates alike.
+ */
+export type EventBuilder = (
+  type: string,
+  data: unknown,
+  options: AppendOptions | undefined,
+  seq: number,
+) => SessionEvent
+
+/**
+ * An event is built frozen: its `data` is a frozen snapshot (a frozen snapshot passed in is used as
+ * it is), its `sourceEventSeqs` a frozen copy, the rest primitives; so no second freezing walk.
+ */
+export function createEventBuilder(clock: EventClock): EventBuilder {
+  // One walker serves every append; a getter inside `data` that appends again gets a fresh one.
+  // Appended data is not remembered as a reusable snapshot: that would cost a weak-map entry per event.
+  const walker = new SnapshotWalker(DEFAULT_MAX_DEPTH, true, false)
+  return (type, data, appendOptions, seq) => {
+    const where = (): string => appendWhere(type, appendOptions)
+    if (typeof type !== 'string' || type.length === 0 || type.length > MAX_TYPE_LENGTH) {
+      throw new SessionError({
+        code: 'INVALID_ARGUMENT',
+        message: `${where()}: type ${eventTypeProblem(type)}`,
+      })
+    }
+    const snapshot = (walker.idle ? walker : new SnapshotWalker(DEFAULT_MAX_DEPTH, true, false)).run(data)
+    if (!snapshot.ok) {
+      throw new SessionError({
+        code: 'NOT_JSON',
+        message: `${where()}: ${snapshot.path.replace(/^\$/, 'data')} ${snapshot.reason}`,
+        details: { jsonPath: snapshot.path },
+      })
+    }
+    const fields = readAppendOptions(appendOptions, seq, where)
+    return buildEvent(seq, type, clock(where), fields, snapshot.value)
+  }
+}
+
+/** How error messages name an append: `append("tool/call", data, options)`. */
+export function appendWhere(type: unknown, options: unknown): string {
+  const label = typeof type === 'string' && type.length <= MAX_TYPE_LENGTH ? JSON.stringify(type) : 'type'
+  return `append(${label}, data${options === undefined ? '' : ', options'})`
+}
+
+/** The frozen event; one literal per shape keeps the field order of the file format. */
+function buildEvent(
+  seq: number,
+  type: string,
+  time: string,
+  fields: AppendFields,
+  data: JsonValue,
+): SessionEvent {
+  const { surfaceOp, sourceEventSeqs } = fields
+  if (sourceEventSeqs === undefined) {
+    return Object.freeze(
+      surfaceOp === undefined ? { seq, type, time, data } : { seq, type, time, surfaceOp, data },
+    )
+  }
+  return Object.freeze(
+    surfaceOp === undefined
+      ? { seq, type, time, sourceEventSeqs, data }
+      : { seq, type, time, surfaceOp, sourceEventSeqs, data },
+  )
+}
