@@ -58,7 +58,8 @@ export function describeCallState(call: CallView, colors: Colors, now?: number, 
         code === 'ABORTED' || code === 'ABORTED_BEFORE_DISPATCH' || code === 'INTERRUPTED'
           ? colors.yellow
           : colors.red
-      return `${paint(code)} ${colors.dim(`(${took}${queued})`)} → ${clip(result.text, maxText)}`
+      // who decided stays on the final line whatever the outcome ("denied by you" reads better than nothing)
+      return `${paint(code)} ${colors.dim(`(${took}${queued}${approval})`)} → ${clip(result.text, maxText)}`
     }
     default: {
       const never: never = call.phase

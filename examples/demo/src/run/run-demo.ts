@@ -213,13 +213,21 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
       await turn(args.prompt ?? DEFAULT_QUESTION)
     } else if (await turn(STORY_PROMPTS.tour)) {
       let pressed = false
+      let storyPress: ReturnType<typeof setTimeout> | undefined
       const pressCtrlC = (event: AgentEvent): void => {
         if (event.type !== 'tool-call-start' || pressed) return
         pressed = true
-        // one slow step in: the first jobs are running and the rest wait for a slot or a key
-        setTimeout(() => interrupts.trigger('story'), settings.slowMs)
+        // one slow step in: the first jobs are running and the rest wait for a slot or a key. Not
+        // when a person pressed Ctrl-C first: the turn is already stopping, and saying the story
+        // pressed it would be wrong.
+        storyPress = setTimeout(() => {
+          if (!interrupts.signal().aborted) interrupts.trigger('story')
+        }, settings.slowMs)
       }
-      if ((await turn(STORY_PROMPTS.nightly, pressCtrlC)) && interrupts.source() === 'story') {
+      const nightly = await turn(STORY_PROMPTS.nightly, pressCtrlC)
+      // a turn that ended before the story pressed (a person's Ctrl-C) must not be pressed afterwards
+      clearTimeout(storyPress)
+      if (nightly && interrupts.source() === 'story') {
         shown.line('')
         shown.line(
           colors.bold(

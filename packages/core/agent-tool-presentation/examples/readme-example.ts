@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { createContext } from '@deepseek-ai/dsh-context'
-import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
+import { defineTool, installCodeMode, installTools } from '@deepseek-ai/dsh-tools'
 import { agentToolPresentation } from '@deepseek-ai/dsh-agent-tool-presentation'
 
 const ctx = createContext()
@@ -13,6 +13,15 @@ ctx.tools.register(
     execute: ({ path }) => `contents of ${path}`,
   }),
 )
+
+// Code Mode needs the run_code transport that receives the model's programs.
+try {
+  agentToolPresentation(ctx, { mode: 'code' })
+} catch (error) {
+  console.log((error as Error).message)
+  // agentToolPresentation(ctx, config): mode "code" offers the model run_code, but scope "root" has no Code Mode transport to receive it; call installCodeMode(ctx) (@deepseek-ai/dsh-tools) before this plugin
+}
+installCodeMode(ctx)
 
 // Code Mode for every agent under ctx, once something can run the programs.
 const dispose = agentToolPresentation(ctx, { mode: 'code' })

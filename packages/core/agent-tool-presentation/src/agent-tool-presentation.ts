@@ -1,6 +1,7 @@
 import type { Context, Disposer } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { installSystemPrompt } from '@deepseek-ai/dsh-tools'
+import { RUN_CODE_TOOL_NAME, installSystemPrompt } from '@deepseek-ai/dsh-tools'
+import { declareWhileRunnable } from './declare-while-runnable.ts'
 import { ToolPresentationError } from './errors.ts'
 import { readConfig, type ToolPresentationConfig } from './read-config.ts'
 
@@ -11,15 +12,18 @@ const WHERE = 'agentToolPresentation(ctx, config)'
  * descendants without a declaration of their own) are shown to the model.
  *
  * - `native`: `ctx.tools.presentAs('native')` at once.
- * - `code` / `both`: declared only while `ctx.codeRuntime` exists — at once if it does, else when it
- *   appears; undeclared when it goes away (and declared again if another one comes). Without a
- *   runtime the scope keeps whatever was in force, so the model is never offered `run_code` that
- *   nothing could run.
+ * - `code` / `both`: needs the `run_code` transport (`installCodeMode`) in the scope at setup, else
+ *   throws `NOT_INSTALLED`. Declared only while a `run_code` call can work: while `ctx.codeRuntime`
+ *   exists and the transport is still there — at once if both are, else when they are; undeclared
+ *   when either goes away (and declared again when it returns). Meanwhile the scope keeps whatever
+ *   was in force, so the model is never offered a `run_code` that nothing could receive or run.
  *
  * If no `ctx.systemPrompt` is reachable, the plugin installs one on `ctx` (the loop only shows
- * `run_code` through it). The returned disposer undoes all of it; it is idempotent.
+ * `run_code` through it). The returned disposer undoes all of it; it is idempotent, and runs by
+ * itself when `ctx`'s scope is disposed.
  * @example
  * installTools(ctx)
+ * installCodeMode(ctx)
  * const dispose = agentToolPresentation(ctx, { mode: 'code' })
  */
 export function agentToolPresentation(ctx: Context, config: ToolPresentationConfig): Disposer {
@@ -41,49 +45,32 @@ export function agentToolPresentation(ctx: Context, config: ToolPresentationConf
       message: `${WHERE}: scope "${ctx.scope.name}" has no ctx.tools; call installTools(ctx) first`,
     })
   }
+  if (mode !== 'native' && tools.get(RUN_CODE_TOOL_NAME) === undefined) {
+    // The runtime may legitimately come later (a sandbox that boots); the transport is configuration
+    // installed next to this plugin, so its absence is a mistake to report now, not a silent fallback.
+    throw new ToolPresentationError({
+      code: 'NOT_INSTALLED',
+      message: `${WHERE}: mode "${mode}" offers the model ${RUN_CODE_TOOL_NAME}, but scope "${ctx.scope.name}" has no Code Mode transport to receive it; call installCodeMode(ctx) (@deepseek-ai/dsh-tools) before this plugin`,
+    })
+  }
   const disposePrompt = ctx.systemPrompt === undefined ? installSystemPrompt(ctx) : undefined
   let disposeMode: Disposer
   try {
-    disposeMode = mode === 'native' ? tools.presentAs('native') : declareWhileRuntimeExists(ctx, mode)
+    disposeMode = mode === 'native' ? tools.presentAs('native') : declareWhileRunnable(ctx, mode)
   } catch (error) {
     disposePrompt?.()
     throw error
   }
   let disposed = false
-  return () => {
+  const dispose = (): void => {
     if (disposed) return
     disposed = true
+    forgetScope()
     disposeMode()
     disposePrompt?.()
   }
-}
-
-/**
- * `presentAs(mode)` for as long as `ctx.codeRuntime` is there. A declaration that fails while the
- * plugin is being set up (the scope already declared a mode) throws to the caller; one that fails
- * later, when a runtime appears, can only be logged.
- */
-function declareWhileRuntimeExists(ctx: Context, mode: 'code' | 'both'): Disposer {
-  let settingUp = true
-  let setupError: { readonly error: unknown } | undefined
-  const dispose = ctx.whenAvailable('codeRuntime', () => {
-    try {
-      return ctx.tools.presentAs(mode)
-    } catch (error) {
-      if (settingUp) setupError = { error }
-      else {
-        ctx.logger.error(
-          `agentToolPresentation: a code runtime appeared but scope "${ctx.scope.name}" could not declare presentation mode "${mode}"`,
-          { error },
-        )
-      }
-      return undefined
-    }
-  })
-  settingUp = false
-  if (setupError !== undefined) {
-    dispose()
-    throw setupError.error
-  }
+  // The watchers listen on the root (the transport and a system prompt's registry may live above
+  // ctx); they must go with ctx's scope even when nobody calls the disposer.
+  const forgetScope = ctx.onDispose(dispose)
   return dispose
 }

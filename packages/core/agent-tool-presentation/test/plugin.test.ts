@@ -6,6 +6,7 @@ import { createMemorySession } from '@deepseek-ai/dsh-session'
 import {
   ToolsError,
   defineTool,
+  installCodeMode,
   installSystemPrompt,
   installTools,
   type CodeRuntime,
@@ -16,10 +17,11 @@ import { ToolPresentationError, agentToolPresentation } from '@deepseek-ai/dsh-a
 
 const runtime: CodeRuntime = { run: async () => ({ logs: [] }) }
 
-function setup(defaultPresentation: PresentationMode = 'native') {
+function setup(defaultPresentation: PresentationMode = 'native', transport = true) {
   const logger = createMemoryLogger()
   const root = createContext({ logger })
   installTools(root, { defaultPresentation })
+  const disposeTransport = transport ? installCodeMode(root) : () => {}
   root.tools.register(
     defineTool({
       name: 'read_file',
@@ -29,7 +31,7 @@ function setup(defaultPresentation: PresentationMode = 'native') {
     }),
   )
   const agent = root.createScope({ name: 'agent' })
-  return { root, agent, logger }
+  return { root, agent, logger, disposeTransport }
 }
 
 const offered = (ctx: Context): string[] => ctx.systemPrompt!.tools('p').map((s) => s.name)
@@ -110,6 +112,84 @@ describe('agentToolPresentation', () => {
     ).toBe(true)
   })
 
+  it('T8: code and both need the run_code transport: without installCodeMode the plugin throws at setup and leaves nothing behind', () => {
+    for (const mode of ['code', 'both'] as const) {
+      const { root, agent } = setup('native', false)
+      root.provide('codeRuntime', runtime)
+      const error = thrown(() => agentToolPresentation(agent, { mode }))
+      expect(ToolPresentationError.isInstance(error) && error.code).toBe('NOT_INSTALLED')
+      expect((error as Error).message).toBe(
+        `agentToolPresentation(ctx, config): mode "${mode}" offers the model run_code, but scope "agent" has no Code Mode transport to receive it; call installCodeMode(ctx) (@deepseek-ai/dsh-tools) before this plugin`,
+      )
+      expect(agent.tools.presentation()).toBe('native')
+      expect(agent.systemPrompt).toBeUndefined()
+      // native needs no transport
+      expect(() => agentToolPresentation(agent, { mode: 'native' })).not.toThrow()
+    }
+  })
+
+  it('T8: a transport installed only in a child scope does not count for the scope the plugin declares for', () => {
+    const { root, agent } = setup('native', false)
+    installCodeMode(agent)
+    root.provide('codeRuntime', runtime)
+    expect(() => agentToolPresentation(root, { mode: 'code' })).toThrow(
+      /scope "root" has no Code Mode transport/,
+    )
+    agentToolPresentation(agent, { mode: 'code' })
+    expect(offered(agent)).toEqual(['run_code'])
+  })
+
+  it('T8: run_code is offered only while the transport is there: it going away withdraws code mode, its return declares it again', () => {
+    const { root, agent, logger, disposeTransport } = setup()
+    root.provide('codeRuntime', runtime)
+    const dispose = agentToolPresentation(agent, { mode: 'both' })
+    expect(offered(agent)).toEqual(['run_code', 'read_file'])
+    disposeTransport()
+    expect(agent.tools.presentation()).toBe('native')
+    expect(offered(agent)).toEqual(['read_file'])
+    expect(
+      logger.entries.filter(
+        (e) =>
+          e.level === 'warn' &&
+          e.message.includes('the Code Mode transport (run_code) left scope "agent"') &&
+          e.message.includes('installCodeMode(ctx)'),
+      ),
+    ).toHaveLength(1)
+    const again = installCodeMode(root)
+    expect(offered(agent)).toEqual(['run_code', 'read_file'])
+    dispose()
+    expect(agent.tools.presentation()).toBe('native')
+    // Once disposed the plugin no longer follows the transport.
+    again()
+    installCodeMode(root)
+    expect(agent.tools.presentation()).toBe('native')
+    expect(logger.entries.filter((e) => e.level === 'error')).toEqual([])
+  })
+
+  it('T8: a runtime without the transport (removed after setup) never brings run_code back', () => {
+    const { root, agent, disposeTransport } = setup()
+    agentToolPresentation(agent, { mode: 'code' })
+    disposeTransport()
+    root.provide('codeRuntime', runtime)
+    expect(agent.tools.presentation()).toBe('native')
+    expect(offered(agent)).toEqual(['read_file'])
+    installCodeMode(root)
+    expect(offered(agent)).toEqual(['run_code'])
+  })
+
+  it('T8: disposing the plugin scope stops the plugin watching the root for the transport', () => {
+    const { root, agent, logger, disposeTransport } = setup()
+    const before = root.listenerCount('tools/change')
+    agentToolPresentation(agent, { mode: 'code' })
+    expect(root.listenerCount('tools/change')).toBeGreaterThan(before)
+    agent.dispose()
+    expect(root.listenerCount('tools/change')).toBe(before)
+    disposeTransport()
+    installCodeMode(root)
+    root.provide('codeRuntime', runtime)
+    expect(logger.entries.filter((e) => e.level !== 'debug')).toEqual([])
+  })
+
   it('installs ctx.systemPrompt when none is reachable, keeps an existing one', () => {
     const { root, agent } = setup()
     const dispose = agentToolPresentation(agent, { mode: 'native' })
@@ -152,6 +232,27 @@ describe('agentToolPresentation', () => {
     )
     const error = thrown(() => agentToolPresentation(createContext(), { mode: 'native' }))
     expect(ToolPresentationError.isInstance(error) && error.code).toBe('NOT_INSTALLED')
+  })
+
+  it('T5/T8: an agent loop never sends run_code while the transport is missing', async () => {
+    const { root, disposeTransport } = setup()
+    root.provide('codeRuntime', runtime)
+    agentToolPresentation(root, { mode: 'code' })
+    const model = createScriptedModel({
+      turns: [[textBlock('one')], [textBlock('two')], [textBlock('three')]],
+    })
+    const agent = createAgent({ ctx: root, name: 'coder', model, session: createMemorySession() })
+    await agent.run('first')
+    disposeTransport()
+    await agent.run('second')
+    installCodeMode(root)
+    await agent.run('third')
+    expect(model.requests.map((request) => request.tools.map((t) => t.name))).toEqual([
+      ['run_code'],
+      ['read_file'],
+      ['run_code'],
+    ])
+    expect(model.requests[1]!.system ?? '').not.toContain('run_code')
   })
 
   it('T5/T8: an agent loop under the plugin sends run_code and the Code Mode prompt once a runtime exists', async () => {

@@ -7,7 +7,7 @@ describe('README', () => {
       packageUrl: new URL('../', import.meta.url),
       load: () => import('../examples/readme-example.ts'),
       printed: /^\s*(?:console\.log\(.*\) )?\/\/ ((?:\[|agentToolPresentation).*)$/gm,
-      lines: 4,
+      lines: 5,
     })
   })
 
