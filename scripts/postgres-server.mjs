@@ -9,9 +9,9 @@
 // root: as root the server runs as the `postgres` user (which that package creates).
 import { spawnSync } from 'node:child_process'
 import { accessSync, chownSync, constants, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { freePort } from './free-port.mjs'
 
 export const URL_VARIABLE = 'DSH_TEST_POSTGRES_URL'
 
@@ -63,17 +63,6 @@ function serverUser() {
     return Number(result.stdout.trim())
   }
   return { uid: id('-u'), gid: id('-g') }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 function run(bin, args, user, what) {

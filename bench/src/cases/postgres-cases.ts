@@ -9,28 +9,11 @@ import {
 import type { TimedCase } from '../harness/measure-case.ts'
 import { summarize } from '../harness/stats.ts'
 import type { BenchOptions, CaseResult, Log } from '../types.ts'
+import { resultData, resultOptions } from './store-payload.ts'
 
 /** Where the PostgreSQL cases connect: main.js starts a throwaway server and sets it when unset. */
 export const POSTGRES_URL_VARIABLE = 'DSH_TEST_POSTGRES_URL'
 
-/** The same ~300-byte `tool/result` payload as the other store cases. */
-const resultData = {
-  turn: 3,
-  step: 2,
-  message: {
-    role: 'tool',
-    content: [
-      {
-        type: 'tool-result',
-        callId: 'call_42',
-        content: [{ type: 'text', text: 'x'.repeat(160) }],
-        isError: false,
-      },
-    ],
-  },
-  meta: { durationMs: 12 },
-}
-const resultOptions = { surfaceOp: 'append', sourceEventSeqs: [1] } as const
 const callData = { turn: 3, step: 2, callId: 'call_42', name: 'add', arguments: '{}' }
 
 interface Database {

@@ -11,27 +11,9 @@ import { summarize } from '../harness/stats.ts'
 import type { CaseResult } from '../types.ts'
 import { createDshRuntime, expectSums, stepBlocks } from './dsh-runtime.ts'
 import { createTempDir } from './temp-dir.ts'
+import { resultData, resultOptions } from './store-payload.ts'
 
 export type Store = 'memory' | 'write' | 'fsync'
-
-/** A typical `tool/result` payload, as the loop records it (about 300 bytes of JSON). */
-const resultData = {
-  turn: 3,
-  step: 2,
-  message: {
-    role: 'tool',
-    content: [
-      {
-        type: 'tool-result',
-        callId: 'call_42',
-        content: [{ type: 'text', text: 'x'.repeat(160) }],
-        isError: false,
-      },
-    ],
-  },
-  meta: { durationMs: 12 },
-}
-const resultOptions = { surfaceOp: 'append', sourceEventSeqs: [1] } as const
 
 /**
  * One `session.append` of a `tool/result` per op, into a fresh session each round (a new file in a
