@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 import fc from 'fast-check'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { createContext, createMemoryLogger, type Context } from '@deepseek-ai/dsh-context'
 import {
   createScriptedModel,
@@ -262,6 +262,111 @@ describe('recording nested calls (T33) under the loop’s contract', () => {
     expect(tool.callId).toBe('rc')
     expect(session.events().filter((e) => e.type === 'tool/result')).toHaveLength(3)
     agent.dispose()
+  })
+})
+
+describe('what a nested call records about its run (T28, T33)', () => {
+  /** A root whose `read` (parallel-safe) and `save` (exclusive) bodies advance a mocked clock. */
+  function clockedRoot(clock: { now: number }): Context {
+    const root = codeRoot({ fake: true })
+    root.tools.register(
+      defineTool({
+        name: 'read',
+        description: 'Read (parallel-safe)',
+        parameters: z.object({}),
+        isConcurrencySafe: () => true,
+        execute: () => {
+          clock.now += 25
+          return 'text'
+        },
+      }),
+    )
+    root.tools.register(
+      defineTool({
+        name: 'save',
+        description: 'Save (exclusive)',
+        parameters: z.object({}),
+        execute: () => {
+          clock.now += 10
+          return 'saved'
+        },
+      }),
+    )
+    return root
+  }
+
+  const PROGRAM = 'await tools.read(); return await tools.save()'
+
+  it.each([
+    ['a synchronous', false],
+    ['an asynchronous', true],
+  ])(
+    'T28, T33: over %s session, a nested call records the mode it ran in on its tool/call and its queue/run/commit timings on its tool/result',
+    async (_kind, async) => {
+      // the loop measures with performance.now(): a clock only the tool bodies move makes the figures exact
+      const clock = { now: 1_000 }
+      const now = vi.spyOn(performance, 'now').mockImplementation(() => clock.now)
+      try {
+        const root = clockedRoot(clock)
+        const store = async ? asyncStore() : undefined
+        const session = store?.session ?? createMemorySession()
+        const model = createScriptedModel({ turns: [[runCode('rc', PROGRAM)], [textBlock('done')]] })
+        const agent = createAgent({ ctx: root, name: 'a', model, session })
+        expect(await agent.run('read and save')).toMatchObject({ reason: 'completed' })
+        agent.dispose()
+        const events = session.events()
+        if (store !== undefined) expect(store.stored).toEqual(events)
+        const recorded = (type: string, callId: string) =>
+          events.find(
+            (e) =>
+              e.type === type &&
+              (type === 'tool/call'
+                ? dataOf(e).callId
+                : (e.data as { message: { content: { callId: string }[] } }).message.content[0]!.callId) ===
+                callId,
+          )!.data as { mode?: string; timings?: unknown }
+        expect(recorded('tool/call', 'rc:code:0').mode).toBe('parallel')
+        expect(recorded('tool/call', 'rc:code:1').mode).toBe('exclusive')
+        expect(recorded('tool/result', 'rc:code:0').timings).toEqual({ queueMs: 0, runMs: 25, commitMs: 0 })
+        expect(recorded('tool/result', 'rc:code:1').timings).toEqual({ queueMs: 0, runMs: 10, commitMs: 0 })
+        // the outer call ran while its program did: its run covers both nested runs
+        expect(recorded('tool/result', 'rc').timings).toEqual({ queueMs: 0, runMs: 35, commitMs: 0 })
+        expect(verifyToolPairs(events)).toEqual({ ok: true, problems: [] })
+      } finally {
+        now.mockRestore()
+      }
+    },
+  )
+
+  it('T28, T33: a step nobody times (executeToolCalls without onEvent) records modes but reads no clock, for nested calls too', async () => {
+    const clock = { now: 1_000 }
+    const root = clockedRoot(clock)
+    const agent = root.createScope({ name: 'agent' })
+    const session = createMemorySession()
+    agent.provide('agentLoop', { config: resolveAgentLoopConfig({}), session })
+    const now = vi.spyOn(performance, 'now')
+    try {
+      await executeToolCalls({
+        ctx: agent,
+        turn: 1,
+        step: 1,
+        toolCalls: [runCode('rc', PROGRAM)],
+        acceptContext: () => {},
+      })
+      expect(now).not.toHaveBeenCalled()
+    } finally {
+      now.mockRestore()
+    }
+    const events = session.events()
+    expect(
+      events.filter((e) => e.type === 'tool/call').map((e) => (e.data as { mode?: string }).mode),
+    ).toEqual(['exclusive', 'parallel', 'exclusive'])
+    expect(
+      events
+        .filter((e) => e.type === 'tool/result')
+        .map((e) => (e.data as { timings?: unknown }).timings !== undefined),
+    ).toEqual([false, false, false])
+    root.dispose()
   })
 })
 
