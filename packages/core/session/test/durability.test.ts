@@ -11,9 +11,9 @@ import {
   type FsCall,
   type SimulatedProcess,
 } from './support/simulated-host.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-session-')
 
 function thrown(fn: () => unknown): SessionError {
   try {

@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { openJsonlSession, SessionError, type SessionLogger } from '@deepseek-ai/dsh-session'
 import { steppingClock } from './support/session-contract.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-session-')
 
 function thrown(fn: () => unknown): SessionError {
   try {

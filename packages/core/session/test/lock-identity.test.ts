@@ -4,9 +4,9 @@ import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { SessionError, openJsonlSession, type JsonlSession } from '@deepseek-ai/dsh-session'
 import { startChildSession, type ChildOutcome } from './support/child-session.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-session-')
 
 function thrown(fn: () => unknown): SessionError {
   try {

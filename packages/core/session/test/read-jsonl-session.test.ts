@@ -13,9 +13,9 @@ import { describe, expect, it } from 'vitest'
 import { openJsonlSession, readJsonlSession, SessionError } from '@deepseek-ai/dsh-session'
 import { startChildSession } from './support/child-session.ts'
 import { steppingClock } from './support/session-contract.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-session-')
 
 function thrown(fn: () => unknown): SessionError {
   try {

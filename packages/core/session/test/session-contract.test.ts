@@ -9,7 +9,7 @@ import {
   type SessionEvent,
 } from '@deepseek-ai/dsh-session'
 import { describeSessionContract, type ContractStore } from './support/session-contract.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
 function thrown(fn: () => unknown): SessionError {
   try {
@@ -21,7 +21,7 @@ function thrown(fn: () => unknown): SessionError {
   throw new Error('expected a SessionError')
 }
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-session-')
 
 function jsonlStore(durability: 'fsync' | 'write', numRuns: number): ContractStore {
   return {

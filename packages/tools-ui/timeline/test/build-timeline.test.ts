@@ -10,9 +10,9 @@ import {
 import { buildTimeline, TimelineError, type Timeline, type TimelineStep } from '@deepseek-ai/dsh-timeline'
 import { recordCodeModeSession, recordDemoSession } from './support/record-session.ts'
 import { syntheticSessionEvents } from './support/synthetic-session.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-timeline-', { until: 'file' })
 
 /** `[name, row label, start, end, status, mode]` of each call, in seq order: a compact view. */
 const callsOf = (step: TimelineStep) =>
