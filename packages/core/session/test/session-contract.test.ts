@@ -1,7 +1,6 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
-  SessionError,
   createAsyncSession,
   createMemorySession,
   openJsonlSession,
@@ -10,16 +9,7 @@ import {
 } from '@deepseek-ai/dsh-session'
 import { describeSessionContract, type ContractStore } from './support/session-contract.ts'
 import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
-
-function thrown(fn: () => unknown): SessionError {
-  try {
-    fn()
-  } catch (error) {
-    if (SessionError.isInstance(error)) return error
-    throw error
-  }
-  throw new Error('expected a SessionError')
-}
+import { thrown } from './support/thrown.ts'
 
 const tempDir = useTempDirs('dsh-session-')
 
