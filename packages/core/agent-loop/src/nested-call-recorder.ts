@@ -1,9 +1,10 @@
 import type { AnySession, ToolCallEventData } from '@deepseek-ai/dsh-session'
-import type { ToolBatchHooks, ToolExecutionInput } from '@deepseek-ai/dsh-tools'
+import type { ExecutionMode, ToolBatchHooks, ToolExecutionInput } from '@deepseek-ai/dsh-tools'
 import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
 import { appendToolResult } from './append-tool-result.ts'
 import { AgentLoopError } from './errors.ts'
 import { isPromiseLike } from './maybe-async.ts'
+import { measureRecordedTimings, type CallTimePoints } from './measure-recorded-timings.ts'
 
 /**
  * Records the nested calls of one step (T33): the calls a `run_code` program makes, each as its own
@@ -15,6 +16,10 @@ import { isPromiseLike } from './maybe-async.ts'
  * keeps each nested pair inside its parent's and `verifyToolPairs` holds. With an asynchronous
  * session each hook returns the append's promise (the nested batch awaits it), and a nested call
  * counts as answered only once its `tool/result` is durable.
+ *
+ * Like the step's own calls (T28), a nested call that started records the `mode` the program's batch
+ * ran it in on its `tool/call`, and `timings` (queue, run, commit) on its `tool/result`, measured
+ * from the nested batch's hooks when the step is timed.
  */
 export interface NestedCallRecorder {
   /** The hooks every input of the step carries as `nestedCallHooks`. */
@@ -29,12 +34,15 @@ export interface NestedCallRecorder {
   unanswered(): { callId: string; callSeq: number }[]
 }
 
-interface NestedRecord {
+interface NestedRecord extends CallTimePoints {
   readonly parent: ParentRecord
   /** Counted among its parent's open nested calls. */
   counted: boolean
   callSeq: number | undefined
   resultSeq: number | undefined
+  queuedAt: number | undefined
+  startedAt: number | undefined
+  settledAt: number | undefined
 }
 
 interface ParentRecord {
@@ -63,8 +71,10 @@ export function createNestedCallRecorder(options: {
    * until then, and its nested calls wait for it (undefined: nothing is held back).
    */
   readonly messageLanding: () => Promise<void> | undefined
+  /** Whether to read the clock for each nested call's `timings` (as the step does for its own calls). */
+  readonly timed: boolean
 }): NestedCallRecorder {
-  const { session, turn, step, parentSeq, messageLanding } = options
+  const { session, turn, step, parentSeq, messageLanding, timed } = options
   const parents = new Map<string, ParentRecord>()
   const nested = new Map<string, NestedRecord>()
 
@@ -85,7 +95,15 @@ export function createNestedCallRecorder(options: {
       throw refuse(`nested call "${input.callId}" came after its outer call "${parentId}" was answered`)
     }
     parent.open++
-    const record: NestedRecord = { parent, counted: true, callSeq: undefined, resultSeq: undefined }
+    const record: NestedRecord = {
+      parent,
+      counted: true,
+      callSeq: undefined,
+      resultSeq: undefined,
+      queuedAt: timed ? performance.now() : undefined,
+      startedAt: undefined,
+      settledAt: undefined,
+    }
     nested.set(input.callId, record)
     return record
   }
@@ -103,7 +121,11 @@ export function createNestedCallRecorder(options: {
   }
 
   /** Appends the nested `tool/call`, citing its outer call's; refuses when that is not recorded. */
-  const recordCall = (input: ToolExecutionInput, record: NestedRecord): void | Promise<void> => {
+  const recordCall = (
+    input: ToolExecutionInput,
+    record: NestedRecord,
+    mode: ExecutionMode | undefined,
+  ): void | Promise<void> => {
     const parentId = input.parent!.callId
     const outerSeq = parentSeq(parentId)
     if (outerSeq === undefined) {
@@ -118,6 +140,7 @@ export function createNestedCallRecorder(options: {
       name: input.name,
       arguments: typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
       parentCallId: parentId,
+      ...(mode === undefined ? {} : { mode }),
     }
     const recorded = session.append('tool/call', data, { sourceEventSeqs: [outerSeq] })
     if (!isPromiseLike(recorded)) {
@@ -127,17 +150,35 @@ export function createNestedCallRecorder(options: {
     return recorded.then((event) => void (record.callSeq = event.seq))
   }
 
+  /** Records the start; as for the step's own calls, the run is timed from its durable `tool/call`. */
+  const recordStart = (
+    input: ToolExecutionInput,
+    record: NestedRecord,
+    mode: ExecutionMode | undefined,
+  ): void | Promise<void> => {
+    const recorded = recordCall(input, record, mode)
+    if (!timed || mode === undefined) return recorded
+    if (recorded === undefined) return void (record.startedAt = performance.now())
+    return recorded.then(() => void (record.startedAt = performance.now()))
+  }
+
   const hooks: ToolBatchHooks = {
     onQueued: (_index, input) => void admit(input),
-    onStart: (_index, input) => {
+    onStart: (_index, input, mode) => {
       const record = admit(input)
       if (record.callSeq !== undefined) return
       if (parentSeq(input.parent!.callId) === undefined) {
         // Its outer call started while the message streamed: no nested call is recorded before it.
         const landing = messageLanding()
-        if (landing !== undefined) return landing.then(() => recordCall(input, record))
+        if (landing !== undefined) return landing.then(() => recordStart(input, record, mode))
       }
-      return recordCall(input, record)
+      return recordStart(input, record, mode)
+    },
+    onSettled: (_index, input) => {
+      const record = nested.get(input.callId)
+      // a body that settles after its result was recorded (a late outcome) changes no timing
+      if (timed && record !== undefined && record.resultSeq === undefined)
+        record.settledAt ??= performance.now()
     },
     onCommit: (_index, input, result) => {
       const record = nested.get(input.callId)
@@ -146,6 +187,7 @@ export function createNestedCallRecorder(options: {
       try {
         // a retry after a failed batch offers the same result again: recorded once
         if (record.callSeq === undefined || record.resultSeq !== undefined) return release(record)
+        const timings = timed ? measureRecordedTimings(record, performance.now()) : undefined
         recorded = appendToolResult({
           session,
           turn,
@@ -153,6 +195,7 @@ export function createNestedCallRecorder(options: {
           callId: input.callId,
           callSeq: record.callSeq,
           result,
+          ...(timings === undefined ? {} : { timings }),
         })
       } catch (error) {
         // even when the session refused it: the outer call must not wait forever (it is reported)

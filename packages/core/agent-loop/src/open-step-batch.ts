@@ -137,13 +137,6 @@ export function openStepBatch(options: {
     const seq = ledger.recordApprovalRequest(index, extra)
     return typeof seq === 'number' ? done(seq) : seq.then(done)
   }
-  const nested = createNestedCallRecorder({
-    session,
-    turn,
-    step,
-    parentSeq: ledger.callSeqOf,
-    messageLanding: ledger.messageLanding,
-  })
   const progress = createToolCallProgress({
     turn,
     step,
@@ -152,6 +145,14 @@ export function openStepBatch(options: {
     logger,
     onEvent,
     streaming: options.eager !== undefined,
+  })
+  const nested = createNestedCallRecorder({
+    session,
+    turn,
+    step,
+    parentSeq: ledger.callSeqOf,
+    messageLanding: ledger.messageLanding,
+    timed: progress.timed,
   })
   const batch = createToolBatch({
     tools,

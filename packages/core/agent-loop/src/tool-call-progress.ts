@@ -2,6 +2,7 @@ import type { Logger } from '@deepseek-ai/dsh-context'
 import type { JsonObject, ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult, ToolRuntime } from '@deepseek-ai/dsh-tools'
+import { measureRecordedTimings } from './measure-recorded-timings.ts'
 import type { EagerDispatchFigures, ToolCallProgressEvent } from './types.ts'
 
 /** Turns scheduler hooks into `ToolCallProgressEvent`s with timings. */
@@ -21,6 +22,11 @@ export interface ToolCallProgress {
   recordedTimings(index: number): ToolCallRecordedTimings | undefined
   /** Later hook calls (bodies an abort or failure left running) are dropped. */
   close(): void
+  /**
+   * Whether the step reads the clock at all (someone watches its events, or it streams): when not,
+   * no call records timings, nested calls included.
+   */
+  readonly timed: boolean
 }
 
 function parsedArgs(raw: string): JsonObject {
@@ -73,6 +79,7 @@ export function createToolCallProgress(options: {
   }
 
   return {
+    timed,
     queued(index) {
       if (!open || !timed) return
       const at = performance.now()
@@ -136,17 +143,11 @@ export function createToolCallProgress(options: {
       })
     },
     recordedTimings(index) {
-      const start = startedAt[index]
-      if (start === undefined) return undefined
-      const now = performance.now()
-      const settled = settledAt[index] ?? now
-      // a tenth of a millisecond is all a log needs, and it keeps the line short
-      const ms = (value: number): number => Math.max(0, Math.round(value * 10) / 10)
-      return {
-        queueMs: ms(start - (queuedAt[index] ?? start)),
-        runMs: ms(settled - start),
-        commitMs: ms(now - settled),
-      }
+      if (startedAt[index] === undefined) return undefined
+      return measureRecordedTimings(
+        { queuedAt: queuedAt[index], startedAt: startedAt[index], settledAt: settledAt[index] },
+        performance.now(),
+      )
     },
     figures() {
       if (!streaming || streamEndedAt === undefined) return undefined

@@ -2,18 +2,28 @@ import { z } from 'zod'
 import { describe, expect, it } from 'vitest'
 import { createContext, createMemoryLogger, type Context } from '@deepseek-ai/dsh-context'
 import { toolCallBlock } from '@deepseek-ai/dsh-llm'
-import { createMemorySession, verifyToolPairs } from '@deepseek-ai/dsh-session'
+import { verifyToolPairs } from '@deepseek-ai/dsh-session'
 import {
   RUN_CODE_TOOL_NAME,
   createToolBatch,
   defineTool,
   installCodeMode,
   installTools,
+  type ToolBatchOutcome,
 } from '@deepseek-ai/dsh-tools'
 import { historyFromSession } from '@deepseek-ai/dsh-agent-loop'
 import { createFakeCodeRuntime } from '../../../../test-support/fake-code-runtime.ts'
 import { shape } from './support/agents.ts'
-import { agentOn, callOf, pairedForProvider, resultCodes, settleAll } from './support/eager.ts'
+import {
+  agentOn,
+  callOf,
+  callsUntil,
+  pairedForProvider,
+  resultCodes,
+  saysDone,
+  sessionRefusingMessages,
+  settleAll,
+} from './support/eager.ts'
 import { deferred, gatedTool, type Journal } from './support/fixtures.ts'
 
 /** A root in Code Mode (`both`, so the model may also call `par` directly) with the in-process fake runtime. */
@@ -33,6 +43,56 @@ function streamedCodeRoot(): { root: Context; journal: Journal } {
 const runCode = (id: string, code: string) =>
   toolCallBlock({ id, name: RUN_CODE_TOOL_NAME, args: { code, description: 'a program' } })
 
+/**
+ * A parallel-safe `fanout` with a transport of its own: it runs one nested call of `leaf` (also
+ * registered, parallel-safe) through the same hooks run_code uses, and reports the nested batch's
+ * outcome to `onNested` before answering. Both bodies journal their call ids.
+ */
+function registerFanout(
+  root: Context,
+  journal: Journal,
+  onNested: (outcome: ToolBatchOutcome) => string,
+): void {
+  root.tools.register(
+    defineTool({
+      name: 'leaf',
+      description: 'Leaf',
+      parameters: z.object({}),
+      isConcurrencySafe: () => true,
+      execute: (_args, exec) => {
+        journal.push(`leaf:${exec.callId}`)
+        return 'leaf'
+      },
+    }),
+  )
+  root.tools.register(
+    defineTool({
+      name: 'fanout',
+      description: 'Fan out',
+      parameters: z.object({}),
+      isConcurrencySafe: () => true,
+      execute: async (_args, exec) => {
+        journal.push(`fanout:${exec.callId}`)
+        const batch = createToolBatch({
+          tools: exec.ctx.tools,
+          signal: exec.signal,
+          ...(exec.nestedCallHooks === undefined ? {} : { hooks: exec.nestedCallHooks }),
+        })
+        batch.add({
+          callId: `${exec.callId}:n:0`,
+          name: 'leaf',
+          arguments: '{}',
+          parent: { callId: exec.callId },
+          ...(exec.turn === undefined ? {} : { turn: exec.turn }),
+          ...(exec.step === undefined ? {} : { step: exec.step }),
+        })
+        batch.close()
+        return onNested(await batch.outcome)
+      },
+    }),
+  )
+}
+
 describe('Code Mode with eager dispatch (T33, T40)', () => {
   it('T40: a streamed run_code call waits for the end of the stream; its nested calls are recorded after the message and inside its pair', async () => {
     const { root, journal } = streamedCodeRoot()
@@ -51,22 +111,10 @@ describe('Code Mode with eager dispatch (T33, T40)', () => {
       }),
     )
     const gate = deferred()
+    const program = `const [x, y] = await Promise.all([tools.echo({ text: 'x' }), tools.echo({ text: 'y' })]); return x + y`
     const { agent, session } = agentOn(root, [
-      async (s) => {
-        s.call(callOf('a', 'par'))
-        s.call(
-          runCode(
-            'rc',
-            `const [x, y] = await Promise.all([tools.echo({ text: 'x' }), tools.echo({ text: 'y' })]); return x + y`,
-          ),
-        )
-        await gate.promise
-        s.finish()
-      },
-      (s) => {
-        s.text('done')
-        s.finish()
-      },
+      callsUntil(gate, callOf('a', 'par'), runCode('rc', program)),
+      saysDone,
     ])
     const running = agent.run('go')
     await settleAll()
@@ -117,59 +165,15 @@ describe('Code Mode with eager dispatch (T33, T40)', () => {
 
   it('T40: a parallel-safe tool that makes nested calls while the model still streams: they wait for the message and are recorded after their outer call', async () => {
     const { root, journal } = streamedCodeRoot()
-    root.tools.register(
-      defineTool({
-        name: 'leaf',
-        description: 'Leaf',
-        parameters: z.object({}),
-        isConcurrencySafe: () => true,
-        execute: (_args, exec) => {
-          journal.push(`leaf:${exec.callId}`)
-          return 'leaf'
-        },
-      }),
-    )
-    // A transport of its own: runs one nested call through the same hooks run_code uses.
-    root.tools.register(
-      defineTool({
-        name: 'fanout',
-        description: 'Fan out',
-        parameters: z.object({}),
-        isConcurrencySafe: () => true,
-        execute: async (_args, exec) => {
-          journal.push(`fanout:${exec.callId}`)
-          const batch = createToolBatch({
-            tools: exec.ctx.tools,
-            signal: exec.signal,
-            ...(exec.nestedCallHooks === undefined ? {} : { hooks: exec.nestedCallHooks }),
-          })
-          batch.add({
-            callId: `${exec.callId}:n:0`,
-            name: 'leaf',
-            arguments: '{}',
-            parent: { callId: exec.callId },
-            ...(exec.turn === undefined ? {} : { turn: exec.turn }),
-            ...(exec.step === undefined ? {} : { step: exec.step }),
-          })
-          batch.close()
-          const outcome = await batch.outcome
-          return outcome.kind === 'completed'
-            ? 'fanned out'
-            : `nested batch failed: ${outcome.kind === 'failed' ? String(outcome.error) : outcome.kind}`
-        },
-      }),
+    registerFanout(root, journal, (outcome) =>
+      outcome.kind === 'completed'
+        ? 'fanned out'
+        : `nested batch failed: ${outcome.kind === 'failed' ? String(outcome.error) : outcome.kind}`,
     )
     const gate = deferred()
     const { agent, session } = agentOn(root, [
-      async (s) => {
-        s.call(toolCallBlock({ id: 'f', name: 'fanout', args: {} }))
-        await gate.promise
-        s.finish()
-      },
-      (s) => {
-        s.text('done')
-        s.finish()
-      },
+      callsUntil(gate, toolCallBlock({ id: 'f', name: 'fanout', args: {} })),
+      saysDone,
     ])
     const running = agent.run('go')
     await settleAll()
@@ -201,61 +205,19 @@ describe('Code Mode with eager dispatch (T33, T40)', () => {
 
   it('T40: when the assistant message cannot be recorded, a nested call waiting for it is refused and nothing of the step is recorded', async () => {
     const { root, journal } = streamedCodeRoot()
-    root.tools.register(
-      defineTool({
-        name: 'leaf',
-        description: 'Leaf',
-        parameters: z.object({}),
-        isConcurrencySafe: () => true,
-        execute: () => 'leaf',
-      }),
-    )
     let nestedOutcome: string | undefined
-    root.tools.register(
-      defineTool({
-        name: 'fanout',
-        description: 'Fan out',
-        parameters: z.object({}),
-        isConcurrencySafe: () => true,
-        execute: async (_args, exec) => {
-          journal.push(`fanout:${exec.callId}`)
-          const batch = createToolBatch({
-            tools: exec.ctx.tools,
-            ...(exec.nestedCallHooks === undefined ? {} : { hooks: exec.nestedCallHooks }),
-          })
-          batch.add({
-            callId: `${exec.callId}:n:0`,
-            name: 'leaf',
-            arguments: '{}',
-            parent: { callId: exec.callId },
-          })
-          batch.close()
-          const outcome = await batch.outcome
-          nestedOutcome = outcome.kind === 'failed' ? String(outcome.error) : 'ok'
-          return 'x'
-        },
-      }),
-    )
-    // the session refuses the assistant message
-    const inner = createMemorySession()
-    const session = Object.create(inner) as typeof inner
-    Object.defineProperty(session, 'append', {
-      value: (type: string, data: unknown, options?: Parameters<typeof inner.append>[2]) => {
-        if (type === 'assistant/message') throw new Error('disk full')
-        return inner.append(type, data, options)
-      },
+    registerFanout(root, journal, (outcome) => {
+      nestedOutcome = outcome.kind === 'failed' ? String(outcome.error) : 'ok'
+      return 'x'
     })
+    const session = sessionRefusingMessages()
     const gate = deferred()
     const { agent } = agentOn(
       root,
-      [
-        async (s) => {
-          s.call(toolCallBlock({ id: 'f', name: 'fanout', args: {} }))
-          await gate.promise
-          s.finish()
-        },
-      ],
-      { session },
+      [callsUntil(gate, toolCallBlock({ id: 'f', name: 'fanout', args: {} }))],
+      {
+        session,
+      },
     )
     const running = agent.run('go').catch((e: unknown) => e)
     await settleAll()

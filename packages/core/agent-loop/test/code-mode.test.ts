@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 import fc from 'fast-check'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { createContext, createMemoryLogger, type Context } from '@deepseek-ai/dsh-context'
 import {
   createScriptedModel,
@@ -43,12 +43,24 @@ import { asyncStore } from './support/async-store.ts'
 const disposers: (() => void)[] = []
 afterAll(() => disposers.forEach((dispose) => dispose()))
 
-/** A root in Code Mode: tools, the system prompt, a code runtime (the real sandbox unless told) and run_code. */
-function codeRoot(options: { fake?: boolean; tools?: InstallToolsOptions; pool?: number } = {}): Context {
+/**
+ * A root in Code Mode: tools, the system prompt, a code runtime and run_code. The runtime is the real
+ * sandbox unless `fake` (or `globals`, names the fake puts in the program's scope) says otherwise.
+ */
+function codeRoot(
+  options: {
+    fake?: boolean
+    globals?: Record<string, unknown>
+    tools?: InstallToolsOptions
+    pool?: number
+  } = {},
+): Context {
   const root = createContext({ logger: createMemoryLogger() })
   installTools(root, { defaultPresentation: 'code', ...options.tools })
   installSystemPrompt(root)
-  if (options.fake === true) root.provide('codeRuntime', createFakeCodeRuntime())
+  if (options.globals !== undefined)
+    root.provide('codeRuntime', createFakeCodeRuntime({ globals: options.globals }))
+  else if (options.fake === true) root.provide('codeRuntime', createFakeCodeRuntime())
   else disposers.push(installCodeRuntime(root, { limits: { timeoutMs: 10_000 } }))
   installCodeMode(root, options.pool === undefined ? {} : { maxParallelSubCalls: options.pool })
   return root
@@ -265,6 +277,105 @@ describe('recording nested calls (T33) under the loop’s contract', () => {
   })
 })
 
+describe('what a nested call records about its run (T28, T33)', () => {
+  /** A root whose `read` (parallel-safe, 25 ms) and `save` (exclusive, 10 ms) bodies advance a mocked clock. */
+  function clockedRoot(clock: { now: number }): Context {
+    const root = codeRoot({ fake: true })
+    for (const [name, ms, parallel] of [
+      ['read', 25, true],
+      ['save', 10, false],
+    ] as const) {
+      root.tools.register(
+        defineTool({
+          name,
+          description: `${name} (${parallel ? 'parallel-safe' : 'exclusive'})`,
+          parameters: z.object({}),
+          ...(parallel ? { isConcurrencySafe: () => true } : {}),
+          execute: () => {
+            clock.now += ms
+            return name
+          },
+        }),
+      )
+    }
+    return root
+  }
+
+  const PROGRAM = 'await tools.read(); return await tools.save()'
+
+  it.each([
+    ['a synchronous', false],
+    ['an asynchronous', true],
+  ])(
+    'T28, T33: over %s session, a nested call records the mode it ran in on its tool/call and its queue/run/commit timings on its tool/result',
+    async (_kind, async) => {
+      // the loop measures with performance.now(): a clock only the tool bodies move makes the figures exact
+      const clock = { now: 1_000 }
+      const now = vi.spyOn(performance, 'now').mockImplementation(() => clock.now)
+      try {
+        const root = clockedRoot(clock)
+        const store = async ? asyncStore() : undefined
+        const session = store?.session ?? createMemorySession()
+        const model = createScriptedModel({ turns: [[runCode('rc', PROGRAM)], [textBlock('done')]] })
+        const agent = createAgent({ ctx: root, name: 'a', model, session })
+        expect(await agent.run('read and save')).toMatchObject({ reason: 'completed' })
+        agent.dispose()
+        const events = session.events()
+        if (store !== undefined) expect(store.stored).toEqual(events)
+        const recorded = (type: string, callId: string) =>
+          events.find(
+            (e) =>
+              e.type === type &&
+              (type === 'tool/call'
+                ? dataOf(e).callId
+                : (e.data as { message: { content: { callId: string }[] } }).message.content[0]!.callId) ===
+                callId,
+          )!.data as { mode?: string; timings?: unknown }
+        expect(recorded('tool/call', 'rc:code:0').mode).toBe('parallel')
+        expect(recorded('tool/call', 'rc:code:1').mode).toBe('exclusive')
+        expect(recorded('tool/result', 'rc:code:0').timings).toEqual({ queueMs: 0, runMs: 25, commitMs: 0 })
+        expect(recorded('tool/result', 'rc:code:1').timings).toEqual({ queueMs: 0, runMs: 10, commitMs: 0 })
+        // the outer call ran while its program did: its run covers both nested runs
+        expect(recorded('tool/result', 'rc').timings).toEqual({ queueMs: 0, runMs: 35, commitMs: 0 })
+        expect(verifyToolPairs(events)).toEqual({ ok: true, problems: [] })
+      } finally {
+        now.mockRestore()
+      }
+    },
+  )
+
+  it('T28, T33: a step nobody times (executeToolCalls without onEvent) records modes but reads no clock, for nested calls too', async () => {
+    const clock = { now: 1_000 }
+    const root = clockedRoot(clock)
+    const agent = root.createScope({ name: 'agent' })
+    const session = createMemorySession()
+    agent.provide('agentLoop', { config: resolveAgentLoopConfig({}), session })
+    const now = vi.spyOn(performance, 'now')
+    try {
+      await executeToolCalls({
+        ctx: agent,
+        turn: 1,
+        step: 1,
+        toolCalls: [runCode('rc', PROGRAM)],
+        acceptContext: () => {},
+      })
+      expect(now).not.toHaveBeenCalled()
+    } finally {
+      now.mockRestore()
+    }
+    const events = session.events()
+    expect(
+      events.filter((e) => e.type === 'tool/call').map((e) => (e.data as { mode?: string }).mode),
+    ).toEqual(['exclusive', 'parallel', 'exclusive'])
+    expect(
+      events
+        .filter((e) => e.type === 'tool/result')
+        .map((e) => (e.data as { timings?: unknown }).timings !== undefined),
+    ).toEqual([false, false, false])
+    root.dispose()
+  })
+})
+
 describe('abort and crashes mid-program (T38)', () => {
   function hangingTool(root: Context, options: { ignoresAbort?: boolean } = {}) {
     const started = deferred()
@@ -286,9 +397,9 @@ describe('abort and crashes mid-program (T38)', () => {
     return { started, release }
   }
 
-  it('T38: aborting the turn mid-program records the aborted nested call before the outer call’s result', async () => {
-    const root = codeRoot()
-    const { started } = hangingTool(root)
+  /** Runs a turn whose program awaits `hang`, and aborts it as soon as the nested body started. */
+  async function abortMidProgram(root: Context, options: { ignoresAbort?: boolean } = {}) {
+    const { started, release } = hangingTool(root, options)
     const session = createMemorySession()
     const model = createScriptedModel({ turns: [[runCode('rc', 'await tools.hang(); return 1')]] })
     const agent = createAgent({ ctx: root, name: 'a', model, session })
@@ -296,15 +407,23 @@ describe('abort and crashes mid-program (T38)', () => {
     const running = agent.run('go', { signal: controller.signal })
     await started.promise
     controller.abort()
-    expect(await running).toMatchObject({ reason: 'aborted' })
+    return { agent, session, release, result: await running }
+  }
+
+  /** The log after the turn start of a run aborted mid-program: the nested pair inside the outer one. */
+  const ABORTED_MID_PROGRAM = [
+    'tool/call rc',
+    'tool/call rc:code:0',
+    'tool/result rc:code:0',
+    'tool/result rc',
+    'turn/end aborted',
+  ]
+
+  it('T38: aborting the turn mid-program records the aborted nested call before the outer call’s result', async () => {
+    const { agent, session, result } = await abortMidProgram(codeRoot())
+    expect(result).toMatchObject({ reason: 'aborted' })
     const events = session.events()
-    expect(shape(events).slice(3)).toEqual([
-      'tool/call rc',
-      'tool/call rc:code:0',
-      'tool/result rc:code:0',
-      'tool/result rc',
-      'turn/end aborted',
-    ])
+    expect(shape(events).slice(3)).toEqual(ABORTED_MID_PROGRAM)
     const codes = events
       .filter((e) => e.type === 'tool/result')
       .map((e) => (e.data as { error?: { code: string } }).error?.code)
@@ -315,22 +434,9 @@ describe('abort and crashes mid-program (T38)', () => {
 
   it('T38: a nested body that ignores the abort: the outer result still waits for the nested one, late outcomes follow', async () => {
     const root = codeRoot({ fake: true, tools: { abortGraceMs: 5, lateBodyCapMs: 5_000 } })
-    const { started, release } = hangingTool(root, { ignoresAbort: true })
-    const session = createMemorySession()
-    const model = createScriptedModel({ turns: [[runCode('rc', 'await tools.hang(); return 1')]] })
-    const agent = createAgent({ ctx: root, name: 'a', model, session })
-    const controller = new AbortController()
-    const running = agent.run('go', { signal: controller.signal })
-    await started.promise
-    controller.abort()
-    expect(await running).toMatchObject({ reason: 'aborted' })
-    expect(shape(session.events()).slice(3)).toEqual([
-      'tool/call rc',
-      'tool/call rc:code:0',
-      'tool/result rc:code:0',
-      'tool/result rc',
-      'turn/end aborted',
-    ])
+    const { agent, session, release, result } = await abortMidProgram(root, { ignoresAbort: true })
+    expect(result).toMatchObject({ reason: 'aborted' })
+    expect(shape(session.events()).slice(3)).toEqual(ABORTED_MID_PROGRAM)
     release.resolve()
     while (session.events().filter((e) => e.type === 'tool/late-outcome').length < 1) await quiesce()
     const late = session.events().filter((e) => e.type === 'tool/late-outcome')
@@ -342,10 +448,7 @@ describe('abort and crashes mid-program (T38)', () => {
 
   it('T38: a nested call still running when the program returns is aborted, and recorded before the outer result', async () => {
     const started = deferred()
-    const root = createContext({ logger: createMemoryLogger() })
-    installTools(root, { defaultPresentation: 'code' })
-    root.provide('codeRuntime', createFakeCodeRuntime({ globals: { started: started.promise } }))
-    installCodeMode(root)
+    const root = codeRoot({ globals: { started: started.promise } })
     root.tools.register(
       defineTool({
         name: 'forgotten',
@@ -385,10 +488,7 @@ describe('abort and crashes mid-program (T38)', () => {
 
   it('T33: a program still calling after its outer call was answered (a wrapper answered early) is refused, and nothing is recorded out of place', async () => {
     const gate = deferred()
-    const root = createContext({ logger: createMemoryLogger() })
-    installTools(root, { defaultPresentation: 'code' })
-    root.provide('codeRuntime', createFakeCodeRuntime({ globals: { gate: gate.promise } }))
-    installCodeMode(root)
+    const root = codeRoot({ globals: { gate: gate.promise } })
     let ran = 0
     root.tools.register(
       defineTool({ name: 'quick', description: 'Quick', parameters: z.object({}), execute: () => ++ran }),

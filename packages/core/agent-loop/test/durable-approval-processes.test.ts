@@ -1,33 +1,28 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   openJsonlSession,
   pendingApprovals,
   verifyToolPairs,
   type ToolResultEventData,
 } from '@deepseek-ai/dsh-session'
+import { REGISTER_TS_HOOKS, tsChildEnv } from '../../../../test-support/ts-child.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
 const run = promisify(execFile)
 const SCRIPT = fileURLToPath(new URL('./fixtures/approval-process.ts', import.meta.url))
-// the session package's hooks let a plain `node` child run the workspace's TypeScript without a build
-const HOOKS = new URL('../../session/test/fixtures/register-ts-hooks.mjs', import.meta.url).href
-const RESOLVE_FROM = pathToFileURL(fileURLToPath(new URL('../package.json', import.meta.url))).href
-const CACHE = join(tmpdir(), 'dsh-session-test-ts-cache')
+const PACKAGE_JSON = new URL('../package.json', import.meta.url)
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const tempDir = useTempDirs('dsh-approval-')
 
 /** Runs one process of the fixture to its end; its one JSON line. */
 async function processRun(args: readonly string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await run(process.execPath, ['--import', HOOKS, SCRIPT, ...args], {
-    env: { ...process.env, DSH_TS_CACHE: CACHE, DSH_RESOLVE_FROM: RESOLVE_FROM },
+  // the shared hooks let a plain `node` child run the workspace's TypeScript without a build
+  const { stdout } = await run(process.execPath, ['--import', REGISTER_TS_HOOKS, SCRIPT, ...args], {
+    env: tsChildEnv(PACKAGE_JSON),
     timeout: 120_000,
   })
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>
@@ -52,8 +47,7 @@ describe('an approval survives a restart (JSONL session, two real processes)', (
     ['reject', { runs: [], code: 'DENIED' }],
   ] as const) {
     it(`T30: the first process exits with the approval pending; the second answers "${answer}" and finishes the turn`, async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'dsh-approval-'))
-      dirs.push(dir)
+      const dir = tempDir()
       const path = join(dir, 'session.jsonl')
 
       const first = await processRun([path, 'first'])

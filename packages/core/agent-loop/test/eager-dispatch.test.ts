@@ -16,10 +16,13 @@ import { deferred } from './support/fixtures.ts'
 import {
   agentOn,
   callOf,
+  callsUntil,
   eagerTools,
   notEager,
   pairedForProvider,
   resultCodes,
+  saysDone,
+  sessionRefusingMessages,
   settleAll,
 } from './support/eager.ts'
 
@@ -44,10 +47,7 @@ describe('eager dispatch (T40)', () => {
         s.text('More words while the tool runs.')
         s.finish()
       },
-      (s) => {
-        s.text('done')
-        s.finish()
-      },
+      saysDone,
     ])
     const events: AgentEvent[] = []
     const running = agent.run('go', { onEvent: (e) => events.push(e) })
@@ -110,14 +110,7 @@ describe('eager dispatch (T40)', () => {
     const { root, journal, par, ex, lazy } = eagerTools()
     const gate = deferred()
     const { agent, session } = agentOn(root, [
-      async (s) => {
-        s.call(callOf('a', 'par'))
-        s.call(callOf('l', 'lazy'))
-        s.call(callOf('b', 'par'))
-        s.call(callOf('x', 'ex'))
-        await gate.promise
-        s.finish()
-      },
+      callsUntil(gate, callOf('a', 'par'), callOf('l', 'lazy'), callOf('b', 'par'), callOf('x', 'ex')),
       (s) => s.finish(),
     ])
     const events: AgentEvent[] = []
@@ -162,12 +155,7 @@ describe('eager dispatch (T40)', () => {
     })
     const gate = deferred()
     const { agent, session } = agentOn(root, [
-      async (s) => {
-        s.call(callOf('a', 'par'))
-        s.call(callOf('b', 'par'))
-        await gate.promise
-        s.finish()
-      },
+      callsUntil(gate, callOf('a', 'par'), callOf('b', 'par')),
       (s) => s.finish(),
     ])
     const running = agent.run('go')
@@ -383,18 +371,9 @@ describe('eager dispatch (T40)', () => {
   it('T40: eagerToolExecution: false waits for the whole message (model.step); nothing starts during the stream', async () => {
     const { root, journal, par } = eagerTools()
     const gate = deferred()
-    const { agent, session } = agentOn(
-      root,
-      [
-        async (s) => {
-          s.call(callOf('a', 'par'))
-          await gate.promise
-          s.finish()
-        },
-        (s) => s.finish(),
-      ],
-      { eagerToolExecution: false },
-    )
+    const { agent, session } = agentOn(root, [callsUntil(gate, callOf('a', 'par')), (s) => s.finish()], {
+      eagerToolExecution: false,
+    })
     expect(agent.eagerToolExecution).toBe(false)
     const events: AgentEvent[] = []
     const running = agent.run('go', { onEvent: (e) => events.push(e) })
@@ -529,14 +508,7 @@ describe('eager dispatch (T40)', () => {
 
   it('T40: a session that refuses the assistant message records nothing of the step; started calls are stopped', async () => {
     const { root, journal } = eagerTools()
-    const inner = createMemorySession()
-    const session = Object.create(inner) as typeof inner
-    Object.defineProperty(session, 'append', {
-      value: (type: string, data: unknown, options?: Parameters<typeof inner.append>[2]) => {
-        if (type === 'assistant/message') throw new Error('disk full')
-        return inner.append(type, data, options)
-      },
-    })
+    const session = sessionRefusingMessages()
     const { agent } = agentOn(
       root,
       [
@@ -557,14 +529,7 @@ describe('eager dispatch (T40)', () => {
 
   it('T40: the calls of a step whose assistant message the session refused end as aborted, never as a scheduler failure, each with its tool-call-end', async () => {
     const { root, journal } = eagerTools()
-    const inner = createMemorySession()
-    const session = Object.create(inner) as typeof inner
-    Object.defineProperty(session, 'append', {
-      value: (type: string, data: unknown, options?: Parameters<typeof inner.append>[2]) => {
-        if (type === 'assistant/message') throw new Error('disk full')
-        return inner.append(type, data, options)
-      },
-    })
+    const session = sessionRefusingMessages()
     const observed: string[] = []
     root.on('tools/result', (result, info) => {
       observed.push(`${info.callId} ${result.isError ? result.error.info?.code : 'OK'}`)
@@ -610,10 +575,7 @@ describe('eager dispatch (T40)', () => {
           s.call(callOf('b', 'par'))
           s.finish()
         },
-        (s) => {
-          s.text('done')
-          s.finish()
-        },
+        saysDone,
       ],
       { config: { maxParallelToolCalls: 1 } },
     )

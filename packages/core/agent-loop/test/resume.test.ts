@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createContext, createMemoryLogger } from '@deepseek-ai/dsh-context'
 import { textBlock, toolCallBlock } from '@deepseek-ai/dsh-llm'
 import {
@@ -15,16 +13,10 @@ import { AgentLoopError, resumeAgent } from '@deepseek-ai/dsh-agent-loop'
 import { createScriptedModel } from '@deepseek-ai/dsh-llm'
 import { gatedTool, quiesce, type Journal } from './support/fixtures.ts'
 import { agentWith, registerBasicTools, shape } from './support/agents.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
-const tempFile = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'dsh-agent-loop-'))
-  dirs.push(dir)
-  return join(dir, 'session.jsonl')
-}
+const tempDir = useTempDirs('dsh-agent-loop-')
+const tempFile = (): string => join(tempDir(), 'session.jsonl')
 
 /** A fresh process's view: a new ctx with the same tools, and a model that answers `text`. */
 function freshProcess(text: string) {

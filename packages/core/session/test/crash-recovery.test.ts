@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { openJsonlSession, type JsonlSession } from '@deepseek-ai/dsh-session'
-import { useTempDirs } from './support/temp-dir.ts'
-import { TS_CACHE_DIR } from './support/ts-cache.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
+import { TS_CACHE_DIR } from '../../../../test-support/ts-child.ts'
 
-const makeTempDir = useTempDirs()
+const makeTempDir = useTempDirs('dsh-session-')
 const FIXTURE = fileURLToPath(new URL('./fixtures/append-loop.mjs', import.meta.url))
 const KILLS = 24
 

@@ -11,19 +11,10 @@ import {
   type FsCall,
   type SimulatedProcess,
 } from './support/simulated-host.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
+import { thrown } from './support/thrown.ts'
 
-const tempDir = useTempDirs()
-
-function thrown(fn: () => unknown): SessionError {
-  try {
-    fn()
-  } catch (error) {
-    if (SessionError.isInstance(error)) return error
-    throw error
-  }
-  throw new Error('expected a SessionError')
-}
+const tempDir = useTempDirs('dsh-session-')
 
 /** A session over a file-system whose calls the test can watch and fail. */
 function watchedSession(durability: 'fsync' | 'write'): {

@@ -2,21 +2,12 @@ import { spawn, spawnSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { openJsonlSession, SessionError, type SessionLogger } from '@deepseek-ai/dsh-session'
+import { openJsonlSession, type SessionLogger } from '@deepseek-ai/dsh-session'
 import { steppingClock } from './support/session-contract.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
+import { thrown } from './support/thrown.ts'
 
-const tempDir = useTempDirs()
-
-function thrown(fn: () => unknown): SessionError {
-  try {
-    fn()
-  } catch (error) {
-    if (SessionError.isInstance(error)) return error
-    throw error
-  }
-  throw new Error('expected a SessionError')
-}
+const tempDir = useTempDirs('dsh-session-')
 
 function recordingLogger(): SessionLogger & { entries: { message: string; fields: unknown }[] } {
   const entries: { message: string; fields: unknown }[] = []

@@ -2,21 +2,12 @@ import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'n
 import { join, relative } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { SessionError, openJsonlSession, type JsonlSession } from '@deepseek-ai/dsh-session'
+import { openJsonlSession, type JsonlSession } from '@deepseek-ai/dsh-session'
 import { startChildSession, type ChildOutcome } from './support/child-session.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
+import { thrown } from './support/thrown.ts'
 
-const tempDir = useTempDirs()
-
-function thrown(fn: () => unknown): SessionError {
-  try {
-    fn()
-  } catch (error) {
-    if (SessionError.isInstance(error)) return error
-    throw error
-  }
-  throw new Error('expected a SessionError')
-}
+const tempDir = useTempDirs('dsh-session-')
 
 /** The other names of `path` (in `dir`): a symlink, a path through a symlinked directory, a relative and a `..` path. */
 function otherNames(dir: string, path: string): Record<string, string> {

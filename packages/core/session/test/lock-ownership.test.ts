@@ -1,7 +1,7 @@
 import { linkSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { SessionError, openJsonlSession, type JsonlSession } from '@deepseek-ai/dsh-session'
+import { openJsonlSession, type JsonlSession } from '@deepseek-ai/dsh-session'
 import { openJsonlSessionWith } from '../src/jsonl/open-jsonl-session.ts'
 import { nodeSessionFs } from '../src/jsonl/session-fs.ts'
 import { readLockFile } from '../src/lock/lock-file.ts'
@@ -12,19 +12,10 @@ import {
   systemError,
   type SimulatedProcess,
 } from './support/simulated-host.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
+import { thrown } from './support/thrown.ts'
 
-const tempDir = useTempDirs()
-
-function thrown(fn: () => unknown): SessionError {
-  try {
-    fn()
-  } catch (error) {
-    if (SessionError.isInstance(error)) return error
-    throw error
-  }
-  throw new Error('expected a SessionError')
-}
+const tempDir = useTempDirs('dsh-session-')
 
 const dataOf = (session: JsonlSession): unknown[] => session.events().map((event) => event.data)
 

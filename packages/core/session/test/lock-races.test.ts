@@ -10,9 +10,9 @@ import {
   systemError,
   type SimulatedProcess,
 } from './support/simulated-host.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-session-')
 
 type Outcome =
   | { readonly kind: 'opened'; readonly session: JsonlSession; readonly proc: SimulatedProcess }

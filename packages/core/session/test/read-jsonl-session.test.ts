@@ -10,22 +10,13 @@ import {
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { openJsonlSession, readJsonlSession, SessionError } from '@deepseek-ai/dsh-session'
+import { openJsonlSession, readJsonlSession } from '@deepseek-ai/dsh-session'
 import { startChildSession } from './support/child-session.ts'
 import { steppingClock } from './support/session-contract.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
+import { thrown } from './support/thrown.ts'
 
-const tempDir = useTempDirs()
-
-function thrown(fn: () => unknown): SessionError {
-  try {
-    fn()
-  } catch (error) {
-    if (SessionError.isInstance(error)) return error
-    throw error
-  }
-  throw new Error('expected a SessionError')
-}
+const tempDir = useTempDirs('dsh-session-')
 
 /** A session file with `count` events, closed again. */
 function seededFile(count: number): string {

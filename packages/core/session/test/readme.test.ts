@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { useTempDirs } from './support/temp-dir.ts'
-import { TS_CACHE_DIR } from './support/ts-cache.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
+import { REGISTER_TS_HOOKS, tsChildEnv } from '../../../../test-support/ts-child.ts'
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-session-')
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
 
 describe('README', () => {
@@ -20,16 +20,9 @@ describe('README', () => {
     writeFileSync(script, example!)
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', pathToFileURL(join(packageDir, 'test/fixtures/register-ts-hooks.mjs')).href, script],
-      {
-        env: {
-          ...process.env,
-          DSH_TS_CACHE: TS_CACHE_DIR,
-          // The example makes its own temp directory; keep it inside ours so it is cleaned up.
-          TMPDIR: dir,
-          DSH_RESOLVE_FROM: pathToFileURL(join(packageDir, 'package.json')).href,
-        },
-      },
+      ['--import', REGISTER_TS_HOOKS, script],
+      // The example makes its own temp directory; keep it inside ours so it is cleaned up.
+      { env: tsChildEnv(pathToFileURL(join(packageDir, 'package.json')), { TMPDIR: dir }) },
     )
     const expected = [
       ...example!.matchAll(/\/\/ (true|\d+ undefined|2|\{ ok: false.*\}|\[ 'orphan-result' \])$/gm),

@@ -1,7 +1,6 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import {
-  SessionError,
   createAsyncSession,
   createMemorySession,
   openJsonlSession,
@@ -9,19 +8,10 @@ import {
   type SessionEvent,
 } from '@deepseek-ai/dsh-session'
 import { describeSessionContract, type ContractStore } from './support/session-contract.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
+import { thrown } from './support/thrown.ts'
 
-function thrown(fn: () => unknown): SessionError {
-  try {
-    fn()
-  } catch (error) {
-    if (SessionError.isInstance(error)) return error
-    throw error
-  }
-  throw new Error('expected a SessionError')
-}
-
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-session-')
 
 function jsonlStore(durability: 'fsync' | 'write', numRuns: number): ContractStore {
   return {

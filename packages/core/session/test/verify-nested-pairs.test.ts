@@ -57,106 +57,91 @@ function log(ops: readonly Op[], step = { turn: 1, step: 1 }): SessionEvent[] {
 const kinds = (events: readonly SessionEvent[]) =>
   verifyToolPairs(events).problems.map((problem) => `${problem.kind} ${problem.callId ?? ''} @${problem.seq}`)
 
+// Ops by name, so each fixture reads as the log it stands for.
+const call = (callId: string): Op => ({ op: 'call', callId })
+/** Nested call `index` of `parent` (`<parent>:code:<index>`), citing its parent's tool/call unless told. */
+const nested = (parent: string, index: number, cite?: 'none' | number): Op => ({
+  op: 'call',
+  callId: `${parent}:code:${index}`,
+  parent,
+  ...(cite === undefined ? {} : { cite }),
+})
+const result = (callId: string): Op => ({ op: 'result', callId })
+/** The problems `verifyToolPairs` reports for the log of `ops`. */
+const problemsOf = (...ops: Op[]) => kinds(log(ops))
+
 describe('verifyToolPairs: nested pairs (T30, T33)', () => {
   it('T30: nested pairs inside their parent, in program order, verify clean', () => {
-    const events = log([
-      { op: 'call', callId: 'rc' },
-      { op: 'call', callId: 'rc:code:0', parent: 'rc' },
-      { op: 'call', callId: 'rc:code:1', parent: 'rc' },
-      { op: 'result', callId: 'rc:code:0' },
-      { op: 'result', callId: 'rc:code:1' },
-      { op: 'call', callId: 'rc:code:2', parent: 'rc' },
-      { op: 'result', callId: 'rc:code:2' },
-      { op: 'result', callId: 'rc' },
-      { op: 'call', callId: 'next' },
-      { op: 'result', callId: 'next' },
-    ])
-    expect(kinds(events)).toEqual([])
+    expect(
+      problemsOf(
+        call('rc'),
+        nested('rc', 0),
+        nested('rc', 1),
+        result('rc:code:0'),
+        result('rc:code:1'),
+        nested('rc', 2),
+        result('rc:code:2'),
+        result('rc'),
+        call('next'),
+        result('next'),
+      ),
+    ).toEqual([])
   })
 
   it('T30: a nested call must name a parent called before it, still unanswered, and cite its tool/call', () => {
+    expect(problemsOf(nested('x', 0), result('x:code:0'), call('x'), result('x'))).toEqual([
+      'unknown-parent x:code:0 @1',
+    ])
+    expect(problemsOf(call('rc'), result('rc'), nested('rc', 0), result('rc:code:0'))).toEqual([
+      'nested-after-parent rc:code:0 @3',
+    ])
     expect(
-      kinds(
-        log([
-          { op: 'call', callId: 'x:code:0', parent: 'x' },
-          { op: 'result', callId: 'x:code:0' },
-          { op: 'call', callId: 'x' },
-          { op: 'result', callId: 'x' },
-        ]),
-      ),
-    ).toEqual(['unknown-parent x:code:0 @1'])
-    expect(
-      kinds(
-        log([
-          { op: 'call', callId: 'rc' },
-          { op: 'result', callId: 'rc' },
-          { op: 'call', callId: 'rc:code:0', parent: 'rc' },
-          { op: 'result', callId: 'rc:code:0' },
-        ]),
-      ),
-    ).toEqual(['nested-after-parent rc:code:0 @3'])
-    expect(
-      kinds(
-        log([
-          { op: 'call', callId: 'rc' },
-          { op: 'call', callId: 'rc:code:0', parent: 'rc', cite: 'none' },
-          { op: 'call', callId: 'rc:code:1', parent: 'rc', cite: 2 },
-          { op: 'result', callId: 'rc:code:0' },
-          { op: 'result', callId: 'rc:code:1' },
-          { op: 'result', callId: 'rc' },
-        ]),
+      problemsOf(
+        call('rc'),
+        nested('rc', 0, 'none'),
+        nested('rc', 1, 2),
+        result('rc:code:0'),
+        result('rc:code:1'),
+        result('rc'),
       ),
     ).toEqual(['wrong-source rc:code:0 @2', 'wrong-source rc:code:1 @3'])
   })
 
   it('T30: a parent answered before its nested calls, and nested results out of program order, are reported', () => {
+    expect(problemsOf(call('rc'), nested('rc', 0), result('rc'), result('rc:code:0'))).toEqual([
+      'parent-answered-early rc @3',
+    ])
     expect(
-      kinds(
-        log([
-          { op: 'call', callId: 'rc' },
-          { op: 'call', callId: 'rc:code:0', parent: 'rc' },
-          { op: 'result', callId: 'rc' },
-          { op: 'result', callId: 'rc:code:0' },
-        ]),
-      ),
-    ).toEqual(['parent-answered-early rc @3'])
-    expect(
-      kinds(
-        log([
-          { op: 'call', callId: 'rc' },
-          { op: 'call', callId: 'rc:code:0', parent: 'rc' },
-          { op: 'call', callId: 'rc:code:1', parent: 'rc' },
-          { op: 'result', callId: 'rc:code:1' },
-          { op: 'result', callId: 'rc:code:0' },
-          { op: 'result', callId: 'rc' },
-        ]),
+      problemsOf(
+        call('rc'),
+        nested('rc', 0),
+        nested('rc', 1),
+        result('rc:code:1'),
+        result('rc:code:0'),
+        result('rc'),
       ),
     ).toEqual(['out-of-order-result rc:code:0 @5'])
-    expect(
-      kinds(
-        log([
-          { op: 'call', callId: 'rc' },
-          { op: 'call', callId: 'rc:code:0', parent: 'rc' },
-          { op: 'result', callId: 'rc' },
-        ]),
-      ),
-    ).toEqual(['unanswered-call rc:code:0 @2', 'parent-answered-early rc @3'])
+    expect(problemsOf(call('rc'), nested('rc', 0), result('rc'))).toEqual([
+      'unanswered-call rc:code:0 @2',
+      'parent-answered-early rc @3',
+    ])
   })
 
   it('T30: nested calls are ordered among their parent’s calls, not the step’s; their data is checked', () => {
     // two parallel outer calls, each with nested calls: results interleave across parents freely
-    const events = log([
-      { op: 'call', callId: 'a' },
-      { op: 'call', callId: 'b' },
-      { op: 'call', callId: 'b:code:0', parent: 'b' },
-      { op: 'call', callId: 'a:code:0', parent: 'a' },
-      { op: 'result', callId: 'b:code:0' },
-      { op: 'result', callId: 'a:code:0' },
-      { op: 'result', callId: 'a' },
-      { op: 'result', callId: 'b' },
-    ])
-    expect(kinds(events)).toEqual([])
-    const badParent = log([{ op: 'call', callId: 'rc' }])
+    expect(
+      problemsOf(
+        call('a'),
+        call('b'),
+        nested('b', 0),
+        nested('a', 0),
+        result('b:code:0'),
+        result('a:code:0'),
+        result('a'),
+        result('b'),
+      ),
+    ).toEqual([])
+    const badParent = log([call('rc')])
     ;(badParent[0]!.data as Record<string, unknown>).parentCallId = 7
     expect(verifyToolPairs(badParent).problems[0]?.message).toBe(
       'tool/call seq 1: data.parentCallId must be a non-empty string when present, got the number 7',
@@ -164,7 +149,7 @@ describe('verifyToolPairs: nested pairs (T30, T33)', () => {
   })
 
   it('T30: a nested call in another step than its parent is a step mismatch', () => {
-    const events = log([{ op: 'call', callId: 'rc' }])
+    const events = log([call('rc')])
     const session = createMemorySession()
     const outer = session.append('tool/call', events[0]!.data)
     session.append(
@@ -191,16 +176,16 @@ describe('verifyToolPairs: nested pairs (T30, T33)', () => {
         const ops: Op[] = []
         shapes.forEach(([count, choices], o) => {
           const parent = `o${o}`
-          ops.push({ op: 'call', callId: parent })
+          ops.push(call(parent))
           let called = 0
           let answered = 0
           let choice = 0
           while (answered < count) {
             const callNext = called < count && (answered === called || choices[choice++ % 8] === true)
-            if (callNext) ops.push({ op: 'call', callId: `${parent}:code:${called++}`, parent })
-            else ops.push({ op: 'result', callId: `${parent}:code:${answered++}` })
+            if (callNext) ops.push(nested(parent, called++))
+            else ops.push(result(`${parent}:code:${answered++}`))
           }
-          ops.push({ op: 'result', callId: parent })
+          ops.push(result(parent))
         })
         expect(kinds(log(ops))).toEqual([])
         const nestedResults = ops.flatMap((op, i) =>

@@ -110,19 +110,19 @@ function layoutStep(topLevel: readonly CollectedCall[], context: StepContext): T
     const modes = inferModes(started)
     const spans = started.map((call) => span(call, t0, context.lastTime))
     const { lanes, count } = assignLanes(spans)
+    const lane = lanesAreSlots(started, context.timings) ? 'slot' : 'lane'
     const pending: { call: CollectedCall; index: number }[] = []
-    for (let lane = 0; lane < count; lane += 1) {
+    for (let slot = 0; slot < count; slot += 1) {
       const row = rows.length
       rows.push({
         kind: depth === 0 ? 'slot' : 'nested',
-        slot: lane + 1,
+        slot: slot + 1,
         depth,
-        // "slot" only when claims end when bodies settled; commit times can need more lanes than slots
-        label: `${depth === 0 ? '' : '↳ nested '}${context.timings ? 'slot' : 'lane'} ${lane + 1}`,
+        label: `${depth === 0 ? '' : '↳ nested '}${lane} ${slot + 1}`,
       })
       const inLane: CollectedCall[] = []
       started.forEach((call, index) => {
-        if (lanes[index] !== lane) return
+        if (lanes[index] !== slot) return
         calls.push(toCall(call, { row, depth, t0, span: spans[index]!, mode: modes[index]! }))
         inLane.push(call)
         pending.push({ call, index })
@@ -210,6 +210,22 @@ function span(call: CollectedCall, t0: number, lastTime: number): Span {
   )
   const end = Math.max(runEnd, call.late === undefined ? runEnd : call.late.time - t0)
   return { start, end, settled, runEnd }
+}
+
+/**
+ * Whether a pool's lanes are its slots: only when claims end when bodies settled, i.e. every call the
+ * pool committed recorded its `runMs` (commit times can need more lanes than slots). A call answered
+ * by a resume or never answered says nothing either way. A log from a loop that timed a step's calls
+ * but not yet their nested ones has slots in the step and lanes under a program.
+ */
+function lanesAreSlots(started: readonly CollectedCall[], sessionTimed: boolean): boolean {
+  if (!sessionTimed) return false
+  for (const call of started) {
+    const status = statusOf(call)
+    if ((status === 'ok' || status === 'error' || status === 'aborted') && call.result!.runMs === undefined)
+      return false
+  }
+  return true
 }
 
 function statusOf(call: CollectedCall): CallStatus {

@@ -9,12 +9,12 @@ import { launchBrowser, openWatched, type Browser, type PageWatch } from './supp
 import { decodePng, distinctColours, pixelsOfColour } from './support/png.ts'
 import { HOSTILE, recordDemoSession, recordHostileSession } from './support/record-session.ts'
 import { syntheticSessionEvents } from './support/synthetic-session.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
 // Timeouts here bound a browser start on a loaded machine; nothing is timed.
 const BROWSER_TEST = 120_000
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-timeline-', { until: 'file' })
 let browser: Browser
 let dir: string
 

@@ -5,13 +5,14 @@ import {
   readJsonlSession,
   verifyToolPairs,
   type SessionEvent,
+  type ToolResultEventData,
 } from '@deepseek-ai/dsh-session'
 import { buildTimeline, TimelineError, type Timeline, type TimelineStep } from '@deepseek-ai/dsh-timeline'
-import { recordDemoSession } from './support/record-session.ts'
+import { recordCodeModeSession, recordDemoSession } from './support/record-session.ts'
 import { syntheticSessionEvents } from './support/synthetic-session.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-timeline-', { until: 'file' })
 
 /** `[name, row label, start, end, status, mode]` of each call, in seq order: a compact view. */
 const callsOf = (step: TimelineStep) =>
@@ -163,6 +164,72 @@ describe('a session that records mode, timings and nested calls', () => {
       interrupted: 1,
       'no-result': 1,
     })
+  })
+})
+
+describe('a Code Mode session recorded by the real loop (nested calls record mode and timings too)', () => {
+  it('T28, T33: nested bars end when their bodies settled, in recorded modes, on rows that are the program’s slots', async () => {
+    const events = readJsonlSession((await recordCodeModeSession(tempDir())).path).events
+    expect(verifyToolPairs(events)).toEqual({ ok: true, problems: [] })
+    const timeline = buildTimeline(events, { title: 'code-mode.jsonl' })
+    expect(timeline.notes).toEqual([])
+    const [step] = timeline.steps
+    expect(step!.rows.map((row) => [row.kind, row.depth, row.label])).toEqual([
+      ['slot', 0, 'slot 1'],
+      ['nested', 1, '↳ nested slot 1'],
+      ['nested', 1, '↳ nested slot 2'],
+    ])
+    // grep settled at 25 and waited for the slower read before it to commit (program order, T25)
+    expect(callsOf(step!)).toEqual([
+      ['run_code', 'slot 1', 0, 45, 'ok', 'exclusive'],
+      ['read_file', '↳ nested slot 1', 0, 30, 'ok', 'parallel'],
+      ['grep', '↳ nested slot 2', 0, 25, 'ok', 'parallel'],
+      ['write_note', '↳ nested slot 1', 30, 45, 'ok', 'exclusive'],
+    ])
+    const [, read, grep, note] = step!.calls
+    expect([grep!.settled, grep!.committed]).toEqual([25, 30])
+    expect([read!.modeSource, grep!.modeSource, note!.modeSource]).toEqual([
+      'recorded',
+      'recorded',
+      'recorded',
+    ])
+    expect(step!.barriers.map((b) => [b.callSeq, b.start, b.end, b.firstRow, b.lastRow, b.inferred])).toEqual(
+      [
+        [step!.calls[0]!.seq, 0, 45, 0, 2, false],
+        [note!.seq, 30, 45, 1, 2, false],
+      ],
+    )
+  })
+
+  it('T28, T33: a log whose nested results carry no timings (an older loop) labels the rows under a program lanes, not slots', () => {
+    const events = syntheticSessionEvents()
+    const nestedCalls = new Set(
+      events
+        .filter(
+          (event) =>
+            event.type === 'tool/call' &&
+            (event.data as { parentCallId?: unknown }).parentCallId !== undefined,
+        )
+        .map((event) => event.seq),
+    )
+    const older = events.map((event) => {
+      if (event.type !== 'tool/result' || !nestedCalls.has(event.sourceEventSeqs?.[0] ?? -1)) return event
+      const { timings: _timings, ...data } = event.data as unknown as ToolResultEventData
+      return { ...event, data }
+    })
+    const step = buildTimeline(older).steps[0]!
+    expect(step.rows.map((row) => row.label)).toEqual([
+      'slot 1',
+      '↳ nested lane 1',
+      '↳ nested lane 2',
+      'slot 2',
+    ])
+    // their bars end when their results were committed: nothing says when the bodies settled
+    expect(step.calls.filter((call) => call.depth === 1).map((call) => [call.settled, call.end])).toEqual([
+      [undefined, 20],
+      [undefined, 25],
+      [undefined, 40],
+    ])
   })
 })
 

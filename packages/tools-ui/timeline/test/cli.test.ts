@@ -5,9 +5,9 @@ import { openJsonlSession } from '@deepseek-ai/dsh-session'
 import { runTimelineCli } from '@deepseek-ai/dsh-timeline'
 import manifest from '../package.json' with { type: 'json' }
 import { recordDemoSession } from './support/record-session.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-timeline-', { until: 'file' })
 
 function run(...args: string[]) {
   let stdout = ''

@@ -5,9 +5,9 @@ import { buildTimeline, renderTimelineHtml, TimelineError } from '@deepseek-ai/d
 import { timelineClient } from '../src/page/timeline-client.ts'
 import { HOSTILE, recordHostileSession } from './support/record-session.ts'
 import { syntheticSessionEvents } from './support/synthetic-session.ts'
-import { useTempDirs } from './support/temp-dir.ts'
+import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 
-const tempDir = useTempDirs()
+const tempDir = useTempDirs('dsh-timeline-', { until: 'file' })
 
 /** Every `<script …>…</script>` element, as the HTML parser would cut them (the first `</script` ends one). */
 function scriptElements(html: string): { attributes: string; body: string }[] {

@@ -3,12 +3,13 @@ import { toolCallBlock, toolCallsOf, type Message, type ToolCallBlock } from '@d
 import {
   createMemorySession,
   type AnySession,
+  type Session,
   type SessionEvent,
   type ToolResultEventData,
 } from '@deepseek-ai/dsh-session'
 import { installTools, type AnyToolDefinition } from '@deepseek-ai/dsh-tools'
 import { createAgent, type Agent, type AgentEvent } from '@deepseek-ai/dsh-agent-loop'
-import { gatedTool, quiesce, type GatedTool, type Journal } from './fixtures.ts'
+import { gatedTool, quiesce, type Deferred, type GatedTool, type Journal } from './fixtures.ts'
 import { createStreamingModel, type StreamScript, type StreamingModel } from './stream-model.ts'
 
 /** The same tool, declaring `eager: false`. */
@@ -79,6 +80,34 @@ export function agentOn(
 
 export const callOf = (id: string, name: string): ToolCallBlock =>
   toolCallBlock({ id, name, args: { key: null } })
+
+/** A model step that streams `calls`, holds its stream open until the test resolves `gate`, then ends. */
+export const callsUntil =
+  (gate: Deferred, ...calls: readonly ToolCallBlock[]): StreamScript =>
+  async (s) => {
+    for (const call of calls) s.call(call)
+    await gate.promise
+    s.finish()
+  }
+
+/** A model step that answers `done` (the turn's last). */
+export const saysDone: StreamScript = (s) => {
+  s.text('done')
+  s.finish()
+}
+
+/** A memory session that refuses every `assistant/message` (`disk full`) and records everything else. */
+export function sessionRefusingMessages(): Session {
+  const inner = createMemorySession()
+  const session = Object.create(inner) as Session
+  Object.defineProperty(session, 'append', {
+    value: (type: string, data: unknown, options?: Parameters<Session['append']>[2]) => {
+      if (type === 'assistant/message') throw new Error('disk full')
+      return inner.append(type, data, options)
+    },
+  })
+  return session
+}
 
 /** Lets every promise chain the last change started run to its end (no timers involved). */
 export async function settleAll(turns = 5): Promise<void> {

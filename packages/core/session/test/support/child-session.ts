@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { TS_CACHE_DIR } from './ts-cache.ts'
+import type { ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { spawnTsChild } from '../../../../../test-support/ts-child.ts'
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/hold-session.mjs', import.meta.url))
-const PACKAGE_JSON = pathToFileURL(fileURLToPath(new URL('../../package.json', import.meta.url))).href
+const PACKAGE_JSON = new URL('../../package.json', import.meta.url)
 
 export type ChildOutcome =
   | { readonly outcome: 'opened'; readonly pid: number; readonly seqs: number[] }
@@ -19,17 +19,16 @@ export interface ChildSession {
 }
 
 export function startChildSession(path: string, options: { cwd: string; appends: number }): ChildSession {
-  const child = spawn(process.execPath, [FIXTURE, path, options.cwd, String(options.appends)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, DSH_TS_CACHE: TS_CACHE_DIR, DSH_RESOLVE_FROM: PACKAGE_JSON },
+  const { child, stderr } = spawnTsChild({
+    script: FIXTURE,
+    args: [path, options.cwd, String(options.appends)],
+    packageJson: PACKAGE_JSON,
   })
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const exited = new Promise<void>((resolve, reject) => {
     child.once('exit', (code, signal) =>
       code === 0 || signal === 'SIGKILL'
         ? resolve()
-        : reject(new Error(`child failed (${code ?? signal}): ${stderr}`)),
+        : reject(new Error(`child failed (${code ?? signal}): ${stderr()}`)),
     )
   })
   const result = new Promise<ChildOutcome>((resolve, reject) => {
@@ -39,7 +38,7 @@ export function startChildSession(path: string, options: { cwd: string; appends:
       const line = out.split('\n')[0]
       if (out.includes('\n') && line !== undefined) resolve(JSON.parse(line) as ChildOutcome)
     })
-    exited.then(() => reject(new Error(`child exited without reporting: ${stderr}`)), reject)
+    exited.then(() => reject(new Error(`child exited without reporting: ${stderr()}`)), reject)
   })
   return {
     child,

@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, inject } from 'vitest'
 import { createContext, createMemoryLogger, type Context, type MemoryLogger } from '@deepseek-ai/dsh-context'
 import {
@@ -19,6 +17,7 @@ import {
   type ToolWorker,
   type ToolWorkerOptions,
 } from '@deepseek-ai/dsh-dispatch-bullmq'
+import { spawnTsChild } from '../../../../../test-support/ts-child.ts'
 import { recorder, remoteTools, type Recorder } from './remote-tools.ts'
 
 const cleanups: (() => Promise<void> | void)[] = []
@@ -96,8 +95,7 @@ export async function localWorker(
 }
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/worker-process.mjs', import.meta.url))
-const PACKAGE_JSON = pathToFileURL(fileURLToPath(new URL('../../package.json', import.meta.url))).href
-const TS_CACHE = join(tmpdir(), 'dsh-dispatch-test-ts-cache')
+const PACKAGE_JSON = new URL('../../package.json', import.meta.url)
 
 export interface WorkerProcess {
   readonly child: ChildProcess
@@ -113,25 +111,20 @@ export function spawnWorker(
   name: string,
   options: { lockDurationMs: number; concurrency: number; forFile?: boolean },
 ): WorkerProcess {
-  const child = spawn(
-    process.execPath,
-    [FIXTURE, redisUrl(), queueName, name, String(options.lockDurationMs), String(options.concurrency)],
-    {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, DSH_TS_CACHE: TS_CACHE, DSH_RESOLVE_FROM: PACKAGE_JSON },
-    },
-  )
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const { child, stderr } = spawnTsChild({
+    script: FIXTURE,
+    args: [redisUrl(), queueName, name, String(options.lockDurationMs), String(options.concurrency)],
+    packageJson: PACKAGE_JSON,
+  })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const ready = new Promise<void>((resolve, reject) => {
     let out = ''
-    child.stdout?.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString()
       if (out.includes('ready\n')) resolve()
     })
     child.once('exit', (code, signal) =>
-      reject(new Error(`worker ${name} exited (${code ?? signal}) before it was ready: ${stderr}`)),
+      reject(new Error(`worker ${name} exited (${code ?? signal}) before it was ready: ${stderr()}`)),
     )
   })
   ready.catch(() => {})
@@ -141,7 +134,7 @@ export function spawnWorker(
   }
   ;(options.forFile === true ? fileCleanups : cleanups).push(async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.stdin?.end()
+      child.stdin.end()
       await exited
     }
   })

@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { TS_CACHE_DIR } from '../../../../core/session/test/support/ts-cache.ts'
+import type { ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { spawnTsChild } from '../../../../../test-support/ts-child.ts'
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/writer.mjs', import.meta.url))
-const PACKAGE_JSON = pathToFileURL(fileURLToPath(new URL('../../package.json', import.meta.url))).href
+const PACKAGE_JSON = new URL('../../package.json', import.meta.url)
 
 export type WriterLine =
   | { readonly event: 'refused'; readonly code: string; readonly message: string }
@@ -42,17 +42,16 @@ export interface WriterProcess {
 }
 
 export function startWriter(config: WriterConfig): WriterProcess {
-  const child = spawn(process.execPath, [FIXTURE, JSON.stringify(config)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, DSH_TS_CACHE: TS_CACHE_DIR, DSH_RESOLVE_FROM: PACKAGE_JSON },
+  const { child, stderr } = spawnTsChild({
+    script: FIXTURE,
+    args: [JSON.stringify(config)],
+    packageJson: PACKAGE_JSON,
   })
   const lines: WriterLine[] = []
   const waiters: (() => void)[] = []
   let stdout = ''
-  let stderr = ''
   let done = false
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     stdout += chunk.toString()
     let newline: number
     while ((newline = stdout.indexOf('\n')) !== -1) {
@@ -74,7 +73,7 @@ export function startWriter(config: WriterConfig): WriterProcess {
       if (found !== undefined) return found as Extract<WriterLine, { event: E }>
       if (done) {
         throw new Error(
-          `writer ${config.holder} exited (${child.exitCode ?? child.signalCode}) without reporting "${event}"; it said ${JSON.stringify(lines)}; stderr: ${stderr}`,
+          `writer ${config.holder} exited (${child.exitCode ?? child.signalCode}) without reporting "${event}"; it said ${JSON.stringify(lines)}; stderr: ${stderr()}`,
         )
       }
       await new Promise<void>((resolve) => waiters.push(resolve))
@@ -85,7 +84,7 @@ export function startWriter(config: WriterConfig): WriterProcess {
       const found = lines[index]
       if (found !== undefined) return found
       if (done)
-        throw new Error(`writer ${config.holder} exited after ${lines.length} lines; stderr: ${stderr}`)
+        throw new Error(`writer ${config.holder} exited after ${lines.length} lines; stderr: ${stderr()}`)
       await new Promise<void>((resolve) => waiters.push(resolve))
     }
   }
@@ -96,6 +95,6 @@ export function startWriter(config: WriterConfig): WriterProcess {
     line,
     acks: () => lines.flatMap((line) => (line.event === 'ack' ? [line.seq] : [])),
     exited,
-    release: () => child.stdin!.end(),
+    release: () => child.stdin.end(),
   }
 }

@@ -5,7 +5,8 @@ import { createAgent } from '@deepseek-ai/dsh-agent-loop'
 import { createContext, createMemoryLogger, type Context } from '@deepseek-ai/dsh-context'
 import { createScriptedModel, textBlock, toolCallBlock, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import { openJsonlSession } from '@deepseek-ai/dsh-session'
-import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
+import { RUN_CODE_TOOL_NAME, defineTool, installCodeMode, installTools } from '@deepseek-ai/dsh-tools'
+import { createFakeCodeRuntime } from '../../../../../test-support/fake-code-runtime.ts'
 import { createVirtualTime, type VirtualTime } from './virtual-time.ts'
 
 /** 2025-01-01T09:00:00.000Z: every recorded session starts here in virtual time. */
@@ -139,6 +140,8 @@ async function record(options: {
   /** Per agent turn: when (virtual ms since the session start) to abort it, if at all. */
   readonly abortAt?: readonly (number | undefined)[]
   readonly inputs: readonly string[]
+  /** The model sees only `run_code`, whose programs run in the in-process stand-in runtime (T33). */
+  readonly codeMode?: boolean
 }): Promise<RecordedSession> {
   const time = createVirtualTime(SESSION_START)
   // the loop measures the timings it records with performance.now(): on the same virtual clock
@@ -146,8 +149,12 @@ async function record(options: {
   const path = join(options.dir, options.name)
   const session = openJsonlSession(path, { clock: time.clock, durability: 'write' })
   const ctx = createContext({ logger: createMemoryLogger() })
-  installTools(ctx)
+  installTools(ctx, options.codeMode === true ? { defaultPresentation: 'code' } : {})
   registerTools(ctx, time)
+  if (options.codeMode === true) {
+    ctx.provide('codeRuntime', createFakeCodeRuntime())
+    installCodeMode(ctx)
+  }
   const model = createScriptedModel({
     turns: options.turns.flatMap((turn) =>
       turn.map((step) => (typeof step === 'string' ? [textBlock(step)] : [...step])),
@@ -220,6 +227,27 @@ export function recordDemoSession(dir: string): Promise<RecordedSession> {
         'Done: 3.',
       ],
     ],
+  })
+}
+
+/**
+ * A Code Mode session (a pool of 3), recorded with the real agent loop: one `run_code` whose program
+ * reads a file (30 ms) and greps (25 ms) in parallel, then writes a note (exclusive, 15 ms). Its
+ * nested calls are recorded by the loop with their `mode` and `timings`, like the step's own calls.
+ */
+export function recordCodeModeSession(dir: string): Promise<RecordedSession> {
+  const program = `const [text, hits] = await Promise.all([
+    tools.read_file({ path: 'docs/spec.md' }),
+    tools.grep({ pattern: 'barrier' }),
+  ])
+  return await tools.write_note({ text: String(text).length + ' characters, ' + hits.length + ' hit' })`
+  return record({
+    dir,
+    name: 'code-mode.jsonl',
+    maxParallelToolCalls: 3,
+    inputs: ['Read, search, and write a note.'],
+    codeMode: true,
+    turns: [[[call('rc', RUN_CODE_TOOL_NAME, { code: program, description: 'read, grep, note' })], 'Noted.']],
   })
 }
 
