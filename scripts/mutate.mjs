@@ -18,6 +18,9 @@
 // The file is restored in a `finally`, on SIGINT/SIGTERM and on a crash; the original text is also
 // kept in a journal (.mutate/journal.json) while a mutant is applied, and a later run restores from
 // it before anything else, so even a killed run leaves no mutant behind.
+//
+// The PostgreSQL store's mutants need a server: run them as
+// `node scripts/with-postgres.mjs -- pnpm mutate --package session-postgres` (a throwaway one).
 
 import { spawn, execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -244,6 +247,12 @@ if (!options.allowDirty) {
 }
 
 const packages = [...new Set(selected.map((m) => m.package))]
+// Without a server the store's tests skip, and every mutant would seem to survive.
+if (packages.includes('session-postgres') && !process.env.DSH_TEST_POSTGRES_URL)
+  fail(
+    'the session-postgres mutants need a PostgreSQL server: run node scripts/with-postgres.mjs -- pnpm mutate …',
+  )
+process.env.DSH_REQUIRE_POSTGRES ??= '1'
 const startedAt = Date.now()
 const timeouts = new Map()
 for (const pkg of packages) {

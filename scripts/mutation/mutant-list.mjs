@@ -2,8 +2,15 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { transformSync } from 'esbuild'
 
-/** The test projects a mutant may name (vitest.workspace.ts). */
-export const PACKAGES = ['tools', 'context', 'session', 'agent-loop']
+/** The test projects a mutant may name (vitest.workspace.ts), and where each package lives. */
+export const PACKAGE_DIRS = {
+  tools: 'packages/core/tools',
+  context: 'packages/core/context',
+  session: 'packages/core/session',
+  'agent-loop': 'packages/core/agent-loop',
+  'session-postgres': 'packages/session/session-postgres',
+}
+export const PACKAGES = Object.keys(PACKAGE_DIRS)
 
 const FIELDS = ['id', 'package', 'file', 'find', 'replace', 'kind', 'description', 'attacks']
 
@@ -48,9 +55,9 @@ export function checkMutants(mutants, root) {
       problems.push(`${name}: package must be one of ${PACKAGES.join(', ')}, got "${mutant.package}"`)
       continue
     }
-    const dir = mutant.package === 'agent-loop' ? 'agent-loop' : mutant.package
-    if (!mutant.file.startsWith(`packages/core/${dir}/src/`) || !mutant.file.endsWith('.ts')) {
-      problems.push(`${name}: file must be a .ts source under packages/core/${dir}/src/`)
+    const dir = PACKAGE_DIRS[mutant.package]
+    if (!mutant.file.startsWith(`${dir}/src/`) || !mutant.file.endsWith('.ts')) {
+      problems.push(`${name}: file must be a .ts source under ${dir}/src/`)
       continue
     }
     if (mutant.find.includes('\n') || mutant.replace.includes('\n'))
@@ -112,8 +119,9 @@ export function checkFirstTests(firstTests, root) {
     if (!PACKAGES.includes(pkg)) problems.push(`firstTests: unknown package "${pkg}"`)
     for (const [pattern, files] of entries) {
       for (const name of files) {
-        if (!existsSync(join(root, 'packages/core', pkg, 'test', name)))
-          problems.push(`firstTests ${pkg} ${pattern}: packages/core/${pkg}/test/${name} does not exist`)
+        const dir = PACKAGE_DIRS[pkg] ?? `packages/core/${pkg}`
+        if (!existsSync(join(root, dir, 'test', name)))
+          problems.push(`firstTests ${pkg} ${pattern}: ${dir}/test/${name} does not exist`)
       }
     }
   }

@@ -1,3 +1,5 @@
+import { PACKAGE_DIRS } from './mutant-list.mjs'
+
 /**
  * The planted bugs of `pnpm mutate` (scripts/mutate.mjs): each replaces one unique, single-line
  * `find` string of one source file with `replace`, and the owning package's tests must then fail.
@@ -16,6 +18,7 @@ const TOOLS = 'packages/core/tools/src'
 const CONTEXT = 'packages/core/context/src'
 const SESSION = 'packages/core/session/src'
 const LOOP = 'packages/core/agent-loop/src'
+const POSTGRES = 'packages/session/session-postgres/src'
 
 /** @typedef {{ id: string, package: string, file: string, find: string, replace: string, kind: string, description: string, attacks: string, occurrences?: number, nth?: number, equivalent?: string }} Mutant */
 
@@ -1526,6 +1529,178 @@ export const mutants = [
     description: 'a turn aborted during a concluding step ends as concluded',
     attacks: 'T27: an aborted turn ends with aborted',
   },
+  // ---------------------------------------------------------------- asynchronous sessions (issue 14)
+  {
+    id: 'async-session-two-writes-at-once',
+    package: 'session',
+    file: `${SESSION}/create-async-session.ts`,
+    find: 'if (!scheduled && writing === undefined) {',
+    replace: 'if (!scheduled) {',
+    kind: 'durability order',
+    description:
+      'a second write starts while one is still in flight, so a later event may be stored before an earlier one',
+    attacks: 'T28/T42: an asynchronous session writes its events in seq order, one write at a time',
+  },
+  {
+    id: 'async-session-failure-forgotten',
+    package: 'session',
+    file: `${SESSION}/create-async-session.ts`,
+    find: '      failure = cause',
+    replace: '      void cause',
+    kind: 'durability order',
+    description: 'after a failed write the session goes on accepting appends',
+    attacks: 'T31: a session whose write failed refuses further appends',
+  },
+  {
+    id: 'async-session-seq-ignores-pending',
+    package: 'session',
+    file: `${SESSION}/create-async-session.ts`,
+    find: 'log.length + pending() + 1',
+    replace: 'log.length + 1',
+    kind: 'seq numbering',
+    description: 'appends made while a write is pending get the same seq',
+    attacks: 'T28: seqs are dense and unique',
+  },
+  {
+    id: 'async-session-max-batch-ignored',
+    package: 'session',
+    file: `${SESSION}/create-async-session.ts`,
+    find: 'queue.length <= maxBatch ? queue : queue.slice(0, maxBatch)',
+    replace: 'queue',
+    kind: 'group commit',
+    description: 'a write takes every queued event whatever maxBatch says',
+    attacks: 'createAsyncSession: maxBatch caps the events of one write',
+  },
+  {
+    id: 'pg-append-ignores-lease',
+    package: 'session-postgres',
+    file: `${POSTGRES}/write-events.ts`,
+    find: 'WHERE id = $1 AND lease_token = $2 AND last_seq = $5',
+    replace: 'WHERE id = $1 AND last_seq = $5',
+    kind: 'lease',
+    description: 'an append commits although this writer no longer holds the lease',
+    attacks: 'T42: a writer that lost its lease writes nothing',
+  },
+  {
+    id: 'pg-append-ignores-last-seq',
+    package: 'session-postgres',
+    file: `${POSTGRES}/write-events.ts`,
+    find: 'WHERE id = $1 AND lease_token = $2 AND last_seq = $5',
+    replace: 'WHERE id = $1 AND lease_token = $2',
+    kind: 'seq numbering',
+    description: 'an append does not check that the stored last seq is the one before its first event',
+    attacks: 'T28: seqs are dense per session, enforced by the database',
+  },
+  {
+    id: 'pg-lost-lease-forgotten',
+    package: 'session-postgres',
+    file: `${POSTGRES}/write-events.ts`,
+    find: 'if (lease.lost !== undefined) throw lease.lost',
+    replace: 'if (false) throw lease.lost',
+    kind: 'lease',
+    description: 'a writer that learnt it lost the lease tries to write again',
+    attacks: 'T42: once LOCKED, a writer is refused from then on',
+  },
+  {
+    id: 'pg-no-insert-is-success',
+    package: 'session-postgres',
+    file: `${POSTGRES}/write-events.ts`,
+    find: 'if (inserted === events.length) {',
+    replace: 'if (inserted >= 0) {',
+    kind: 'lease',
+    description: 'an append that inserted nothing (lease lost) is acknowledged',
+    attacks: 'T42/T28: acknowledged means committed; a lost lease is LOCKED',
+  },
+  {
+    id: 'pg-takeover-while-held',
+    package: 'session-postgres',
+    file: `${POSTGRES}/acquire-lease.ts`,
+    find: 'WHERE s.lease_token IS NULL OR s.lease_expires_at <= clock_timestamp()',
+    replace: 'WHERE true',
+    kind: 'lease',
+    description: 'open takes a session whose holder still holds its lease',
+    attacks: 'T42: one writer per session; takeover only after the lease ran out',
+  },
+  {
+    id: 'pg-load-accepts-gap',
+    package: 'session-postgres',
+    file: `${POSTGRES}/load-events.ts`,
+    find: 'if (seq !== expected) throw corrupt(',
+    replace: 'if (false) throw corrupt(',
+    kind: 'seq numbering',
+    description: 'a load with a missing seq in the middle reads the rest as if nothing were missing',
+    attacks: 'T28/T31: a corrupt log is refused naming the seq, never read silently',
+  },
+  {
+    id: 'pg-load-accepts-short-log',
+    package: 'session-postgres',
+    file: `${POSTGRES}/load-events.ts`,
+    find: 'if (events.length !== lastSeq) {',
+    replace: 'if (false) {',
+    kind: 'seq numbering',
+    description: 'a load whose last events were deleted behind the store reads the shorter log',
+    attacks: 'T28/T31: nothing acknowledged is lost silently',
+  },
+  {
+    id: 'pg-renewal-ignores-lost-lease',
+    package: 'session-postgres',
+    file: `${POSTGRES}/lease-heartbeat.ts`,
+    find: 'else await explainLostLease({ pool, tables, id, token, lease })',
+    replace: 'else void 0',
+    kind: 'lease',
+    description: 'a renewal that finds the lease gone does not mark it lost',
+    attacks: 'T42: a renewal that finds the lease taken marks it lost',
+  },
+  {
+    id: 'pg-text-drops-data',
+    package: 'session-postgres',
+    file: `${POSTGRES}/event-text.ts`,
+    find: 'return { text: `${prefix}${data}}`',
+    replace: 'return { text: `${prefix}0}`',
+    kind: 'lossless',
+    description: 'the stored text of an event loses its data (the jsonb copy keeps it)',
+    attacks: 'T28: the store reads back exactly what JSON.stringify wrote',
+  },
+  {
+    id: 'loop-async-body-before-durable-call',
+    package: 'agent-loop',
+    file: `${LOOP}/open-step-batch.ts`,
+    find: 'if (recorded === undefined) return progress.started(index, mode)',
+    replace: 'if (true) return progress.started(index, mode)',
+    kind: 'durability order',
+    description: 'a call starts before its tool/call is durable in an asynchronous session',
+    attacks: 'T25/T28: a body starts only once its tool/call is durable',
+  },
+  {
+    id: 'loop-async-resume-not-awaited',
+    package: 'agent-loop',
+    file: `${LOOP}/plan-resume.ts`,
+    find: 'await answerInterruptedCalls({ session, scheduler })',
+    replace: 'void answerInterruptedCalls({ session, scheduler })',
+    kind: 'durability order',
+    description: 'resume goes on before the INTERRUPTED results are durable',
+    attacks: 'T31: resume repairs the log before the turn continues',
+  },
+  {
+    id: 'loop-async-turn-end-not-awaited',
+    package: 'agent-loop',
+    file: `${LOOP}/run-turn.ts`,
+    find: "await session.append('turn/end', data)",
+    replace: "void session.append('turn/end', data)",
+    kind: 'durability order',
+    description: 'a turn resolves before its turn/end is durable',
+    attacks: 'T25/T28: a turn resolves only once its records are durable',
+  },
+  {
+    id: 'loop-async-answer-not-awaited',
+    package: 'agent-loop',
+    file: `${LOOP}/answer-pending-approval.ts`,
+    find: 'return isPromiseLike(recorded) ? Promise.resolve(recorded).then(() => paused) : paused',
+    replace: 'return paused',
+    kind: 'durability order',
+    description: 'a paused step continues before its approval/answer is durable',
+    attacks: 'T13/T42: the answer is recorded before the approved call runs',
+  },
 ]
 
 /**
@@ -1602,6 +1777,7 @@ export const firstTests = {
     [/^deep-freeze/, ['deep-freeze.test.ts', 'snapshot-frozen.test.ts', 'session-contract.test.ts']],
     [/^verify-tool-pairs/, ['verify-tool-pairs.test.ts', 'verify-message-calls.test.ts']],
     [/^lock\//, ['lock-ownership.test.ts', 'lock-races.test.ts', 'lock-identity.test.ts']],
+    [/^create-async-session/, ['async-session.test.ts', 'session-contract.test.ts']],
     [
       /^(jsonl\/|create-session-core)/,
       [
@@ -1614,9 +1790,11 @@ export const firstTests = {
     ],
   ],
   'agent-loop': [
+    [/^answer-pending-approval/, ['durable-approvals.test.ts', 'async-session.test.ts']],
     [
       /^(tool-call-ledger|open-step-batch|execute-tool-calls|run-streamed-step)/,
       [
+        'async-session.test.ts',
         'execute-tool-calls.test.ts',
         'scheduler-failure.test.ts',
         'eager-dispatch.test.ts',
@@ -1625,18 +1803,22 @@ export const firstTests = {
     ],
     [
       /^(answer-interrupted-calls|find-unanswered-calls|begin-new-turn|plan-resume)/,
-      ['resume.test.ts', 'turn-boundaries.test.ts'],
+      ['resume.test.ts', 'turn-boundaries.test.ts', 'async-session.test.ts'],
     ],
     [
       /^(run-turn|record-tool-contexts)/,
-      ['agent-loop.test.ts', 'turn-boundaries.test.ts', 'session-mapping.test.ts'],
+      ['agent-loop.test.ts', 'turn-boundaries.test.ts', 'session-mapping.test.ts', 'async-session.test.ts'],
     ],
+  ],
+  'session-postgres': [
+    [/^(write-events|acquire-lease|lease-heartbeat)/, ['lease.test.ts', 'store.test.ts']],
+    [/^(load-events|event-text)/, ['store.test.ts', 'lossless.test.ts', 'session-contract.test.ts']],
   ],
 }
 
 /** The first-tier test files of a mutant (paths from the repository root), or [] for "the whole package". */
 export function firstTestsOf(mutant) {
-  const dir = `packages/core/${mutant.package}`
+  const dir = PACKAGE_DIRS[mutant.package]
   const below = mutant.file.slice(`${dir}/src/`.length)
   const entry = (firstTests[mutant.package] ?? []).find(([pattern]) => pattern.test(below))
   return entry === undefined ? [] : entry[1].map((name) => `${dir}/test/${name}`)

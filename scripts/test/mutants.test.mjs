@@ -20,6 +20,8 @@ describe('the planted-bug list of pnpm mutate', () => {
     ])
     const lock = mutants.find((m) => m.id === 'lock-close-deletes-foreign-lock')
     expect(firstTestsOf(lock)).toContain('packages/core/session/test/lock-ownership.test.ts')
+    const lease = mutants.find((m) => m.id === 'pg-append-ignores-lease')
+    expect(firstTestsOf(lease)).toContain('packages/session/session-postgres/test/lease.test.ts')
     expect(
       firstTestsOf({ ...lock, package: 'context', file: 'packages/core/context/src/waterfall.ts' }),
     ).toEqual([])
@@ -28,7 +30,7 @@ describe('the planted-bug list of pnpm mutate', () => {
   it('covers every package it names with at least 80 mutants in all', () => {
     expect(mutants.length).toBeGreaterThanOrEqual(80)
     expect(new Set(mutants.map((m) => m.package))).toEqual(
-      new Set(['tools', 'context', 'session', 'agent-loop']),
+      new Set(['tools', 'context', 'session', 'agent-loop', 'session-postgres']),
     )
   })
 
