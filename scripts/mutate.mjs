@@ -252,7 +252,7 @@ if (packages.includes('session-postgres') && !process.env.DSH_TEST_POSTGRES_URL)
   fail(
     'the session-postgres mutants need a PostgreSQL server: run node scripts/with-postgres.mjs -- pnpm mutate …',
   )
-process.env.DSH_REQUIRE_POSTGRES ??= '1'
+if (packages.includes('session-postgres')) process.env.DSH_REQUIRE_POSTGRES ??= '1'
 const startedAt = Date.now()
 const timeouts = new Map()
 for (const pkg of packages) {
