@@ -1534,11 +1534,11 @@ export const mutants = [
     id: 'async-session-two-writes-at-once',
     package: 'session',
     file: `${SESSION}/create-async-session.ts`,
-    find: 'if (!scheduled && writing === undefined) {',
-    replace: 'if (!scheduled) {',
+    find: '    writing = batch',
+    replace: '    void batch',
     kind: 'durability order',
     description:
-      'a second write starts while one is still in flight, so a later event may be stored before an earlier one',
+      'the session forgets a write is in flight, so the next one starts at once and nothing is grouped',
     attacks: 'T28/T42: an asynchronous session writes its events in seq order, one write at a time',
   },
   {

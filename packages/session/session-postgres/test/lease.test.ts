@@ -133,6 +133,53 @@ describe('one writer per session (lease)', () => {
     await held.close()
   })
 
+  it('T42: a renewal that finds the lease taken marks it lost: the next append is LOCKED without sending a write', async () => {
+    // Machine a's pool records the statements it sends, and when each one has finished.
+    const pool = new pg.Pool({ connectionString: db.url, max: 3 })
+    pool.on('error', () => {})
+    pools.push(pool)
+    const sent: { sql: string; done: boolean }[] = []
+    const recording = {
+      connect: () => pool.connect(),
+      query: async (sql: string, values?: readonly unknown[]) => {
+        const entry = { sql, done: false }
+        sent.push(entry)
+        try {
+          return await pool.query(sql, values as unknown[])
+        } finally {
+          entry.done = true
+        }
+      },
+    }
+    const a = createPostgresSessionStore({
+      pool: recording,
+      schema: db.schema,
+      holder: 'machine-a',
+      leaseMs: 300,
+    })
+    const id = db.id()
+    const held = await a.open(id)
+    await held.append('note', 1)
+    await runOut(id)
+    const taker = await machine('machine-b').open(id)
+    const renewals = () => sent.filter((entry) => entry.sql.includes('SET lease_expires_at')).length
+    const since = renewals()
+    // Wait for a's next renewal to find the lease gone, then for it to ask why, or (were the loss not
+    // recorded) for the renewal after it.
+    const isRenewal = (entry: { sql: string }) => entry.sql.includes('SET lease_expires_at')
+    const asked = () => sent.some((entry) => entry.sql.includes('IS NOT DISTINCT FROM') && entry.done)
+    while (!(asked() || renewals() >= since + 2) || !sent.filter(isRenewal).every((entry) => entry.done))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    const writesBefore = sent.filter((entry) => entry.sql.includes('INSERT INTO')).length
+    const error = await refusal(() => held.append('note', 2))
+    expect(error.code).toBe('LOCKED')
+    expect(error.message).toContain('was taken over by machine-b')
+    expect(sent.filter((entry) => entry.sql.includes('INSERT INTO')).length).toBe(writesBefore)
+    expect((await taker.append('note', 'b')).seq).toBe(2)
+    await held.close()
+    await taker.close()
+  })
+
   it('T42: deleting needs the session free: LOCKED while held, deleted once released; a writer whose session was deleted gets LOCKED', async () => {
     const a = machine('machine-a')
     const id = db.id()

@@ -176,6 +176,23 @@ describe('reading and managing sessions', () => {
     expect(rows).toEqual([{ lease_token: null }])
   })
 
+  it('T28/T31: a log whose last events were deleted behind the store is CORRUPT_EVENT, never read shorter', async () => {
+    const store = db.store()
+    const id = db.id()
+    const session = await store.open(id)
+    for (const n of [1, 2, 3]) await session.append('note', n)
+    await session.close()
+    const events = `"${db.schema}".dsh_session_events`
+    await db.pool().query(`DELETE FROM ${events} WHERE session_id = $1 AND seq = 3`, [id])
+    const short = await refusal(() => store.load(id))
+    expect(short.code).toBe('CORRUPT_EVENT')
+    expect(short.details).toEqual({ sessionId: id, seq: 3 })
+    expect(short.message).toBe(
+      `store.load("${id}"): the event at seq 3 of session "${id}" is missing: the session's last seq is 3 but 2 events are stored; nothing was changed`,
+    )
+    expect((await refusal(() => store.open(id))).code).toBe('CORRUPT_EVENT')
+  })
+
   it('list pages through sessions in byte order of their ids, with their last seq and lease', async () => {
     await withFreshSchema(async (schema) => {
       const store = createPostgresSessionStore({ pool: db.pool(), schema, holder: 'lister' })
