@@ -19,7 +19,11 @@ import { asyncStore } from './support/async-store.ts'
  * One process: `read` (allowed, defers a context), `deploy` (policy asks; the approver leaves it
  * pending, as a harness with nobody at the keyboard does). Runs the body counts in `runs`.
  */
-function processWith(session: AnySession, turns: readonly ScriptedTurn[], options: { eager?: boolean } = {}) {
+function processWith(
+  session: AnySession,
+  turns: readonly ScriptedTurn[],
+  options: { eager?: boolean; atDeploy?: () => void } = {},
+) {
   const root = createContext({ logger: createMemoryLogger() })
   installTools(root)
   const runs: string[] = []
@@ -43,6 +47,7 @@ function processWith(session: AnySession, turns: readonly ScriptedTurn[], option
       parameters: z.object({ env: z.string() }),
       execute: ({ env }) => {
         runs.push(`deploy ${env}`)
+        options.atDeploy?.()
         return `deployed to ${env}`
       },
     }),
@@ -203,8 +208,13 @@ describe('durable approvals in the loop', () => {
     expect(paused.reason).toBe('paused')
     expect(shape(store.stored).slice(-2)).toEqual(['tool/call d1', 'approval/request'])
     expect(store.stored).toEqual(store.session.events())
-    const next = processWith(store.session, [[textBlock('Deployed; read both files.')]])
+    // the approved call runs only once its answer is durable
+    let answerDurable: boolean | undefined
+    const next = processWith(store.session, [[textBlock('Deployed; read both files.')]], {
+      atDeploy: () => (answerDurable = store.stored.some((event) => event.type === 'approval/answer')),
+    })
     const result = await next.agent.resume({ approval: { callId: 'd1', answer: 'once' } })
+    expect(answerDurable).toBe(true)
     expect(result).toMatchObject({ reason: 'completed', steps: 2 })
     expect(next.runs).toEqual(['deploy prod', 'read b.txt'])
     expect(shape(store.stored).slice(7)).toEqual([
