@@ -45,6 +45,7 @@ const issueCases = [
   'store.append.fsync',
   'store.append.postgres',
   'store.postgres.burst',
+  'store.postgres.step',
   'store.jsonl-bytes',
   'code_mode',
 ]

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import type { SessionEvent } from '@deepseek-ai/dsh-session'
+import { z } from 'zod'
+import { createContext, silentLogger } from '@deepseek-ai/dsh-context'
+import { toolCallBlock } from '@deepseek-ai/dsh-llm'
+import { resolveAgentLoopConfig, type AgentLoopConfig } from '@deepseek-ai/dsh-agent-loop'
+import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
+import { createMemorySession, type AnySession, type SessionEvent } from '@deepseek-ai/dsh-session'
 import {
   createPostgresSessionStore,
   type PostgresSession,
@@ -9,6 +14,7 @@ import {
 import type { TimedCase } from '../harness/measure-case.ts'
 import { summarize } from '../harness/stats.ts'
 import type { BenchOptions, CaseResult, Log } from '../types.ts'
+import { runStep } from '../adapters/run-step.ts'
 import { resultData, resultOptions } from './store-payload.ts'
 
 /** Where the PostgreSQL cases connect: main.js starts a throwaway server and sets it when unset. */
@@ -136,6 +142,118 @@ export async function runBurstCase(options: BenchOptions, log: Log): Promise<Cas
         { name: 'appends per second, awaited one by one', unit: '/s', stats: summarize(sequential) },
         { name: 'appends per second, bursts of 100', unit: '/s', stats: summarize(burst) },
         { name: 'bursts ÷ one by one', unit: '×', stats: summarize(ratio) },
+      ],
+    },
+  ]
+}
+
+/** Calls per step, how long each body waits, and the pool cap of `store.postgres.step`. */
+const STEP_CALLS = 10
+const STEP_BODY_MS = 20
+
+/**
+ * One `executeToolCalls` step of 10 parallel-safe calls whose bodies wait 20 ms, recorded into a
+ * memory session and into a PostgreSQL session, alternating per round: the step's makespan, and
+ * when its last call's body started (from the step's start). The loop commits each call's
+ * `tool/call` before its body starts, and calls start in model order, so over PostgreSQL the starts
+ * come one commit apart; this case says what that costs a step.
+ */
+export async function runStepCase(options: BenchOptions, log: Log): Promise<CaseResult[]> {
+  const database = await openDatabase()
+  const root = createContext({ logger: silentLogger })
+  installTools(root)
+  let started: number[] = []
+  root.tools.register(
+    defineTool({
+      name: 'wait',
+      description: 'Waits a moment.',
+      parameters: z.object({}),
+      isConcurrencySafe: () => true,
+      execute: async () => {
+        started.push(performance.now())
+        await new Promise((resolve) => setTimeout(resolve, STEP_BODY_MS))
+        return 'ok'
+      },
+    }),
+  )
+  const agent = root.createScope({ name: 'agent' })
+  const loop: { readonly config: AgentLoopConfig; session: AnySession } = {
+    config: resolveAgentLoopConfig({ maxParallelToolCalls: STEP_CALLS }),
+    session: createMemorySession(),
+  }
+  agent.provide('agentLoop', loop)
+  const blocks = Array.from({ length: STEP_CALLS }, (_, i) =>
+    toolCallBlock({ id: `w${i}`, name: 'wait', args: {} }),
+  )
+  const figures = {
+    memory: { makespan: [] as number[], lastStart: [] as number[] },
+    postgres: { makespan: [] as number[], lastStart: [] as number[] },
+  }
+  const measure = async (store: 'memory' | 'postgres'): Promise<void> => {
+    const session =
+      store === 'memory'
+        ? createMemorySession()
+        : await database.store.open(`step-${randomBytes(4).toString('hex')}`)
+    loop.session = session
+    started = []
+    const t0 = performance.now()
+    const { results } = await runStep({
+      ctx: agent,
+      turn: 1,
+      step: 1,
+      toolCalls: blocks,
+      acceptContext: () => {},
+    })
+    const makespan = performance.now() - t0
+    const recorded = session.read({ types: ['tool/call', 'tool/result'] }).length
+    if (results.length !== STEP_CALLS || results.some((r) => r.isError) || recorded !== 2 * STEP_CALLS)
+      throw new Error(
+        `store.postgres.step (${store}): ${results.length} results, ${recorded} tool events recorded`,
+      )
+    figures[store].makespan.push(makespan)
+    figures[store].lastStart.push(Math.max(...started) - t0)
+    if (store === 'postgres') await (session as PostgresSession).close()
+  }
+  const rounds = Math.max(1, options.rounds)
+  try {
+    await measure('memory')
+    await measure('postgres')
+    figures.memory = { makespan: [], lastStart: [] }
+    figures.postgres = { makespan: [], lastStart: [] }
+    for (let round = 0; round < rounds; round++) {
+      if (round % 2 === 0) {
+        await measure('memory')
+        await measure('postgres')
+      } else {
+        await measure('postgres')
+        await measure('memory')
+      }
+    }
+  } finally {
+    agent.dispose()
+    await database.close()
+  }
+  log(`store.postgres.step: ${rounds} rounds of each`)
+  const ratio = figures.postgres.makespan.map((p, i) => p / figures.memory.makespan[i]!)
+  return [
+    {
+      kind: 'figures',
+      id: 'store.postgres.step',
+      label: `one executeToolCalls step of ${STEP_CALLS} parallel calls waiting ${STEP_BODY_MS} ms: memory vs PostgreSQL session, alternating rounds`,
+      figures: [
+        { name: 'step makespan, memory session', unit: 'ms', stats: summarize(figures.memory.makespan) },
+        {
+          name: 'step makespan, PostgreSQL session',
+          unit: 'ms',
+          stats: summarize(figures.postgres.makespan),
+        },
+        { name: 'makespan PostgreSQL ÷ memory', unit: '×', stats: summarize(ratio) },
+        { name: 'last body start, memory session', unit: 'ms', stats: summarize(figures.memory.lastStart) },
+        {
+          name: 'last body start, PostgreSQL session',
+          unit: 'ms',
+          stats: summarize(figures.postgres.lastStart),
+        },
       ],
     },
   ]

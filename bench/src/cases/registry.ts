@@ -140,6 +140,12 @@ export const CASES: readonly CaseDefinition[] = [
     run: async (options, log) => (await import('./postgres-cases.ts')).runBurstCase(options, log),
   },
   {
+    id: 'store.postgres.step',
+    library: 'dsh',
+    kind: 'figures',
+    run: async (options, log) => (await import('./postgres-cases.ts')).runStepCase(options, log),
+  },
+  {
     id: 'code_mode',
     library: 'dsh',
     kind: 'figures',

@@ -84,6 +84,17 @@ function resultOf(session: Session, callId: string): ToolResultEventData | undef
     .find((data) => data.message?.content?.[0]?.callId === callId && data.message.role === 'tool')
 }
 
+/** What resuming the paused turn with `once` records after the paused log's 7 events. */
+const AFTER_ONCE = [
+  'approval/answer',
+  'tool/result d1',
+  'tool/call r2',
+  'tool/result r2',
+  'user/message tool-context',
+  'assistant/message',
+  'turn/end completed',
+]
+
 /** Pauses turn 1 at `deploy d1`, between `read r1` (answered) and `read r2` (not started). */
 async function pausedTurn(options: { eager?: boolean } = {}) {
   const session = createMemorySession()
@@ -175,15 +186,7 @@ describe('durable approvals in the loop', () => {
     expect(result).toMatchObject({ reason: 'completed', steps: 2, text: 'Deployed; read both files.' })
     expect(next.runs).toEqual(['deploy prod', 'read b.txt'])
     expect(next.asked).toEqual([]) // the answer stood in for the approval service
-    expect(shape(session.events()).slice(7)).toEqual([
-      'approval/answer',
-      'tool/result d1',
-      'tool/call r2',
-      'tool/result r2',
-      'user/message tool-context',
-      'assistant/message',
-      'turn/end completed',
-    ])
+    expect(shape(session.events()).slice(7)).toEqual(AFTER_ONCE)
     expect(verifyToolPairs(session.events())).toEqual({ ok: true, problems: [] })
     // contexts in model order: the one deferred before the pause, then the one after it
     const contexts = session.events().find((e) => (e.data as { source?: string }).source === 'tool-context')
@@ -217,15 +220,7 @@ describe('durable approvals in the loop', () => {
     expect(answerDurable).toBe(true)
     expect(result).toMatchObject({ reason: 'completed', steps: 2 })
     expect(next.runs).toEqual(['deploy prod', 'read b.txt'])
-    expect(shape(store.stored).slice(7)).toEqual([
-      'approval/answer',
-      'tool/result d1',
-      'tool/call r2',
-      'tool/result r2',
-      'user/message tool-context',
-      'assistant/message',
-      'turn/end completed',
-    ])
+    expect(shape(store.stored).slice(7)).toEqual(AFTER_ONCE)
     expect(store.stored).toEqual(store.session.events())
     expect(verifyToolPairs(store.stored)).toEqual({ ok: true, problems: [] })
   })

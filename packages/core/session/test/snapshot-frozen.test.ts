@@ -187,18 +187,27 @@ describe('long arrays (read in bulk)', () => {
     expect(reads).toBe(2)
   })
 
-  it('T14: getters are read at most once, in short and long arrays and in objects', () => {
+  it('T14: getters are read at most once, in short and long arrays, in small and large objects, and deep down', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.nat(300), fc.boolean()), { minLength: 1, maxLength: 6 }), (spots) => {
+      fc.property(fc.array(fc.tuple(fc.nat(300), fc.nat(4)), { minLength: 1, maxLength: 6 }), (spots) => {
         const reads = new Map<string, number>()
         const shortArray = [0, 1, 2]
         const longArray = long(250)
         const object: Record<string, unknown> = { a: 1, b: 2 }
-        const value = { shortArray, longArray, object }
-        for (const [at, inLong] of spots) {
-          const target: object = at % 3 === 0 ? object : inLong ? longArray : shortArray
-          const key = target === object ? `k${at}` : at % (target as unknown[]).length
-          const id = `${target === object ? 'o' : inLong ? 'l' : 's'}:${key}`
+        // more keys than the walker copies by recursion, so the frame walk reads them
+        const largeObject: Record<string, unknown> = Object.fromEntries(
+          Array.from({ length: 70 }, (_, i) => [`p${i}`, i]),
+        )
+        // deeper than the walker recurses (64 levels): the frame walk copies it too
+        const deepObject: Record<string, unknown> = { end: true }
+        let chain: unknown = deepObject
+        for (let level = 0; level < 70; level++) chain = { next: chain }
+        const value = { shortArray, longArray, object, largeObject, chain }
+        const targets = [object, largeObject, deepObject, shortArray, longArray] as const
+        for (const [at, which] of spots) {
+          const target: object = targets[which]!
+          const key = Array.isArray(target) ? at % target.length : `k${at}`
+          const id = `${which}:${key}`
           Object.defineProperty(target, key, {
             enumerable: true,
             configurable: true,
@@ -208,7 +217,7 @@ describe('long arrays (read in bulk)', () => {
             },
           })
         }
-        const copy = okValue(snapshotJsonValue(value))
+        const copy = okValue(snapshotJsonValue(value, { maxDepth: 100 }))
         for (const count of reads.values()) expect(count).toBe(1)
         expect(JSON.stringify(copy)).toBe(JSON.stringify(value))
       }),

@@ -113,6 +113,29 @@ describe('enforced timeouts', () => {
     expect(vi.getTimerCount()).toBe(0)
   })
 
+  it('T17: with another tools/execute wrapper (the waterfall runs the shipped wrapper), a fast call leaves no timer behind', async () => {
+    const { ctx } = setup()
+    const wrapped: string[] = []
+    ctx.on('tools/execute', (executeCall, next) => {
+      wrapped.push(executeCall.toolName)
+      return next()
+    })
+    ctx.tools.register({
+      ...tool('async'),
+      timeoutMs: 60_000,
+      execute: async () => {
+        await Promise.resolve()
+        return 'later'
+      },
+    })
+    expect(await ctx.tools.execute(call('async'))).toMatchObject({ isError: false, value: 'later' })
+    expect(wrapped).toEqual(['async'])
+    // The policy-budget sweeper (unreferenced, at most every 5 s) ends once it finds no call left;
+    // a timeout timer left behind would still be there for most of its minute.
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(vi.getTimerCount()).toBe(0)
+  })
+
   it('T17: the runtime default applies to tools that declare no timeout; a fast body is unaffected', async () => {
     const { ctx } = setup({ defaultTimeoutMs: 30 })
     ctx.tools.register({ ...tool('hang'), execute: () => new Promise<never>(() => {}) })
