@@ -24,7 +24,7 @@
 
 import { spawn, execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { applyMutant, checkFirstTests, checkMutants } from './mutation/mutant-list.mjs'
 import { firstTests, firstTestsOf, mutants } from './mutation/mutants.mjs'
@@ -58,7 +58,7 @@ function parseArgs(argv) {
     else if (arg === '--package') options.packages = value().split(',').filter(Boolean)
     else if (arg === '--timeout-factor') options.timeoutFactor = Number(value())
     else if (arg === '--skip-baseline') options.baseline = false
-    else if (arg === '--report') options.report = join(process.cwd(), value())
+    else if (arg === '--report') options.report = resolve(process.cwd(), value())
     else if (arg === '--allow-dirty') options.allowDirty = true
     else if (arg === '--quick') options.quick = true
     else if (arg === '--help' || arg === '-h') {
