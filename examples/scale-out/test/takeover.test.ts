@@ -14,7 +14,7 @@ import { startExampleProcess, type ExampleProcess, type Line } from './support/e
 // harness's lease has run out.
 const postgresUrl = inject('postgresUrl')
 const redisUrl = inject('redisUrl')
-const LEASE_MS = 1_500
+const LEASE_MS = 3_000
 const tag = randomBytes(4).toString('hex')
 const schema = `scale_out_${tag}`
 const queue = `scale-out-${tag}`
