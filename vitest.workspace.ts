@@ -114,3 +114,19 @@ projects.push(
     test: { name: 'demo', root: here('examples/demo'), include: ['test/**/*.test.ts'] },
   }),
 )
+
+// The scale-out example (examples/scale-out): a harness on PostgreSQL and a BullMQ worker as real
+// child processes, run from source; the test kills a harness mid-step and another takes over.
+projects.push(
+  defineProject({
+    resolve: { alias: sourceAliases },
+    test: {
+      name: 'scale-out',
+      root: here('examples/scale-out'),
+      include: ['test/**/*.test.ts'],
+      globalSetup: [redisSetup, postgresSetup],
+      testTimeout: 90_000,
+      hookTimeout: 60_000,
+    },
+  }),
+)
