@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { z } from 'zod'
 import { createContext, silentLogger, type Context } from '@deepseek-ai/dsh-context'
@@ -57,6 +58,9 @@ interface Workers {
   close(): Promise<void>
 }
 
+/** The bench folder: the parent of the built dist/ this module runs from. */
+const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url))
+
 async function startWorkers(
   url: string,
   queueName: string,
@@ -84,8 +88,9 @@ async function startWorkers(
           String(WORKER_CONCURRENCY),
           String(SLOW_MS),
         ],
-        // `-e` resolves the packages from the working directory: bench/, where `pnpm bench` runs
-        { stdio: ['pipe', 'pipe', 'inherit'] },
+        // `-e` resolves the packages from the working directory: the bench folder (dist/'s parent),
+        // wherever the bench was started from
+        { cwd: BENCH_DIR, stdio: ['pipe', 'pipe', 'inherit'] },
       ),
     )
   }
