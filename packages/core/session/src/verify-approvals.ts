@@ -1,5 +1,6 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { resultCallIdOf } from './pending-approvals.ts'
+import { asItem, count, record } from './verify-items.ts'
 import type { ToolPairProblem } from './verify-tool-pairs.ts'
 
 /** What the approval part of the replay check found, and what a paused step excuses. */
@@ -10,8 +11,6 @@ export interface ApprovalReport {
   /** Seqs of the assistant messages of paused steps: their later calls are not `unrecorded-call`. */
   readonly pausedMessages: ReadonlySet<number>
 }
-
-type Item = { seq: number; type: string; data: unknown; sourceEventSeqs: unknown }
 
 interface CallRecord {
   readonly seq: number
@@ -44,23 +43,6 @@ function isApprovalEvent(value: unknown): boolean {
 
 const ANSWERS: readonly unknown[] = ['once', 'session', 'reject']
 const SCOPES: readonly unknown[] = [undefined, 'arguments', 'tool']
-
-function asItem(value: unknown): Item | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
-  const { seq, type, data, sourceEventSeqs } = value as Record<string, unknown>
-  return typeof seq === 'number' && typeof type === 'string'
-    ? { seq, type, data, sourceEventSeqs }
-    : undefined
-}
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined
-}
-
-const count = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 
 const q = (value: string): string => JSON.stringify(value)
 

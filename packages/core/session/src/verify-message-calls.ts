@@ -1,3 +1,4 @@
+import { asItem, count, record, type Item } from './verify-items.ts'
 import type { ToolPairProblem } from './verify-tool-pairs.ts'
 
 interface MessageCall {
@@ -16,25 +17,6 @@ interface MessageRecord {
   /** Position of the next `user/message` or `assistant/message` after it (Infinity: none). */
   nextMessage: number
 }
-
-type Item = { seq: number; type: string; data: unknown; sourceEventSeqs: unknown }
-
-function asItem(item: unknown): Item | undefined {
-  if (typeof item !== 'object' || item === null) return undefined
-  const { seq, type, data, sourceEventSeqs } = item as Record<string, unknown>
-  return typeof seq === 'number' && typeof type === 'string'
-    ? { seq, type, data, sourceEventSeqs }
-    : undefined
-}
-
-function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined
-}
-
-const count = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 
 /** An `assistant/message` the loop could have written; anything else is not this check's business. */
 function readMessage(item: Item, index: number): MessageRecord | undefined {
