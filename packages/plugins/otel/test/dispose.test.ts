@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { createContext, createMemoryLogger, type EventName } from '@deepseek-ai/dsh-context'
+import { createContext, createMemoryLogger, type Context, type EventName } from '@deepseek-ai/dsh-context'
 import { createScriptedModel, textBlock, toolCallBlock } from '@deepseek-ai/dsh-llm'
 import { createMemorySession } from '@deepseek-ai/dsh-session'
 import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
@@ -25,6 +25,27 @@ const echo = defineTool({
 
 const counts = (ctx: { listenerCount(name: EventName): number }) =>
   Object.fromEntries(EVENTS.map((name) => [name, ctx.listenerCount(name)]))
+
+type Gate = ReturnType<typeof deferred<void>>
+
+/** Registers `wait`, whose body says when it started and returns `value` once released. */
+function registerWait(ctx: Context, value: string): { started: Gate; release: Gate } {
+  const started = deferred()
+  const release = deferred()
+  ctx.tools.register(
+    defineTool({
+      name: 'wait',
+      description: 'Waits',
+      parameters: z.object({}),
+      execute: async () => {
+        started.resolve()
+        await release.promise
+        return value
+      },
+    }),
+  )
+  return { started, release }
+}
 
 describe('dispose', () => {
   it('removes every listener and the guard; later calls are not traced and run as before', async () => {
@@ -83,20 +104,7 @@ describe('dispose', () => {
 
   it('T13: a call in flight at dispose: its span ends marked unfinished, and the call still gets its result', async () => {
     const t = traced()
-    const release = deferred()
-    const started = deferred()
-    t.ctx.tools.register(
-      defineTool({
-        name: 'wait',
-        description: 'Waits',
-        parameters: z.object({}),
-        execute: async () => {
-          started.resolve()
-          await release.promise
-          return 'done'
-        },
-      }),
-    )
+    const { started, release } = registerWait(t.ctx, 'done')
     const pending = t.ctx.tools.execute({ callId: 'c1', name: 'wait', arguments: {} })
     await started.promise
     t.otel()
@@ -111,20 +119,7 @@ describe('dispose', () => {
 
   it('an agent tracer: dispose (or the agent’s) ends its open turn and step spans as unfinished, once', async () => {
     const t = traced()
-    const inTool = deferred()
-    const release = deferred()
-    t.ctx.tools.register(
-      defineTool({
-        name: 'wait',
-        description: 'Waits',
-        parameters: z.object({}),
-        execute: async () => {
-          inTool.resolve()
-          await release.promise
-          return 'ok'
-        },
-      }),
-    )
+    const { started: inTool, release } = registerWait(t.ctx, 'ok')
     const model = createScriptedModel({
       turns: [[toolCallBlock({ id: 'w1', name: 'wait', args: {} })], [textBlock('done')]],
     })
