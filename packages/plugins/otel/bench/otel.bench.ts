@@ -1,6 +1,6 @@
 import { bench, describe } from 'vitest'
 import { z } from 'zod'
-import { createContext, silentLogger } from '@deepseek-ai/dsh-context'
+import { createContext, silentLogger, type Context } from '@deepseek-ai/dsh-context'
 import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base'
 import { otelTracing } from '@deepseek-ai/dsh-otel'
@@ -50,53 +50,27 @@ const input = () => ({ callId: `c${++id}`, name: 'add', arguments: raw, turn: 1,
 // more samples than the default: the machines are shared, and a ratio needs a stable p75
 const long = { time: 3000, warmupTime: 500 }
 
+/** One `ctx.tools.execute` of the trivial tool per sample, through `ctx`. */
+const benchExecute = (name: string, ctx: Context): void =>
+  bench(
+    name,
+    async () => {
+      await ctx.tools.execute(input())
+    },
+    long,
+  )
+
 describe('one trivial tool call, no SDK registered', () => {
-  bench(
-    'ctx.tools.execute, no plugin',
-    async () => {
-      await plain.tools.execute(input())
-    },
-    long,
-  )
-  bench(
-    'ctx.tools.execute, otelTracing with no SDK (dormant)',
-    async () => {
-      await noop.tools.execute(input())
-    },
-    long,
-  )
+  benchExecute('ctx.tools.execute, no plugin', plain)
+  benchExecute('ctx.tools.execute, otelTracing with no SDK (dormant)', noop)
   // the first case once more: how far two runs of one case drift apart on this machine
-  bench(
-    'ctx.tools.execute, no plugin (again)',
-    async () => {
-      await plain.tools.execute(input())
-    },
-    long,
-  )
+  benchExecute('ctx.tools.execute, no plugin (again)', plain)
 })
 
 describe('one trivial tool call, tracing', () => {
-  bench(
-    'ctx.tools.execute, no plugin',
-    async () => {
-      await plain.tools.execute(input())
-    },
-    long,
-  )
-  bench(
-    'ctx.tools.execute, the plugin’s listeners passing through (no plugin code)',
-    async () => {
-      await passThrough.tools.execute(input())
-    },
-    long,
-  )
-  bench(
-    'ctx.tools.execute, otelTracing recording every span (SDK, no exporter)',
-    async () => {
-      await recording.tools.execute(input())
-    },
-    long,
-  )
+  benchExecute('ctx.tools.execute, no plugin', plain)
+  benchExecute('ctx.tools.execute, the plugin’s listeners passing through (no plugin code)', passThrough)
+  benchExecute('ctx.tools.execute, otelTracing recording every span (SDK, no exporter)', recording)
 })
 
 describe('one step of 10 parallel calls', () => {
