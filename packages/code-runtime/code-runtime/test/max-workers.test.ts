@@ -57,6 +57,23 @@ async function meet(
   return { journal, a: await a, b: await b }
 }
 
+/** Starts a run that holds a worker until `release` resolves, once its binding was entered. */
+async function holdTheWorker(runtime: CodeRuntime) {
+  const release = deferred<string>()
+  let holding = false
+  const a = runtime.run({
+    program: 'return await tools.hold()',
+    bindings: {
+      hold: () => {
+        holding = true
+        return release.promise
+      },
+    },
+  })
+  await until(() => holding)
+  return { a, release, holding: () => holding }
+}
+
 describe('maxWorkers: a cap on sandbox workers, hence on overlapping runs', { timeout: 30_000 }, () => {
   it('T34: with room for two, two runs overlap', async () => {
     const { journal, a, b } = await meet(capped(2), 10_000)
@@ -74,18 +91,7 @@ describe('maxWorkers: a cap on sandbox workers, hence on overlapping runs', { ti
 
   it('T34: a run waiting for a worker ends at once when aborted or out of time, and never runs; the queue moves on', async () => {
     const runtime = capped(1)
-    const release = deferred<string>()
-    let holding = false
-    const a = runtime.run({
-      program: 'return await tools.hold()',
-      bindings: {
-        hold: () => {
-          holding = true
-          return release.promise
-        },
-      },
-    })
-    await until(() => holding)
+    const { a, release, holding } = await holdTheWorker(runtime)
     const ran: string[] = []
     const controller = new AbortController()
     const aborted = runtime.run({
@@ -103,7 +109,7 @@ describe('maxWorkers: a cap on sandbox workers, hence on overlapping runs', { ti
     expect(errorOf(await aborted).kind).toBe('abort')
     expect(errorOf(await late).kind).toBe('timeout')
     // both ended while the only worker was still held by the first run
-    expect(holding).toBe(true)
+    expect(holding()).toBe(true)
     release.resolve('a')
     expect(await a).toEqual({ value: 'a', logs: [] })
     expect(await next).toEqual({ value: 'next', logs: [] })
@@ -121,18 +127,7 @@ describe('maxWorkers: a cap on sandbox workers, hence on overlapping runs', { ti
 
   it('T34: disposing the runtime ends a waiting run with abort', async () => {
     const runtime = capped(1)
-    const release = deferred<string>()
-    let holding = false
-    const a = runtime.run({
-      program: 'return await tools.hold()',
-      bindings: {
-        hold: () => {
-          holding = true
-          return release.promise
-        },
-      },
-    })
-    await until(() => holding)
+    const { a } = await holdTheWorker(runtime)
     const waiting = runtime.run({ program: 'return 1' })
     runtime.dispose()
     expect(errorOf(await waiting).kind).toBe('abort')
