@@ -34,7 +34,7 @@ function createInThreadRunner(): (
     const handle: SandboxHandle = runInSandbox({
       engine,
       release: (reusable) => loader.release(engine, reusable),
-      memoryExhausted: () => loader.nearlyFull(engine),
+      memoryExhausted: () => loader.exhausted(engine),
       source: wrapped.source,
       names: Object.keys(bindings),
       limits,

@@ -56,7 +56,7 @@ async function start(message: Extract<HostMessage, { type: 'run' }>): Promise<vo
   const handle = runInSandbox({
     engine,
     release: (reusable) => loader.release(engine, reusable),
-    memoryExhausted: () => loader.nearlyFull(engine),
+    memoryExhausted: () => loader.exhausted(engine),
     source: message.source,
     names: message.names,
     limits,

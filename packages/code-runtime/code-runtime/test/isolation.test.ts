@@ -31,7 +31,7 @@ describe('a warmed engine instance is reused only without leaking state', () => 
         startCall: () => undefined,
         log: () => undefined,
         release: (reusable) => loader.release(engine, reusable),
-        memoryExhausted: () => loader.nearlyFull(engine),
+        memoryExhausted: () => loader.exhausted(engine),
       }).outcome
     }
     const first = await runOnce(`

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs'
-import { describe, expect, it } from 'vitest'
-import { createQuickJsCodeRuntime, type CodeBinding } from '@deepseek-ai/dsh-code-runtime'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { createQuickJsCodeRuntime, type CodeBinding, type CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import {
   createTestRuntime,
   errorOf,
@@ -11,8 +11,15 @@ import {
   until,
 } from './support.ts'
 
-// One runtime for the whole suite: after every attempt the same runtime must still work.
-const runtime = createTestRuntime()
+const MIB = 1024 * 1024
+
+// A runtime per test, so one test's fault cannot fail the others; within a test, the same runtime
+// must still work after every attempt (`expectHealthy` runs a program on it).
+let runtime: CodeRuntime
+beforeEach(() => {
+  runtime = createTestRuntime()
+})
+afterEach(() => runtime.dispose())
 
 const run = (program: string, bindings?: Record<string, CodeBinding>, language?: 'javascript') =>
   runtime.run({ program, ...(bindings ? { bindings } : {}), ...(language ? { language } : {}) })
@@ -258,7 +265,8 @@ describe('sandbox escape attempts (docs/spec.md T34)', () => {
   it('T34: an endless chain of microtasks ends with kind timeout', async () => {
     const result = await runtime.run({
       program: 'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})',
-      limits: { timeoutMs: 100 },
+      // The chain keeps every promise alive: with room for a second of it, time runs out first.
+      limits: { timeoutMs: 100, memoryBytes: 64 * MIB },
     })
     expect(errorOf(result).kind).toBe('timeout')
     await expectHealthy(runtime)
@@ -350,10 +358,12 @@ describe('sandbox escape attempts (docs/spec.md T34)', () => {
 
   it('T34: a binding that never settles ends with kind timeout and its call signal is aborted', async () => {
     let signal: AbortSignal | undefined
+    // A warm worker, so the budget is the binding's to spend, not the worker's start.
+    await runtime.warmUp()
     const result = await runtime.run({
       program: 'await tools.hang()',
       bindings: { hang: (_args, call) => new Promise(() => void (signal = call.signal)) },
-      limits: { timeoutMs: 50 },
+      limits: { timeoutMs: 300 },
     })
     expect(errorOf(result).kind).toBe('timeout')
     expect(signal?.aborted).toBe(true)
@@ -526,8 +536,6 @@ describe('sandbox escape attempts (docs/spec.md T34)', () => {
     await expectHealthy(runtime)
   })
 })
-
-const MIB = 1024 * 1024
 
 /**
  * Counts the host's timer ticks from the moment the program says it enters its loop until the run

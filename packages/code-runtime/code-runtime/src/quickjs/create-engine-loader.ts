@@ -14,8 +14,12 @@ export interface EngineLoader {
    * fresh runtime and context inside it. Anything else is dropped for the garbage collector.
    */
   release(instance: QuickJSWASMModule, reusable: boolean): void
-  /** True when the instance's memory is within a tenth of its maximum (allocations are failing). */
-  nearlyFull(instance: QuickJSWASMModule): boolean
+  /**
+   * True once an allocation inside the engine may have failed for lack of memory: the instance's
+   * memory refused to grow at least once, or is within a tenth of its maximum. Sticky: the
+   * memory never shrinks and a refusal is never forgotten.
+   */
+  exhausted(instance: QuickJSWASMModule): boolean
 }
 
 const PAGE = 64 * 1024
@@ -25,6 +29,14 @@ const BASELINE_PAGES = 256
 // The global is there on every Node version; the project's `lib` setting does not declare it.
 interface WasmMemory {
   readonly buffer: ArrayBuffer
+  grow(deltaPages: number): number
+}
+
+interface InstanceMemory {
+  readonly memory: WasmMemory
+  readonly pages: number
+  /** Set when the engine asked for more memory than the maximum allows. */
+  refused: boolean
 }
 const WasmMemoryCtor = (
   globalThis as unknown as {
@@ -42,11 +54,13 @@ const MAX_IDLE_INSTANCES = 1
  * counts allocations), and some allocations (array buffers) bypass it. The hard byte limit is
  * therefore the instance's WebAssembly memory itself: it is created here with a maximum, so an
  * allocation past it fails inside the engine (an `out of memory` error) instead of growing the
- * process.
+ * process. QuickJS's own counter is not set at all (see run-in-sandbox.ts): with one limit, every
+ * allocation the engine could not get is a growth this memory refused, and that is recorded. (The
+ * engine's C allocator asks the JavaScript side to grow the memory; the refusal surfaces here.)
  */
 export function createEngineLoader(wasmModule: WebAssembly.Module): EngineLoader {
   const idle: { readonly instance: QuickJSWASMModule; readonly pages: number }[] = []
-  const memories = new WeakMap<QuickJSWASMModule, { readonly memory: WasmMemory; readonly pages: number }>()
+  const memories = new WeakMap<QuickJSWASMModule, InstanceMemory>()
 
   return {
     async acquire(memoryBytes) {
@@ -54,10 +68,21 @@ export function createEngineLoader(wasmModule: WebAssembly.Module): EngineLoader
       const at = idle.findIndex((entry) => entry.pages === pages)
       if (at !== -1) return idle.splice(at, 1)[0]!.instance
       const wasmMemory = new WasmMemoryCtor({ initial: BASELINE_PAGES, maximum: pages })
+      const entry: InstanceMemory = { memory: wasmMemory, pages, refused: false }
+      const grow = wasmMemory.grow.bind(wasmMemory)
+      // An own property shadows the prototype's `grow`, which the engine's glue code calls.
+      wasmMemory.grow = (deltaPages) => {
+        try {
+          return grow(deltaPages)
+        } catch (error) {
+          entry.refused = true
+          throw error
+        }
+      }
       const instance = await newQuickJSWASMModuleFromVariant(
         newVariant(releaseSync, { wasmModule, wasmMemory: wasmMemory as never }),
       )
-      memories.set(instance, { memory: wasmMemory, pages })
+      memories.set(instance, entry)
       return instance
     },
     release(instance, reusable) {
@@ -66,9 +91,10 @@ export function createEngineLoader(wasmModule: WebAssembly.Module): EngineLoader
       idle.push({ instance, pages: entry.pages })
       if (idle.length > MAX_IDLE_INSTANCES) idle.shift()
     },
-    nearlyFull(instance) {
+    exhausted(instance) {
       const entry = memories.get(instance)
-      return entry !== undefined && entry.memory.buffer.byteLength * 10 >= entry.pages * PAGE * 9
+      if (entry === undefined) return false
+      return entry.refused || entry.memory.buffer.byteLength * 10 >= entry.pages * PAGE * 9
     },
   }
 }

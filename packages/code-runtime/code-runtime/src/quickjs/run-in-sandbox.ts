@@ -19,7 +19,10 @@ export interface SandboxRun {
   readonly engine: QuickJSWASMModule
   /** Called once at the end: `reusable` when the QuickJS runtime was torn down cleanly. */
   readonly release: (reusable: boolean) => void
-  /** True when the instance's memory is at its maximum, so allocations inside the engine fail. */
+  /**
+   * True once an allocation inside the engine may have failed for lack of memory (sticky for the
+   * instance, so it also tells of failures the program caught or never saw).
+   */
   readonly memoryExhausted: () => boolean
   /** The wrapped program: a script whose completion value is the program's async function. */
   readonly source: string
@@ -75,8 +78,10 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
   let finished = false
   const handles: QuickJSHandle[] = []
 
+  // No `memoryLimitBytes`: the instance's WebAssembly memory is the byte limit (its maximum is set
+  // by the loader), and an allocation it refuses is recorded, which QuickJS's own counter would
+  // not be (see `memoryExhausted`, and the teardown in `finish`).
   const rt: QuickJSRuntime = run.engine.newRuntime({
-    memoryLimitBytes: limits.memoryBytes,
     maxStackSizeBytes: limits.stackBytes,
     interruptHandler: () => {
       if (!interruptible) return false
@@ -111,17 +116,23 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
       if (run.memoryExhausted()) result = fail('memory', `InternalError: out of memory (${result.message})`)
     }
     let reusable = false
-    // An engine interrupted in the middle of a built-in is not always consistent (an interrupted
-    // Array.prototype.sort leaks an object, and the teardown then aborts on QuickJS's own
-    // assertion): such an instance is dropped whole, never torn down or reused.
-    if (!broken && !interrupted) {
+    // QuickJS frees a runtime only when no object is left in it, and otherwise fails its own
+    // assertion, which aborts the whole instance. Its reference counts are not always right after
+    //   - an interrupt in the middle of a built-in (an interrupted Array.prototype.sort leaks an
+    //     object),
+    //   - an allocation that failed, even one the program never saw (out of memory inside a
+    //     promise job becomes a rejection nobody awaits, and leaks the job's values),
+    //   - a failure of the engine on the host side.
+    // After any of these the instance is retired whole, never torn down nor reused; only a run
+    // the engine came through intact is torn down, and its instance serves the next run.
+    const intact = !broken && !interrupted && result.kind !== 'memory' && !run.memoryExhausted()
+    if (intact) {
       try {
         calls?.drop()
         for (const handle of handles) handle.dispose()
         vm.dispose()
         rt.dispose()
-        // A memory failure grew the instance's WebAssembly memory, which never shrinks: drop it.
-        reusable = result.kind !== 'memory'
+        reusable = true
       } catch (error) {
         run.onEngineFault?.(error)
       }
@@ -254,12 +265,16 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
       if (calls!.pending() === 0) {
         // No job is ready, no call can answer and the sandbox has no timers: nothing can ever
         // settle the program's promise, so waiting for the time budget would only waste it.
+        // Out of memory inside a promise job only rejects a promise nobody awaits: the program
+        // then seems stuck, but it is the memory limit that stopped it.
         outcome = lastJobError
           ? fail(...lastJobError)
-          : fail(
-              'exception',
-              'The program awaits a promise that can never settle (no binding call is pending and the sandbox has no timers)',
-            )
+          : run.memoryExhausted()
+            ? fail('memory', 'InternalError: out of memory in a promise job, which left the program waiting')
+            : fail(
+                'exception',
+                'The program awaits a promise that can never settle (no binding call is pending and the sandbox has no timers)',
+              )
         return finish()
       }
       return
