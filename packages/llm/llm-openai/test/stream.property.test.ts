@@ -73,7 +73,8 @@ describe('property: split points do not matter', () => {
       ),
       { numRuns: 1000 },
     )
-  })
+    // 1000 runs: on a loaded shared machine this takes longer than the default 5 s (no timing is asserted)
+  }, 60_000)
 
   it('T40: random argument splits and packings of tool-call deltas assemble the same calls, each yielded by the chunk that begins the next call', async () => {
     const jsonArgs = fc
@@ -145,7 +146,8 @@ describe('property: split points do not matter', () => {
       }),
       { numRuns: 1000 },
     )
-  })
+    // 1000 runs: on a loaded shared machine this takes longer than the default 5 s (no timing is asserted)
+  }, 60_000)
 })
 
 describe('property: the same over a real socket', () => {
