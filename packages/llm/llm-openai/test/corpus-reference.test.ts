@@ -10,7 +10,7 @@ import {
   startCorpusServer,
 } from './corpus/replay-corpus.ts'
 import type { Assembly, Transcript } from './corpus/transcript.ts'
-import type { ReplayServer } from './support/replay-server.ts'
+import type { ReplayServer } from '../../../../test-support/replay-server.ts'
 
 // The official `openai` client (its stream helper, which assembles a final completion) on the same
 // transcripts, as a reference: where it agrees with the adapter, and where it does not (said why in

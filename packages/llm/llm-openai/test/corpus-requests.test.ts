@@ -7,7 +7,7 @@ import { transcript as deepseekThinking } from './corpus/transcripts/deepseek-th
 import { transcript as groq } from './corpus/transcripts/groq-x-groq-usage.ts'
 import { transcript as mistral } from './corpus/transcripts/mistral-strict-fields.ts'
 import type { Transcript } from './corpus/transcript.ts'
-import type { ReceivedRequest } from './support/replay-server.ts'
+import type { ReceivedRequest } from '../../../../test-support/replay-server.ts'
 
 // The request side: each replay server refuses what its provider documents refusing, so the
 // corpus passing means the adapter's defaults send nothing a provider rejects. Here the checks

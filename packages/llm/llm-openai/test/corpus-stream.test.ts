@@ -4,7 +4,7 @@ import { ChatCompletionsError } from '@deepseek-ai/dsh-llm-openai'
 import { corpus } from './corpus/corpus.ts'
 import { corpusModel, corpusRequest, startCorpusServer } from './corpus/replay-corpus.ts'
 import type { ExpectedCall, Transcript } from './corpus/transcript.ts'
-import type { ReplayServer } from './support/replay-server.ts'
+import type { ReplayServer } from '../../../../test-support/replay-server.ts'
 
 // The corpus of provider transcripts (test/corpus), each replayed by a 127.0.0.1 server that first
 // checks the request the way that provider documents, through `model.stream`.

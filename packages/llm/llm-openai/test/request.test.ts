@@ -11,7 +11,7 @@ import {
 import { ChatCompletionsError, toWireMessages } from '@deepseek-ai/dsh-llm-openai'
 import { textChunks } from './support/fixtures.ts'
 import { modelFor, simpleRequest, weatherTool } from './support/model.ts'
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts'
+import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { sse, sseText } from './support/sse.ts'
 
 let server: ReplayServer

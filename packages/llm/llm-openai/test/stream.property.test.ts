@@ -5,7 +5,7 @@ import { createOpenAICompatibleModel } from '@deepseek-ai/dsh-llm-openai'
 import { createChunkAssembler } from '../src/create-chunk-assembler.ts'
 import { chunk, reasoningChunks, textChunks, toolCallChunks } from './support/fixtures.ts'
 import { collect, modelFor, simpleRequest } from './support/model.ts'
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts'
+import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { sse, splitAt, sseText } from './support/sse.ts'
 
 /** A model whose `fetch` answers with exactly these byte pieces, one `read()` each. */

@@ -10,7 +10,11 @@ import {
   toolCallChunks,
 } from './support/fixtures.ts'
 import { collect, modelFor, simpleRequest, weatherTool } from './support/model.ts'
-import { startReplayServer, type ReplayServer, type Responder } from './support/replay-server.ts'
+import {
+  startReplayServer,
+  type ReplayServer,
+  type Responder,
+} from '../../../../test-support/replay-server.ts'
 import { byteOffsetsOf, sse, sseText, writePiece, writeSseHead } from './support/sse.ts'
 
 let server: ReplayServer

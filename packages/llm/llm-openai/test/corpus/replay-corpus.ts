@@ -8,7 +8,11 @@ import { createOpenAICompatibleModel, type OpenAICompatibleModel } from '@deepse
 import { createMemorySession, type Session } from '@deepseek-ai/dsh-session'
 import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
 import { deferred } from '../../../../../test-support/deferred.ts'
-import { startReplayServer, type ReplayServer, type Responder } from '../support/replay-server.ts'
+import {
+  startReplayServer,
+  type ReplayServer,
+  type Responder,
+} from '../../../../../test-support/replay-server.ts'
 import { writePiece, writeSseHead } from '../support/sse.ts'
 import type { Step, Transcript } from './transcript.ts'
 

@@ -1,4 +1,4 @@
-import type { ReceivedRequest } from '../support/replay-server.ts'
+import type { ReceivedRequest } from '../../../../../test-support/replay-server.ts'
 
 /** What a provider answers instead of a stream when it refuses a request. */
 export interface Rejection {
