@@ -1,3 +1,4 @@
+import type * as ProviderUtils from '@ai-sdk/provider-utils'
 import type { Tool } from '@ai-sdk/provider-utils'
 import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
@@ -36,7 +37,7 @@ function bad(message: string): AiSdkError {
 }
 
 /** `@ai-sdk/provider-utils` (a dependency of `ai`), loaded only by the tools bridge. */
-async function loadProviderUtils(): Promise<typeof import('@ai-sdk/provider-utils')> {
+async function loadProviderUtils(): Promise<typeof ProviderUtils> {
   try {
     return await import('@ai-sdk/provider-utils')
   } catch (error) {

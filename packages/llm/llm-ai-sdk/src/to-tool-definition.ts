@@ -1,4 +1,4 @@
-import type { Tool } from '@ai-sdk/provider-utils'
+import type { Tool, asSchema } from '@ai-sdk/provider-utils'
 import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, type JsonObject, type ToolResultContent } from '@deepseek-ai/dsh-llm'
 import type { AnyToolDefinition, ArgumentValidation } from '@deepseek-ai/dsh-tools'
