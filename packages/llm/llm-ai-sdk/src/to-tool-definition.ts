@@ -12,7 +12,7 @@ export interface BuiltTool {
   readonly needsApproval?: (args: unknown, callId: string) => Promise<boolean>
 }
 
-type AsSchema = (typeof import('@ai-sdk/provider-utils'))['asSchema']
+type AsSchema = typeof asSchema
 
 interface StandardResult {
   readonly value?: unknown
