@@ -418,7 +418,10 @@ try {
     ...Object.fromEntries(aiSdkFixture.packages.map((name) => [name, allLocal[name]])),
     ...aiSdkFixture.registry,
   })
-  check(installedCopies(aiSdk, '@ai-sdk/provider').length === 1, 'ai-sdk: expected exactly one @ai-sdk/provider')
+  check(
+    installedCopies(aiSdk, '@ai-sdk/provider').length === 1,
+    'ai-sdk: expected exactly one @ai-sdk/provider',
+  )
   for (const [file, source] of Object.entries(aiSdkFixture.files)) writeFileSync(join(aiSdk, file), source)
   expectOutput('ai-sdk ESM', run(process.execPath, ['smoke.mjs'], aiSdk), aiSdkFixture.expectedReport)
   expectOutput('ai-sdk CommonJS', run(process.execPath, ['smoke.cjs'], aiSdk), aiSdkFixture.expectedReport)
