@@ -456,10 +456,12 @@ describe('fromAiSdk on MockLanguageModelV3', () => {
     expect(() => fromAiSdk(new MockLanguageModelV3(), { callOptions: { prompt: [] } as never })).toThrow(
       /must not set "prompt"/,
     )
+    let refused: unknown
     try {
       fromAiSdk(null as never)
     } catch (error) {
-      expect(error).toMatchObject({ code: 'INVALID_MODEL', kind: 'user' })
+      refused = error
     }
+    expect(refused).toMatchObject({ code: 'INVALID_MODEL', kind: 'user' })
   })
 })
