@@ -64,7 +64,7 @@ export const aiSdkFixture = {
     '@deepseek-ai/dsh-session',
   ],
   /** From the registry: the peers of the AI SDK 6 line. */
-  registry: { '@ai-sdk/provider': '^3.0.19', '@ai-sdk/provider-utils': '^4.0.65', zod: '~4.0.0' },
+  registry: { '@ai-sdk/provider': '^3.0.19', '@ai-sdk/provider-utils': '^4.0.65', zod: '^4.1.8' },
   files: {
     'smoke.mjs': [
       `import { ${names} } from '@deepseek-ai/dsh-llm-ai-sdk'`,
