@@ -592,10 +592,16 @@ describe('CPU held inside built-ins cannot hold the host (docs/spec.md T34)', ()
 
   it('T34: a worker busy inside a built-in after its run ended is terminated, and the next run gets a new one', async () => {
     const own = createTestRuntime()
+    // A warm worker, and a budget that the loop surely reaches, however loaded the machine: a run
+    // that timed out before its program started would leave no busy worker to terminate.
+    await own.warmUp()
+    let entered = false
     const result = await own.run({
-      program: "const s = 'x'.repeat(1 << 20); for (;;) s.indexOf('y')",
-      limits: { timeoutMs: 300 },
+      program: "await tools.enterLoop(); const s = 'x'.repeat(1 << 20); for (;;) s.indexOf('y')",
+      bindings: { enterLoop: () => void (entered = true) },
+      limits: { timeoutMs: 1_000 },
     })
+    expect(entered).toBe(true)
     expect(errorOf(result).kind).toBe('timeout')
     // The engine polls for interrupts only between built-in calls, every ~10 000 of them: this
     // loop would keep its thread for many seconds; the host terminates it after a short grace.
