@@ -22,7 +22,16 @@ function callsAt(
     result:
       span.end === undefined
         ? undefined
-        : { seq: span.end, time: 0, iso: '', isError: false, content: '', error: undefined },
+        : {
+            seq: span.end,
+            time: 0,
+            iso: '',
+            isError: false,
+            content: '',
+            error: undefined,
+            runMs: undefined,
+            commitMs: undefined,
+          },
     late: undefined,
   }))
 }
