@@ -8,6 +8,15 @@ const detailed = (detail: string | undefined): string =>
   detail === undefined || detail === '' ? '.' : `: ${detail}`
 
 /**
+ * Who gave a call the value a message is about: the body (`Tool "x" returned a value that`), or a
+ * stage that replaced it (`A tools/post-execute listener replaced the value of tool "x" with one that`).
+ */
+const valueFrom = (toolName: string, replacedBy: string | undefined, what = 'a value'): string =>
+  replacedBy === undefined
+    ? `Tool "${named(toolName)}" returned ${what}`
+    : `${replacedBy} replaced the value of tool "${named(toolName)}" with ${what === 'a value' ? 'one' : what}`
+
+/**
  * The model-facing message of every outcome the pipeline builds, written once: the pipeline, the
  * scheduler and the loop all produce these results, and the model must read the same words from
  * each. Names are clipped (a made-up 100,000-character name stays short) and thrown values are
@@ -72,16 +81,23 @@ export const toolMessages = {
     `A tools/execute wrapper returned something that is not a tool result for "${named(toolName)}".`,
   toolFailed: (toolName: string, error: unknown): string =>
     `Tool "${named(toolName)}" failed: ${describeThrown(error)}`,
-  outputSchemaBroken: (toolName: string, issues: string): string =>
-    `Tool "${named(toolName)}" returned a value that breaks its output schema: ${issues}`,
+  /** `replacedBy`: who replaced the body's value ("A tools/post-execute listener"), if not the body. */
+  outputSchemaBroken: (toolName: string, issues: string, replacedBy?: string): string =>
+    `${valueFrom(toolName, replacedBy)} that breaks its output schema: ${issues}`,
   outputValidationFailed: (toolName: string, error: unknown): string =>
     `Output validation for tool "${named(toolName)}" failed: ${describeThrown(error)}`,
-  valueNotLossless: (toolName: string, where: string, reason: string): string =>
-    `Tool "${named(toolName)}" returned a value that is not lossless JSON: ${where} ${reason}`,
+  valueNotLossless: (toolName: string, where: string, reason: string, replacedBy?: string): string =>
+    `${valueFrom(toolName, replacedBy)} that is not lossless JSON: ${where} ${reason}`,
   renderFailed: (toolName: string, error: unknown): string =>
     `Tool "${named(toolName)}" could not render its value: ${describeThrown(error)}`,
-  resultTooLarge: (toolName: string, bytes: number, limit: number, exact: boolean): string =>
-    `Tool "${named(toolName)}" returned ${exact ? `${bytes}` : `at least ${bytes}`} bytes of result; the limit is ${limit} bytes (maxResultBytes). Return less (a page, a summary, a path to the full data) or raise the limit.`,
+  resultTooLarge: (
+    toolName: string,
+    bytes: number,
+    limit: number,
+    exact: boolean,
+    replacedBy?: string,
+  ): string =>
+    `${valueFrom(toolName, replacedBy, `${exact ? `${bytes}` : `at least ${bytes}`} bytes of result`)}; the limit is ${limit} bytes (maxResultBytes). Return less (a page, a summary, a path to the full data) or raise the limit.`,
 
   // --- after the body
   postExecuteInvalid: (toolName: string): string =>

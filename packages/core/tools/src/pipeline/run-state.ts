@@ -47,6 +47,8 @@ export class RunState implements ToolRunContext {
    * than a weak set: one entry per call in a weak table costs more than the rest of a trivial call).
    */
   trusted: ToolExecutionResult | undefined = undefined
+  /** What the innermost `next()` of the `tools/execute` wrappers answered, frozen (dispatch.ts). */
+  inner: ToolExecutionResult | undefined = undefined
 
   // --- cancellation (call-signal.ts): one controller per call, created on first use
   controller: AbortController | undefined = undefined
