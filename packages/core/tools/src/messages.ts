@@ -3,9 +3,10 @@ import { describeThrown } from './pipeline/results.ts'
 
 /** A tool name as the model may have made it up: clipped, so an echo stays short. */
 const named = (toolName: string): string => clip(toolName, MAX_ECHOED_NAME)
-/** `: detail` when a non-empty detail was given, else `.`. */
-const detailed = (detail: string | undefined): string =>
-  detail === undefined || detail === '' ? '.' : `: ${detail}`
+/** A reason that says nothing: none, empty, or only whitespace. */
+const blank = (text: string | undefined): text is undefined => text === undefined || text.trim() === ''
+/** `: detail` when a detail that says something was given, else `.`. */
+const detailed = (detail: string | undefined): string => (blank(detail) ? '.' : `: ${detail}`)
 
 /**
  * Who gave a call the value a message is about: the body (`Tool "x" returned a value that`), or a
@@ -55,7 +56,11 @@ export const toolMessages = {
     `A tools/pre-execute listener returned an invalid decision for "${named(toolName)}".`,
   preExecuteFailed: (toolName: string, error: unknown): string =>
     `A tools/pre-execute listener failed for "${named(toolName)}": ${describeThrown(error)}`,
-  denied: (toolName: string, reason: string): string => `Tool "${named(toolName)}" was denied: ${reason}`,
+  /** A blank reason still gives the model a message that says what happened (T15). */
+  denied: (toolName: string, reason: string): string =>
+    blank(reason)
+      ? `Tool "${named(toolName)}" was denied (no reason was given).`
+      : `Tool "${named(toolName)}" was denied: ${reason}`,
   noApprovalService: (toolName: string, reason: string | undefined): string =>
     `Tool "${named(toolName)}" needs approval${reason === undefined ? '' : ` (${reason})`}, but no approval service is installed.`,
   approvalFailed: (toolName: string, error: unknown): string =>
@@ -100,6 +105,11 @@ export const toolMessages = {
     `${valueFrom(toolName, replacedBy, `${exact ? `${bytes}` : `at least ${bytes}`} bytes of result`)}; the limit is ${limit} bytes (maxResultBytes). Return less (a page, a summary, a path to the full data) or raise the limit.`,
 
   // --- after the body
+  /** The feedback is the whole message; a blank one is replaced by a stable message (T15). */
+  blocked: (toolName: string, feedback: string): string =>
+    blank(feedback)
+      ? `The result of tool "${named(toolName)}" was withheld by a tools/post-execute listener (no reason was given).`
+      : feedback,
   postExecuteInvalid: (toolName: string): string =>
     `A tools/post-execute listener returned an invalid decision for "${named(toolName)}".`,
   postExecuteFailed: (toolName: string, error: unknown): string =>

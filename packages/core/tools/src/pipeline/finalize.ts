@@ -109,7 +109,7 @@ function applyDecision(
       return { ...rest, content, ...contexts, ...(value === undefined ? {} : { value }) }
     }
     case 'block': {
-      const blocked = failure('BLOCKED', decision.feedback)
+      const blocked = failure('BLOCKED', toolMessages.blocked(run.toolName, decision.feedback))
       return own.length === 0 ? blocked : { ...blocked, additionalContexts: own }
     }
     default: {
