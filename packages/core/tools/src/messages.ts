@@ -104,6 +104,12 @@ export const toolMessages = {
   ): string =>
     `${valueFrom(toolName, replacedBy, `${exact ? `${bytes}` : `at least ${bytes}`} bytes of result`)}; the limit is ${limit} bytes (maxResultBytes). Return less (a page, a summary, a path to the full data) or raise the limit.`,
 
+  /** `deferred`: the body's own `exec.deferContext` calls; else contexts a result carried. */
+  contextsTooLarge: (toolName: string, bytes: number, limit: number, deferred: boolean): string =>
+    `Tool "${named(toolName)}" ${deferred ? 'deferred' : 'produced'} ${bytes} bytes of context for the next message${deferred ? ' (exec.deferContext)' : ''}; the limit is ${limit} bytes (maxResultBytes). Defer less (a summary, a path to the full text) or raise the limit.`,
+  messageTooLarge: (toolName: string, bytes: number, limit: number): string =>
+    `Tool "${named(toolName)}" produced a failure whose message is ${bytes} bytes; the limit is ${limit} bytes (maxResultBytes).`,
+
   // --- after the body
   /** The feedback is the whole message; a blank one is replaced by a stable message (T15). */
   blocked: (toolName: string, feedback: string): string =>

@@ -66,7 +66,10 @@ function deferContext(run: RunState, text: unknown): void {
     )
     return
   }
-  ;(run.deferred ??= []).push(text)
+  // T14: what reaches the next message is bounded like a result; past the limit nothing more is
+  // kept (the call fails when its result is produced, see withBodyExtras), only counted
+  const total = (run.deferredBytes += Buffer.byteLength(text, 'utf8'))
+  if (total <= run.state.registry.options.maxResultBytes) (run.deferred ??= []).push(text)
 }
 
 /** T16: the result of a call whose body never started. */

@@ -35,6 +35,8 @@ export class RunState implements ToolRunContext {
     ((exec: FinalizeContext, result: ToolExecutionResult) => readonly unknown[]) | undefined
   /** What the body deferred (`exec.deferContext`), created on first use. */
   deferred: string[] | undefined = undefined
+  /** UTF-8 bytes the body deferred, kept or not (past `maxResultBytes` the call fails, T14). */
+  deferredBytes = 0
   concludes = false
   /** The input's `nestedCallHooks`, handed to the body (a transport records its nested calls through them). */
   nestedCallHooks: ToolBatchHooks | undefined = undefined
