@@ -650,8 +650,8 @@ export const mutants = [
     id: 'pipe-wrapper-garbage-trusted',
     package: 'tools',
     file: `${TOOLS}/pipeline/dispatch.ts`,
-    find: 'if (looksLikeResult(raw)) return raw',
-    replace: 'return raw as ToolExecutionResult',
+    find: 'if (looksLikeResult(raw)) {',
+    replace: 'if (raw !== null && raw !== undefined) {',
     kind: 'fail open',
     description: 'whatever a wrapper returns is taken as a result',
     attacks: 'spec §5: a wrapper that returns no result fails the call (PIPELINE_FAILED)',
@@ -781,14 +781,14 @@ export const mutants = [
     attacks: "T9: a child's view is its parent's view, further restricted",
   },
   {
-    id: 'scope-root-restriction-ignored',
+    id: 'scope-root-restriction-accepted',
     package: 'tools',
-    file: `${TOOLS}/registry/scope-state.ts`,
-    find: 'of state.local) if (passes(state.restrictions, name))',
-    replace: 'of state.local) if (true)',
-    kind: 'T9 restrict',
-    description: 'a restriction on the root scope filters nothing',
-    attacks: 'issue 7 / T9: a restrict on the root scope filters the globals',
+    file: `${TOOLS}/view/create-registration-methods.ts`,
+    find: 'if (parent === undefined) throw rootRestriction(ctx.scope.name)',
+    replace: 'if (parent === undefined) return () => {}',
+    kind: 'T11 restrict',
+    description: 'a restriction on the root scope is accepted silently (and filters nothing)',
+    attacks: "issue 21 item 9 / T11: the root's own tools cannot be restricted; the refusal says so",
   },
   {
     id: 'scope-hidden-tool-listed',
@@ -1730,8 +1730,10 @@ export const firstTests = {
     [/^pipeline\/claim-run/, ['stage-misuse.test.ts', 'scheduler.test.ts']],
     [/^pipeline\/call-arguments/, ['argument-cache.test.ts', 'policy-args.test.ts', 'bad-input.test.ts']],
     [
-      /^pipeline\/(finalize|run-body|late-outcome|materialize)/,
+      /^pipeline\/(finalize|run-body|value-result|with-body-extras|late-outcome|materialize)/,
       [
+        'replaced-value.test.ts',
+        'result-limits.test.ts',
         'result-contexts.test.ts',
         'results.test.ts',
         'late-outcome.test.ts',
@@ -1743,7 +1745,7 @@ export const firstTests = {
       ],
     ],
     [
-      /^(pipeline\/(prepare|guards|approval|session-grants|concurrency|callable-tool)|runtime|registry\/)/,
+      /^(pipeline\/(prepare|guards|approval|session-grants|concurrency|callable-tool)|runtime|registry\/|view\/create-registration)/,
       [
         'approval-grants.test.ts',
         'policy-args.test.ts',
