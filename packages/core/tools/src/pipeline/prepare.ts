@@ -119,6 +119,11 @@ export function prepareCall(
       failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)),
     )
   }
+  const { approval } = input
+  // A person rejected this call (durable approvals): that is its answer, whatever policy says now,
+  // also when the tool is gone or its arguments no longer validate (the feedback is the person's)
+  const rejected = approval?.kind === 'answered' ? rejectedByAnswer(input.name, approval.answer) : undefined
+  if (rejected !== undefined) return settled(state, call, tool, rejected)
   if (tool === undefined || args === undefined)
     return settled(state, call, tool, failure('UNKNOWN_TOOL', unknownToolMessage(input.name, state, input)))
   switch (args.kind) {
@@ -144,10 +149,6 @@ export function prepareCall(
       return never
     }
   }
-  const { approval } = input
-  // A person rejected this call (durable approvals): that is its answer, whatever policy says now.
-  const rejected = approval?.kind === 'answered' ? rejectedByAnswer(input.name, approval.answer) : undefined
-  if (rejected !== undefined) return settled(state, call, tool, rejected)
   const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
   run.nestedCallHooks = input.nestedCallHooks
   // no listener and no guard: nothing to decide, nothing to wait for (and no promise either: the
