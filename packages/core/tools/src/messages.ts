@@ -52,8 +52,13 @@ export const toolMessages = {
     `Argument validation for tool "${named(toolName)}" failed: ${problem}`,
 
   // --- policy
-  preExecuteInvalid: (toolName: string): string =>
-    `A tools/pre-execute listener returned an invalid decision for "${named(toolName)}".`,
+  preExecuteInvalid: (toolName: string, problem?: string): string =>
+    `A tools/pre-execute listener returned an invalid decision for "${named(toolName)}"${problem === undefined ? '.' : `: ${problem}.`}`,
+  /** T36: arguments a policy rewrote (`allow({ args })`) that the tool's schema refuses. */
+  rewrittenArgumentsInvalid: (toolName: string, problem: string): string =>
+    `The arguments a tools/pre-execute listener rewrote for tool "${named(toolName)}" are invalid: ${problem}`,
+  rewritesUnsettled: (toolName: string, passes: number): string =>
+    `tools/pre-execute listeners rewrote the arguments of "${named(toolName)}" ${passes} times without settling; a rewrite must lead to a decision that rewrites nothing more.`,
   preExecuteFailed: (toolName: string, error: unknown): string =>
     `A tools/pre-execute listener failed for "${named(toolName)}": ${describeThrown(error)}`,
   /** A blank reason still gives the model a message that says what happened (T15). */

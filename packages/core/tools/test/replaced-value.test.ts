@@ -145,6 +145,26 @@ describe('T14: a value replaced after the body is checked against the output sch
   })
 })
 
+describe('T14: a policy answering in place of the body (respond) is held to the output schema too', () => {
+  it('T14: respond({ content, value }) with a value that breaks the output schema is INVALID_TOOL_OUTPUT; a fitting one passes as given', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(login())
+    let value: unknown = 1
+    ctx.on('tools/pre-execute', () => ({ type: 'respond', content: 'from the cache', value }) as never)
+    const broken = await ctx.tools.execute(call('login'))
+    expect(codeOf(broken)).toBe('INVALID_TOOL_OUTPUT')
+    expect(broken.isError && broken.error.message).toMatch(
+      /^A tools\/pre-execute listener replaced the value of tool "login" with one that breaks its output schema/,
+    )
+    value = REDACTED
+    expect(await ctx.tools.execute(call('login'))).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: 'from the cache' }],
+      value: REDACTED,
+    })
+  })
+})
+
 describe('T14: the result a wrapper gets from next() is frozen', () => {
   it('T14: setting r.value = 42 (or editing its content) in place is impossible and ships nothing', async () => {
     const { ctx } = setup()

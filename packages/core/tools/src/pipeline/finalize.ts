@@ -153,12 +153,16 @@ export function finishCall(run: RunState, result: ToolExecutionResult): ToolExec
       )
     }
   }
-  const final = materializeResult(
+  const materialized = materializeResult(
     candidate,
     run.toolName,
     run.state.registry.options.maxResultBytes,
     candidate === run.trusted,
   )
+  // T36: a call whose arguments policy rewrote says what it ran with (a string: still lossless)
+  const rewritten = run.rewrittenArguments
+  const final =
+    rewritten === undefined ? materialized : Object.freeze({ ...materialized, rewrittenArguments: rewritten })
   const { ctx } = run.state
   if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', final, run.call)
   return final

@@ -25,11 +25,14 @@ export type RunStage =
 export class RunState implements ToolRunContext {
   readonly callId: CallId
   readonly toolName: string
-  readonly call: ToolCallInfo
+  /** Replaced (with `args`) when policy rewrites the arguments (T36, rewrite-arguments.ts). */
+  call: ToolCallInfo
   readonly scope: Context
   readonly state: ScopeToolsState
   readonly tool: RegisteredTool | undefined
-  readonly args: unknown
+  args: unknown
+  /** The JSON text of the arguments policy rewrote the call to; the result carries it. */
+  rewrittenArguments: string | undefined = undefined
   /** Captured when the call started (docs/spec.md §5 step 10). */
   readonly finalizeContent:
     ((exec: FinalizeContext, result: ToolExecutionResult) => readonly unknown[]) | undefined
