@@ -110,8 +110,13 @@ export function defaultText(value: JsonValue | undefined): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
-/** Freezes a pipeline-built result along its known shape (cheaper than a generic deep freeze). */
+/**
+ * Freezes a pipeline-built result along its known shape (cheaper than a generic deep freeze). One
+ * frozen already (what a wrapper got from next(), passed on as it was) was frozen whole, here or by
+ * `deepFreeze`: nothing is left to do.
+ */
 function freezeTrusted(result: ToolExecutionResult): ToolExecutionResult {
+  if (Object.isFrozen(result)) return result
   for (const block of result.content) Object.freeze(block)
   Object.freeze(result.content)
   if (result.additionalContexts !== undefined) Object.freeze(result.additionalContexts)
