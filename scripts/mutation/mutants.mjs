@@ -1942,7 +1942,6 @@ export const firstTests = {
   ],
   'agent-loop': [
     [/^answer-pending-approval/, ['durable-approvals.test.ts', 'async-session.test.ts']],
-    [/^append-tool-result/, ['session-mapping.test.ts']],
     [
       /^(tool-call-ledger|open-step-batch|execute-tool-calls|run-streamed-step)/,
       [
@@ -1961,6 +1960,7 @@ export const firstTests = {
       /^(run-turn|record-tool-contexts)/,
       ['agent-loop.test.ts', 'turn-boundaries.test.ts', 'session-mapping.test.ts', 'async-session.test.ts'],
     ],
+    [/^append-tool-result/, ['session-mapping.test.ts']],
   ],
   'session-postgres': [
     [/^(write-events|acquire-lease|lease-heartbeat)/, ['lease.test.ts', 'store.test.ts']],
