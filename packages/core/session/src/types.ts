@@ -195,6 +195,11 @@ export interface ToolResultEventData {
   meta?: JsonValue
   /** Present for a call that started, when the loop recorded it (absent in older logs). */
   timings?: ToolCallRecordedTimings
+  /**
+   * Present only when a policy rewrote the call's arguments (T36): the JSON text the call ran with.
+   * The `tool/call` (and the assistant message) keep the model's own text.
+   */
+  rewrittenArguments?: string
 }
 
 /**
