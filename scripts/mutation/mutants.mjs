@@ -19,6 +19,7 @@ const CONTEXT = 'packages/core/context/src'
 const SESSION = 'packages/core/session/src'
 const LOOP = 'packages/core/agent-loop/src'
 const POSTGRES = 'packages/session/session-postgres/src'
+const DISPATCH = 'packages/plugins/dispatch-bullmq/src'
 
 /** @typedef {{ id: string, package: string, file: string, find: string, replace: string, kind: string, description: string, attacks: string, occurrences?: number, nth?: number, equivalent?: string }} Mutant */
 
@@ -1701,6 +1702,18 @@ export const mutants = [
     description: 'a paused step continues before its approval/answer is durable',
     attacks: 'T13/T42: the answer is recorded before the approved call runs',
   },
+  // ---------------------------------------------------------------- dispatch-bullmq: what a call is told (issue 21)
+  {
+    id: 'dispatch-stall-is-failed',
+    package: 'dispatch-bullmq',
+    file: `${DISPATCH}/caller/job-state.ts`,
+    find: "return reason === STALLED_REASON ? { kind: 'lost' } : { kind: 'failed', reason }",
+    replace: "return { kind: 'failed', reason }",
+    kind: 'remote failure code',
+    description:
+      'a job another worker failed as stalled is answered RemoteJobFailed (BullMQ failed it) instead of WorkerLost (its worker died)',
+    attacks: 'D8: a stalled job is WorkerLost / INTERRUPTED',
+  },
 ]
 
 /**
@@ -1810,6 +1823,7 @@ export const firstTests = {
       ['agent-loop.test.ts', 'turn-boundaries.test.ts', 'session-mapping.test.ts', 'async-session.test.ts'],
     ],
   ],
+  'dispatch-bullmq': [[/^caller\//, ['job-state.test.ts', 'failure-modes.test.ts', 'redis-restart.test.ts']]],
   'session-postgres': [
     [/^(write-events|acquire-lease|lease-heartbeat)/, ['lease.test.ts', 'store.test.ts']],
     [/^(load-events|event-text)/, ['store.test.ts', 'lossless.test.ts', 'session-contract.test.ts']],
