@@ -77,7 +77,13 @@ export function createCallIdAllocator(session: AnySession): CallIdAllocator {
   const as = (block: ToolCallBlock, callId: string): RecordedCallBlock => {
     take(step, callId)
     if (callId === block.id) return block
-    return { type: 'tool-call', id: callId, name: block.name, arguments: block.arguments, modelCallId: block.id }
+    return {
+      type: 'tool-call',
+      id: callId,
+      name: block.name,
+      arguments: block.arguments,
+      modelCallId: block.id,
+    }
   }
 
   return {

@@ -207,7 +207,9 @@ export function openStepBatch(options: {
       const index = blocks.length
       const firstCallId = approvals?.firstCallId
       const block =
-        index === 0 && firstCallId !== undefined ? callIds.recorded(model, firstCallId) : callIds.assign(model)
+        index === 0 && firstCallId !== undefined
+          ? callIds.recorded(model, firstCallId)
+          : callIds.assign(model)
       blocks.push(block)
       batch.add({
         callId: block.id,

@@ -218,8 +218,8 @@ describe('call ids unique in the session, the model’s own on the wire (T28–T
     expect(calls(session.events()).map((c) => c.callId)).toEqual(['d', 'e'])
     const message = session.events().find((e) => e.type === 'assistant/message')!
     expect(
-      (message.data as unknown as { message: { content: AssistantContent[] } }).message.content.flatMap((b) =>
-        b.type === 'tool-call' ? [b.id] : [],
+      (message.data as unknown as { message: { content: AssistantContent[] } }).message.content.flatMap(
+        (b) => (b.type === 'tool-call' ? [b.id] : []),
       ),
     ).toEqual(['d', 'e'])
     expectHealthy(session)
