@@ -33,6 +33,7 @@ import {
 import { createFakeCodeRuntime } from '../../../../test-support/fake-code-runtime.ts'
 import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 import { registerBasicTools } from './support/agents.ts'
+import { asyncStore } from './support/async-store.ts'
 import { gatedTool, quiesce, type Journal } from './support/fixtures.ts'
 import { wireIds, wireProblems } from './support/wire-ids.ts'
 
@@ -146,6 +147,19 @@ describe('call ids unique in the session, the model’s own on the wire (T28–T
       expect(historyFromSession(session.events()).slice(0, -1)).toEqual(last)
     })
   }
+
+  it('T28/T30: over an asynchronous session (a database store), a reused id is renamed the same way', async () => {
+    const store = asyncStore()
+    const { model, agent } = agentOn([[echo('d', 'one')], [echo('d', 'two')], [textBlock('done')]], {
+      session: store.session,
+    })
+    await agent.run('go')
+    expect(calls(store.session.events()).map((c) => [c.callId, c.modelCallId])).toEqual([
+      ['d', undefined],
+      ['d#2', 'd'],
+    ])
+    expectHealthy(store.session, model)
+  })
 
   it('T28/T30: ids reused across turns, and a model id that equals an id the loop gave (d#2), stay unique', async () => {
     const { session, model, agent } = agentOn([
