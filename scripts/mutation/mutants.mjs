@@ -19,6 +19,7 @@ const CONTEXT = 'packages/core/context/src'
 const SESSION = 'packages/core/session/src'
 const LOOP = 'packages/core/agent-loop/src'
 const POSTGRES = 'packages/session/session-postgres/src'
+const DISPATCH = 'packages/plugins/dispatch-bullmq/src'
 
 /** @typedef {{ id: string, package: string, file: string, find: string, replace: string, kind: string, description: string, attacks: string, occurrences?: number, nth?: number, equivalent?: string }} Mutant */
 
@@ -1609,8 +1610,8 @@ export const mutants = [
     id: 'loop-resume-skips-unrecorded',
     package: 'agent-loop',
     file: `${LOOP}/answer-interrupted-calls.ts`,
-    find: 'for (const block of findUnrecordedCalls(events, last)) {',
-    replace: 'for (const block of findUnrecordedCalls(events, last).slice(0, 0)) {',
+    find: 'for (const model of findUnrecordedCalls(events, last)) {',
+    replace: 'for (const model of findUnrecordedCalls(events, last).slice(0, 0)) {',
     kind: 'resume',
     description: 'resume ignores calls of the last step that were never recorded',
     attacks: 'resume records and answers calls the model made but the batch never recorded',
@@ -1847,6 +1848,69 @@ export const mutants = [
     description: 'a paused step continues before its approval/answer is durable',
     attacks: 'T13/T42: the answer is recorded before the approved call runs',
   },
+  // ---------------------------------------------------------------- issue 21: failed batches drain, ids stay unique
+  {
+    id: 'sched-failed-batch-done-before-bodies',
+    package: 'tools',
+    file: `${TOOLS}/scheduler/batch-state.ts`,
+    find: 'return closed && !committing && inFlight === 0 && (committed === calls.length || parked)',
+    replace: 'return closed && !committing && (committed === calls.length || parked)',
+    kind: 'failure drain',
+    description: 'a failed batch settles while bodies it started still run; their outcomes are lost',
+    attacks: 'T38/T39: a failed batch drains the bodies that started and reports what they did',
+  },
+  {
+    id: 'sched-recovery-drops-candidate',
+    package: 'tools',
+    file: `${TOOLS}/scheduler/run-commit-step.ts`,
+    find: 'if (step.dropped !== undefined) options.dropped(index, step.dropped)',
+    replace: 'void step.dropped',
+    kind: 'failure drain',
+    description: 'recovery replaces a body’s returned result by SCHEDULER_FAILED and reports nothing of it',
+    attacks: 'T38/T39: what a body did is reported once even when recovery answers its call',
+  },
+  {
+    id: 'loop-call-ids-not-unique',
+    package: 'agent-loop',
+    file: `${LOOP}/create-call-id-allocator.ts`,
+    find: 'if (free(block.id)) return as(block, block.id)',
+    replace: 'return as(block, block.id)',
+    kind: 'call ids',
+    description: 'a model id reused in a later step is recorded again as it is',
+    attacks: 'T28/T30: every call id is unique in the session, every log verifies',
+  },
+  {
+    id: 'loop-call-ids-ignore-nested-space',
+    package: 'agent-loop',
+    file: `${LOOP}/create-call-id-allocator.ts`,
+    find: 'return parent === undefined || !step.used.has(parent)',
+    replace: 'return true',
+    kind: 'call ids',
+    description: 'a plain call named like a nested id of a run_code call of the same step keeps it',
+    attacks: 'T30/T33: nested ids never collide with the model’s',
+  },
+  {
+    id: 'loop-history-keeps-session-id',
+    package: 'agent-loop',
+    file: `${LOOP}/history-from-session.ts`,
+    find: 'messages.push(answeringAs(message as ToolMessage, modelCallId))',
+    replace: 'messages.push(message as Message)',
+    kind: 'call ids',
+    description: 'the provider is answered with the session id instead of the id it sent',
+    attacks: 'T29: the provider gets back the ids it sent',
+  },
+  // ---------------------------------------------------------------- dispatch-bullmq: what a call is told (issue 21)
+  {
+    id: 'dispatch-stall-is-failed',
+    package: 'dispatch-bullmq',
+    file: `${DISPATCH}/caller/job-state.ts`,
+    find: "return reason === STALLED_REASON ? { kind: 'lost' } : { kind: 'failed', reason }",
+    replace: "return { kind: 'failed', reason }",
+    kind: 'remote failure code',
+    description:
+      'a job another worker failed as stalled is answered RemoteJobFailed (BullMQ failed it) instead of WorkerLost (its worker died)',
+    attacks: 'D8: a stalled job is WorkerLost / INTERRUPTED',
+  },
 ]
 
 /**
@@ -1942,6 +2006,7 @@ export const firstTests = {
   ],
   'agent-loop': [
     [/^answer-pending-approval/, ['durable-approvals.test.ts', 'async-session.test.ts']],
+    [/^(create-call-id-allocator|history-from-session)/, ['call-ids.test.ts', 'session-mapping.test.ts']],
     [
       /^(tool-call-ledger|open-step-batch|execute-tool-calls|run-streamed-step)/,
       [
@@ -1962,6 +2027,7 @@ export const firstTests = {
     ],
     [/^append-tool-result/, ['session-mapping.test.ts']],
   ],
+  'dispatch-bullmq': [[/^caller\//, ['job-state.test.ts', 'failure-modes.test.ts', 'redis-restart.test.ts']]],
   'session-postgres': [
     [/^(write-events|acquire-lease|lease-heartbeat)/, ['lease.test.ts', 'store.test.ts']],
     [/^(load-events|event-text)/, ['store.test.ts', 'lossless.test.ts', 'session-contract.test.ts']],

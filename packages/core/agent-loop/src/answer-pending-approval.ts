@@ -93,7 +93,11 @@ export function answerPendingApproval(options: {
   if (approval === undefined) throw notPending(where, events, reply.callId, pending)
   const message = last?.lastAssistant
   const calls = message === undefined ? [] : toolCallsOf(message)
-  const at = calls.findIndex((block) => block.id === approval.callId)
+  // the call's block holds the model's id, which the loop may have recorded under another
+  const callData = events.find((event) => event.seq === approval.callSeq)?.data as
+    { modelCallId?: unknown } | undefined
+  const blockId = typeof callData?.modelCallId === 'string' ? callData.modelCallId : approval.callId
+  const at = calls.findIndex((block) => block.id === blockId)
   if (
     last === undefined ||
     last.turn !== approval.turn ||
@@ -124,6 +128,7 @@ export function answerPendingApproval(options: {
     messageSeq: last.lastAssistantSeq,
     blocks: calls.slice(at),
     firstCallSeq: approval.callSeq,
+    firstCallId: approval.callId,
     answer: answer as ApprovalAnswer,
     carried: { contexts, concludesTurn: request?.concludesTurn === true },
   }

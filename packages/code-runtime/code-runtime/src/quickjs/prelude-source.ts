@@ -47,6 +47,8 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   var INDEX = /^(?:0|[1-9][0-9]*)$/;
   var MAX_DEPTH = 1000;
   var MAX_MESSAGE = 2000;
+  var PATH_HEAD = 60;
+  var PATH_TAIL = 40;
   var SHOW_DEPTH = 3;
   var SHOW_ITEMS = 100;
 
@@ -68,12 +70,36 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   function cap(text) { return text.length > MAX_MESSAGE ? slice(text, 0, MAX_MESSAGE) + '…' : text; }
 
   // ---- lossless JSON encoding, iterative (deep values must not exhaust any stack) ----
+  // path: the segments of where the problem is ('$', '.a', '[0]', ...)
   function NotJson(path, reason) { this.path = path; this.reason = reason; }
   function pathOf(frames, key) {
     var parts = ['$'];
     for (var i = 1; i < frames.length; i++) add(parts, keySegment(frames[i].key));
     if (key !== undefined) add(parts, keySegment(key));
-    return apply(join, parts, ['']);
+    return parts;
+  }
+  // "$.a is a function"; a path too long to read (a value nested 1,000 levels deep has one of
+  // thousands of characters, longer than any message may be) goes after the reason, its middle cut
+  // out at segment boundaries, so the reason is never what a cap cuts off.
+  function notJsonText(e) {
+    var parts = e.path;
+    var length = 0;
+    for (var i = 0; i < parts.length; i++) length += parts[i].length;
+    if (length <= PATH_HEAD + PATH_TAIL) return apply(join, parts, ['']) + ' ' + e.reason;
+    var head = [];
+    var used = 0;
+    var first = 0;
+    while (first < parts.length - 1 && used + parts[first].length <= PATH_HEAD) {
+      used += parts[first].length;
+      add(head, parts[first]);
+      first++;
+    }
+    var last = parts.length;
+    used = 0;
+    while (last > first && used + parts[last - 1].length <= PATH_TAIL) used += parts[--last].length;
+    var tail = [];
+    for (var j = last; j < parts.length; j++) add(tail, parts[j]);
+    return 'it ' + e.reason + ' (at ' + apply(join, head, ['']) + '…' + apply(join, tail, ['']) + ')';
   }
   function primitiveProblem(value) {
     switch (typeof value) {
@@ -154,7 +180,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   }
   function encodeOrThrow(value, what) {
     try { return encode(value); } catch (e) {
-      if (e instanceof NotJson) throw new TypeErrorCtor(what + ' is not JSON: ' + e.path + ' ' + e.reason);
+      if (e instanceof NotJson) throw new TypeErrorCtor(what + ' is not JSON: ' + notJsonText(e));
       throw e;
     }
   }
@@ -263,7 +289,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   function settleValue(value) {
     var text;
     try { text = encode(value); } catch (e) {
-      if (e instanceof NotJson) { hostSettle('invalid-output', 'the returned value is not JSON: ' + e.path + ' ' + e.reason); return; }
+      if (e instanceof NotJson) { hostSettle('invalid-output', 'the returned value is not JSON: ' + notJsonText(e)); return; }
       var described = describe(e);
       hostSettle(described[0], described[1]);
       return;
