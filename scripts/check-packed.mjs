@@ -9,8 +9,7 @@
 // MCP SDK, the BullMQ plugin's bullmq and ioredis, the OpenTelemetry plugin's @opentelemetry/api and
 // the SDK, and the PostgreSQL store's pg (it runs against a real server: DSH_TEST_POSTGRES_URL, or a
 // throwaway one started here); the packages under test are always the local tarballs.
-import { execFile, execFileSync } from 'node:child_process'
-import { promisify } from 'node:util'
+import { execFileSync } from 'node:child_process'
 import {
   cpSync,
   mkdirSync,
@@ -33,25 +32,10 @@ import { bullmqFixture } from './packed-bullmq-fixture.mjs'
 import { postgresFixture } from './packed-postgres-fixture.mjs'
 import { URL_VARIABLE, startPostgres } from './postgres-server.mjs'
 import { otelFixture } from './packed-otel-fixture.mjs'
+import { packSuite } from './pack-suite.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRequire = createRequire(join(repo, 'package.json'))
-const packageDirs = [
-  'packages/llm/llm',
-  'packages/core/context',
-  'packages/core/session',
-  'packages/core/tools',
-  'packages/core/agent-loop',
-  'packages/core/agent-tool-presentation',
-  'packages/llm/llm-openai',
-  'packages/code-runtime/code-runtime',
-  'packages/plugins/mcp',
-  'packages/plugins/otel',
-  'packages/tools-ui/timeline',
-  'packages/plugins/permissions',
-  'packages/plugins/dispatch-bullmq',
-  'packages/session/session-postgres',
-]
 /** Packed and inspected like the others, but installed only into their own project (steps 4–6). */
 const ownProject = new Set([
   '@deepseek-ai/dsh-mcp',
@@ -125,15 +109,9 @@ try {
   const sizes = []
   const license = readFileSync(join(repo, 'LICENSE'), 'utf8')
   const tarballDir = join(work, 'tarballs')
-  // Packed side by side: most of the time is pnpm starting up.
-  const packOutputs = await Promise.all(
-    packageDirs.map((dir) =>
-      promisify(execFile)('pnpm', ['pack', '--pack-destination', tarballDir], { cwd: join(repo, dir) }),
-    ),
-  )
-  for (const [index, dir] of packageDirs.entries()) {
+  const packs = await packSuite({ repo, destination: tarballDir })
+  for (const { dir, tarball } of packs) {
     const manifest = JSON.parse(readFileSync(join(repo, dir, 'package.json'), 'utf8'))
-    const tarball = packOutputs[index].stdout.trim().split('\n').at(-1).trim()
     tarballs[manifest.name] = tarball
     const unpacked = join(work, 'unpacked', manifest.name)
     mkdirSync(unpacked, { recursive: true })
@@ -349,13 +327,21 @@ try {
   })
   for (const [file, source] of Object.entries(postgresFixture.files))
     writeFileSync(join(postgres, file), source)
-  const server = process.env[URL_VARIABLE] ? undefined : await startPostgres()
+  // a missing server is one clear line (and the rest of the check still runs), not a stack trace
+  const server = process.env[URL_VARIABLE]
+    ? undefined
+    : await startPostgres().catch((error) => {
+        problems.push(`postgres: could not start a throwaway PostgreSQL: ${error.message}`)
+        return null
+      })
   try {
-    const url = process.env[URL_VARIABLE] || server.url
-    for (const [label, file] of [
-      ['postgres ESM', 'smoke.mjs'],
-      ['postgres CommonJS', 'smoke.cjs'],
-    ]) {
+    const url = process.env[URL_VARIABLE] || server?.url
+    for (const [label, file] of url === undefined
+      ? []
+      : [
+          ['postgres ESM', 'smoke.mjs'],
+          ['postgres CommonJS', 'smoke.cjs'],
+        ]) {
       const env = {
         ...process.env,
         [URL_VARIABLE]: url,
