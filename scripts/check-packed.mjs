@@ -33,6 +33,8 @@ import { postgresFixture } from './packed-postgres-fixture.mjs'
 import { URL_VARIABLE, startPostgres } from './postgres-server.mjs'
 import { otelFixture } from './packed-otel-fixture.mjs'
 import { packSuite } from './pack-suite.mjs'
+import { lintTarball, loadLinters } from './packed-lint.mjs'
+import { checkReadmeInstall } from './packed-readme-install.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRequire = createRequire(join(repo, 'package.json'))
@@ -104,7 +106,7 @@ function expectOutput(label, actual, expected) {
 
 try {
   // 1. Pack and inspect.
-  step('packing')
+  step(`packing (packed-artifact check on Node ${process.version})`)
   const tarballs = {}
   const sizes = []
   const license = readFileSync(join(repo, 'LICENSE'), 'utf8')
@@ -144,6 +146,13 @@ try {
   console.log('tarballs:')
   for (const s of sizes)
     console.log(`  ${s.name}: ${kb(s.tarball)} packed, ${kb(s.unpacked)} unpacked, ${s.files} files`)
+
+  step('publint and attw on every tarball')
+  const linters = await loadLinters(repo)
+  for (const { name, tarball } of packs) problems.push(...(await lintTarball(linters, { name, tarball })))
+
+  step('the README install: use-packed, then npm and pnpm in scratch projects')
+  checkReadmeInstall({ repo, work, tarballDir, run, check, log: (line) => console.log(line) })
 
   const allLocal = Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
   const local = Object.fromEntries(Object.entries(allLocal).filter(([name]) => !ownProject.has(name)))
@@ -402,5 +411,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
+  'packed artifacts ok: publint and attw clean, the README install with npm and pnpm, ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
 )
