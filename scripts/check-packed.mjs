@@ -184,6 +184,36 @@ try {
   expectOutput('ESM', run(process.execPath, ['smoke.mjs'], project), expected(join(tools, 'index.js')))
   expectOutput('CommonJS', run(process.execPath, ['smoke.cjs'], project), expected(join(tools, 'index.cjs')))
 
+  step('running a TypeScript program in the code runtime (ESM and CommonJS)')
+  // Types are stripped in place (swc, WebAssembly): the error names the program's own line 3.
+  const codeProgram = 'const n: number = 1\\nconst s: string = String(n)\\nthrow new Error("at " + s)'
+  const codeRun = (load) => `${load}
+const runtime = createQuickJsCodeRuntime()
+runtime.run({ program: '${codeProgram}' }).then((result) => {
+  runtime.dispose()
+  console.log(JSON.stringify(result))
+})
+`
+  writeFileSync(
+    join(project, 'code.mjs'),
+    codeRun("import { createQuickJsCodeRuntime } from '@deepseek-ai/dsh-code-runtime'"),
+  )
+  writeFileSync(
+    join(project, 'code.cjs'),
+    codeRun("const { createQuickJsCodeRuntime } = require('@deepseek-ai/dsh-code-runtime')"),
+  )
+  const codeExpected = { logs: [], error: { kind: 'exception', message: 'Error: at 1 (line 3, column 16)' } }
+  expectOutput('code runtime ESM', run(process.execPath, ['code.mjs'], project), codeExpected)
+  expectOutput('code runtime CommonJS', run(process.execPath, ['code.cjs'], project), codeExpected)
+  check(
+    installedCopies(project, 'esbuild').length === 0,
+    'consumer: esbuild was installed (the code runtime must need no native binary)',
+  )
+  check(
+    installedCopies(project, '@swc/wasm-typescript').length === 1,
+    'consumer: expected one @swc/wasm-typescript',
+  )
+
   step('bundling with esbuild')
   // Bundles run from a directory with no node_modules: everything they need is inside them.
   const esbuild = repoRequire('esbuild')
@@ -249,8 +279,8 @@ try {
   step('installing the zod 3.25 project')
   // 3. zod 3.25: schemas from its `zod/v4` entry work; a classic zod 3 schema gets a clear error.
   const zod3 = join(work, 'zod3')
-  // Only the packages the zod 3.25 smoke script imports: the sandbox's engine and esbuild would
-  // only slow this install down.
+  // Only the packages the zod 3.25 smoke script imports: the sandbox's engine and its type
+  // stripper would only slow this install down.
   const core = Object.fromEntries(
     Object.entries(local).filter(([name]) => !/dsh-(code-runtime|llm-openai)$/.test(name)),
   )
@@ -411,5 +441,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: publint and attw clean, the README install with npm and pnpm, ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
+  'packed artifacts ok: publint and attw clean, the README install with npm and pnpm, ESM, CommonJS, a TypeScript program in the code runtime with its own line numbers (ESM, CommonJS, no esbuild), esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
 )
