@@ -33,11 +33,12 @@ const ROOT_INPUTS = [
   'tsup.shared.ts',
 ]
 
-function filesUnder(dir) {
+function filesUnder(dir, skipped = SKIPPED) {
   return readdirSync(dir, { withFileTypes: true })
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .flatMap((entry) => {
-      if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : filesUnder(join(dir, entry.name))
+      if (entry.isDirectory())
+        return skipped.has(entry.name) ? [] : filesUnder(join(dir, entry.name), skipped)
       return entry.isFile() ? [join(dir, entry.name)] : []
     })
 }
@@ -110,12 +111,25 @@ function buildable(root) {
   })
 }
 
-/** The outputs a step must have left for its stamp to count. */
-function installed(root) {
-  return existsSync(join(root, 'node_modules', '.modules.yaml'))
+/**
+ * A fingerprint of what a step left, or undefined when it is missing. A stamp counts only while its
+ * step's outputs are the ones it left: an install or build run by hand meanwhile (say, on another
+ * branch) changes them, and the next start does its step again rather than trust a stale tree.
+ * The install's is pnpm's copy of the lockfile it installed; the build's hashes every file of every
+ * `dist/` (a few MB: milliseconds).
+ */
+function installedFingerprint(root) {
+  const lock = join(root, 'node_modules', '.pnpm', 'lock.yaml')
+  if (!existsSync(join(root, 'node_modules', '.modules.yaml')) || !existsSync(lock)) return undefined
+  return hashFiles(root, [lock])
 }
-function built(root) {
-  return buildable(root).every((dir) => existsSync(join(dir, 'dist')))
+function builtFingerprint(root) {
+  const dists = buildable(root).map((dir) => join(dir, 'dist'))
+  if (!dists.every((dist) => existsSync(dist))) return undefined
+  return hashFiles(
+    root,
+    dists.flatMap((dist) => filesUnder(dist, new Set())),
+  )
 }
 
 /** `npx -y pnpm@<packageManager>`: no pnpm needs to be installed. */
@@ -162,8 +176,12 @@ export async function ensureBuilt({
   const stampFile = join(root, 'node_modules', STAMP_NAME)
   const stamp = readStamp(stampFile)
   const hashes = contentHashes(root)
-  const needInstall = stamp.install !== hashes.install || !installed(root)
-  const needBuild = needInstall || stamp.build !== hashes.build || !built(root)
+  const installedNow = installedFingerprint(root)
+  const needInstall =
+    stamp.install !== hashes.install || installedNow === undefined || stamp.installed !== installedNow
+  const builtNow = builtFingerprint(root)
+  const needBuild =
+    needInstall || stamp.build !== hashes.build || builtNow === undefined || stamp.built !== builtNow
   if (!needBuild) {
     log(`${who}: install and build are up to date (nothing changed since the last build)`)
     return { installed: false, built: false }
@@ -181,7 +199,7 @@ export async function ensureBuilt({
     const run = await runPnpm({ pnpm, root }, ['install', '--frozen-lockfile'])
     if (run.status !== 0) throw Object.assign(new Error(`the install step failed (exit ${run.status})`), run)
     log(`${who}: [${n}/${steps.length}] installed in ${seconds(since)}`)
-    write({ install: hashes.install })
+    write({ install: hashes.install, installed: installedFingerprint(root) })
   }
   n++
   const since = performance.now()
@@ -195,6 +213,22 @@ export async function ensureBuilt({
   })
   if (run.status !== 0) throw Object.assign(new Error(`the build step failed (exit ${run.status})`), run)
   log(`${who}: [${n}/${steps.length}] built in ${seconds(since)}`)
-  write({ install: hashes.install, build: hashes.build })
+  write({
+    install: hashes.install,
+    installed: installedFingerprint(root),
+    build: hashes.build,
+    built: builtFingerprint(root),
+  })
   return { installed: needInstall, built: true }
+}
+
+// As a command (`node scripts/ensure-built.mjs`, the first step of `pnpm check`): install and
+// build when needed, then exit.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    await ensureBuilt({ who: process.env.npm_lifecycle_event || 'ensure-built' })
+  } catch (error) {
+    process.stderr.write(`${error.output ?? ''}\n${error.message}; its full log is above.\n`)
+    process.exit(1)
+  }
 }

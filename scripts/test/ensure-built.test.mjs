@@ -33,16 +33,18 @@ function workspace() {
   write(
     root,
     'fake-pnpm.mjs',
-    `import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
+    `import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 const args = process.argv.slice(2).join(' ')
 appendFileSync(${JSON.stringify(log)}, args + '\\n')
 if (args.startsWith('install')) {
-  mkdirSync('node_modules', { recursive: true })
+  mkdirSync('node_modules/.pnpm', { recursive: true })
   writeFileSync('node_modules/.modules.yaml', '')
+  copyFileSync('pnpm-lock.yaml', 'node_modules/.pnpm/lock.yaml')
 }
 if (args === 'run build') {
   for (const pkg of ['packages/core/a', 'packages/llm/b', 'examples/demo']) {
     mkdirSync(pkg + '/dist', { recursive: true })
+    writeFileSync(pkg + '/dist/index.js', 'built from ' + pkg + '\\n')
     console.log(pkg + ' build: Done')
   }
   if (process.env.FAKE_BUILD_FAILS) { console.error('tsup: boom'); process.exit(3) }
@@ -113,6 +115,17 @@ describe(
       expect(await w.run()).toMatchObject({ installed: false, built: true })
       rmSync(join(w.root, 'node_modules'), { recursive: true })
       expect(await w.run()).toMatchObject({ installed: true, built: true })
+    })
+
+    it('does its step again when an install or a build ran by hand since (another branch, say)', async () => {
+      const w = workspace()
+      await w.run()
+      // a build of other sources, its inputs since restored: the stamp's inputs match, its outputs do not
+      write(w.root, 'packages/core/a/dist/index.js', 'built from another branch\n')
+      expect(await w.run()).toMatchObject({ installed: false, built: true })
+      write(w.root, 'node_modules/.pnpm/lock.yaml', 'lockfileVersion: 9.0\n# another branch\n')
+      expect(await w.run()).toMatchObject({ installed: true, built: true })
+      expect(await w.run()).toMatchObject({ installed: false, built: false })
     })
 
     it('builds again after a failed build, and reports the step with its log', async () => {
