@@ -153,7 +153,7 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
         throw stripperFailed(error)
       })
       if ('ended' in prepared) return early() ?? timedOut()
-      if (!prepared.value.ok) return failed('exception', prepared.value.message)
+      if (!prepared.value.ok) return failed(prepared.value.kind, prepared.value.message)
       return runInWorker({
         pool,
         heapMb: workerHeapMb(limits),
@@ -200,6 +200,6 @@ function readFileOption(value: unknown, where: string, protocols: readonly strin
   )
 }
 
-function failed(kind: 'abort' | 'timeout' | 'exception', message: string): CodeRunResult {
+function failed(kind: 'abort' | 'timeout' | 'exception' | 'memory', message: string): CodeRunResult {
   return Object.freeze({ logs: Object.freeze([]), error: Object.freeze({ kind, message }) })
 }
