@@ -4,13 +4,22 @@
 //
 // The stamp (node_modules/.dsh-build-stamp.json) holds two content hashes, written after each step
 // succeeds: the install's (lockfile, workspace file, every package.json, the Node version) and the
-// build's (the install's plus every file a build reads: each workspace package's files outside
-// node_modules/, dist/, test/ and bench/, and the root build configuration). A step runs when its
-// hash differs from the stamp or its output is missing; each hash is computed before its step
-// starts, so a file edited during a build makes the next start build again.
+// build's (the install's plus every file a build reads: each workspace package's `src/`,
+// `package.json`, `tsup.config.ts` and `tsconfig*.json`, and the root build configuration), and a
+// fingerprint of what each step left. A step runs when its hash differs from the stamp or its
+// output is missing or changed; each hash is computed before its step starts, so a file edited
+// during a build makes the next start build again.
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -23,8 +32,10 @@ const packageManager = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8
 )[0]
 const windows = process.platform === 'win32'
 
-/** Folders that hold no build input (outputs, caches, tests, benchmarks). */
+/** Folders that are no workspace package (outputs, caches, tests, benchmarks). */
 const SKIPPED = new Set(['node_modules', 'dist', 'test', 'bench', '.cache', '.turbo', 'coverage'])
+/** What tsup reads in a package besides `src/` (tsup.shared.ts and tsconfig.base.json are ROOT_INPUTS). */
+const PACKAGE_INPUT = /^(package\.json|tsup\.config\.[cm]?[jt]s|tsconfig(\.[\w-]+)?\.json)$/
 const ROOT_INPUTS = [
   'package.json',
   'pnpm-lock.yaml',
@@ -85,7 +96,13 @@ export function contentHashes(root = repo) {
     .digest('hex')
   const buildFiles = [
     ...ROOT_INPUTS.map((f) => join(root, f)).filter((file) => existsSync(file)),
-    ...packages.flatMap((dir) => filesUnder(dir)),
+    ...packages.flatMap((dir) => [
+      ...readdirSync(dir)
+        .filter((name) => PACKAGE_INPUT.test(name))
+        .sort()
+        .map((name) => join(dir, name)),
+      ...(existsSync(join(dir, 'src')) ? filesUnder(join(dir, 'src')) : []),
+    ]),
   ]
   const build = createHash('sha256')
     .update(`${install}\0${hashFiles(root, buildFiles)}`)
@@ -115,8 +132,8 @@ function buildable(root) {
  * A fingerprint of what a step left, or undefined when it is missing. A stamp counts only while its
  * step's outputs are the ones it left: an install or build run by hand meanwhile (say, on another
  * branch) changes them, and the next start does its step again rather than trust a stale tree.
- * The install's is pnpm's copy of the lockfile it installed; the build's hashes every file of every
- * `dist/` (a few MB: milliseconds).
+ * The install's is pnpm's copy of the lockfile it installed; the build's is the path, size and
+ * modification time of every file of every `dist/` (a build rewrites each file it emits).
  */
 function installedFingerprint(root) {
   const lock = join(root, 'node_modules', '.pnpm', 'lock.yaml')
@@ -126,10 +143,12 @@ function installedFingerprint(root) {
 function builtFingerprint(root) {
   const dists = buildable(root).map((dir) => join(dir, 'dist'))
   if (!dists.every((dist) => existsSync(dist))) return undefined
-  return hashFiles(
-    root,
-    dists.flatMap((dist) => filesUnder(dist, new Set())),
-  )
+  const hash = createHash('sha256')
+  for (const file of dists.flatMap((dist) => filesUnder(dist, new Set()))) {
+    const { size, mtimeMs } = statSync(file)
+    hash.update(`${relative(root, file).split(sep).join('/')}\0${size}\0${mtimeMs}\0`)
+  }
+  return hash.digest('hex')
 }
 
 /** `npx -y pnpm@<packageManager>`: no pnpm needs to be installed. */
@@ -224,7 +243,7 @@ export async function ensureBuilt({
 
 // As a command (`node scripts/ensure-built.mjs`, the first step of `pnpm check`): install and
 // build when needed, then exit.
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
   try {
     await ensureBuilt({ who: process.env.npm_lifecycle_event || 'ensure-built' })
   } catch (error) {

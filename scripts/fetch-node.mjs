@@ -7,7 +7,7 @@
 // The cache is $DSH_NODE_CACHE, else $XDG_CACHE_HOME/dsh/node, else ~/.cache/dsh/node; npm's own
 // cache serves the package again after the folder is gone.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -53,7 +53,7 @@ export function fetchNode(version, { log = () => {} } = {}) {
   return bin
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
   const [version] = process.argv.slice(2)
   try {
     console.log(fetchNode(version ?? '', { log: (line) => console.error(line) }))

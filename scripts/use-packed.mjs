@@ -18,6 +18,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs'
@@ -125,5 +126,6 @@ function main(argv) {
 }
 
 // only when run as a command (the packed-artifact check imports the functions)
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+// (real paths: a clone reached through a symlink, `node ../dsh/scripts/use-packed.mjs`, is still this file)
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url)))
   main(process.argv.slice(2))

@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -66,6 +75,20 @@ describe('use-packed adds the packed suite to a project for npm and pnpm (script
     expect(manifest.overrides).toEqual({ ...expected, foo: '1.0.0' })
     expect(manifest.pnpm.overrides).toEqual(expected)
     expect(readdirSync(join(project, 'vendor/dsh')).sort()).toEqual([...TARBALLS].sort())
+  })
+
+  it('runs when the clone is reached through a symlink (node ../dsh/scripts/use-packed.mjs)', () => {
+    const { project, packed } = setUp()
+    const link = join(project, '..', 'dsh')
+    symlinkSync(fileURLToPath(new URL('../..', import.meta.url)), link)
+    execFileSync(process.execPath, ['../dsh/scripts/use-packed.mjs', '--from', packed, 'tools'], {
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'))
+    expect(manifest.dependencies['@deepseek-ai/dsh-tools']).toBe(
+      'file:vendor/dsh/deepseek-ai-dsh-tools-0.0.0.tgz',
+    )
   })
 
   it('replaces the tarballs of an earlier pack, so none is left behind', () => {
