@@ -27,7 +27,7 @@ import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { inspect } from 'node:util'
 import { fetchNode } from './fetch-node.mjs'
-import { readmeTaste } from './packed-readme-install.mjs'
+import { readmeTaste, writeTaste } from './packed-readme-install.mjs'
 import { TESTED_NODE_PROJECTS, TESTED_NODE_VERSIONS } from './tested-node.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -156,14 +156,7 @@ async function main() {
           env,
         },
       )
-      writeFileSync(join(root, 'my-app/taste.mjs'), taste.source)
-      writeFileSync(
-        join(root, 'my-app/print.mjs'),
-        `import { inspect } from 'node:util'
-console.log = (...args) => process.stdout.write(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 5, breakLength: Infinity }))).join(' ') + '\\n')
-await import('./taste.mjs')
-`,
-      )
+      writeTaste(join(root, 'my-app'), taste)
       await step(`README taste (${manager})`, 'node', ['print.mjs'], {
         cwd: join(root, 'my-app'),
         env,

@@ -28,6 +28,22 @@ export function readmeInstall(readme) {
   }
 }
 
+/**
+ * Writes the README's taste into `dir` as `taste.mjs`, with `print.mjs` that runs it and prints each
+ * `console.log` as the README test's spy renders it (strings as they are, values by `inspect`).
+ * Run `node print.mjs` there and compare its lines with `readmeTaste(readme).expected`.
+ */
+export function writeTaste(dir, taste) {
+  writeFileSync(join(dir, 'taste.mjs'), taste.source)
+  writeFileSync(
+    join(dir, 'print.mjs'),
+    `import { inspect } from 'node:util'
+console.log = (...args) => process.stdout.write(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 5, breakLength: Infinity }))).join(' ') + '\\n')
+await import('./taste.mjs')
+`,
+  )
+}
+
 /** The README's first runnable block (the taste) and the lines its `// …` comments announce. */
 export function readmeTaste(readme) {
   const source = /^```ts\n([\s\S]*?)^```$/m.exec(readme)?.[1] ?? ''
@@ -93,15 +109,7 @@ export function checkReadmeInstall({ repo, work, tarballDir, run, check, log }) 
       vendored === readdirSync(tarballDir).filter((f) => f.endsWith('.tgz')).length,
       `README install with ${manager}: vendor/dsh/ does not hold every tarball`,
     )
-    writeFileSync(join(app, 'taste.mjs'), taste.source)
-    writeFileSync(
-      join(app, 'print.mjs'),
-      // the same rendering as the README test's console.log spy
-      `import { inspect } from 'node:util'
-console.log = (...args) => process.stdout.write(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 5, breakLength: Infinity }))).join(' ') + '\\n')
-await import('./taste.mjs')
-`,
-    )
+    writeTaste(app, taste)
     const printed = run(process.execPath, ['print.mjs'], app).trimEnd().split('\n')
     check(
       inspect(printed) === inspect(taste.expected),
