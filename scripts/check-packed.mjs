@@ -7,7 +7,7 @@
 // Only zod, ajv and their dependencies come from the npm registry (`--prefer-offline`: the npm cache
 // serves them when it can), except in the plugins' own projects: the MCP plugin's also installs the
 // MCP SDK, the BullMQ plugin's bullmq and ioredis, the OpenTelemetry plugin's @opentelemetry/api and
-// the SDK, and the PostgreSQL store's pg (it runs against a real server: DSH_TEST_POSTGRES_URL, or a
+// the SDK, the AI SDK bridge's @ai-sdk/provider and @ai-sdk/provider-utils, and the PostgreSQL store's pg (it runs against a real server: DSH_TEST_POSTGRES_URL, or a
 // throwaway one started here); the packages under test are always the local tarballs.
 import { execFileSync } from 'node:child_process'
 import {
@@ -32,6 +32,7 @@ import { bullmqFixture } from './packed-bullmq-fixture.mjs'
 import { postgresFixture } from './packed-postgres-fixture.mjs'
 import { URL_VARIABLE, startPostgres } from './postgres-server.mjs'
 import { otelFixture } from './packed-otel-fixture.mjs'
+import { aiSdkFixture } from './packed-ai-sdk-fixture.mjs'
 import { packSuite } from './pack-suite.mjs'
 import { lintTarball, loadLinters } from './packed-lint.mjs'
 import { checkReadmeInstall } from './packed-readme-install.mjs'
@@ -40,6 +41,7 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRequire = createRequire(join(repo, 'package.json'))
 /** Packed and inspected like the others, but installed only into their own project (steps 4–6). */
 const ownProject = new Set([
+  '@deepseek-ai/dsh-llm-ai-sdk',
   '@deepseek-ai/dsh-mcp',
   '@deepseek-ai/dsh-dispatch-bullmq',
   '@deepseek-ai/dsh-session-postgres',
@@ -431,6 +433,43 @@ runtime.run({ program: '${codeProgram}' }).then((result) => {
     problems.push(`otel: tsc (module node16) failed:\n${error.stdout}${error.stderr}`)
   }
   console.log(`otel install: ${kb(bytesUnder(join(otel, 'node_modules')))} in node_modules`)
+
+  step('installing the AI SDK bridge project')
+  // 9. The AI SDK bridge with its peers from the registry (the AI SDK 6 line): a hand-written
+  // LanguageModelV3 and an AI SDK tool, from ESM, CommonJS and an esbuild bundle.
+  const aiSdk = join(work, 'ai-sdk')
+  npmInstall(aiSdk, {
+    ...Object.fromEntries(aiSdkFixture.packages.map((name) => [name, allLocal[name]])),
+    ...aiSdkFixture.registry,
+  })
+  check(
+    installedCopies(aiSdk, '@ai-sdk/provider').length === 1,
+    'ai-sdk: expected exactly one @ai-sdk/provider',
+  )
+  for (const [file, source] of Object.entries(aiSdkFixture.files)) writeFileSync(join(aiSdk, file), source)
+  expectOutput('ai-sdk ESM', run(process.execPath, ['smoke.mjs'], aiSdk), aiSdkFixture.expectedReport)
+  expectOutput('ai-sdk CommonJS', run(process.execPath, ['smoke.cjs'], aiSdk), aiSdkFixture.expectedReport)
+  const aiSdkBundle = await esbuild.build({
+    absWorkingDir: aiSdk,
+    entryPoints: ['smoke.mjs'],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    outfile: join(aiSdk, 'out', 'ai-sdk-bundle.mjs'),
+    logLevel: 'silent',
+  })
+  check(
+    aiSdkBundle.warnings.length === 0,
+    `esbuild ai-sdk-bundle.mjs: unexpected warnings ${aiSdkBundle.warnings.map((w) => w.id || w.text).join(', ')}`,
+  )
+  cpSync(join(aiSdk, 'out', 'ai-sdk-bundle.mjs'), join(bundles, 'ai-sdk-bundle.mjs'))
+  expectOutput(
+    'ai-sdk esbuild bundle',
+    run(process.execPath, ['ai-sdk-bundle.mjs'], bundles),
+    aiSdkFixture.expectedReport,
+  )
+  console.log(`ai-sdk install: ${kb(bytesUnder(join(aiSdk, 'node_modules')))} in node_modules`)
 } finally {
   if (keep) console.log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
@@ -441,5 +480,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: publint and attw clean, the README install with npm and pnpm, ESM, CommonJS, a TypeScript program in the code runtime with its own line numbers (ESM, CommonJS, no esbuild), esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
+  'packed artifacts ok: publint and attw clean, the README install with npm and pnpm, ESM, CommonJS, a TypeScript program in the code runtime with its own line numbers (ESM, CommonJS, no esbuild), esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16), AI SDK bridge (ESM, CommonJS, esbuild bundle)',
 )

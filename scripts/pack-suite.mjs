@@ -16,6 +16,7 @@ export const PACKAGE_DIRS = [
   'packages/core/agent-loop',
   'packages/core/agent-tool-presentation',
   'packages/llm/llm-openai',
+  'packages/llm/llm-ai-sdk',
   'packages/code-runtime/code-runtime',
   'packages/plugins/mcp',
   'packages/plugins/otel',
