@@ -1,62 +1,7 @@
-import type { ExecutionMode, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
-import type { BatchView } from './batch-state.ts'
-import type { LateToolOutcome } from './scheduler-types.ts'
+import type { ToolBatchHooks, ToolExecutionInput, ToolExecutionResult } from './types.ts'
+import type { BatchView } from './batch-state-types.ts'
 
-/**
- * Observation points of a batch, in the order they can happen for one call. `onStart` and
- * `onCommit` are where a loop records `tool/call` and `tool/result`: both run in model order, and
- * when either returns a promise the batch waits for it before the next start or commit (so an
- * asynchronous store keeps its order). A hook that throws or rejects fails the batch, except
- * `onLateOutcome`, whose failures are logged.
- */
-export interface ToolBatchHooks {
-  /** The call was added (for `runToolBatch`: every call, at once, when the batch begins). */
-  readonly onQueued?: (index: number, input: ToolExecutionInput) => void
-  /**
-   * The call takes its slot (parallel) or turn (exclusive), right before its policy stage. `mode` is
-   * undefined for a call that never started (an abort skipped it, or the batch failed first).
-   */
-  readonly onStart?: (
-    index: number,
-    input: ToolExecutionInput,
-    mode: ExecutionMode | undefined,
-  ) => void | PromiseLike<void>
-  /**
-   * Durable approvals: the call's approval is pending (its input was `approval: suspendable` and the
-   * approver answered `pending`), every call before it has committed, and nothing after it will
-   * start. `reason` is the policy's `ask` reason. The batch then ends `suspended`; a hook that throws
-   * fails it instead (recovery answers every call).
-   */
-  readonly onSuspend?: (
-    index: number,
-    input: ToolExecutionInput,
-    reason: string | undefined,
-  ) => void | PromiseLike<void>
-  /** A candidate result exists (before post-execute and commit). */
-  readonly onSettled?: (index: number, input: ToolExecutionInput) => void
-  /**
-   * The call's final, frozen result, in model order. After a failed batch the same result may be
-   * offered again for a call whose `onCommit` threw: treat it as a retry, not a second result.
-   */
-  readonly onCommit?: (
-    index: number,
-    input: ToolExecutionInput,
-    result: ToolExecutionResult,
-  ) => void | PromiseLike<void>
-  /**
-   * The body of a call whose result does not carry what it did has settled now: what it ended with.
-   * Either the result was produced while the body still ran (a `TIMEOUT`, or `ABORTED` after the
-   * abort grace; possibly after the batch ended: the call kept its claim, keys, pool slot or
-   * barrier, until this moment), or the batch failed and answered the call (`SCHEDULER_FAILED`)
-   * while its body ran, or after it returned a result that never became final: then it comes before
-   * the batch's outcome settles, which waits for what this returns. Called at most once per call.
-   */
-  readonly onLateOutcome?: (
-    index: number,
-    input: ToolExecutionInput,
-    late: LateToolOutcome,
-  ) => void | PromiseLike<void>
-}
+export type { ToolBatchHooks } from './types.ts'
 
 /**
  * How a batch ended. `completed` and `failed`: every call has exactly one result, in model order.
