@@ -272,7 +272,7 @@ export const mutants = [
     id: 'sched-execute-batch-pool-setting',
     package: 'tools',
     file: `${TOOLS}/scheduler/execute-batch.ts`,
-    find: 'maxParallel ?? options.registry.options.maxParallelToolCalls,',
+    find: 'maxParallel ?? options.defaultMaxParallel,',
     replace: 'maxParallel ?? 10,',
     kind: 'pool cap',
     description: "executeBatch ignores the runtime's maxParallelToolCalls",
@@ -621,8 +621,8 @@ export const mutants = [
     id: 'pipe-timeout-does-not-abort',
     package: 'tools',
     file: `${TOOLS}/pipeline/with-timeout.ts`,
-    find: 'controller.abort(new DOMException(',
-    replace: 'void (new DOMException(',
+    find: 'controller.abort(timeoutReason(timeoutMs))',
+    replace: 'void timeoutReason(timeoutMs)',
     kind: 'T17 timeout',
     description: "a timeout answers TIMEOUT but does not abort the body's signal",
     attacks: "T17: on expiry the body's signal aborts",
@@ -630,7 +630,7 @@ export const mutants = [
   {
     id: 'pipe-default-timeout-wins',
     package: 'tools',
-    file: `${TOOLS}/pipeline/dispatch.ts`,
+    file: `${TOOLS}/pipeline/with-timeout.ts`,
     find: 'return run.tool?.definition.timeoutMs ?? run.state.registry.options.defaultTimeoutMs',
     replace: 'return run.state.registry.options.defaultTimeoutMs ?? run.tool?.definition.timeoutMs',
     kind: 'T17 timeout',
@@ -732,7 +732,7 @@ export const mutants = [
   {
     id: 'input-getter-throw-raw',
     package: 'tools',
-    file: `${TOOLS}/pipeline/check-input.ts`,
+    file: `${TOOLS}/contract/check-input.ts`,
     find: 'throw invalidArgument(`${where}: reading ${label()}.${FIELDS[at]} threw: ${describeThrown(error)}`)',
     replace: 'throw error',
     kind: 'bad input',
@@ -742,7 +742,7 @@ export const mutants = [
   {
     id: 'approval-answer-unknown-field',
     package: 'tools',
-    file: `${TOOLS}/pipeline/check-input.ts`,
+    file: `${TOOLS}/contract/check-input.ts`,
     find: "refuseUnknownFields(where, label, value, ANSWER_FIELDS[answer], `an answer '${answer}'`)",
     replace: 'void ANSWER_FIELDS',
     kind: 'bad input',
@@ -888,7 +888,7 @@ export const mutants = [
   {
     id: 'echo-surrogate-pair-cut',
     package: 'tools',
-    file: `${TOOLS}/pipeline/clip.ts`,
+    file: `${TOOLS}/contract/clip.ts`,
     find: 'if (last >= 0xd800 && last <= 0xdbff) end--',
     replace: 'if (false) end--',
     kind: 'surrogate pair',
@@ -898,7 +898,7 @@ export const mutants = [
   {
     id: 'echo-clip-overlong',
     package: 'tools',
-    file: `${TOOLS}/pipeline/clip.ts`,
+    file: `${TOOLS}/contract/clip.ts`,
     find: 'let end = Math.max(0, max - suffix.length)',
     replace: 'let end = Math.max(0, max)',
     kind: 'echo limits',
@@ -1298,7 +1298,7 @@ export const mutants = [
   {
     id: 'snap-nan-accepted',
     package: 'session',
-    file: `${SESSION}/snapshot/snapshot-walker.ts`,
+    file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: 'if (raw - raw !== 0) return new Failure(at(entry, key), numberProblem(raw))',
     replace: 'if (raw - raw !== 0 && raw === raw) return new Failure(at(entry, key), numberProblem(raw))',
     kind: 'snapshot',
@@ -1308,7 +1308,7 @@ export const mutants = [
   {
     id: 'snap-nan-in-long-array',
     package: 'session',
-    file: `${SESSION}/snapshot/walk-frame.ts`,
+    file: `packages/llm/llm/src/json/walk-frame.ts`,
     find: 'if (value - value !== 0) break',
     replace: 'if (value - value !== 0 && value === value) break',
     kind: 'snapshot',
@@ -1318,7 +1318,7 @@ export const mutants = [
   {
     id: 'snap-negative-zero-kept',
     package: 'session',
-    file: `${SESSION}/snapshot/snapshot-walker.ts`,
+    file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: 'store(entry, key, raw === 0 ? 0 : raw)',
     replace: 'store(entry, key, raw)',
     kind: 'snapshot',
@@ -1328,7 +1328,7 @@ export const mutants = [
   {
     id: 'snap-negative-zero-long-array',
     package: 'session',
-    file: `${SESSION}/snapshot/walk-frame.ts`,
+    file: `packages/llm/llm/src/json/walk-frame.ts`,
     find: 'if (value === 0) values[index] = 0',
     replace: 'void values',
     kind: 'snapshot',
@@ -1338,7 +1338,7 @@ export const mutants = [
   {
     id: 'snap-bigint-root-accepted',
     package: 'session',
-    file: `${SESSION}/snapshot/json-primitives.ts`,
+    file: `packages/llm/llm/src/json/json-primitives.ts`,
     find: "return 'is a BigInt'",
     replace: 'return undefined',
     kind: 'snapshot',
@@ -1348,7 +1348,7 @@ export const mutants = [
   {
     id: 'snap-getter-read-twice',
     package: 'session',
-    file: `${SESSION}/snapshot/snapshot-walker.ts`,
+    file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: 'raw = source[key] // runs a getter, once',
     replace: 'raw = (source[key], source[key])',
     occurrences: 2,
@@ -1360,7 +1360,7 @@ export const mutants = [
   {
     id: 'snap-getter-read-twice-frame-walk',
     package: 'session',
-    file: `${SESSION}/snapshot/snapshot-walker.ts`,
+    file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: 'raw = source[key] // runs a getter, once',
     replace: 'raw = (source[key], source[key])',
     occurrences: 2,
@@ -1372,7 +1372,7 @@ export const mutants = [
   {
     id: 'snap-proxy-accepted',
     package: 'session',
-    file: `${SESSION}/snapshot/snapshot-walker.ts`,
+    file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: "if (isProxy(source)) return new Failure(at(entry, key), 'is a Proxy')",
     replace: 'void source',
     kind: 'snapshot',
@@ -1382,7 +1382,7 @@ export const mutants = [
   {
     id: 'snap-cycle-as-shared',
     package: 'session',
-    file: `${SESSION}/snapshot/snapshot-walker.ts`,
+    file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: 'if (!visited.done) {',
     replace: 'if (false) {',
     kind: 'snapshot',
@@ -1392,7 +1392,7 @@ export const mutants = [
   {
     id: 'snap-depth-off-by-one',
     package: 'session',
-    file: `${SESSION}/snapshot/open-container.ts`,
+    file: `packages/llm/llm/src/json/open-container.ts`,
     find: 'if (level > maxDepth) {',
     replace: 'if (level > maxDepth + 1) {',
     kind: 'snapshot',
@@ -1402,7 +1402,7 @@ export const mutants = [
   {
     id: 'snap-class-instance-accepted',
     package: 'session',
-    file: `${SESSION}/snapshot/open-container.ts`,
+    file: `packages/llm/llm/src/json/open-container.ts`,
     find: 'if (proto !== OBJECT_PROTOTYPE && proto !== null) {',
     replace: 'if (false) {',
     occurrences: 2,
@@ -1414,7 +1414,7 @@ export const mutants = [
   {
     id: 'snap-class-instance-accepted-frame-walk',
     package: 'session',
-    file: `${SESSION}/snapshot/open-container.ts`,
+    file: `packages/llm/llm/src/json/open-container.ts`,
     find: 'if (proto !== OBJECT_PROTOTYPE && proto !== null) {',
     replace: 'if (false) {',
     occurrences: 2,
@@ -1427,7 +1427,7 @@ export const mutants = [
   {
     id: 'freeze-skipped',
     package: 'session',
-    file: `${SESSION}/deep-freeze.ts`,
+    file: `packages/llm/llm/src/json/deep-freeze.ts`,
     find: '    Object.freeze(next)',
     replace: '    void next',
     kind: 'deep freeze',
@@ -1437,7 +1437,7 @@ export const mutants = [
   {
     id: 'freeze-shallow',
     package: 'session',
-    file: `${SESSION}/deep-freeze.ts`,
+    file: `packages/llm/llm/src/json/deep-freeze.ts`,
     find: 'pending.push(child)',
     replace: 'void child',
     kind: 'deep freeze',
