@@ -126,7 +126,11 @@ describe('explain', () => {
       value: 'sudo rm -rf /',
       words: ['sudo', 'rm', '-rf', '/'],
       opaque: null,
-      denyWords: ['rm', '-rf', '/'],
+      hidden: null,
+      readings: [
+        ['sudo', 'rm', '-rf', '/'],
+        ['rm', '-rf', '/'],
+      ],
     })
     expect(explained.reason).toBe('deployment rule 1: command "sudo rm -rf /" starts with "rm -rf"')
   })
@@ -135,13 +139,13 @@ describe('explain', () => {
     const explained = engine.explain({ toolName: 'bash', args: { command: '$RUNNER -rf /tmp/x' } })
     expect(explained.decision).toBe('deny')
     expect(explained.reason).toBe(
-      'deployment rule 1: command "$RUNNER -rf /tmp/x" runs a program that cannot be known from the text, so deny rules about commands apply',
+      'deployment rule 1: command "$RUNNER -rf /tmp/x" may run code its text does not show (the shell computes the program ("$RUNNER")), so deny rules about commands apply',
     )
     expect(explained.subjects[0]!.decidedBy!.compared).toEqual({
       kind: 'unreadable',
       toolName: 'bash',
       toolGlob: 'bash',
-      problem: 'the program cannot be known from the text',
+      problem: 'the shell computes the program ("$RUNNER")',
     })
   })
 
