@@ -30,6 +30,11 @@ export type PermissionSubject =
       readonly value: string
       /** Absolute, lexically normalized: what globs are compared with. */
       readonly normalized: string
+      /**
+       * With `followSymlinks`, where the path leads once links are followed (when that differs):
+       * a deny or ask rule matching either path applies; an allow rule must match both.
+       */
+      readonly resolved?: string
     }
   | {
       readonly kind: 'command'

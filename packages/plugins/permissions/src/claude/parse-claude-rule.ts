@@ -6,7 +6,6 @@
  */
 export const CLAUDE_SPECIFIERS: Readonly<Record<string, 'command' | 'path' | 'domain'>> = {
   Bash: 'command',
-  PowerShell: 'command',
   Read: 'path',
   Edit: 'path',
   Write: 'path',

@@ -14,8 +14,11 @@ export interface NestedCode {
 /** More wrappers than this in one command are not looked through. */
 const MAX_CHAIN = 32
 
-/** Shell syntax that dash (`sh` on Debian) reads differently from bash, or not at all. */
-const BASH_ONLY = /\$'|\(\(|\[\[|<\(|>\(|\|&|&>|<<<|\$\[|;;&|;&|\bfunction\b|\bselect\b|\bcoproc\b/
+/**
+ * Shell syntax that dash (`sh` on Debian) reads differently from bash, or not at all (for dash,
+ * `time` is the program /usr/bin/time, not a reserved word).
+ */
+const BASH_ONLY = /\$'|\(\(|\[\[|<\(|>\(|\|&|&>|<<<|\$\[|;;&|;&|\bfunction\b|\bselect\b|\bcoproc\b|\btime\b/
 
 const display = (word: ShellWord): string => (word.fields === 'exact' ? word.value : word.text)
 
@@ -33,6 +36,7 @@ const named = (word: ShellWord): ShellWord => {
  */
 export function analyzeCommand(
   command: ShellCommand,
+  origin?: CommandPart,
 ): { readonly part: CommandPart; readonly nested: readonly NestedCode[] } | { readonly problem: string } {
   const { assignments, words, notes } = command
   let hidden = notes.hidden
@@ -116,6 +120,7 @@ export function analyzeCommand(
     hidden,
     command: words,
     readings,
+    ...(origin === undefined ? {} : { origin }),
   }
   return { part, nested: nested.filter(({ code }) => code.word.fields === 'exact') }
 }

@@ -38,4 +38,10 @@ export interface CommandPart {
   readonly command: readonly ShellWord[]
   /** The readings deny and ask rules compare (see `CommandReading`); empty for a bare assignment. */
   readonly readings: readonly CommandReading[]
+  /**
+   * The part whose code string this part comes from (`eval 'x'`, `watch git status`), or
+   * undefined. An exact allow of that part (no wildcard) also covers this one: its text is fixed
+   * by what was allowed. Deny and ask rules still see it on its own.
+   */
+  readonly origin?: CommandPart | undefined
 }

@@ -56,12 +56,13 @@ export function matchesCommand(
   if (options.strict) {
     if (part.opaque !== undefined || part.hidden !== undefined) return false
     const words = part.command
-    if (options.exact ? words.length !== prefix.length : words.length < prefix.length) return false
-    for (let i = 0; i < prefix.length; i++) {
-      const word = words[i]!
-      if (word.fields !== 'exact' || word.value !== prefix[i]) return false
-    }
-    return true
+    const own =
+      (options.exact ? words.length === prefix.length : words.length >= prefix.length) &&
+      prefix.every((p, i) => words[i]!.fields === 'exact' && words[i]!.value === p)
+    // An exact allow of the command that runs this code string covers the code's commands too.
+    if (!own && options.exact && part.origin !== undefined)
+      return matchesCommand(part.origin, prefix, options)
+    return own
   }
   if (part.hidden !== undefined) return true
   for (const reading of part.readings) if (couldStartWith(reading.words, prefix, options.exact)) return true

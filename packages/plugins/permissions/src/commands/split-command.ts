@@ -15,17 +15,17 @@ export const MAX_COMMAND_LENGTH = 1024 * 1024
 
 class Unreadable extends Error {}
 
-function split(command: string, depth: number, out: CommandPart[]): void {
+function split(command: string, depth: number, out: CommandPart[], origin?: CommandPart): void {
   const parsed = parseShell(command)
   if (!parsed.ok) throw new Unreadable(parsed.problem)
   for (const shellCommand of parsed.commands) {
-    const analyzed = analyzeCommand(shellCommand)
+    const analyzed = analyzeCommand(shellCommand, origin)
     if ('problem' in analyzed) throw new Unreadable(analyzed.problem)
     out.push(analyzed.part)
     for (const { code } of analyzed.nested) {
       if (depth >= MAX_CODE_DEPTH) throw new Unreadable(`code strings nested deeper than ${MAX_CODE_DEPTH}`)
       try {
-        split(code.word.value, depth + 1, out)
+        split(code.word.value, depth + 1, out, analyzed.part)
       } catch (error) {
         if (error instanceof Unreadable)
           throw new Unreadable(`${error.message} in the code ${code.runner} runs`)

@@ -75,6 +75,7 @@ export function engineFromResolved(config: ResolvedEngineConfig, where: string):
     root: config.workspaceRoot,
     home: config.homeDir,
     caseSensitive: config.caseSensitive ?? true,
+    followSymlinks: config.followSymlinks ?? false,
   }
   const defaultDecision: PermissionDecision = config.defaultDecision ?? 'ask'
   const declarations: ArgumentDeclaration[] = Object.entries(config.toolArguments ?? {}).map(

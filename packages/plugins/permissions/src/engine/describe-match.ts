@@ -4,6 +4,7 @@ import { matchesCommand, couldStartWith } from '../commands/match-command.ts'
 import type { PermissionDecision } from '../rules/rule-schema.ts'
 import type { ShellWord } from '../shell/shell-word.ts'
 import type { ComparedValues, RuleMatch } from '../types.ts'
+import type { CompiledPathPattern } from '../paths/compile-path-pattern.ts'
 import type { CompiledDomain, CompiledRule } from './compile-rule.ts'
 import { neverAllowed, type Subject } from './read-subjects.ts'
 
@@ -51,9 +52,29 @@ function patternReading(
 ): readonly ShellWord[] | undefined {
   if (rule.decision === 'allow') {
     if (part.opaque !== undefined) return undefined
-    return allowReadings(part, pattern).find((words) => matchesPattern(pattern, words))
+    const own = allowReadings(part, pattern).find((words) => matchesPattern(pattern, words))
+    // An exact rule for the command that runs this code string covers the code's commands too.
+    if (own === undefined && pattern.literal && part.origin !== undefined)
+      return patternReading(rule, pattern, part.origin)
+    return own
   }
   return part.readings.find((r) => couldMatchPattern(pattern, r.words))?.words
+}
+
+/**
+ * Whether a path rule matches: the path, or — followed through symbolic links — where it leads.
+ * A deny or ask rule matches if either does; an allow rule only if both do.
+ */
+function pathMatches(
+  rule: CompiledRule,
+  patterns: readonly CompiledPathPattern[],
+  subject: Extract<Subject, { kind: 'path' }>,
+): boolean {
+  const matches = (path: string): boolean => patterns.some((p) => p.test(path))
+  if (subject.resolved === undefined) return matches(subject.normalized)
+  return rule.decision === 'allow'
+    ? matches(subject.normalized) && matches(subject.resolved)
+    : matches(subject.normalized) || matches(subject.resolved)
 }
 
 /** Whether a rule (whose tool globs matched already) matches one subject of the call. */
@@ -76,9 +97,7 @@ export function ruleMatchesSubject(rule: CompiledRule, subject: Subject): boolea
     case 'none':
       return true
     case 'paths':
-      if (subject.kind !== 'path') return false
-      for (const pattern of narrowing.patterns) if (pattern.test(subject.normalized)) return true
-      return false
+      return subject.kind === 'path' && pathMatches(rule, narrowing.patterns, subject)
     case 'command':
       if (subject.kind !== 'command') return false
       for (const prefix of narrowing.prefixes)
@@ -142,12 +161,16 @@ export function describeMatch(rule: CompiledRule, subject: Subject, toolName: st
     compared = { kind: 'unreadable', toolName, toolGlob, problem: hidden }
     why = `${describeSubjectValue(subject)} may run code its text does not show (${hidden}), so ${rule.decision} rules about commands apply`
   } else if (subject.kind === 'path' && narrowing.kind === 'paths') {
-    const pattern = narrowing.patterns.find((p) => p.test(subject.normalized)) ?? narrowing.patterns[0]!
+    const direct = narrowing.patterns.find((p) => p.test(subject.normalized))
+    const resolved = subject.resolved
+    const viaLink = resolved === undefined ? undefined : narrowing.patterns.find((p) => p.test(resolved))
+    const pattern = direct ?? viaLink ?? narrowing.patterns[0]!
+    const path = direct === undefined && viaLink !== undefined ? resolved! : subject.normalized
     compared = {
       kind: 'path',
       toolName,
       toolGlob,
-      path: subject.normalized,
+      path,
       glob: pattern.pattern,
       normalizedGlob: pattern.normalized,
     }
@@ -157,7 +180,8 @@ export function describeMatch(rule: CompiledRule, subject: Subject, toolName: st
         : `${quote(rule.rule.rule)} (read as ${quote(pattern.pattern)})`
     const normalizedGlob =
       pattern.normalized === pattern.pattern ? '' : ` (normalized ${quote(pattern.normalized)})`
-    why = `${describeSubjectValue(subject)} matches ${source}${normalizedGlob}`
+    const link = path === subject.normalized ? '' : `, which leads to ${quote(path)},`
+    why = `${describeSubjectValue(subject)}${link} matches ${source}${normalizedGlob}`
   } else if (subject.kind === 'command' && narrowing.kind === 'command') {
     const { options } = narrowing
     const prefix =

@@ -2,6 +2,7 @@ import { describeValue } from '@deepseek-ai/dsh-llm'
 import type { CommandPart } from '../commands/command-part.ts'
 import { splitCommand } from '../commands/split-command.ts'
 import { normalizePath, type PathContext } from '../paths/normalize-path.ts'
+import { resolveLinks } from '../paths/resolve-links.ts'
 import { literalWord } from '../shell/shell-word.ts'
 import type { PermissionSubject } from '../types.ts'
 
@@ -93,13 +94,17 @@ function readArray(
 function pathSubject(argument: string, value: unknown, context: PathContext): Subject {
   if (typeof value !== 'string') return unreadable(argument, 'path', `${describeValue(value)} is not a path`)
   const normalized = normalizePath(value, context)
-  return normalized.ok
+  if (!normalized.ok) {
+    return unreadable(
+      argument,
+      'path',
+      `the path ${JSON.stringify(value)} cannot be checked: ${normalized.problem}`,
+    )
+  }
+  const resolved = context.followSymlinks === true ? resolveLinks(normalized.path, context) : undefined
+  return resolved === undefined
     ? { kind: 'path', argument, value, normalized: normalized.path }
-    : unreadable(
-        argument,
-        'path',
-        `the path ${JSON.stringify(value)} cannot be checked: ${normalized.problem}`,
-      )
+    : { kind: 'path', argument, value, normalized: normalized.path, resolved }
 }
 
 function readPaths(argument: string, args: unknown, context: PathContext, out: Subject[]): void {

@@ -50,6 +50,8 @@ export const permissionEngineConfigSchema = z.strictObject({
   homeDir: absolutePath.optional(),
   /** Default true. False for case-insensitive file systems (macOS, Windows volumes). */
   caseSensitive: z.boolean().optional(),
+  /** Default false. True: path rules also see where symbolic links lead. */
+  followSymlinks: z.boolean().optional(),
   /** What a call no rule matches gets. Default `ask`. */
   defaultDecision: z.enum(DECISIONS).optional(),
   /** By tool-name glob: which arguments path, command and domain rules read. */
@@ -84,6 +86,12 @@ export interface PermissionEngineConfig {
   readonly homeDir?: string | undefined
   /** Default true; false for case-insensitive file systems (macOS, Windows volumes). */
   readonly caseSensitive?: boolean | undefined
+  /**
+   * Default false (rules see the path as written, a pure function of the string). True: each path
+   * is also followed through symbolic links (one realpath per path per decision): a deny or ask
+   * rule matching the link or its target applies, an allow rule must match both, as Claude Code does.
+   */
+  readonly followSymlinks?: boolean | undefined
   /** What a call no rule matches gets. Default `ask`. */
   readonly defaultDecision?: PermissionDecision | undefined
   /** By tool-name glob: which arguments hold paths, which one a shell command, which one a URL. */

@@ -140,13 +140,17 @@ function parseAndOr(sc: Scanner): void {
   }
 }
 
-/** `time [-p]` and `!` before a command of a pipeline (bash takes them after `|` too). */
-function skipPipelinePrefixes(sc: Scanner): void {
+/**
+ * `time [-p]` and `!` before a pipeline. After a `|` neither is a reserved word: `!` is a syntax
+ * error there and `time` is the program (/usr/bin/time).
+ */
+function skipPipelinePrefixes(sc: Scanner, afterPipe: boolean): void {
   const { s } = sc
   for (;;) {
     skipBlanks(sc)
     const prefix = peekReserved(sc, PIPELINE_PREFIXES)
-    if (prefix === undefined) return
+    if (prefix === undefined || (prefix === 'time' && afterPipe)) return
+    if (prefix === '!' && afterPipe) fail('an unexpected "!" after "|"')
     sc.i += prefix.length
     if (prefix === 'time') {
       skipBlanks(sc)
@@ -157,8 +161,8 @@ function skipPipelinePrefixes(sc: Scanner): void {
 
 function parsePipeline(sc: Scanner): void {
   const { s } = sc
-  for (;;) {
-    skipPipelinePrefixes(sc)
+  for (let first = true; ; first = false) {
+    skipPipelinePrefixes(sc, !first)
     const c = skipBlanks(sc)
     // `time` alone times nothing.
     if (c === undefined || c === '\n' || c === ';' || (c === '&' && s[sc.i + 1] !== '>')) return
@@ -259,7 +263,6 @@ function parseCommand(sc: Scanner): void {
     case '[[':
       return parseConditional(sc, start)
     case '!':
-    case 'time':
       return fail(`an unexpected "${reserved}"`)
     default:
       if (reserved !== undefined && CLOSERS.has(reserved)) fail(`an unexpected "${reserved}"`)

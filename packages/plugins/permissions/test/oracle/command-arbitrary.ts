@@ -163,7 +163,12 @@ export function commandArbitraries(options: GeneratorOptions): CommandArbitrarie
   }
 
   // `cd` would move later redirections out of the scratch directory: it is never generated.
-  const programName = pick(...STUB_PROGRAMS, ...PATH_BUILTINS.filter((b) => b !== 'cd'), ':')
+  // `time` is generated as the reserved word (a wrapper below), whose stub runs only after a pipe.
+  const programName = pick(
+    ...STUB_PROGRAMS.filter((p) => p !== 'time'),
+    ...PATH_BUILTINS.filter((b) => b !== 'cd'),
+    ':',
+  )
   const programWord = fc.oneof(
     { weight: 8, arbitrary: programName },
     {
