@@ -26,7 +26,11 @@ const forecast = { callId: 'c0', name: 'mcp__weather__forecast', arguments: { ci
 const setUnits = { callId: 'c0', name: 'mcp__weather__set_units', arguments: { units: 'celsius' } }
 console.log(ctx.tools.executionMode(forecast), ctx.tools.executionMode(setUnits)) // parallel exclusive
 
-const ok = await ctx.tools.execute({ callId: 'c1', name: 'mcp__weather__forecast', arguments: { city: 'Oslo' } })
+const ok = await ctx.tools.execute({
+  callId: 'c1',
+  name: 'mcp__weather__forecast',
+  arguments: { city: 'Oslo' },
+})
 console.log(ok.content) // [ { type: 'text', text: 'Oslo: 4°C, light rain' } ]
 
 const failed = await ctx.tools.execute({

@@ -71,13 +71,20 @@ describe('registration over stdio', () => {
     const { defineTool } = await import('@deepseek-ai/dsh-tools')
     const { z } = await import('zod/v4')
     ctx.tools.register(
-      defineTool({ name: 'mcp__fx__echo', description: 'mine', parameters: z.object({}), execute: () => 'mine' }),
+      defineTool({
+        name: 'mcp__fx__echo',
+        description: 'mine',
+        parameters: z.object({}),
+        execute: () => 'mine',
+      }),
       { registrant: 'someone else' },
     )
     const { mcp } = await setup({ servers: { fx: stdioServer() } }, { ctx })
     const [status] = mcp.servers()
     expect(status?.state).toBe('connected')
-    expect(status?.skipped.find((skip) => skip.tool === 'echo')?.reason).toMatch(/mcp__fx__echo.*someone else/)
+    expect(status?.skipped.find((skip) => skip.tool === 'echo')?.reason).toMatch(
+      /mcp__fx__echo.*someone else/,
+    )
     expect(status?.tools.map((tool) => tool.name)).toContain('mcp__fx__fail')
     expect(ctx.tools.get('mcp__fx__echo')?.description).toBe('mine')
   })
