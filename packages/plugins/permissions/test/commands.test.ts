@@ -26,7 +26,8 @@ function shell(rules: Omit<PermissionRule, 'tool'>[], layer: 'project' | 'deploy
   return (command: unknown) => engine.decide({ toolName: 'bash', args: { command } }).type
 }
 
-describe('splitCommand', () => {
+// Property tests: the limit only keeps a hang from stalling the run; a loaded machine needs seconds.
+describe('splitCommand', { timeout: 30_000 }, () => {
   it('P3: blanks, quotes and backslashes are read as a shell reads them', () => {
     expect(parts('rm  -rf\t/')).toEqual([['rm', '-rf', '/']])
     expect(parts(`'r'm "-"rf \\/`)).toEqual([['rm', '-rf', '/']])
@@ -97,6 +98,17 @@ describe('splitCommand', () => {
         hidden: 'an assignment to LD_PRELOAD',
       },
     ])
+    // Through env and sudo the assignment reaches the command they run.
+    for (const [command, name] of [
+      ['env -i PATH=/tmp/x git status', 'PATH'],
+      ['sudo -u root LD_PRELOAD=x.so id', 'LD_PRELOAD'],
+    ] as const) {
+      expect(splitCommand(command)).toMatchObject({
+        ok: true,
+        parts: [{ hidden: `an assignment to ${name}` }],
+      })
+    }
+    expect(splitCommand('env FOO=1 git status')).toMatchObject({ ok: true, parts: [{ hidden: undefined }] })
     expect(parts('/bin/r? -rf /')).toEqual([
       {
         words: ['/bin/r?', '-rf', '/'],
@@ -284,6 +296,38 @@ describe('command rules', () => {
         [['sudo'], ['rm', '-rf', '/']],
       ],
     )
+  })
+
+  it('P10: what cannot be read, or may run code its text does not show, is never allowed: not by a whole-tool allow, not by the default', () => {
+    const engine = (defaultDecision: 'allow' | 'deny', extra: PermissionRule[] = []) =>
+      createPermissionEngine({
+        workspaceRoot: '/repo',
+        defaultDecision,
+        toolArguments: { bash: { command: 'command' }, read_file: { paths: ['path'] } },
+        layers: { deployment: extra, project: [{ decision: 'allow', tool: ['bash', 'read_file'] }] },
+      })
+    const lenient = engine('allow')
+    const strict = engine('deny')
+    const denying = engine('allow', [{ decision: 'deny', tool: 'bash', command: 'never-run' }])
+    for (const command of [
+      "echo 'open",
+      '$CMD x',
+      'eval "$x"',
+      'echo x | sh',
+      "printf -v 'a[$(id)]' x",
+      'echo $((x+1))',
+    ]) {
+      const call = { toolName: 'bash', args: { command } }
+      expect([
+        command,
+        lenient.decide(call).type,
+        strict.decide(call).type,
+        denying.decide(call).type,
+      ]).toEqual([command, 'ask', 'deny', 'deny'])
+    }
+    expect(lenient.decide({ toolName: 'read_file', args: { path: new Date(0) } }).type).toBe('ask')
+    // What can be read is allowed as usual.
+    expect(lenient.decide({ toolName: 'bash', args: { command: 'echo $HOME > out' } }).type).toBe('allow')
   })
 
   it('P3: commandMatch exact covers that command line only', () => {

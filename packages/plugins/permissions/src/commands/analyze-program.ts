@@ -395,6 +395,16 @@ export function analyzeProgram(
     }
     case 'find':
       return findCommands(words)
+    case 'env':
+    case 'sudo': {
+      // `env PATH=… cmd`, `sudo LD_PRELOAD=… cmd`: the assignment reaches the command it runs.
+      const assigned = args.find(
+        (w) => /^([A-Za-z_][A-Za-z0-9_]*)=/.test(w.value) && isSensitiveName(w.value.split('=', 1)[0]!),
+      )
+      return assigned === undefined
+        ? NONE
+        : { hidden: `an assignment to ${assigned.value.split('=', 1)[0]!}` }
+    }
     default:
       if (BASH_DIALECT.has(name) || POSIX_DIALECT.has(name) || OTHER_SHELLS.has(name))
         return shellEffects(words, name)
