@@ -137,6 +137,12 @@ export function describeSubjectValue(subject: Subject): string {
   }
 }
 
+/** ` runs "rm -rf /" (through sudo, nice)` for a reading a wrapper runs; empty for the command itself. */
+function throughWrappers(reading: CommandReading): string {
+  if (reading.via.length === 0) return ''
+  return ` runs ${quote(reading.words.map(display).join(' '))} (through ${reading.via.join(', ')})`
+}
+
 /** The reading a deny or ask prefix rule compared, for explain. */
 function prefixReading(
   part: CommandPart,
@@ -186,9 +192,8 @@ export function describeMatch(rule: CompiledRule, subject: Subject, toolName: st
     const { options } = narrowing
     const prefix =
       narrowing.prefixes.find((p) => matchesCommand(subject.part, p.words, options)) ?? narrowing.prefixes[0]!
-    const words = options.strict
-      ? subject.part.command
-      : (prefixReading(subject.part, prefix.words, narrowing.exact)?.words ?? [])
+    const reading = options.strict ? undefined : prefixReading(subject.part, prefix.words, narrowing.exact)
+    const words = options.strict ? subject.part.command : (reading?.words ?? [])
     compared = {
       kind: 'command',
       toolName,
@@ -197,9 +202,13 @@ export function describeMatch(rule: CompiledRule, subject: Subject, toolName: st
       prefix: prefix.words,
       match: narrowing.exact ? 'exact' : 'prefix',
     }
-    why = `${describeSubjectValue(subject)} ${narrowing.exact ? 'is exactly' : 'starts with'} ${quote(prefix.text)}`
+    const through = reading === undefined ? '' : throughWrappers(reading)
+    const verb = narrowing.exact ? 'is exactly' : 'starts with'
+    why = `${describeSubjectValue(subject)}${through === '' ? '' : `${through}, which`} ${verb} ${quote(prefix.text)}`
   } else if (subject.kind === 'command' && narrowing.kind === 'pattern') {
     const words = patternReading(rule, narrowing.pattern, subject.part) ?? []
+    const reading = subject.part.readings.find((r) => r.words === words)
+    const through = reading === undefined ? '' : throughWrappers(reading)
     compared = {
       kind: 'pattern',
       toolName,
@@ -207,7 +216,7 @@ export function describeMatch(rule: CompiledRule, subject: Subject, toolName: st
       words: words.map(display),
       pattern: narrowing.pattern.text,
     }
-    why = `${describeSubjectValue(subject)} matches ${quote(rule.rule.rule ?? narrowing.pattern.text)}`
+    why = `${describeSubjectValue(subject)}${through === '' ? '' : `${through}, which`} matches ${quote(rule.rule.rule ?? narrowing.pattern.text)}`
   } else if (subject.kind === 'url' && narrowing.kind === 'domains') {
     const domain = narrowing.domains.find((d) => matchesDomain(subject.host, d)) ?? narrowing.domains[0]!
     compared = { kind: 'domain', toolName, toolGlob, host: subject.host, domain: domain.text }
