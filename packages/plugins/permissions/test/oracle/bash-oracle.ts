@@ -168,7 +168,12 @@ function readLog(logDir: string, count: number): string[][][] {
 /** Milliseconds a batch may take: a floor, plus a budget per command (the machines are shared). */
 const batchTimeout = (count: number): number => 20_000 + count * 60
 
-export function startBashOracle(): BashOracle {
+/**
+ * `niceness`: the scheduling priority of the oracle's bash processes (default 10, so that tests
+ * running beside it keep the CPU; the fuzz script runs at 0).
+ */
+export function startBashOracle(options: { readonly niceness?: number } = {}): BashOracle {
+  const niceness = options.niceness ?? 10
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bash-oracle-'))
   const work = join(dir, 'work')
   mkdirSync(join(work, 'bin'), { recursive: true })
@@ -233,7 +238,7 @@ export function startBashOracle(): BashOracle {
     })
     // The oracle yields the CPU to everything else (tests running beside it); its children inherit that.
     try {
-      setPriority(child.pid!, 10)
+      if (niceness !== 0) setPriority(child.pid!, niceness)
     } catch {
       // Not allowed here: it runs at the same priority.
     }

@@ -15,7 +15,7 @@ const { values } = parseArgs({
 })
 const runs = Number(values.runs)
 const seed = Number(values.seed)
-const bash = startBashOracle()
+const bash = startBashOracle({ niceness: 0 })
 try {
   const parser = await startParseOracle()
   console.log(`fuzz:permissions: ${runs} commands, seed ${seed}`)
