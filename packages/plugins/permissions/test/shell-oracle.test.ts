@@ -40,7 +40,8 @@ async function agrees(command: string, expected: string, mode: OracleMode = PATH
   expect(engine.decide({ toolName: 'bash', args: { command } }).type).toBe('deny')
 }
 
-describe('P11: inputs that found misses, kept as regressions', () => {
+// A real bash (or MCP server) per test: the limit only keeps a hang from stalling the run.
+describe('P11: inputs that found misses, kept as regressions', { timeout: 60_000 }, () => {
   it('P11: bash brace-expands "`"{a,b}"`" (its brace scanner ends the quote at the inner one) and runs a and b', async () => {
     // Found by the generator: the braces sit inside the backticks for the parser, outside any
     // quote for bash's brace scanner, so bash cuts the substitution in two.
@@ -77,6 +78,19 @@ describe('P11: inputs that found misses, kept as regressions', () => {
     const [run] = await bash.run([command], PATH_BUILTINS)
     expect(run!.executed.map((argv) => argv.join(' '))).toContain('time -p timeout 5 type')
     expect(coverage(command, run!.executed)).toEqual({ kind: 'covered', unreadable: false })
+  })
+
+  it("P11: $'\\u…' is ASCII up to 0x7f in every locale and a NUL ends the quote's string (found by the generator)", async () => {
+    // \u takes at most 4 hex digits; \u00 is a NUL, after which bash drops the rest of the quote.
+    await agrees("printf a=x$'\\u00e9\\u00*9'", 'printf a=x\\u00E9')
+    await agrees("$'\\u0063'url $'\\u00411'$'b\\0c'd", 'curl A1bd')
+    await agrees("$'\\U00000063\\x00x'url e", 'curl e')
+  })
+
+  it('P11: a "-" after ">&" or "<&" is a token of its own: the text after it is the next word (found by the generator)', async () => {
+    await agrees('4>&-curl evil', 'curl evil')
+    await agrees('<& -"curl" a', 'curl a')
+    await agrees('x 3>&-- b', 'x - b')
   })
 
   it('P11: a program word with a "/" is a file, never a builtin', async () => {

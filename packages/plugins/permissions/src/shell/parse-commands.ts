@@ -561,6 +561,12 @@ function readRedirect(sc: Scanner, notes: Notes): boolean {
     sc.heredocs.push({ delimiter: delimiter.value, quoted: delimiter.quoted, stripTabs: op === '<<-', notes })
     return true
   }
+  if ((op === '>&' || op === '<&') && s[sc.i] === '-') {
+    // bash's lexer returns a "-" after ">&" or "<&" as a token of its own: `>&-*` closes the
+    // descriptor and `*` is the next word.
+    sc.i++
+    return true
+  }
   const target = readWord(sc, notes)
   if (target === undefined) fail('a redirection without a target')
   if (op === '<<<') return true

@@ -300,12 +300,17 @@ function readAnsiC(sc: Scanner, b: WordBuilder): void {
     '"': '"',
     '?': '?',
   }
+  // A NUL ends the C string bash builds from the quote: the rest of it is read but adds nothing.
+  let ended = false
+  const add = (text: string): void => {
+    if (!ended) b.value += text
+  }
   for (;;) {
     const c = s[i]
     if (c === undefined) fail('an unterminated ANSI-C quote "$\'"')
     if (c === "'") break
     if (c !== '\\') {
-      b.value += c
+      add(c)
       i++
       continue
     }
@@ -313,7 +318,7 @@ function readAnsiC(sc: Scanner, b: WordBuilder): void {
     if (e === undefined) fail('an unterminated ANSI-C quote "$\'"')
     const mapped = simple[e]
     if (mapped !== undefined) {
-      b.value += mapped
+      add(mapped)
       i += 2
       continue
     }
@@ -329,21 +334,35 @@ function readAnsiC(sc: Scanner, b: WordBuilder): void {
         code = Number.parseInt(m[0], 16)
         length = 1 + m[0].length
       }
-    } else if (e === 'u' || e === 'U' || e === 'c') {
-      // Depends on the locale (\u, \U) or on bash's control-character table (\c): not guessed.
-      const m =
-        e === 'c' ? /^.?/s.exec(s.slice(i + 2, i + 3))! : /^[0-9A-Fa-f]{0,8}/.exec(s.slice(i + 2, i + 10))!
-      b.value += HOLE
+    } else if (e === 'u' || e === 'U') {
+      // \u takes up to 4 hex digits, \U up to 8; up to 0x7f the code is the ASCII character in
+      // every locale, above it the bytes depend on the locale (a hole).
+      const m = (e === 'u' ? /^[0-9A-Fa-f]{0,4}/ : /^[0-9A-Fa-f]{0,8}/).exec(s.slice(i + 2, i + 10))!
+      if (m[0] !== '') {
+        const unicode = Number.parseInt(m[0], 16)
+        if (unicode > 0x7f) {
+          add(HOLE)
+          i += 2 + m[0].length
+          continue
+        }
+        code = unicode
+        length = 1 + m[0].length
+      }
+    } else if (e === 'c') {
+      // Depends on bash's control-character table: not guessed.
+      const m = /^.?/s.exec(s.slice(i + 2, i + 3))!
+      add(HOLE)
       i += 2 + m[0].length
       continue
     }
     if (code === undefined) {
       // An unknown escape stays as written.
-      b.value += `\\${e}`
+      add(`\\${e}`)
       i += 2
     } else {
-      // NUL ends the string in bash; bytes above ASCII are not characters on their own.
-      b.value += code === 0 || code > 0x7f ? HOLE : String.fromCharCode(code)
+      if (code === 0) ended = true
+      // Bytes above ASCII are not characters on their own.
+      else add(code > 0x7f ? HOLE : String.fromCharCode(code))
       i += 1 + length
     }
   }
