@@ -64,7 +64,8 @@ const denied = (result: ToolExecutionResult) => (result.isError ? result.error.i
 
 const denyCurl: PermissionRule = { decision: 'deny', tool: 'bash', command: 'curl' }
 
-describe('issue 20: the bypasses', () => {
+// A real bash (or MCP server) per test: the limit only keeps a hang from stalling the run.
+describe('issue 20: the bypasses', { timeout: 60_000 }, () => {
   it('P3/P8: a "#" comment cannot swallow a quote: the line after it is a command of its own', async () => {
     const { ran, run } = harness({
       deployment: [denyCurl],

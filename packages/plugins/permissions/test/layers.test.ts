@@ -118,7 +118,8 @@ describe('within a layer', () => {
   })
 })
 
-describe('across layers', () => {
+// Property tests: the limit only keeps a hang from stalling the run; a loaded machine needs seconds.
+describe('across layers', { timeout: 30_000 }, () => {
   it('P4: a deny in any layer beats an allow in any other, whatever their precedence', () => {
     const deny: PermissionRule = { decision: 'deny', tool: 'read_file', paths: '.env' }
     const allow: PermissionRule = { decision: 'allow', tool: 'read_file' }

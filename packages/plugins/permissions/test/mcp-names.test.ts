@@ -70,7 +70,8 @@ async function startVault(): Promise<{ readonly url: string; readonly received: 
   return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, received }
 }
 
-describe('the MCP plugin and Claude Code rules name the same tools', () => {
+// A real bash (or MCP server) per test: the limit only keeps a hang from stalling the run.
+describe('the MCP plugin and Claude Code rules name the same tools', { timeout: 60_000 }, () => {
   it('P12: a Claude Code deny on mcp__vault__read_secret stops the call before the MCP server sees it', async () => {
     const vault = await startVault()
     const dir = tempDir()
