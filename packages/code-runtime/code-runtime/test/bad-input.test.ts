@@ -4,7 +4,7 @@ import { createTestRuntime } from './support.ts'
 
 const runtime = createTestRuntime()
 
-const rejectsWith = async (request: unknown, message: string): Promise<void> => {
+const rejectsWith = async (request: unknown, message: string | RegExp): Promise<void> => {
   const error: unknown = await runtime.run(request as never).then(
     () => undefined,
     (thrown: unknown) => thrown,
@@ -59,6 +59,26 @@ describe('bad input to run (docs/spec.md §10)', () => {
       { program: '', limits: { memory: 1 } },
       'run(request): request.limits has an unknown field "memory"; known fields: timeoutMs, memoryBytes, stackBytes, outputBytes, valueBytes, maxConcurrentBindingCalls, maxBindingCalls',
     )
+  })
+
+  it('every limit has an upper bound: one past it is refused, naming the range (a timer cannot wait 2^31 ms, the engine cannot address more than 2 GiB)', async () => {
+    const upper: Record<string, number> = {
+      timeoutMs: 2 ** 31 - 1,
+      memoryBytes: 2 * 1024 * 1024 * 1024,
+      stackBytes: 16 * 1024 * 1024,
+      outputBytes: 2 ** 30,
+      valueBytes: 2 ** 30,
+      maxConcurrentBindingCalls: 10_000,
+      maxBindingCalls: 10_000_000,
+    }
+    for (const [name, max] of Object.entries(upper)) {
+      await rejectsWith(
+        { program: '', limits: { [name]: max + 1 } },
+        new RegExp(
+          `^run\\(request\\): request\\.limits\\.${name} must be an integer from \\d+ to ${max}, got the number ${max + 1}$`,
+        ),
+      )
+    }
   })
 
   it('a signal that is not an AbortSignal is refused', async () => {

@@ -61,7 +61,8 @@ describe('run: the seam', () => {
     const result = await runtime.run({ program: 'const a = 1\nconst b: = 2\nreturn a' })
     expect(errorOf(result)).toEqual({
       kind: 'exception',
-      message: 'SyntaxError: Unexpected "=" (line 2, column 10)',
+      message:
+        'SyntaxError: Unexpected token `=`. Expected an identifier, void, yield, null, await, break, a string literal, a numeric literal, true, false, `, -, import, this, typeof, {, [, ( (line 2, column 10)',
     })
   })
 
@@ -257,6 +258,25 @@ describe('run: the seam', () => {
     expect(result.value).toBe('tools.big: the result is larger than 1000 bytes of JSON (limits.valueBytes)')
   })
 
+  it('T34: binding arguments are measured in UTF-8 bytes, not UTF-16 units: a non-ASCII argument past valueBytes never reaches the host', async () => {
+    let calls = 0
+    // "é" is one UTF-16 unit and two UTF-8 bytes: 402 units of JSON text, 802 bytes.
+    const result = await runtime.run({
+      program: 'try { await tools.take("é".repeat(400)); return "sent" } catch (e) { return e.message }',
+      bindings: { take: () => void calls++ },
+      limits: { valueBytes: 600 },
+    })
+    expect(result.value).toBe('tools.take: the argument is larger than 600 bytes of JSON (limits.valueBytes)')
+    expect(calls).toBe(0)
+    const fits = await runtime.run({
+      program: 'await tools.take("é".repeat(299)); return "sent"',
+      bindings: { take: () => void calls++ },
+      limits: { valueBytes: 600 },
+    })
+    expect(fits.value).toBe('sent')
+    expect(calls).toBe(1)
+  })
+
   it('dispose ends runs in flight with kind abort and refuses new runs', async () => {
     const own = createTestRuntime()
     let started = false
@@ -273,7 +293,7 @@ describe('run: the seam', () => {
     })
   })
 
-  it('warmUp loads the engine and the transpiler ahead of the first run', async () => {
+  it('warmUp loads the engine and the type stripper ahead of the first run', async () => {
     const own = createTestRuntime()
     await own.warmUp()
     expect(await own.run({ program: 'const n: number = 3; return n' })).toEqual({ value: 3, logs: [] })

@@ -133,6 +133,31 @@ describe('one writer per session (lease)', () => {
     await held.close()
   })
 
+  it('T42: an idle live writer never lets its lease run low: it renews every third of it, long before a rival could take over', async () => {
+    const leaseMs = 1_500
+    const a = machine('machine-a', leaseMs)
+    const id = db.id()
+    const held = await a.open(id)
+    // What is left of the lease, in the database's own time, sampled over two whole leases.
+    let lowest = Number.POSITIVE_INFINITY
+    const until = performance.now() + 2 * leaseMs
+    while (performance.now() < until) {
+      const { rows } = await db
+        .pool()
+        .query(
+          `SELECT extract(epoch FROM lease_expires_at - clock_timestamp()) * 1000 AS left_ms FROM "${db.schema}".dsh_sessions WHERE id = $1`,
+          [id],
+        )
+      lowest = Math.min(lowest, Number(rows[0]!.left_ms))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    // Renewed every 500 ms, the lease never has much less than 1 000 ms left; a writer renewing only
+    // as it expires would let it reach zero. The margin absorbs a loaded machine's timer delays.
+    expect(lowest).toBeGreaterThan(leaseMs / 4)
+    expect((await refusal(() => machine('machine-b').open(id))).code).toBe('LOCKED')
+    await held.close()
+  })
+
   it('T42: a renewal that finds the lease taken marks it lost: the next append is LOCKED without sending a write', async () => {
     // Machine a's pool records the statements it sends, and when each one has finished.
     const pool = new pg.Pool({ connectionString: db.url, max: 3 })

@@ -34,7 +34,8 @@ export function inferModes(started: readonly CollectedCall[]): ModeOf[] {
   return started.map((call, i): ModeOf => {
     if (call.mode !== undefined) return { mode: call.mode, source: 'recorded' }
     if (started.length < 2) return { mode: undefined, source: undefined }
-    const alone = earlierLast[i]! < call.seq && laterFirst[i]! > lastSeq[i]!
+    // (the last call has no later sibling: one that was never answered still ran alone)
+    const alone = earlierLast[i]! < call.seq && (i === started.length - 1 || laterFirst[i]! > lastSeq[i]!)
     return { mode: alone ? 'alone' : 'parallel', source: 'inferred' }
   })
 }
