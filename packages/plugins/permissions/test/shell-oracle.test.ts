@@ -127,5 +127,5 @@ describe('P11: generated commands against the oracles', () => {
     expect(report.executed).toBe(runs)
     // Most generated lines are read (the rest are mostly what bash rejects too).
     expect(report.unreadable).toBeLessThan(runs / 4)
-  }, 900_000)
+  }, 1_800_000)
 })
