@@ -3140,7 +3140,7 @@ export const firstTests = {
     [/^(connection|mcp-tools)/, ['stdio.test.ts', 'http.test.ts']],
   ],
   otel: [
-    [/^capture/, ['capture.test.ts']],
+    [/^capture/, ['capture.test.ts', 'capture-bytes.test.ts']],
     [
       /^(tool-tracer|agent-trace)/,
       [
@@ -3150,6 +3150,7 @@ export const firstTests = {
         'nested.test.ts',
         'agent-tree.test.ts',
         'dispose.test.ts',
+        'unfinished-spans.test.ts',
       ],
     ],
   ],
@@ -3163,7 +3164,16 @@ export const firstTests = {
   ],
   llm: [[/./, ['blocks.test.ts', 'scripted-model.test.ts']]],
   'llm-openai': [
-    [/^create-chunk-assembler/, ['stream.test.ts', 'stream.property.test.ts', 'corpus-stream.test.ts']],
+    [
+      /^create-chunk-assembler/,
+      [
+        'stream.test.ts',
+        'stream.property.test.ts',
+        'corpus-stream.test.ts',
+        'errors.test.ts',
+        'untrusted-stream.test.ts',
+      ],
+    ],
     [/^(error-from-status|retry-after-ms)/, ['errors.test.ts', 'retry-after.test.ts']],
     [
       /^(create-request-lifetime|stream-chat-completion)/,
@@ -3174,14 +3184,22 @@ export const firstTests = {
   timeline: [
     [
       /^(infer-modes|assign-lanes)/,
-      ['infer-modes.test.ts', 'layout-properties.test.ts', 'build-timeline.test.ts'],
+      [
+        'infer-modes.test.ts',
+        'single-call-pool.test.ts',
+        'layout-properties.test.ts',
+        'build-timeline.test.ts',
+      ],
     ],
     [/^(embed-json|render-timeline-html|cut-text)/, ['render-html.test.ts', 'build-timeline.test.ts']],
     [/^page\//, ['browser.test.ts']],
   ],
   'agent-tool-presentation': [[/./, ['plugin.test.ts']]],
   'session-postgres': [
-    [/^(write-events|acquire-lease|lease-heartbeat)/, ['lease.test.ts', 'store.test.ts']],
+    [
+      /^(write-events|acquire-lease|lease-heartbeat)/,
+      ['lease.test.ts', 'seq-conflict.test.ts', 'store.test.ts'],
+    ],
     [/^(load-events|event-text)/, ['store.test.ts', 'lossless.test.ts', 'session-contract.test.ts']],
   ],
 }
