@@ -1922,8 +1922,8 @@ export const mutants = [
   },
   // ================================================================ the packages outside the core (issue 29)
   // ---------------------------------------------------------------- permissions: decisions
-  // The shell splitter (commands/split-command.ts) is being reworked on another branch: its mutants
-  // here are few and on lines that rework keeps; move them with the code when it lands.
+  // The shell parser (shell/) is new (issue 20): its mutants here are few; the decision functions
+  // (engine/evaluate.ts, commands/match-command.ts) carry most of them.
   {
     id: 'perm-strictness-ask-over-deny',
     package: 'permissions',
@@ -1958,7 +1958,7 @@ export const mutants = [
     id: 'perm-default-ignored',
     package: 'permissions',
     file: `${PERMISSIONS}/engine/evaluate.ts`,
-    find: 'const decision = rule?.decision ?? defaultDecision',
+    find: 'const decision = rule?.decision ?? fallback(subject, defaultDecision)',
     replace: "const decision = rule?.decision ?? 'allow'",
     kind: 'default decision',
     description: 'a subject no rule matches is allowed whatever defaultDecision says',
@@ -1978,8 +1978,8 @@ export const mutants = [
     id: 'perm-allow-covers-opaque',
     package: 'permissions',
     file: `${PERMISSIONS}/commands/match-command.ts`,
-    find: 'if (part.opaque !== undefined && part.opaque !== null) return false',
-    replace: 'if (part.opaque === null) return false',
+    find: 'if (part.opaque !== undefined || part.hidden !== undefined) return false',
+    replace: 'if (part.hidden !== undefined) return false',
     kind: 'command match',
     description: 'an allow prefix covers a command with a substitution (`git log $(rm -rf ~)`)',
     attacks: 'allow rules never match an opaque command',
@@ -1988,8 +1988,8 @@ export const mutants = [
     id: 'perm-unknown-program-escapes-deny',
     package: 'permissions',
     file: `${PERMISSIONS}/commands/match-command.ts`,
-    find: '} else if (part.denyWords === null) return true',
-    replace: '} else if (part.denyWords === null) return false',
+    find: 'if (part.hidden !== undefined) return true',
+    replace: 'if (part.hidden !== undefined) return false',
     kind: 'command match',
     description: 'a command whose program is computed (`$CMD -rf /`) matches no deny rule: fails open',
     attacks: 'deny and ask rules fail closed on a program that cannot be known',
@@ -1998,8 +1998,8 @@ export const mutants = [
     id: 'perm-exact-is-prefix',
     package: 'permissions',
     file: `${PERMISSIONS}/commands/match-command.ts`,
-    find: 'if (options.exact ? words.length !== prefix.length : words.length < prefix.length) return false',
-    replace: 'if (words.length < prefix.length) return false',
+    find: '(options.exact ? words.length === prefix.length : words.length >= prefix.length) &&',
+    replace: 'words.length >= prefix.length &&',
     kind: 'command match',
     description: 'an exact command rule also covers the same command with more words',
     attacks: 'exact command rules match only the words they name',
@@ -2007,9 +2007,9 @@ export const mutants = [
   {
     id: 'perm-deny-sees-full-path',
     package: 'permissions',
-    file: `${PERMISSIONS}/commands/deny-words.ts`,
-    find: 'return [name.slice(slash + 1), ...words.slice(first + 1)]',
-    replace: 'return [name, ...words.slice(first + 1)]',
+    file: `${PERMISSIONS}/commands/analyze-command.ts`,
+    find: "const name = word.value.slice(word.value.lastIndexOf('/') + 1)",
+    replace: 'const name = word.value',
     kind: 'command match',
     description: 'a deny of `rm` misses `/bin/rm -rf /` and `sudo rm -rf /`',
     attacks: 'deny rules compare the program by its last path segment, past wrappers',
@@ -2017,19 +2017,20 @@ export const mutants = [
   {
     id: 'perm-dynamic-word-known',
     package: 'permissions',
-    file: `${PERMISSIONS}/commands/deny-words.ts`,
-    find: 'if (dynamic?.[first] === true) return null',
-    replace: 'if (dynamic?.[first] === false) return null',
+    file: `${PERMISSIONS}/commands/match-command.ts`,
+    find: "if (word.fields === 'many') return true",
+    replace: "if (word.fields === 'many') return false",
     kind: 'command match',
-    description: 'a program word the shell computes is taken as written',
+    description:
+      'a word the shell expands into any number of words (`$FLAGS`, a glob) cannot be a deny prefix’s rest',
     attacks: 'deny and ask rules fail closed on a program that cannot be known',
   },
   {
     id: 'split-backtick-not-collected',
     package: 'permissions',
-    file: `${PERMISSIONS}/commands/split-command.ts`,
-    find: "nested('`', true, 'backtick substitution')",
-    replace: "nested('`', false, 'backtick substitution')",
+    file: `${PERMISSIONS}/shell/read-word.ts`,
+    find: '    sc.script(inner, sc.depth + 1)',
+    replace: '    void inner',
     kind: 'splitter',
     description: 'the command inside backticks is not a part of its own, so no rule checks it',
     attacks: 'commands inside substitutions are checked too',
@@ -2037,9 +2038,9 @@ export const mutants = [
   {
     id: 'split-newline-joins',
     package: 'permissions',
-    file: `${PERMISSIONS}/commands/split-command.ts`,
-    find: "        case '\\n':",
-    replace: "        case '\\r':",
+    file: `${PERMISSIONS}/shell/parse-commands.ts`,
+    find: "if (c === undefined || c === '\\n' || c === ';' || (c === '&' && s[sc.i + 1] !== '>')) return",
+    replace: "if (c === undefined || c === ';' || (c === '&' && s[sc.i + 1] !== '>')) return",
     kind: 'splitter',
     description: 'a newline no longer separates commands (`ls\\nrm -rf /` is one command `ls`)',
     attacks: 'every command a line runs is a part',
@@ -3132,7 +3133,7 @@ export const firstTests = {
   ],
   permissions: [
     [/^engine\//, ['layers.test.ts', 'explain.test.ts', 'plugin.test.ts']],
-    [/^commands\//, ['commands.test.ts']],
+    [/^(commands|shell)\//, ['commands.test.ts']],
   ],
   mcp: [
     [/^map-content/, ['content.test.ts']],
