@@ -3009,6 +3009,8 @@ export const mutants = [
     kind: 'presentation',
     description: 'disposing the plugin leaves its presentation declared',
     attacks: 'dispose withdraws what the plugin declared',
+    equivalent:
+      'dispose stops the codeRuntime watcher first, and stopping a whenAvailable watcher runs its active cleanup (context create-service-methods.ts), which sets runtime = false and withdraws through sync(); the presentation is declared only while that cleanup is pending, so the later withdraw() finds nothing to undo',
   },
 ]
 
