@@ -3131,7 +3131,10 @@ export const firstTests = {
   'dispatch-bullmq': [
     [/^caller\/remote-matcher/, ['options.test.ts', 'remote-dispatch.test.ts']],
     [/^caller\/job-state/, ['job-state.test.ts', 'failure-modes.test.ts', 'redis-restart.test.ts']],
-    [/^(caller\/|protocol\/)/, ['remote-dispatch.test.ts', 'failure-modes.test.ts', 'cancellation.test.ts']],
+    [
+      /^(caller\/|protocol\/)/,
+      ['remote-dispatch.test.ts', 'failure-modes.test.ts', 'cancellation.test.ts', 'queue-deadline.test.ts'],
+    ],
   ],
   permissions: [
     [/^engine\//, ['layers.test.ts', 'explain.test.ts', 'plugin.test.ts']],
@@ -3139,7 +3142,10 @@ export const firstTests = {
   ],
   mcp: [
     [/^map-content/, ['content.test.ts']],
-    [/^(call-tool|envelope)/, ['wrapper.test.ts', 'content.test.ts', 'stdio.test.ts']],
+    [
+      /^(call-tool|envelope)/,
+      ['wrapper.test.ts', 'content.test.ts', 'replayed-answers.test.ts', 'stdio.test.ts'],
+    ],
     [/^(connection|mcp-tools)/, ['stdio.test.ts', 'http.test.ts']],
   ],
   otel: [
@@ -3183,7 +3189,7 @@ export const firstTests = {
       ['abort.test.ts', 'stream.test.ts', 'errors.test.ts'],
     ],
   ],
-  'llm-ai-sdk': [[/./, ['mock-model.test.ts', 'providers.test.ts']]],
+  'llm-ai-sdk': [[/./, ['mock-model.test.ts', 'stream-edges.test.ts', 'providers.test.ts']]],
   timeline: [
     [
       /^(infer-modes|assign-lanes)/,
