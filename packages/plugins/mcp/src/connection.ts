@@ -5,7 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import manifest from '../package.json' with { type: 'json' }
 import { describeError } from './describe-error.ts'
-import type { McpServerConfig } from './read-config.ts'
+import { startupTimeoutMs, type McpServerConfig } from './read-config.ts'
 import type { ServerRuntime } from './server-runtime.ts'
 
 /** How long closing may wait for an HTTP server to end its session before giving up on it. */
@@ -90,7 +90,7 @@ export async function connect(server: ServerRuntime, onListChanged: () => void):
   client.setNotificationHandler(ToolListChangedNotificationSchema, onListChanged)
   server.client = client
   try {
-    await client.connect(createTransport(server.config), { timeout: server.timeoutMs })
+    await client.connect(createTransport(server.config), { timeout: startupTimeoutMs(server.timeoutMs) })
   } catch (error) {
     if (!server.disposed) {
       server.state = 'failed'

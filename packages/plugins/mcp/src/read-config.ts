@@ -5,6 +5,13 @@ import { McpPluginError } from './errors.ts'
 /** The default for a server's `timeoutMs`: the MCP SDK's own request timeout. */
 export const DEFAULT_TIMEOUT_MS = 60_000
 
+/**
+ * The limit on the handshake and on listing tools: the server's `timeoutMs`, but never less than
+ * the default. A short `timeoutMs` is about tool calls; starting a server process (or `npx`
+ * fetching one) on a busy machine routinely takes seconds, and failing it then loses every tool.
+ */
+export const startupTimeoutMs = (timeoutMs: number): number => Math.max(timeoutMs, DEFAULT_TIMEOUT_MS)
+
 // No `__` inside and no `_` at either end: the first `__` of a tool name then always separates the
 // server from the tool, so two servers can never produce the same name.
 const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/

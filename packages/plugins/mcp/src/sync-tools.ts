@@ -6,6 +6,7 @@ import { describeError } from './describe-error.ts'
 import type { Envelope } from './envelope.ts'
 import { readListing, type ToolListing } from './read-listing.ts'
 import type { RegisteredTool, ServerRuntime, SkippedTool } from './server-runtime.ts'
+import { startupTimeoutMs } from './read-config.ts'
 import { toolName } from './tool-name.ts'
 
 /** Enough for any real server; a server whose cursors never end is cut off here (and logged). */
@@ -22,7 +23,7 @@ async function listTools(server: ServerRuntime): Promise<unknown[]> {
     const answer = await client.request(
       { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
       listAnswer,
-      { timeout: server.timeoutMs },
+      { timeout: startupTimeoutMs(server.timeoutMs) },
     )
     tools.push(...answer.tools)
     cursor = answer.nextCursor
