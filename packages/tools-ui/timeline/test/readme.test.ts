@@ -6,7 +6,7 @@ describe('README', () => {
     await checkReadmeExample({
       packageUrl: new URL('../', import.meta.url),
       load: () => import('../examples/readme-example.ts'),
-      lines: 4,
+      lines: 5,
     })
   })
 
