@@ -25,6 +25,12 @@ export interface DemoAgentOptions {
   /** From `preparePresentation`: the code runtime's installer, for `code` and `both`. */
   readonly installCodeRuntime: InstallCodeRuntime | undefined
   readonly approval: ApprovalService
+  /**
+   * A call's body (a `tools/execute` wrapper around it) began (`true`) or ended (`false`), a
+   * `run_code` program's nested calls included: the loop emits no events for those, and the story
+   * presses its Ctrl-C once the jobs it interrupts are running.
+   */
+  readonly onRun?: (run: { readonly toolName: string; readonly nested: boolean }, running: boolean) => void
   /** Warnings and errors of the suite (e.g. a body that settled after its timeout). */
   readonly log: (level: 'warn' | 'error', message: string) => void
 }
@@ -55,6 +61,17 @@ export function openDemoAgent(options: DemoAgentOptions): DemoAgent {
     registerDemoTools(ctx, { docs: options.docs, scratch: options.scratch, stepMs: options.slowMs }),
     installDemoPermissions(ctx, { docs: options.docs }),
     ctx.provide('approval', options.approval),
+    ctx.on('tools/execute', async (call, next) => {
+      const observe = options.onRun
+      if (observe === undefined) return next()
+      const run = { toolName: call.toolName, nested: call.parentCallId !== undefined }
+      observe(run, true)
+      try {
+        return await next()
+      } finally {
+        observe(run, false)
+      }
+    }),
     installPresentation(ctx, {
       mode: options.mode,
       installCodeRuntime: options.installCodeRuntime,
