@@ -10,6 +10,7 @@ import { defineProject, type TestProjectConfiguration } from 'vitest/config'
 export const packages = [
   { name: 'llm', dir: 'packages/llm/llm', id: '@deepseek-ai/dsh-llm' },
   { name: 'llm-openai', dir: 'packages/llm/llm-openai', id: '@deepseek-ai/dsh-llm-openai' },
+  { name: 'llm-ai-sdk', dir: 'packages/llm/llm-ai-sdk', id: '@deepseek-ai/dsh-llm-ai-sdk' },
   { name: 'context', dir: 'packages/core/context', id: '@deepseek-ai/dsh-context' },
   { name: 'session', dir: 'packages/core/session', id: '@deepseek-ai/dsh-session' },
   { name: 'tools', dir: 'packages/core/tools', id: '@deepseek-ai/dsh-tools', typeTests: true },

@@ -7,10 +7,9 @@
 // Only zod, ajv and their dependencies come from the npm registry (`--prefer-offline`: the npm cache
 // serves them when it can), except in the plugins' own projects: the MCP plugin's also installs the
 // MCP SDK, the BullMQ plugin's bullmq and ioredis, the OpenTelemetry plugin's @opentelemetry/api and
-// the SDK, and the PostgreSQL store's pg (it runs against a real server: DSH_TEST_POSTGRES_URL, or a
+// the SDK, the AI SDK bridge's @ai-sdk/provider and @ai-sdk/provider-utils, and the PostgreSQL store's pg (it runs against a real server: DSH_TEST_POSTGRES_URL, or a
 // throwaway one started here); the packages under test are always the local tarballs.
-import { execFile, execFileSync } from 'node:child_process'
-import { promisify } from 'node:util'
+import { execFileSync } from 'node:child_process'
 import {
   cpSync,
   mkdirSync,
@@ -33,27 +32,16 @@ import { bullmqFixture } from './packed-bullmq-fixture.mjs'
 import { postgresFixture } from './packed-postgres-fixture.mjs'
 import { URL_VARIABLE, startPostgres } from './postgres-server.mjs'
 import { otelFixture } from './packed-otel-fixture.mjs'
+import { aiSdkFixture } from './packed-ai-sdk-fixture.mjs'
+import { packSuite } from './pack-suite.mjs'
+import { lintTarball, loadLinters } from './packed-lint.mjs'
+import { checkReadmeInstall } from './packed-readme-install.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const repoRequire = createRequire(join(repo, 'package.json'))
-const packageDirs = [
-  'packages/llm/llm',
-  'packages/core/context',
-  'packages/core/session',
-  'packages/core/tools',
-  'packages/core/agent-loop',
-  'packages/core/agent-tool-presentation',
-  'packages/llm/llm-openai',
-  'packages/code-runtime/code-runtime',
-  'packages/plugins/mcp',
-  'packages/plugins/otel',
-  'packages/tools-ui/timeline',
-  'packages/plugins/permissions',
-  'packages/plugins/dispatch-bullmq',
-  'packages/session/session-postgres',
-]
 /** Packed and inspected like the others, but installed only into their own project (steps 4–6). */
 const ownProject = new Set([
+  '@deepseek-ai/dsh-llm-ai-sdk',
   '@deepseek-ai/dsh-mcp',
   '@deepseek-ai/dsh-dispatch-bullmq',
   '@deepseek-ai/dsh-session-postgres',
@@ -120,20 +108,14 @@ function expectOutput(label, actual, expected) {
 
 try {
   // 1. Pack and inspect.
-  step('packing')
+  step(`packing (packed-artifact check on Node ${process.version})`)
   const tarballs = {}
   const sizes = []
   const license = readFileSync(join(repo, 'LICENSE'), 'utf8')
   const tarballDir = join(work, 'tarballs')
-  // Packed side by side: most of the time is pnpm starting up.
-  const packOutputs = await Promise.all(
-    packageDirs.map((dir) =>
-      promisify(execFile)('pnpm', ['pack', '--pack-destination', tarballDir], { cwd: join(repo, dir) }),
-    ),
-  )
-  for (const [index, dir] of packageDirs.entries()) {
+  const packs = await packSuite({ repo, destination: tarballDir })
+  for (const { dir, tarball } of packs) {
     const manifest = JSON.parse(readFileSync(join(repo, dir, 'package.json'), 'utf8'))
-    const tarball = packOutputs[index].stdout.trim().split('\n').at(-1).trim()
     tarballs[manifest.name] = tarball
     const unpacked = join(work, 'unpacked', manifest.name)
     mkdirSync(unpacked, { recursive: true })
@@ -167,6 +149,13 @@ try {
   for (const s of sizes)
     console.log(`  ${s.name}: ${kb(s.tarball)} packed, ${kb(s.unpacked)} unpacked, ${s.files} files`)
 
+  step('publint and attw on every tarball')
+  const linters = await loadLinters(repo)
+  for (const { name, tarball } of packs) problems.push(...(await lintTarball(linters, { name, tarball })))
+
+  step('the README install: use-packed, then npm and pnpm in scratch projects')
+  checkReadmeInstall({ repo, work, tarballDir, run, check, log: (line) => console.log(line) })
+
   const allLocal = Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
   const local = Object.fromEntries(Object.entries(allLocal).filter(([name]) => !ownProject.has(name)))
   const workspaceZod = JSON.parse(
@@ -196,6 +185,36 @@ try {
   const expected = (location) => ({ ...fixtures.expectedReport, location })
   expectOutput('ESM', run(process.execPath, ['smoke.mjs'], project), expected(join(tools, 'index.js')))
   expectOutput('CommonJS', run(process.execPath, ['smoke.cjs'], project), expected(join(tools, 'index.cjs')))
+
+  step('running a TypeScript program in the code runtime (ESM and CommonJS)')
+  // Types are stripped in place (swc, WebAssembly): the error names the program's own line 3.
+  const codeProgram = 'const n: number = 1\\nconst s: string = String(n)\\nthrow new Error("at " + s)'
+  const codeRun = (load) => `${load}
+const runtime = createQuickJsCodeRuntime()
+runtime.run({ program: '${codeProgram}' }).then((result) => {
+  runtime.dispose()
+  console.log(JSON.stringify(result))
+})
+`
+  writeFileSync(
+    join(project, 'code.mjs'),
+    codeRun("import { createQuickJsCodeRuntime } from '@deepseek-ai/dsh-code-runtime'"),
+  )
+  writeFileSync(
+    join(project, 'code.cjs'),
+    codeRun("const { createQuickJsCodeRuntime } = require('@deepseek-ai/dsh-code-runtime')"),
+  )
+  const codeExpected = { logs: [], error: { kind: 'exception', message: 'Error: at 1 (line 3, column 16)' } }
+  expectOutput('code runtime ESM', run(process.execPath, ['code.mjs'], project), codeExpected)
+  expectOutput('code runtime CommonJS', run(process.execPath, ['code.cjs'], project), codeExpected)
+  check(
+    installedCopies(project, 'esbuild').length === 0,
+    'consumer: esbuild was installed (the code runtime must need no native binary)',
+  )
+  check(
+    installedCopies(project, '@swc/wasm-typescript').length === 1,
+    'consumer: expected one @swc/wasm-typescript',
+  )
 
   step('bundling with esbuild')
   // Bundles run from a directory with no node_modules: everything they need is inside them.
@@ -262,8 +281,8 @@ try {
   step('installing the zod 3.25 project')
   // 3. zod 3.25: schemas from its `zod/v4` entry work; a classic zod 3 schema gets a clear error.
   const zod3 = join(work, 'zod3')
-  // Only the packages the zod 3.25 smoke script imports: the sandbox's engine and esbuild would
-  // only slow this install down.
+  // Only the packages the zod 3.25 smoke script imports: the sandbox's engine and its type
+  // stripper would only slow this install down.
   const core = Object.fromEntries(
     Object.entries(local).filter(([name]) => !/dsh-(code-runtime|llm-openai)$/.test(name)),
   )
@@ -349,13 +368,21 @@ try {
   })
   for (const [file, source] of Object.entries(postgresFixture.files))
     writeFileSync(join(postgres, file), source)
-  const server = process.env[URL_VARIABLE] ? undefined : await startPostgres()
+  // a missing server is one clear line (and the rest of the check still runs), not a stack trace
+  const server = process.env[URL_VARIABLE]
+    ? undefined
+    : await startPostgres().catch((error) => {
+        problems.push(`postgres: could not start a throwaway PostgreSQL: ${error.message}`)
+        return null
+      })
   try {
-    const url = process.env[URL_VARIABLE] || server.url
-    for (const [label, file] of [
-      ['postgres ESM', 'smoke.mjs'],
-      ['postgres CommonJS', 'smoke.cjs'],
-    ]) {
+    const url = process.env[URL_VARIABLE] || server?.url
+    for (const [label, file] of url === undefined
+      ? []
+      : [
+          ['postgres ESM', 'smoke.mjs'],
+          ['postgres CommonJS', 'smoke.cjs'],
+        ]) {
       const env = {
         ...process.env,
         [URL_VARIABLE]: url,
@@ -406,6 +433,43 @@ try {
     problems.push(`otel: tsc (module node16) failed:\n${error.stdout}${error.stderr}`)
   }
   console.log(`otel install: ${kb(bytesUnder(join(otel, 'node_modules')))} in node_modules`)
+
+  step('installing the AI SDK bridge project')
+  // 9. The AI SDK bridge with its peers from the registry (the AI SDK 6 line): a hand-written
+  // LanguageModelV3 and an AI SDK tool, from ESM, CommonJS and an esbuild bundle.
+  const aiSdk = join(work, 'ai-sdk')
+  npmInstall(aiSdk, {
+    ...Object.fromEntries(aiSdkFixture.packages.map((name) => [name, allLocal[name]])),
+    ...aiSdkFixture.registry,
+  })
+  check(
+    installedCopies(aiSdk, '@ai-sdk/provider').length === 1,
+    'ai-sdk: expected exactly one @ai-sdk/provider',
+  )
+  for (const [file, source] of Object.entries(aiSdkFixture.files)) writeFileSync(join(aiSdk, file), source)
+  expectOutput('ai-sdk ESM', run(process.execPath, ['smoke.mjs'], aiSdk), aiSdkFixture.expectedReport)
+  expectOutput('ai-sdk CommonJS', run(process.execPath, ['smoke.cjs'], aiSdk), aiSdkFixture.expectedReport)
+  const aiSdkBundle = await esbuild.build({
+    absWorkingDir: aiSdk,
+    entryPoints: ['smoke.mjs'],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    outfile: join(aiSdk, 'out', 'ai-sdk-bundle.mjs'),
+    logLevel: 'silent',
+  })
+  check(
+    aiSdkBundle.warnings.length === 0,
+    `esbuild ai-sdk-bundle.mjs: unexpected warnings ${aiSdkBundle.warnings.map((w) => w.id || w.text).join(', ')}`,
+  )
+  cpSync(join(aiSdk, 'out', 'ai-sdk-bundle.mjs'), join(bundles, 'ai-sdk-bundle.mjs'))
+  expectOutput(
+    'ai-sdk esbuild bundle',
+    run(process.execPath, ['ai-sdk-bundle.mjs'], bundles),
+    aiSdkFixture.expectedReport,
+  )
+  console.log(`ai-sdk install: ${kb(bytesUnder(join(aiSdk, 'node_modules')))} in node_modules`)
 } finally {
   if (keep) console.log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
@@ -416,5 +480,5 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: ESM, CommonJS, esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16)',
+  'packed artifacts ok: publint and attw clean, the README install with npm and pnpm, ESM, CommonJS, a TypeScript program in the code runtime with its own line numbers (ESM, CommonJS, no esbuild), esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16), AI SDK bridge (ESM, CommonJS, esbuild bundle)',
 )

@@ -2,7 +2,10 @@
 export declare const URL_VARIABLE: 'DSH_TEST_POSTGRES_URL'
 
 /** The directory holding `initdb` and `pg_ctl`; throws saying how to install them when there is none. */
-export declare function findPostgresBin(): string
+export declare function findPostgresBin(
+  env?: Readonly<Record<string, string | undefined>>,
+  options?: { debian?: string },
+): string
 
 export interface ThrowawayPostgres {
   /** `postgres://dsh@127.0.0.1:<port>/postgres` (trust authentication, 127.0.0.1 only). */

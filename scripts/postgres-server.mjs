@@ -29,15 +29,14 @@ function executable(path) {
 }
 
 /** The directory holding `initdb` and `pg_ctl`, or an error saying how to get them. */
-export function findPostgresBin() {
-  const chosen = process.env.DSH_POSTGRES_BIN
+export function findPostgresBin(env = process.env, { debian = '/usr/lib/postgresql' } = {}) {
+  const chosen = env.DSH_POSTGRES_BIN
   if (chosen) {
     // An explicit choice is the only place looked at: a wrong one fails instead of falling back.
     if (executable(join(chosen, 'initdb')) && executable(join(chosen, 'pg_ctl'))) return chosen
     throw new Error(`DSH_POSTGRES_BIN is ${chosen}, which holds no initdb and pg_ctl: ${INSTALL_HINT}`)
   }
-  const candidates = (process.env.PATH ?? '').split(delimiter).filter(Boolean)
-  const debian = '/usr/lib/postgresql'
+  const candidates = (env.PATH ?? '').split(delimiter).filter(Boolean)
   if (existsSync(debian)) {
     const versions = readdirSync(debian)
       .filter((name) => /^\d+$/.test(name))

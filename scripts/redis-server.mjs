@@ -46,7 +46,20 @@ function startOnce(port, dir) {
   })
 }
 
-/** Starts a server; resolves with its URL and a `stop()` that ends it and removes its directory. */
+/** Ends `child` with `signal`; resolves once it has exited. */
+function end(child, signal) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('exit', () => resolve())
+    child.kill(signal)
+  })
+}
+
+/**
+ * Starts a server; resolves with its URL, a `stop()` that ends it and removes its directory, and a
+ * `restart()` that kills it (SIGKILL, as a crash would) and starts a new one on the same port: with
+ * persistence off, the new server is empty, as a production Redis without AOF is after a crash.
+ */
 export async function startRedis() {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-redis-'))
   let lastError
@@ -54,18 +67,27 @@ export async function startRedis() {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort()
     try {
-      const child = await startOnce(port, dir)
-      const stop = () =>
-        new Promise((resolve) => {
-          const done = () => {
-            rmSync(dir, { recursive: true, force: true })
-            resolve()
-          }
-          if (child.exitCode !== null || child.signalCode !== null) return done()
-          child.once('exit', done)
-          child.kill('SIGTERM')
-        })
-      return { url: `redis://127.0.0.1:${port}`, port, pid: child.pid, stop }
+      let child = await startOnce(port, dir)
+      let stopped = false
+      const stop = async () => {
+        stopped = true
+        await end(child, 'SIGTERM')
+        rmSync(dir, { recursive: true, force: true })
+      }
+      const restart = async () => {
+        if (stopped) throw new Error('redis-server: restart() after stop()')
+        await end(child, 'SIGKILL')
+        child = await startOnce(port, dir)
+      }
+      return {
+        url: `redis://127.0.0.1:${port}`,
+        port,
+        get pid() {
+          return child.pid
+        },
+        stop,
+        restart,
+      }
     } catch (error) {
       lastError = error
       if (String(error?.message).includes('not installed')) break

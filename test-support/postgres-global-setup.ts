@@ -22,10 +22,10 @@ const shared: Shared = ((globalThis as Record<symbol, Shared | undefined>)[KEY] 
 
 /**
  * The real PostgreSQL server of a test project (vitest `globalSetup`): the one named by
- * DSH_TEST_POSTGRES_URL (what `.ci/run` sets, through scripts/with-postgres.mjs), or else a
- * throwaway server started here and stopped after the run. In CI (or with DSH_REQUIRE_POSTGRES=1)
- * a missing DSH_TEST_POSTGRES_URL is an error; without PostgreSQL binaries the run fails here,
- * saying how to install them: these tests are never skipped.
+ * DSH_TEST_POSTGRES_URL (what `npm run ci` sets, scripts/ci.mjs), or else a throwaway server
+ * started here and stopped after the run. With DSH_REQUIRE_POSTGRES=1 (what `npm run ci` sets, so
+ * that every project uses its one server) a missing DSH_TEST_POSTGRES_URL is an error; without
+ * PostgreSQL binaries the run fails here, saying how to install them: these tests are never skipped.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   const given = process.env[URL_VARIABLE]
@@ -33,10 +33,10 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     project.provide('postgresUrl', given)
     return undefined
   }
-  if (process.env.CI === 'true' || process.env.DSH_REQUIRE_POSTGRES === '1') {
+  if (process.env.DSH_REQUIRE_POSTGRES === '1') {
     throw new Error(
-      `${URL_VARIABLE} is not set: in CI the PostgreSQL tests need the server .ci/run starts ` +
-        '(node scripts/with-postgres.mjs -- <command>). They are never skipped.',
+      `${URL_VARIABLE} is not set, and DSH_REQUIRE_POSTGRES=1 asks for the server \`npm run ci\` starts ` +
+        '(or node scripts/with-postgres.mjs -- <command>). The PostgreSQL tests are never skipped.',
     )
   }
   shared.users++

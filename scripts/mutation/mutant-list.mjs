@@ -9,6 +9,7 @@ export const PACKAGE_DIRS = {
   session: 'packages/core/session',
   'agent-loop': 'packages/core/agent-loop',
   'session-postgres': 'packages/session/session-postgres',
+  'dispatch-bullmq': 'packages/plugins/dispatch-bullmq',
 }
 export const PACKAGES = Object.keys(PACKAGE_DIRS)
 

@@ -30,7 +30,7 @@ describe('the planted-bug list of pnpm mutate', () => {
   it('covers every package it names with at least 80 mutants in all', () => {
     expect(mutants.length).toBeGreaterThanOrEqual(80)
     expect(new Set(mutants.map((m) => m.package))).toEqual(
-      new Set(['tools', 'context', 'session', 'agent-loop', 'session-postgres']),
+      new Set(['tools', 'context', 'session', 'agent-loop', 'session-postgres', 'dispatch-bullmq']),
     )
   })
 

@@ -26,8 +26,6 @@ function createInThreadRunner(): (
 ) => Promise<SandboxOutcome> {
   const loader = createEngineLoader(wasmModule)
   return async (program, bindings = {}) => {
-    const wrapped = await wrapProgram(program, 'javascript')
-    if (!wrapped.ok) throw new Error(wrapped.message)
     const engine = await loader.acquire(limits.memoryBytes)
     const ended = new AbortController()
     // Answers arrive on a later microtask, after `handle` is assigned.
@@ -35,7 +33,8 @@ function createInThreadRunner(): (
       engine,
       release: (reusable) => loader.release(engine, reusable),
       memoryExhausted: () => loader.exhausted(engine),
-      source: wrapped.source,
+      source: wrapProgram(program),
+      positions: true,
       names: Object.keys(bindings),
       limits,
       deadline: Date.now() + limits.timeoutMs,
@@ -72,13 +71,12 @@ describe('cold start: a new runtime and its first run', () => {
     async () => {
       const loader = createEngineLoader(await compileWasm(locateWasm(undefined)))
       const engine = await loader.acquire(limits.memoryBytes)
-      const wrapped = await wrapProgram('return 1', 'javascript')
-      if (!wrapped.ok) throw new Error(wrapped.message)
       await runInSandbox({
         engine,
         release: () => undefined,
         memoryExhausted: () => false,
-        source: wrapped.source,
+        source: wrapProgram('return 1'),
+        positions: true,
         names: [],
         limits,
         deadline: Date.now() + limits.timeoutMs,
@@ -110,7 +108,7 @@ describe('warm run of a trivial program (JavaScript)', async () => {
     { warmupIterations: 20 },
   )
   bench(
-    'worker, TypeScript (types stripped by esbuild)',
+    'worker, TypeScript (types stripped by swc in its own thread)',
     async () => {
       await runtime.run({ program: 'const n: number = 1; return n + 1' })
     },

@@ -5,12 +5,14 @@ import { describeValue } from '@deepseek-ai/dsh-llm'
 import { CodeRuntimeError, invalidArgument } from './errors.ts'
 import { compileWasm } from './host/compile-wasm.ts'
 import { createWorkerPool } from './host/create-worker-pool.ts'
+import { beforeRunEnds } from './host/before-run-ends.ts'
+import { prepareProgram } from './host/prepare-program.ts'
 import { runInWorker } from './host/run-in-worker.ts'
+import { loadTypeStripper } from './host/strip-types.ts'
 import { locateWasm, locateWorker } from './host/worker-files.ts'
 import { DEFAULT_CODE_RUN_LIMITS, readLimits } from './read-limits.ts'
 import { readRunRequest } from './read-run-request.ts'
 import type { CodeRunLimits, CodeRunResult, CodeRuntime, ResolvedCodeRunLimits } from './types.ts'
-import { loadTransform, wrapProgram } from './wrap-program.ts'
 
 export interface QuickJsCodeRuntimeOptions {
   /** Defaults for every run of this runtime; a request's own `limits` override them field by field. */
@@ -112,10 +114,11 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
   })
   const disposal = new AbortController()
 
-  const transpilerFailed = (error: unknown): CodeRuntimeError =>
+  const stripperFailed = (error: unknown): CodeRuntimeError =>
     new CodeRuntimeError({
       code: 'ENGINE_FAILED',
-      message: 'The code runtime could not load the TypeScript transpiler (esbuild)',
+      message:
+        'The code runtime could not strip the types of a TypeScript program: @swc/wasm-typescript did not load (it must be installed where the code runs; JavaScript programs do not need it)',
       cause: error,
     })
   const refuseDisposed = (what: string): void => {
@@ -128,27 +131,34 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
       refuseDisposed('run(request)')
       const { program, language, bindings, signal, limits } = readRunRequest(request, defaults)
       const deadline = Date.now() + limits.timeoutMs
+      const timedOut = (): CodeRunResult =>
+        failed(
+          'timeout',
+          `The program ran out of its time budget of ${limits.timeoutMs} ms (limits.timeoutMs)`,
+        )
       const early = (): CodeRunResult | undefined => {
         if (signal?.aborted === true) return failed('abort', 'The run was aborted by its signal')
         if (disposal.signal.aborted) return failed('abort', 'The code runtime was disposed')
-        if (Date.now() > deadline) {
-          return failed(
-            'timeout',
-            `The program ran out of its time budget of ${limits.timeoutMs} ms (limits.timeoutMs)`,
-          )
-        }
+        if (Date.now() > deadline) return timedOut()
         return undefined
       }
       const before = early()
       if (before !== undefined) return before
-      const wrapped = await wrapProgram(program, language).catch((error: unknown) => {
-        throw transpilerFailed(error)
+      // stripping counts against the budget: the first TypeScript program waits for swc to load
+      const prepared = await beforeRunEnds(prepareProgram(program, language), {
+        deadline,
+        signal,
+        disposed: disposal.signal,
+      }).catch((error: unknown) => {
+        throw stripperFailed(error)
       })
-      if (!wrapped.ok) return failed('exception', wrapped.message)
+      if ('ended' in prepared) return early() ?? timedOut()
+      if (!prepared.value.ok) return failed(prepared.value.kind, prepared.value.message)
       return runInWorker({
         pool,
         heapMb: workerHeapMb(limits),
-        source: wrapped.source,
+        source: prepared.value.source,
+        positions: prepared.value.positions,
         bindings,
         limits,
         deadline,
@@ -160,8 +170,8 @@ export function createQuickJsCodeRuntime(options: QuickJsCodeRuntimeOptions = {}
       refuseDisposed('warmUp()')
       await Promise.all([
         pool.warm(workerHeapMb(defaults), defaults.memoryBytes),
-        loadTransform().catch((error: unknown) => {
-          throw transpilerFailed(error)
+        loadTypeStripper().catch((error: unknown) => {
+          throw stripperFailed(error)
         }),
       ])
     },
@@ -190,6 +200,6 @@ function readFileOption(value: unknown, where: string, protocols: readonly strin
   )
 }
 
-function failed(kind: 'abort' | 'timeout' | 'exception', message: string): CodeRunResult {
+function failed(kind: 'abort' | 'timeout' | 'exception' | 'memory', message: string): CodeRunResult {
   return Object.freeze({ logs: Object.freeze([]), error: Object.freeze({ kind, message }) })
 }

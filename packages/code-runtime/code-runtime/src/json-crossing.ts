@@ -4,6 +4,27 @@ import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 /** Deepest nesting a value may have when it crosses the sandbox boundary (as in session snapshots). */
 export const MAX_JSON_DEPTH = 1000
 
+const TOO_DEEP = `nests deeper than ${MAX_JSON_DEPTH} levels`
+
+/** Longest start and end of a path kept in a message (the sandbox's prelude keeps the same). */
+const PATH_HEAD = 60
+const PATH_TAIL = 40
+
+/**
+ * `$.a is a function`; a path too long to read (one nested 1,000 levels deep has thousands of
+ * characters, more than a message may hold) goes after the reason, its middle cut out at segment
+ * boundaries, so the reason is never what a length cap cuts off.
+ */
+function describeAt(path: string, reason: string): string {
+  if (path.length <= PATH_HEAD + PATH_TAIL) return `${path} ${reason}`
+  let head = 0
+  for (let i = 1; i <= PATH_HEAD; i++) if (path[i] === '.' || path[i] === '[') head = i
+  let tail = path.length
+  for (let i = path.length - 1; i >= path.length - PATH_TAIL && i > head; i--)
+    if (path[i] === '.' || path[i] === '[') tail = i
+  return `it ${reason} (at ${path.slice(0, Math.max(head, 1))}…${path.slice(tail)})`
+}
+
 export type Decoded =
   { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly reason: string }
 
@@ -34,7 +55,11 @@ export function decodeJsonText(text: string): Decoded {
 export function encodeJsonValue(value: unknown): Encoded {
   if (value === undefined) return { ok: true, text: undefined }
   const snapshot = snapshotJsonValue(value, { maxDepth: MAX_JSON_DEPTH })
-  if (!snapshot.ok) return { ok: false, reason: `${snapshot.path} ${snapshot.reason}` }
+  if (!snapshot.ok) {
+    // the snapshot's words for the depth limit, in the sandbox's (the same limit on both sides)
+    const reason = snapshot.reason.startsWith('is nested deeper than') ? TOO_DEEP : snapshot.reason
+    return { ok: false, reason: describeAt(snapshot.path, reason) }
+  }
   const text = JSON.stringify(snapshot.value)
   const problem = mayHideProblem(text) ? findProblem(snapshot.value) : undefined
   return problem === undefined ? { ok: true, text } : { ok: false, reason: problem }
@@ -60,14 +85,14 @@ function findProblem(root: JsonValue): string | undefined {
     const item = stack.pop()!
     const { value, depth } = item
     if (typeof value !== 'object' || value === null) continue
-    if (depth + 1 > MAX_JSON_DEPTH) return `${pathOf(item)} nests deeper than ${MAX_JSON_DEPTH} levels`
+    if (depth + 1 > MAX_JSON_DEPTH) return describeAt(pathOf(item), TOO_DEEP)
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++)
         stack.push({ value: value[i]!, parent: item, key: i, depth: depth + 1 })
       continue
     }
     for (const key of Object.keys(value)) {
-      if (key === '__proto__') return `${pathOf(item)} has a "__proto__" key`
+      if (key === '__proto__') return describeAt(pathOf(item), 'has a "__proto__" key')
       stack.push({ value: (value as JsonObject)[key]!, parent: item, key, depth: depth + 1 })
     }
   }

@@ -58,6 +58,7 @@ async function start(message: Extract<HostMessage, { type: 'run' }>): Promise<vo
     release: (reusable) => loader.release(engine, reusable),
     memoryExhausted: () => loader.exhausted(engine),
     source: message.source,
+    positions: message.positions,
     names: message.names,
     limits,
     deadline: message.deadline,

@@ -35,6 +35,8 @@ export type HostMessage =
       readonly id: number
       /** The wrapped program (see wrap-program.ts). */
       readonly source: string
+      /** Its lines and columns are the program's own, so errors may name them. */
+      readonly positions: boolean
       readonly names: readonly string[]
       readonly limits: ResolvedCodeRunLimits
       /** `Date.now()` after which the run is out of time. */

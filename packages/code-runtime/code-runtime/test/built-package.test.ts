@@ -1,5 +1,13 @@
 import { execFile } from 'node:child_process'
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +19,7 @@ import configs from '../tsup.config.ts'
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
 const wasmFile = createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')
+const swcDir = join(createRequire(import.meta.url).resolve('@swc/wasm-typescript'), '..')
 // tsup keeps a package's dependencies external; run from here it cannot see which they are.
 const dependencies = Object.keys(
   (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { dependencies: object })
@@ -36,19 +45,50 @@ console.log(JSON.stringify([ok, stuck.error.kind, after.value]))
 const expected = [{ value: { n: 42 }, logs: [{ level: 'log', text: 'got 42' }] }, 'timeout', 7]
 
 let dir = ''
+let apps = ''
 
-/** Runs a script with Node in the build directory; resolves with its stdout once it has exited by itself. */
-const runNode = (file: string): Promise<string> =>
+// pnpm's command shims set NODE_PATH to every package of the workspace's store: the probes must
+// resolve packages as an installed application does, without it.
+const { NODE_PATH: _storePath, ...env } = process.env
+
+/** Runs a script with Node (in the build directory); resolves with its stdout once it has exited by itself. */
+const runNode = (file: string, cwd = dir): Promise<string> =>
   new Promise((resolve, reject) => {
-    execFile(process.execPath, [file], { cwd: dir, timeout: 30_000 }, (error, stdout, stderr) =>
+    execFile(process.execPath, [file], { cwd, env, timeout: 30_000 }, (error, stdout, stderr) =>
       error ? reject(new Error(`${file} failed: ${error.message}\n${stderr}`)) : resolve(stdout),
     )
   })
 
+/**
+ * Bundles `app.mjs` with esbuild into a folder of its own outside the build directory, next to the
+ * worker and the .wasm, with a node_modules that holds only the packages named: what an
+ * application ships. Resolves with the folder.
+ */
+async function bundleApp(name: string, source: string, modules: Record<string, string>): Promise<string> {
+  const app = join(apps, name)
+  mkdirSync(join(app, 'node_modules', '@swc'), { recursive: true })
+  for (const [module, target] of Object.entries(modules))
+    symlinkSync(target, join(app, 'node_modules', module), 'dir')
+  writeFileSync(join(dir, `${name}.mjs`), source)
+  await esbuild({
+    entryPoints: [join(dir, `${name}.mjs`)],
+    outfile: join(app, 'app.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'silent',
+  })
+  copyFileSync(join(dir, 'dist/quickjs-worker.mjs'), join(app, 'quickjs-worker.mjs'))
+  copyFileSync(wasmFile, join(app, 'quickjs.wasm'))
+  return app
+}
+
 describe('the built package runs its sandbox worker from dist (ESM, a CommonJS build, a bundled app)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'dsh-code-runtime-build-'))
-    // The build resolves the engine package (the default .wasm) and esbuild as an installed package would.
+    apps = mkdtempSync(join(tmpdir(), 'dsh-code-runtime-apps-'))
+    // The build resolves the engine package (the default .wasm) and swc as an installed package would.
     symlinkSync(join(packageDir, 'node_modules'), join(dir, 'node_modules'), 'dir')
     const outDir = join(dir, 'dist')
     for (const config of configs as Options[]) {
@@ -76,6 +116,7 @@ describe('the built package runs its sandbox worker from dist (ESM, a CommonJS b
 
   afterAll(() => {
     if (dir !== '') rmSync(dir, { recursive: true, force: true })
+    if (apps !== '') rmSync(apps, { recursive: true, force: true })
   })
 
   it('T34: ESM: the main module finds quickjs-worker.mjs next to itself; an idle pool lets the process exit', async () => {
@@ -94,26 +135,30 @@ describe('the built package runs its sandbox worker from dist (ESM, a CommonJS b
     expect(JSON.parse(await runNode('probe.cjs'))).toEqual(expected)
   }, 60_000)
 
-  it('T34: an app bundled by esbuild runs with the worker copied next to its bundle and the .wasm passed as wasmUrl', async () => {
-    writeFileSync(
-      join(dir, 'app.mjs'),
+  it('T34: an app bundled by esbuild runs with the worker copied next to its bundle, the .wasm passed as wasmUrl and only @swc/wasm-typescript installed', async () => {
+    const app = await bundleApp(
+      'app',
       `import { createQuickJsCodeRuntime } from './dist/index.js'\n${probeBody(
         "{ wasmUrl: new URL('./quickjs.wasm', import.meta.url) }",
       )}`,
+      { '@swc/wasm-typescript': swcDir },
     )
-    await esbuild({
-      entryPoints: [join(dir, 'app.mjs')],
-      outfile: join(dir, 'bundle/app.mjs'),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      // esbuild runs a native binary: an app keeps it installed (it strips TypeScript at run time).
-      external: ['esbuild'],
-      logLevel: 'silent',
-    })
-    copyFileSync(join(dir, 'dist/quickjs-worker.mjs'), join(dir, 'bundle/quickjs-worker.mjs'))
-    copyFileSync(wasmFile, join(dir, 'bundle/quickjs.wasm'))
-    expect(JSON.parse(await runNode('bundle/app.mjs'))).toEqual(expected)
+    expect(JSON.parse(await runNode('app.mjs', app))).toEqual(expected)
+  }, 60_000)
+
+  it('T34: without @swc/wasm-typescript installed, JavaScript programs run and a TypeScript program is refused naming it', async () => {
+    const app = await bundleApp(
+      'js-only',
+      `import { createQuickJsCodeRuntime } from './dist/index.js'
+const runtime = createQuickJsCodeRuntime({ wasmUrl: new URL('./quickjs.wasm', import.meta.url) })
+const js = await runtime.run({ program: 'return tools.double(21)', language: 'javascript', bindings: { double: (n) => n * 2 } })
+const ts = await runtime.run({ program: 'const n: number = 1; return n' }).catch((error) => ({ code: error.code, message: error.message }))
+console.log(JSON.stringify([js, ts]))`,
+      {},
+    )
+    const [js, ts] = JSON.parse(await runNode('app.mjs', app)) as [unknown, { code: string; message: string }]
+    expect(js).toEqual({ value: 42, logs: [] })
+    expect(ts.code).toBe('ENGINE_FAILED')
+    expect(ts.message).toContain('@swc/wasm-typescript did not load')
   }, 60_000)
 })

@@ -67,6 +67,17 @@ describe('run_code over the QuickJS sandbox (T34)', () => {
     expect(returned(await ctx.tools.execute(runCode('return 1 + 1')))).toBe(2)
   })
 
+  it('T34: a returned value nested deeper than 1,000 levels fails saying why first, not a cut-off path', async () => {
+    const ctx = codeScope()
+    const result = await ctx.tools.execute(
+      runCode('let v: unknown[] = []; for (let i = 0; i < 1000; i++) v = [v]; return v'),
+    )
+    expect(messageOf(result)).toMatch(
+      /^Tool "run_code" failed: the program returned a value that is not JSON: the returned value is not JSON: it nests deeper than 1000 levels \(at \$(\[0\])+…(\[0\])+\)$/,
+    )
+    expect(messageOf(result).length).toBeLessThan(300)
+  })
+
   it('T34: maxBindingCalls caps a program’s calls; calls past it are rejected inside the program, never run', async () => {
     const ctx = codeScope({ limits: { maxBindingCalls: 3 } })
     let ran = 0

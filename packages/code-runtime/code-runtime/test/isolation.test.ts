@@ -19,11 +19,10 @@ describe('a warmed engine instance is reused only without leaking state', () => 
     const runOnce = async (program: string): Promise<SandboxOutcome> => {
       const engine = await loader.acquire(limits.memoryBytes)
       instances.push(engine)
-      const wrapped = await wrapProgram(program, 'javascript')
-      if (!wrapped.ok) throw new Error(wrapped.message)
       return runInSandbox({
         engine,
-        source: wrapped.source,
+        source: wrapProgram(program),
+        positions: true,
         names: [],
         limits,
         deadline: Date.now() + 10_000,

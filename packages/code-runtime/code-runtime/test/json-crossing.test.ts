@@ -67,6 +67,52 @@ describe('values cross the boundary as lossless JSON', () => {
     expect(encodeJsonValue(undefined)).toEqual({ ok: true, text: undefined })
   })
 
+  it('T34: a value nested deeper than 1,000 levels is refused with the reason first, on every crossing, within the message cap', async () => {
+    // 1,001 levels: the path alone ($[0][0]…) is over 3,000 characters, longer than the message cap
+    const deep = 'let v = []; for (let i = 0; i < 1000; i++) v = [v];'
+    const returned = await runtime.run({ program: `${deep} return v`, language: 'javascript' })
+    expect(returned.error?.kind).toBe('invalid-output')
+    expect(returned.error?.message).toMatch(
+      /^the returned value is not JSON: it nests deeper than 1000 levels \(at \$(\[0\])+…(\[0\])+\)$/,
+    )
+    expect(returned.error!.message.length).toBeLessThan(200)
+
+    const passed = await runtime.run({
+      program: `${deep} try { await tools.take(v); return 'taken' } catch (e) { return e.message }`,
+      language: 'javascript',
+      bindings: { take: () => 'ran' },
+    })
+    expect(passed.value).toMatch(
+      /^tools\.take: the argument is not JSON: it nests deeper than 1000 levels \(at \$(\[0\])+…(\[0\])+\)$/,
+    )
+
+    let hostValue: unknown = []
+    for (let i = 0; i < 1000; i++) hostValue = [hostValue]
+    const given = await runtime.run({
+      program: `try { await tools.give(); return 'given' } catch (e) { return e.message }`,
+      language: 'javascript',
+      bindings: { give: () => hostValue },
+    })
+    expect(given.value).toMatch(
+      /^tools\.give: returned a value that is not JSON: it nests deeper than 1000 levels \(at \$(\[0\])+…(\[0\])+\)$/,
+    )
+    const decoded = decodeJsonText('['.repeat(1001) + ']'.repeat(1001))
+    expect(decoded).toEqual({
+      ok: false,
+      reason: expect.stringMatching(/^it nests deeper than 1000 levels \(at \$(\[0\])+…(\[0\])+\)$/),
+    })
+  })
+
+  it('T34: any other problem deep in a value keeps its reason within the message cap (the path is shortened in the middle)', async () => {
+    const program = 'let v = { f: () => 1 }; for (let i = 0; i < 900; i++) v = { inner: v }; return v'
+    const result = await runtime.run({ program, language: 'javascript' })
+    expect(result.error?.kind).toBe('invalid-output')
+    expect(result.error?.message).toMatch(
+      /^the returned value is not JSON: it is a function \(at \$(\.inner)+…(\.inner)+\.f\)$/,
+    )
+    expect(result.error!.message.length).toBeLessThan(300)
+  })
+
   it('a binding result getter is read once, so a value that changes between reads cannot differ', async () => {
     let reads = 0
     const result = await runtime.run({

@@ -61,7 +61,8 @@ describe('run: the seam', () => {
     const result = await runtime.run({ program: 'const a = 1\nconst b: = 2\nreturn a' })
     expect(errorOf(result)).toEqual({
       kind: 'exception',
-      message: 'SyntaxError: Unexpected "=" (line 2, column 10)',
+      message:
+        'SyntaxError: Unexpected token `=`. Expected an identifier, void, yield, null, await, break, a string literal, a numeric literal, true, false, `, -, import, this, typeof, {, [, ( (line 2, column 10)',
     })
   })
 
@@ -292,7 +293,7 @@ describe('run: the seam', () => {
     })
   })
 
-  it('warmUp loads the engine and the transpiler ahead of the first run', async () => {
+  it('warmUp loads the engine and the type stripper ahead of the first run', async () => {
     const own = createTestRuntime()
     await own.warmUp()
     expect(await own.run({ program: 'const n: number = 3; return n' })).toEqual({ value: 3, logs: [] })

@@ -91,7 +91,11 @@ describe('sandbox escape attempts (docs/spec.md T34)', { timeout: 60_000 }, () =
     )
     expect(result.value).toEqual([true, true, true, 'undefined', 'function'])
     const call = await run("return Function('return process')()")
-    expect(errorOf(call)).toEqual({ kind: 'exception', message: "ReferenceError: 'process' is not defined" })
+    // (the position is the program's call: the body Function compiled is not the program's text)
+    expect(errorOf(call)).toEqual({
+      kind: 'exception',
+      message: "ReferenceError: 'process' is not defined (line 1, column 34)",
+    })
     await expectHealthy(runtime)
   })
 
@@ -469,9 +473,9 @@ describe('sandbox escape attempts (docs/spec.md T34)', { timeout: 60_000 }, () =
       ['throw new Proxy({}, { ownKeys() { throw 1 }, get() { throw 2 } })', 'Uncaught [unprintable]'],
       [
         'const e = new Error("x"); Object.defineProperty(e, "message", { get() { throw 1 } }); throw e',
-        'Error',
+        'Error (line 1, column 20)',
       ],
-      ['await Promise.reject(new TypeError("bad"))', 'TypeError: bad'],
+      ['await Promise.reject(new TypeError("bad"))', 'TypeError: bad (line 1, column 35)'],
     ]
     for (const [program, message] of cases) {
       expect(errorOf(await run(program)), program).toEqual({ kind: 'exception', message })

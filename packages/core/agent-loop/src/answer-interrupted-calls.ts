@@ -2,6 +2,7 @@ import type { AnySession, AsyncSession, Session } from '@deepseek-ai/dsh-session
 import type { ToolExecutionInput, ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from './append-tool-call.ts'
 import { appendToolResult } from './append-tool-result.ts'
+import { createCallIdAllocator } from './create-call-id-allocator.ts'
 import { findUnansweredCalls } from './find-unanswered-calls.ts'
 import { findUnrecordedCalls } from './find-unrecorded-calls.ts'
 import { andThen, inSequence, type MaybePromise } from './maybe-async.ts'
@@ -16,7 +17,8 @@ function interrupted(input: ToolExecutionInput): string {
  * `tool/result` gets a synthetic `INTERRUPTED` result, in log order; and when the last turn's last
  * assistant message has tool calls that were never recorded (the process stopped before the batch
  * began, or the session refused to record them and the turn ended with `error`), those calls are
- * recorded (citing that message) and answered the same way. Nested calls (a `run_code` program's,
+ * recorded (citing that message, each under an id unique in the session, the model's kept as
+ * `modelCallId` when it was taken) and answered the same way. Nested calls (a `run_code` program's,
  * stopped mid-program) are answered first, so each is answered before its outer call, as
  * `verifyToolPairs` requires; they stay out of the model's history like any nested call. Results
  * come from `scheduler.synthesize`, so `tools/result` observers see them. Returns how many calls it
@@ -71,7 +73,10 @@ export function answerInterruptedCalls(options: {
   const last = readLastTurn(events)
   if (last !== undefined) {
     const { turn, steps: step, lastAssistantSeq } = last
-    for (const block of findUnrecordedCalls(events, last)) {
+    const callIds = createCallIdAllocator(session)
+    for (const model of findUnrecordedCalls(events, last)) {
+      // recorded under an id unique in the session, as the loop would have (T28)
+      const block = callIds.assign(model)
       const input: ToolExecutionInput = {
         callId: block.id,
         name: block.name,
@@ -86,6 +91,7 @@ export function answerInterruptedCalls(options: {
             turn,
             step,
             block,
+            ...(block.modelCallId === undefined ? {} : { modelCallId: block.modelCallId }),
             ...(lastAssistantSeq === undefined ? {} : { messageSeq: lastAssistantSeq }),
           }),
           (callSeq) =>

@@ -6,7 +6,7 @@ import {
   type AnySession,
   type SessionEvent,
 } from '@deepseek-ai/dsh-session'
-import { readApprovalAnswer, type ApprovalAnswer } from '@deepseek-ai/dsh-tools'
+import { describeThrown, readApprovalAnswer, type ApprovalAnswer } from '@deepseek-ai/dsh-tools'
 import type { PausedStep } from './continue-paused-step.ts'
 import { AgentLoopError, invalidArgument } from './errors.ts'
 import { isPromiseLike } from './maybe-async.ts'
@@ -18,20 +18,29 @@ export type ApprovalReply = { readonly callId: string } & ApprovalAnswer
 
 const q = (value: string): string => JSON.stringify(value)
 
-/** A checked copy of `options.approval` (each field read once). */
+/**
+ * A checked copy of `options.approval` (each field read once): `callId` and the answer's own fields,
+ * nothing else (a field the answer does not have is refused, T28).
+ */
 export function readApprovalReply(where: string, value: unknown): ApprovalReply {
   if (typeof value !== 'object' || value === null)
     throw invalidArgument(
       `${where}: options.approval must be { callId, answer }, got ${describeValue(value)}`,
     )
-  const callId = (value as { callId?: unknown }).callId
+  let callId: unknown
+  let fields: Record<string, unknown>
+  try {
+    ;({ callId, ...fields } = value as Record<string, unknown>)
+  } catch (error) {
+    throw invalidArgument(`${where}: reading options.approval threw: ${describeThrown(error)}`)
+  }
   if (typeof callId !== 'string' || callId === '')
     throw invalidArgument(
       `${where}: options.approval.callId must be a non-empty string, got ${describeValue(callId)}`,
     )
   let answer: ApprovalAnswer
   try {
-    answer = readApprovalAnswer(where, 'options.approval', value)
+    answer = readApprovalAnswer(where, 'options.approval', fields)
   } catch (error) {
     throw invalidArgument(error instanceof Error ? error.message : String(error))
   }
@@ -84,7 +93,11 @@ export function answerPendingApproval(options: {
   if (approval === undefined) throw notPending(where, events, reply.callId, pending)
   const message = last?.lastAssistant
   const calls = message === undefined ? [] : toolCallsOf(message)
-  const at = calls.findIndex((block) => block.id === approval.callId)
+  // the call's block holds the model's id, which the loop may have recorded under another
+  const callData = events.find((event) => event.seq === approval.callSeq)?.data as
+    { modelCallId?: unknown } | undefined
+  const blockId = typeof callData?.modelCallId === 'string' ? callData.modelCallId : approval.callId
+  const at = calls.findIndex((block) => block.id === blockId)
   if (
     last === undefined ||
     last.turn !== approval.turn ||
@@ -115,6 +128,7 @@ export function answerPendingApproval(options: {
     messageSeq: last.lastAssistantSeq,
     blocks: calls.slice(at),
     firstCallSeq: approval.callSeq,
+    firstCallId: approval.callId,
     answer: answer as ApprovalAnswer,
     carried: { contexts, concludesTurn: request?.concludesTurn === true },
   }

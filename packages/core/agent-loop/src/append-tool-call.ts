@@ -11,11 +11,19 @@ export interface AppendToolCallOptions<S extends AnySession = AnySession> {
   readonly block: ToolCallBlock
   readonly messageSeq?: number
   readonly mode?: ExecutionMode
+  /**
+   * The id the model wrote, when `block.id` is another one the call is recorded under (an id unique
+   * in the session, T28): recorded as `modelCallId`, so the call is matched with its tool-call block
+   * and the provider gets its own id back.
+   */
+  readonly modelCallId?: string
 }
 
 /**
  * Records one call as `tool/call` (T28): `{ turn, step, callId, name, arguments }`, `arguments`
- * being the raw string the model wrote, plus `mode` when given (how the scheduler runs it). With
+ * being the raw string the model wrote, plus `mode` when given (how the scheduler runs it) and
+ * `modelCallId` when the call is recorded under another id than the model's (`block.id` is then
+ * the session's id). With
  * `messageSeq` (the seq of the `assistant/message` that holds the call) the event cites it:
  * `sourceEventSeqs: [messageSeq]` (T40). Returns the event's seq, which the result must cite (a
  * promise of it for an asynchronous session, resolved once the event is durable). Throws or rejects
@@ -25,11 +33,12 @@ export function appendToolCall(options: AppendToolCallOptions<Session>): number
 export function appendToolCall(options: AppendToolCallOptions<AsyncSession>): Promise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number> {
-  const { session, turn, step, block, messageSeq, mode } = options
+  const { session, turn, step, block, messageSeq, mode, modelCallId } = options
   const data: ToolCallEventData = {
     turn,
     step,
     callId: block.id,
+    ...(modelCallId === undefined || modelCallId === block.id ? {} : { modelCallId }),
     name: block.name,
     arguments: block.arguments,
     ...(mode === undefined ? {} : { mode }),

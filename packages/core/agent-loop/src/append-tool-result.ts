@@ -23,7 +23,8 @@ export interface AppendToolResultOptions<S extends AnySession = AnySession> {
 /**
  * Records one result as `tool/result` (T28, T29): `{ turn, step, message, error?, meta? }` where
  * `message` is `createToolResultMessage({ callId, content, isError })`, plus `timings` when given
- * (how long the call queued, ran and waited to commit), appended with
+ * (how long the call queued, ran and waited to commit) and `rewrittenArguments` when policy
+ * rewrote the call's arguments (T36: the JSON it ran with), appended with
  * `{ surfaceOp: 'append', sourceEventSeqs: [callSeq] }` so it cites its `tool/call`.
  * Returns the event's seq (a promise of it for an asynchronous session, resolved once the event is
  * durable). Throws or rejects with whatever the session does; nothing is recorded then.
@@ -42,6 +43,8 @@ export function appendToolResult(options: AppendToolResultOptions): MaybePromise
     ...(info === undefined ? {} : { error: { name: info.name, code: info.code } }),
     ...(result.meta === undefined ? {} : { meta: result.meta }),
     ...(timings === undefined ? {} : { timings }),
+    // T36: what the call ran with when policy rewrote the model's arguments (its tool/call keeps those)
+    ...(result.rewrittenArguments === undefined ? {} : { rewrittenArguments: result.rewrittenArguments }),
   }
   const recorded = session.append('tool/result', data, { surfaceOp: 'append', sourceEventSeqs: [callSeq] })
   return andThen(recorded, seqOf)

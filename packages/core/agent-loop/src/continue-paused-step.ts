@@ -14,6 +14,8 @@ export interface PausedStep {
   readonly blocks: readonly ToolCallBlock[]
   /** Seq of the paused call's `tool/call` (already in the log). */
   readonly firstCallSeq: number
+  /** The session id the paused call was recorded under (its `callId`; the model's may differ). */
+  readonly firstCallId: string
   readonly answer: ApprovalAnswer
   /** What the step's earlier calls deferred (from the approval request). */
   readonly carried: { readonly contexts: readonly string[]; readonly concludesTurn: boolean }
@@ -31,7 +33,11 @@ export async function continuePausedStep(
 ): Promise<StepReport> {
   const { runner, turn, step, signal, emit } = run
   const { ctx, session, config } = runner
-  const approvals = stepApprovals(run, { carried: paused.carried, firstCallSeq: paused.firstCallSeq })
+  const approvals = stepApprovals(run, {
+    carried: paused.carried,
+    firstCallSeq: paused.firstCallSeq,
+    firstCallId: paused.firstCallId,
+  })
   const answered: ToolCallApproval = { kind: 'answered', answer: paused.answer }
   const batch = openStepBatch({
     ctx,

@@ -14,11 +14,14 @@ export function findUnrecordedCalls(
   last: TurnRecord | undefined,
 ): ToolCallBlock[] {
   if (last?.lastAssistant === undefined) return []
+  // the ids of the message's blocks that were recorded: the model's id, kept as modelCallId when the
+  // loop recorded the call under another; a nested call is in no message, whatever its id
   const recorded = new Set<string>()
   for (const event of events) {
     if (event.type !== 'tool/call') continue
     const call = readToolCall(event)
-    if (call.turn === last.turn && call.step === last.steps) recorded.add(call.callId)
+    if (call.turn === last.turn && call.step === last.steps && call.parentCallId === undefined)
+      recorded.add(call.modelCallId ?? call.callId)
   }
   return toolCallsOf(last.lastAssistant).filter((block) => !recorded.has(block.id))
 }

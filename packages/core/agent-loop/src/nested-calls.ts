@@ -14,3 +14,14 @@ export function answeredCallId(message: unknown): string | undefined {
   const callId = (message as { content?: readonly { callId?: unknown }[] } | null)?.content?.[0]?.callId
   return typeof callId === 'string' ? callId : undefined
 }
+
+/**
+ * The ids of a model's call the loop recorded under another id than the model's (its `tool/call`
+ * carries `modelCallId`), or undefined. Reads the event as plain data.
+ */
+export function renamedCall(event: SessionEvent): { callId: string; modelCallId: string } | undefined {
+  const data = event.data as { callId?: unknown; modelCallId?: unknown } | null
+  return typeof data?.modelCallId === 'string' && typeof data.callId === 'string'
+    ? { callId: data.callId, modelCallId: data.modelCallId }
+    : undefined
+}

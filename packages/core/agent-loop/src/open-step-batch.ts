@@ -9,6 +9,7 @@ import {
   type ToolExecutionResult,
   type ToolRuntime,
 } from '@deepseek-ai/dsh-tools'
+import { createCallIdAllocator, type RecordedCallBlock } from './create-call-id-allocator.ts'
 import { AgentLoopError } from './errors.ts'
 import { createNestedCallRecorder } from './nested-call-recorder.ts'
 import type { AcceptContext } from './read-execute-tool-calls-options.ts'
@@ -36,6 +37,8 @@ export interface StepApprovals {
   readonly forCall: (block: ToolCallBlock, index: number) => ToolCallApproval
   /** Seq of call 0's `tool/call` when the step continues after an answer (it is in the log). */
   readonly firstCallSeq?: number
+  /** The session id call 0 was recorded with then (`firstCallSeq`'s `callId`). */
+  readonly firstCallId?: string
   /** What the step had accepted before an earlier pause (from that approval request). */
   readonly carried: { readonly contexts: readonly string[]; readonly concludesTurn: boolean }
   /** The step paused: its `approval/request` is recorded. */
@@ -50,7 +53,10 @@ export interface StepApprovals {
  * every result and hands deferred contexts over in model order (T27).
  */
 export interface StepBatch {
-  /** Queues one complete call (its `id` unique in the step). */
+  /**
+   * Queues one complete call (its `id` unique in the step). The call runs and is recorded under an
+   * id unique in the session (`createCallIdAllocator`): the model's, unless that is taken.
+   */
   add(block: ToolCallBlock): void
   /** The model's stream ended at `at`: later calls are not eager, and the figures are measured to here. */
   streamEnded(at: number): void
@@ -87,7 +93,9 @@ export function openStepBatch(options: {
 }): StepBatch {
   const { approvals } = options
   const { ctx, tools, session, turn, step, signal, onEvent, where } = options
-  const blocks: ToolCallBlock[] = []
+  /** The step's calls as recorded (session ids), in model order. */
+  const blocks: RecordedCallBlock[] = []
+  const callIds = createCallIdAllocator(session)
   const logger = ctx.logger
   const logLate = (index: number, outcome: unknown, error: unknown): void => {
     // a closed or failing session: the logger is the last place the outcome can go
@@ -195,9 +203,14 @@ export function openStepBatch(options: {
   })
 
   return {
-    add(block) {
+    add(model) {
+      const index = blocks.length
+      const firstCallId = approvals?.firstCallId
+      const block =
+        index === 0 && firstCallId !== undefined
+          ? callIds.recorded(model, firstCallId)
+          : callIds.assign(model)
       blocks.push(block)
-      const index = blocks.length - 1
       batch.add({
         callId: block.id,
         name: block.name,

@@ -97,13 +97,13 @@ export async function runTurn(
 
   emit({ type: 'turn-start', turn, at: turnStartedAt, resumed: start.resumed })
   if (start.paused !== undefined) {
-    const { step, blocks, answer } = start.paused
+    const { step, firstCallId, answer } = start.paused
     emit({
       type: 'approval-answered',
       turn,
       step,
       at: performance.now(),
-      callId: blocks[0]!.id,
+      callId: firstCallId,
       answer: answer.answer,
     })
   }

@@ -85,6 +85,8 @@ export function readToolCall(event: SessionEvent): ToolCallEventData {
   }
   // a nested call (a run_code program's) names its outer call
   if (typeof data.parentCallId === 'string') call.parentCallId = data.parentCallId
+  // a call the loop recorded under another id than the model's
+  if (typeof data.modelCallId === 'string') call.modelCallId = data.modelCallId
   return call
 }
 

@@ -9,13 +9,14 @@ import type { StepRun } from './step-types.ts'
  */
 export function stepApprovals(
   run: Pick<StepRun, 'turn' | 'step' | 'emit' | 'grants'>,
-  continued?: Pick<StepApprovals, 'carried' | 'firstCallSeq'>,
+  continued?: Pick<StepApprovals, 'carried' | 'firstCallSeq' | 'firstCallId'>,
 ): StepApprovals {
   const { turn, step, emit, grants } = run
   return {
     forCall: (block) => approvalFor(grants, block),
     carried: continued?.carried ?? { contexts: [], concludesTurn: false },
     ...(continued?.firstCallSeq === undefined ? {} : { firstCallSeq: continued.firstCallSeq }),
+    ...(continued?.firstCallId === undefined ? {} : { firstCallId: continued.firstCallId }),
     onRequested: (approval, index) =>
       emit({ type: 'approval-requested', turn, step, at: performance.now(), index, approval }),
   }

@@ -1,9 +1,9 @@
-import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { AnySession, ApprovalRequestEventData, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from './append-tool-call.ts'
 import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
 import { appendToolResult } from './append-tool-result.ts'
+import type { RecordedCallBlock } from './create-call-id-allocator.ts'
 import { AgentLoopError } from './errors.ts'
 import { andThen, isPromiseLike, seqOf, type MaybePromise } from './maybe-async.ts'
 
@@ -88,8 +88,8 @@ export function createToolCallLedger(options: {
   readonly session: AnySession
   readonly turn: number
   readonly step: number
-  /** The step's calls in model order; may grow while the message streams. */
-  readonly blocks: readonly ToolCallBlock[]
+  /** The step's calls in model order, under their session ids; may grow while the message streams. */
+  readonly blocks: readonly RecordedCallBlock[]
   readonly message: LedgerMessage
   /** A late outcome held back until the message landed could not be recorded after all. */
   readonly lateFailed: (index: number, outcome: LateToolOutcome, error: unknown) => void
@@ -129,11 +129,13 @@ export function createToolCallLedger(options: {
       return
     }
     const seq = messageSeq()
+    const block = blocks[index]!
     const callSeq = appendToolCall({
       session,
       turn,
       step,
-      block: blocks[index]!,
+      block,
+      ...(block.modelCallId === undefined ? {} : { modelCallId: block.modelCallId }),
       ...(seq === undefined ? {} : { messageSeq: seq }),
       ...(modes[index] === undefined ? {} : { mode: modes[index] }),
     })

@@ -68,6 +68,10 @@ interface ToolCallEventBase {
   readonly step: number
   /** Position of the call in the assistant message (model order). */
   readonly index: number
+  /**
+   * The call's id in the session (its `tool/call`'s `callId`): the model's own, unless the model
+   * reused an id the session already had (then `<id>#<n>`; the block at `index` holds the model's).
+   */
   readonly callId: string
   readonly name: string
   /** `performance.now()` when the event happened. */

@@ -72,6 +72,11 @@ const runCode = (id: string, code: string) =>
 /** Data of tool events, for assertions on the links. */
 const dataOf = (event: SessionEvent) => event.data as { callId?: string; parentCallId?: string }
 
+// Real runtimes: a test's first program pays a cold start (a sandbox worker, the engine and, once
+// per file, the type stripper's thread), which a loaded machine stretches past vitest's 5 s
+// default. A generous limit, not a timing assertion.
+vi.setConfig({ testTimeout: 30_000 })
+
 describe('Code Mode end to end (T33)', () => {
   it('T33: the model’s program runs three parallel-safe tools together, then an exclusive one; the session shows every nested call', async () => {
     const root = codeRoot()

@@ -22,7 +22,7 @@ import { asyncStore } from './support/async-store.ts'
 function processWith(
   session: AnySession,
   turns: readonly ScriptedTurn[],
-  options: { eager?: boolean; atDeploy?: () => void } = {},
+  options: { eager?: boolean; atDeploy?: () => void; deploy?: boolean } = {},
 ) {
   const root = createContext({ logger: createMemoryLogger() })
   installTools(root)
@@ -40,18 +40,20 @@ function processWith(
       },
     }),
   )
-  root.tools.register(
-    defineTool({
-      name: 'deploy',
-      description: 'Deploy.',
-      parameters: z.object({ env: z.string() }),
-      execute: ({ env }) => {
-        runs.push(`deploy ${env}`)
-        options.atDeploy?.()
-        return `deployed to ${env}`
-      },
-    }),
-  )
+  // a later process may run without the tool (`deploy: false`): unregistered since the pause
+  if (options.deploy !== false)
+    root.tools.register(
+      defineTool({
+        name: 'deploy',
+        description: 'Deploy.',
+        parameters: z.object({ env: z.string() }),
+        execute: ({ env }) => {
+          runs.push(`deploy ${env}`)
+          options.atDeploy?.()
+          return `deployed to ${env}`
+        },
+      }),
+    )
   root.on('tools/pre-execute', (call, next) =>
     call.toolName === 'deploy' ? { type: 'ask', reason: 'deploys need a yes' } : next(),
   )
@@ -247,6 +249,45 @@ describe('durable approvals in the loop', () => {
       feedback: 'not today',
     })
     expect(verifyToolPairs(session.events()).ok).toBe(true)
+  })
+
+  it('T13: a reject answered in a process where the tool is no longer registered stays DENIED / ApprovalRejected with the feedback', async () => {
+    const { session } = await pausedTurn()
+    const next = processWith(session, [[textBlock('Understood, no deploy.')]], { deploy: false })
+    const result = await next.agent.resume({
+      approval: { callId: 'd1', answer: 'reject', feedback: 'not today' },
+    })
+    expect(result?.reason).toBe('completed')
+    expect(next.runs).toEqual(['read b.txt'])
+    expect(resultOf(session, 'd1')).toMatchObject({
+      error: { name: 'ApprovalRejected', code: 'DENIED' },
+      message: {
+        content: [{ content: [{ type: 'text', text: 'The user rejected the call to "deploy": not today' }] }],
+      },
+    })
+    expect(verifyToolPairs(session.events())).toEqual({ ok: true, problems: [] })
+  })
+
+  it('T28: an answer with a field it does not have (grantAll, feedbak, scop) is refused with INVALID_ARGUMENT; nothing is recorded', async () => {
+    const { session } = await pausedTurn()
+    const before = session.lastSeq
+    const next = processWith(session, [])
+    for (const [approval, field, answer, fields] of [
+      [{ callId: 'd1', answer: 'session', grantAll: true }, 'grantAll', 'session', 'answer, scope'],
+      [{ callId: 'd1', answer: 'reject', feedbak: 'not today' }, 'feedbak', 'reject', 'answer, feedback'],
+      [{ callId: 'd1', answer: 'session', scop: 'tool' }, 'scop', 'session', 'answer, scope'],
+    ] as const) {
+      const error: unknown = await next.agent.resume({ approval: approval as never }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(AgentLoopError)
+      expect((error as AgentLoopError).code).toBe('INVALID_ARGUMENT')
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `options\\.approval has unknown field\\(s\\) "${field}"; an answer '${answer}' has only ${fields}$`,
+        ),
+      )
+    }
+    expect(session.lastSeq).toBe(before)
+    expect(pendingApprovals(session.events()).map((p) => p.callId)).toEqual(['d1'])
   })
 
   it('a session answer is recorded and covers later asks of the tool, also in a later process', async () => {

@@ -8,6 +8,7 @@ const examples = [
   'examples/readme-eager.ts',
   'examples/readme-resume.ts',
   'examples/readme-approvals.ts',
+  'examples/readme-call-ids.ts',
 ] as const
 
 describe('README', () => {
@@ -58,6 +59,15 @@ describe('README', () => {
       example: 'examples/readme-approvals.ts',
       load: () => import('../examples/readme-approvals.ts'),
       lines: 5,
+    })
+  })
+
+  it('T28/T29: call ids unique in the session: the example prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-call-ids.ts',
+      load: () => import('../examples/readme-call-ids.ts'),
+      lines: 3,
     })
   })
 })

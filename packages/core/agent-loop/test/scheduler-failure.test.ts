@@ -6,8 +6,11 @@ import {
   type Session,
   type ToolResultEventData,
 } from '@deepseek-ai/dsh-session'
+import { createContext, createMemoryLogger } from '@deepseek-ai/dsh-context'
+import { installTools } from '@deepseek-ai/dsh-tools'
 import { AgentLoopError } from '@deepseek-ai/dsh-agent-loop'
-import { agentWith, shape } from './support/agents.ts'
+import { agentWith, registerBasicTools, shape } from './support/agents.ts'
+import { call, gatedTool, quiesce } from './support/fixtures.ts'
 
 /** A session that refuses the tool/result of `callId` while `fault.on` (once, or until switched off). */
 function refusingSession(
@@ -49,8 +52,14 @@ describe('a scheduler failure in the loop', () => {
       'tool/result a',
       'tool/result b',
       'tool/result c',
+      // c's body had run: what it returned is recorded, not lost (T38)
+      'tool/late-outcome',
       'turn/end error',
     ])
+    expect(session.events().at(-2)!.data).toMatchObject({
+      callId: 'c',
+      outcome: { kind: 'value', value: 'c' },
+    })
     const codes = session
       .events()
       .flatMap((e) =>
@@ -90,5 +99,76 @@ describe('a scheduler failure in the loop', () => {
     expect(await agent.resume()).toMatchObject({ reason: 'error', steps: 1 })
     expect(shape(session.events()).slice(-2)).toEqual(['tool/result b', 'tool/result c'])
     expect(verifyToolPairs(session.events()).ok).toBe(true)
+  })
+})
+
+describe('a failed step drains the bodies that started (T38, T39)', () => {
+  /** echo `a` (answered at once) and a gated `slow` `b` whose body runs until the test releases it. */
+  function drainingAgent(times: 'once' | 'until-off') {
+    const { session, fault } = refusingSession('a', times)
+    const logger = createMemoryLogger()
+    const root = createContext({ logger })
+    // a grace far longer than the test: only the body's return may end the wait
+    installTools(root, { abortGraceMs: 60_000 })
+    registerBasicTools(root)
+    const slow = gatedTool({ name: 'slow', journal: [], parallel: () => true })
+    root.tools.register(slow.definition)
+    const turns = [[call('a', 'echo', { text: 'a' }), call('b', 'slow')], [textBlock('unused')]]
+    const { agent } = agentWith(turns, { session, root })
+    const settled: string[] = []
+    const run = agent.run('go').then(
+      () => void settled.push('resolved'),
+      (error: unknown) => void settled.push(`rejected ${(error as Error).message}`),
+    )
+    return { session, fault, slow, run, settled, logger }
+  }
+
+  it('T38/T39: the run settles, and turn/end is written, only after the started body returned; its outcome is recorded once as tool/late-outcome', async () => {
+    const { session, slow, run, settled, logger } = drainingAgent('once')
+    await quiesce()
+    // a's tool/result was refused: the batch failed; b is answered SCHEDULER_FAILED while its body runs
+    expect(slow.running).toEqual(new Set(['b']))
+    expect(shape(session.events()).slice(3)).toEqual([
+      'tool/call a',
+      'tool/call b',
+      'tool/result a',
+      'tool/result b',
+    ])
+    expect(settled).toEqual([])
+    slow.release('b', 'deployed')
+    await run
+    expect(settled).toEqual(['rejected disk full while recording the result of a'])
+    const events = session.events()
+    expect(shape(events).slice(7)).toEqual(['tool/late-outcome', 'turn/end error'])
+    const [callB, resultB, late] = [events[4]!, events[6]!, events[7]!]
+    expect((resultB.data as unknown as ToolResultEventData).error?.code).toBe('SCHEDULER_FAILED')
+    expect(late).toMatchObject({
+      type: 'tool/late-outcome',
+      data: { turn: 1, step: 1, callId: 'b', outcome: { kind: 'value', value: 'deployed' } },
+      sourceEventSeqs: [callB.seq, resultB.seq],
+    })
+    expect(verifyToolPairs(events).ok).toBe(true)
+    expect(logger.entries.filter((e) => e.level === 'error')).toEqual([])
+  })
+
+  it('T38/T39: when the session keeps refusing, the late outcome is recorded citing its call, before turn/end; resume repairs the rest', async () => {
+    const { session, fault, slow, run, settled } = drainingAgent('until-off')
+    await quiesce()
+    expect(settled).toEqual([])
+    slow.release('b', 'deployed')
+    await run
+    expect(settled).toEqual([expect.stringMatching(/^rejected .*refused the tool\/result of "a"/)])
+    const events = session.events()
+    expect(shape(events).slice(3)).toEqual([
+      'tool/call a',
+      'tool/call b',
+      'tool/late-outcome',
+      'turn/end error',
+    ])
+    expect(events[5]).toMatchObject({
+      data: { callId: 'b', outcome: { kind: 'value', value: 'deployed' } },
+      sourceEventSeqs: [events[4]!.seq],
+    })
+    fault.on = false
   })
 })

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { createContext, createMemoryLogger } from '@deepseek-ai/dsh-context'
 import {
   assistantMessage,
+  createScriptedModel,
   createToolResultMessage,
   textBlock,
   toolCallBlock,
@@ -9,7 +11,7 @@ import {
   type ModelStreamPart,
 } from '@deepseek-ai/dsh-llm'
 import { createMemorySession, verifyToolPairs, type ToolResultEventData } from '@deepseek-ai/dsh-session'
-import { defineTool, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import { defineTool, installTools, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import {
   appendToolCall,
   appendToolResult,
@@ -184,6 +186,51 @@ describe('the session mapping (docs/spec.md §8)', () => {
     const messageSeq = events.find((event) => event.type === 'assistant/message')!.seq
     expect(recordedCall.seq).toBeGreaterThan(messageSeq)
     expect(verifyToolPairs(events).ok).toBe(true)
+  })
+
+  it('T28/T36: arguments a policy rewrote: the assistant message and tool/call keep the model’s text, tool/result records what ran', async () => {
+    const root = createContext({ logger: createMemoryLogger() })
+    installTools(root)
+    root.tools.register(
+      defineTool({
+        name: 'bash',
+        description: 'Run a shell command',
+        parameters: z.object({ command: z.string() }),
+        execute: ({ command }) => `ran ${command}`,
+      }),
+    )
+    // Claude Code's PreToolUse updatedInput, as this pipeline's decision
+    root.on('tools/pre-execute', (call, next) =>
+      call.args.command === 'echo hello'
+        ? { type: 'allow', args: { command: 'echo HOOK-MODIFIED' } }
+        : next(),
+    )
+    const session = createMemorySession()
+    const model = createScriptedModel({
+      turns: [
+        [toolCallBlock({ id: 'b1', name: 'bash', args: { command: 'echo hello' } })],
+        [textBlock('Done.')],
+      ],
+    })
+    const agent = createAgent({ ctx: root, name: 'shell', model, session })
+    expect((await agent.run('Say hello.')).reason).toBe('completed')
+    const events = session.events()
+    const original = '{"command":"echo hello"}'
+    const message = events.find((e) => e.type === 'assistant/message')?.data as {
+      message: { content: { type: string; arguments?: string }[] }
+    }
+    expect(message.message.content.find((b) => b.type === 'tool-call')?.arguments).toBe(original)
+    expect(events.find((e) => e.type === 'tool/call')?.data).toMatchObject({
+      callId: 'b1',
+      arguments: original,
+    })
+    const result = events.find((e) => e.type === 'tool/result')?.data as unknown as ToolResultEventData
+    expect(result.rewrittenArguments).toBe('{"command":"echo HOOK-MODIFIED"}')
+    expect(result.message.content[0]).toMatchObject({
+      content: [{ type: 'text', text: 'ran echo HOOK-MODIFIED' }],
+    })
+    expect(verifyToolPairs(events)).toEqual({ ok: true, problems: [] })
+    agent.dispose()
   })
 
   it('T29: appendToolCall / appendToolResult record exactly what the seed maps (callId pairs, sourceEventSeqs cites)', () => {

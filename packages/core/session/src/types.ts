@@ -160,6 +160,13 @@ export interface ToolCallEventData {
   /** The raw JSON string exactly as the model wrote it (for a nested call, as the program passed it). */
   arguments: string
   /**
+   * The id the model gave the call (the `id` of its tool-call block in the assistant message), set
+   * only when the loop recorded the call under another `callId` because that id was already taken
+   * in the session (a model that repeats ids across steps). `callId` pairs the call with its
+   * `tool/result` in the log; the model's id is what the provider gets back (`historyFromSession`).
+   */
+  modelCallId?: string
+  /**
    * Set on a nested call (made by a `run_code` program): the outer call's callId. Such a
    * `tool/call` is appended with `sourceEventSeqs: [outerCallSeq]`; it is not part of the model's
    * history.
@@ -195,6 +202,11 @@ export interface ToolResultEventData {
   meta?: JsonValue
   /** Present for a call that started, when the loop recorded it (absent in older logs). */
   timings?: ToolCallRecordedTimings
+  /**
+   * Present only when a policy rewrote the call's arguments (T36): the JSON text the call ran with.
+   * The `tool/call` (and the assistant message) keep the model's own text.
+   */
+  rewrittenArguments?: string
 }
 
 /**

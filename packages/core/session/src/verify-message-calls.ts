@@ -14,6 +14,8 @@ interface MessageRecord {
   readonly step: number
   /** The message's tool-call blocks by id, in message order. */
   readonly calls: ReadonlyMap<string, MessageCall>
+  /** Block id → the callId of the `tool/call` that recorded it (the model's id, or the one the loop gave). */
+  readonly recorded: Map<string, string>
   /** Position of the next `user/message` or `assistant/message` after it (Infinity: none). */
   nextMessage: number
 }
@@ -32,19 +34,37 @@ function readMessage(item: Item, index: number): MessageRecord | undefined {
       return undefined
     if (!calls.has(block.id)) calls.set(block.id, { name: block.name, arguments: block.arguments })
   }
-  return { seq: item.seq, index, turn: data.turn, step: data.step, calls, nextMessage: Infinity }
+  return {
+    seq: item.seq,
+    index,
+    turn: data.turn,
+    step: data.step,
+    calls,
+    recorded: new Map(),
+    nextMessage: Infinity,
+  }
 }
 
-function readCall(
-  item: Item,
-): { turn: number; step: number; callId: string; call: MessageCall; nested: boolean } | undefined {
+function readCall(item: Item):
+  | {
+      turn: number
+      step: number
+      callId: string
+      /** The id of its tool-call block: `modelCallId` when the loop recorded it under another. */
+      blockId: string
+      call: MessageCall
+      nested: boolean
+    }
+  | undefined {
   const data = record(item.data)
   if (data === undefined || !count(data.turn) || !count(data.step)) return undefined
-  const { callId, name, arguments: args } = data
+  const { callId, name, arguments: args, modelCallId } = data
   if (typeof callId !== 'string' || callId === '' || typeof name !== 'string' || typeof args !== 'string')
     return undefined
+  if (modelCallId !== undefined && (typeof modelCallId !== 'string' || modelCallId === '')) return undefined
   const nested = data.parentCallId !== undefined
-  return { turn: data.turn, step: data.step, callId, call: { name, arguments: args }, nested }
+  const blockId = typeof modelCallId === 'string' ? modelCallId : callId
+  return { turn: data.turn, step: data.step, callId, blockId, call: { name, arguments: args }, nested }
 }
 
 function resultCallId(item: Item): string | undefined {
@@ -60,8 +80,9 @@ const q = (value: string): string => JSON.stringify(value)
  * the calls, so the history rebuilt from the log is one a provider accepts: a `tool/call` comes
  * after the `assistant/message` of its turn and step (never before it, as an eagerly started call
  * might be recorded by mistake), that message holds a tool-call block with its id, name and
- * arguments, and a `tool/call` that cites a source cites exactly that message; every tool-call block
- * of a message is recorded as a `tool/call`, and answered before the next user or assistant message.
+ * arguments (its `modelCallId` when the loop recorded it under another id), and a `tool/call` that
+ * cites a source cites exactly that message; every tool-call block of a message is recorded as
+ * exactly one `tool/call`, and answered before the next user or assistant message.
  * Only messages shaped as the loop writes them (`{ turn, step, message: { role: 'assistant',
  * content } }`) are checked; a log without them (calls recorded by a harness alone) has nothing here.
  * Nested calls (`data.parentCallId`: a `run_code` program's) are in no message and are skipped here;
@@ -105,7 +126,7 @@ export function verifyMessageCalls(list: readonly unknown[]): ToolPairProblem[] 
     // A nested call (a `run_code` program's) is in no message: it is checked against its outer call,
     // which this check ties to the message (so the nested pair sits between the message and the next).
     if (parsed.nested) return
-    const { turn, step, callId, call } = parsed
+    const { turn, step, callId, blockId, call } = parsed
     recorded.add(callId)
     const where = `turn ${turn} step ${step}`
     let target = byStep.get(`${turn}:${step}`)
@@ -126,36 +147,50 @@ export function verifyMessageCalls(list: readonly unknown[]): ToolPairProblem[] 
       } else target = cited
     }
     if (target === undefined) return
+    const named = blockId === callId ? q(callId) : `${q(callId)}, the model's ${q(blockId)}`
+    const earlier = target.recorded.get(blockId)
+    if (earlier !== undefined) {
+      report(
+        'duplicate-call',
+        item.seq,
+        callId,
+        `tool/call seq ${item.seq} (${named}) records the tool call ${q(blockId)} of the assistant/message of ${where} (seq ${target.seq}), which ${q(earlier)} already recorded`,
+      )
+      return
+    }
+    // recorded, if wrongly (too early, other arguments): reported below, not also as unrecorded
+    if (target.calls.has(blockId)) target.recorded.set(blockId, callId)
     if (target.index > index) {
       report(
         'call-before-message',
         item.seq,
         callId,
-        `tool/call seq ${item.seq} (${q(callId)}) is recorded before the assistant/message of ${where} (seq ${target.seq})`,
+        `tool/call seq ${item.seq} (${named}) is recorded before the assistant/message of ${where} (seq ${target.seq})`,
       )
       return
     }
-    const block = target.calls.get(callId)
+    const block = target.calls.get(blockId)
     if (block === undefined || block.name !== call.name || block.arguments !== call.arguments) {
       report(
         'call-not-in-message',
         item.seq,
         callId,
         block === undefined
-          ? `tool/call seq ${item.seq} (${q(callId)}) is not a tool call of the assistant/message of ${where} (seq ${target.seq})`
-          : `tool/call seq ${item.seq} (${q(callId)}) differs from the call the assistant/message of ${where} (seq ${target.seq}) holds (name or arguments)`,
+          ? `tool/call seq ${item.seq} (${named}) is not a tool call of the assistant/message of ${where} (seq ${target.seq})`
+          : `tool/call seq ${item.seq} (${named}) differs from the call the assistant/message of ${where} (seq ${target.seq}) holds (name or arguments)`,
       )
     }
   })
 
   for (const message of messages) {
-    for (const callId of message.calls.keys()) {
-      if (!recorded.has(callId)) {
+    for (const blockId of message.calls.keys()) {
+      const callId = message.recorded.get(blockId)
+      if (callId === undefined) {
         report(
           'unrecorded-call',
           message.seq,
-          callId,
-          `assistant/message seq ${message.seq} calls ${q(callId)}, which was never recorded as tool/call`,
+          blockId,
+          `assistant/message seq ${message.seq} calls ${q(blockId)}, which was never recorded as tool/call`,
         )
         continue
       }

@@ -83,7 +83,9 @@ interface StepRecord {
 
 /**
  * The replay check (T30): pairs every `tool/call` (`data.callId`) with its `tool/result`
- * (`data.message.content[0].callId`) and reports every problem, not just the first: duplicate calls or
+ * (`data.message.content[0].callId`) and reports every problem, not just the first (call ids are
+ * unique in a session: a model's id the loop found taken is kept as `data.modelCallId`, and that is
+ * what the call is matched with in its assistant message): duplicate calls or
  * results, results without a call or before it, unanswered calls, a result whose `sourceEventSeqs` is
  * not exactly `[callSeq]`, a result whose turn/step differs from its call's, results of one step out
  * of call order, a later step's call while an earlier step still waits for results, and tool events
@@ -384,6 +386,13 @@ function parseCall(data: unknown): ParsedCall | string {
   const parentCallId = data.parentCallId
   if (parentCallId !== undefined && (typeof parentCallId !== 'string' || parentCallId === ''))
     return `data.parentCallId must be a non-empty string when present, got ${describeValue(parentCallId)}`
+  const modelCallId = data.modelCallId
+  if (modelCallId !== undefined) {
+    if (typeof modelCallId !== 'string' || modelCallId === '')
+      return `data.modelCallId must be a non-empty string when present, got ${describeValue(modelCallId)}`
+    if (parentCallId !== undefined)
+      return 'data.modelCallId is set on a nested call, which no model wrote (it has a parentCallId)'
+  }
   return { turn: data.turn as number, step: data.step as number, callId: data.callId, parentCallId }
 }
 

@@ -61,6 +61,8 @@ export {
 export { generateToolSdk } from './sdk/generate-tool-sdk.ts'
 export type { SdkTool } from './sdk/generate-tool-sdk.ts'
 export { installCodeMode } from './code-mode/install-code-mode.ts'
+export { nestedCallId } from './code-mode/nested-call-id.ts'
+export { nestedCallParent } from './code-mode/nested-call-parent.ts'
 export type { CodeModeOptions } from './code-mode/read-code-mode-options.ts'
 export type { RunCodeArgs } from './code-mode/create-run-code-tool.ts'
 export type { RunCodeValue } from './code-mode/render-run-output.ts'

@@ -3,9 +3,19 @@ import { describeThrown } from './pipeline/results.ts'
 
 /** A tool name as the model may have made it up: clipped, so an echo stays short. */
 const named = (toolName: string): string => clip(toolName, MAX_ECHOED_NAME)
-/** `: detail` when a non-empty detail was given, else `.`. */
-const detailed = (detail: string | undefined): string =>
-  detail === undefined || detail === '' ? '.' : `: ${detail}`
+/** A reason that says nothing: none, empty, or only whitespace. */
+const blank = (text: string | undefined): text is undefined => text === undefined || text.trim() === ''
+/** `: detail` when a detail that says something was given, else `.`. */
+const detailed = (detail: string | undefined): string => (blank(detail) ? '.' : `: ${detail}`)
+
+/**
+ * Who gave a call the value a message is about: the body (`Tool "x" returned a value that`), or a
+ * stage that replaced it (`A tools/post-execute listener replaced the value of tool "x" with one that`).
+ */
+const valueFrom = (toolName: string, replacedBy: string | undefined, what = 'a value'): string =>
+  replacedBy === undefined
+    ? `Tool "${named(toolName)}" returned ${what}`
+    : `${replacedBy} replaced the value of tool "${named(toolName)}" with ${what === 'a value' ? 'one' : what}`
 
 /**
  * The model-facing message of every outcome the pipeline builds, written once: the pipeline, the
@@ -42,11 +52,20 @@ export const toolMessages = {
     `Argument validation for tool "${named(toolName)}" failed: ${problem}`,
 
   // --- policy
-  preExecuteInvalid: (toolName: string): string =>
-    `A tools/pre-execute listener returned an invalid decision for "${named(toolName)}".`,
+  preExecuteInvalid: (toolName: string, problem?: string): string =>
+    `A tools/pre-execute listener returned an invalid decision for "${named(toolName)}"${problem === undefined ? '.' : `: ${problem}.`}`,
+  /** T36: arguments a policy rewrote (`allow({ args })`) that the tool's schema refuses. */
+  rewrittenArgumentsInvalid: (toolName: string, problem: string): string =>
+    `The arguments a tools/pre-execute listener rewrote for tool "${named(toolName)}" are invalid: ${problem}`,
+  rewritesUnsettled: (toolName: string, passes: number): string =>
+    `tools/pre-execute listeners rewrote the arguments of "${named(toolName)}" ${passes} times without settling; a rewrite must lead to a decision that rewrites nothing more.`,
   preExecuteFailed: (toolName: string, error: unknown): string =>
     `A tools/pre-execute listener failed for "${named(toolName)}": ${describeThrown(error)}`,
-  denied: (toolName: string, reason: string): string => `Tool "${named(toolName)}" was denied: ${reason}`,
+  /** A blank reason still gives the model a message that says what happened (T15). */
+  denied: (toolName: string, reason: string): string =>
+    blank(reason)
+      ? `Tool "${named(toolName)}" was denied (no reason was given).`
+      : `Tool "${named(toolName)}" was denied: ${reason}`,
   noApprovalService: (toolName: string, reason: string | undefined): string =>
     `Tool "${named(toolName)}" needs approval${reason === undefined ? '' : ` (${reason})`}, but no approval service is installed.`,
   approvalFailed: (toolName: string, error: unknown): string =>
@@ -72,18 +91,36 @@ export const toolMessages = {
     `A tools/execute wrapper returned something that is not a tool result for "${named(toolName)}".`,
   toolFailed: (toolName: string, error: unknown): string =>
     `Tool "${named(toolName)}" failed: ${describeThrown(error)}`,
-  outputSchemaBroken: (toolName: string, issues: string): string =>
-    `Tool "${named(toolName)}" returned a value that breaks its output schema: ${issues}`,
+  /** `replacedBy`: who replaced the body's value ("A tools/post-execute listener"), if not the body. */
+  outputSchemaBroken: (toolName: string, issues: string, replacedBy?: string): string =>
+    `${valueFrom(toolName, replacedBy)} that breaks its output schema: ${issues}`,
   outputValidationFailed: (toolName: string, error: unknown): string =>
     `Output validation for tool "${named(toolName)}" failed: ${describeThrown(error)}`,
-  valueNotLossless: (toolName: string, where: string, reason: string): string =>
-    `Tool "${named(toolName)}" returned a value that is not lossless JSON: ${where} ${reason}`,
+  valueNotLossless: (toolName: string, where: string, reason: string, replacedBy?: string): string =>
+    `${valueFrom(toolName, replacedBy)} that is not lossless JSON: ${where} ${reason}`,
   renderFailed: (toolName: string, error: unknown): string =>
     `Tool "${named(toolName)}" could not render its value: ${describeThrown(error)}`,
-  resultTooLarge: (toolName: string, bytes: number, limit: number, exact: boolean): string =>
-    `Tool "${named(toolName)}" returned ${exact ? `${bytes}` : `at least ${bytes}`} bytes of result; the limit is ${limit} bytes (maxResultBytes). Return less (a page, a summary, a path to the full data) or raise the limit.`,
+  resultTooLarge: (
+    toolName: string,
+    bytes: number,
+    limit: number,
+    exact: boolean,
+    replacedBy?: string,
+  ): string =>
+    `${valueFrom(toolName, replacedBy, `${exact ? `${bytes}` : `at least ${bytes}`} bytes of result`)}; the limit is ${limit} bytes (maxResultBytes). Return less (a page, a summary, a path to the full data) or raise the limit.`,
+
+  /** `deferred`: the body's own `exec.deferContext` calls; else contexts a result carried. */
+  contextsTooLarge: (toolName: string, bytes: number, limit: number, deferred: boolean): string =>
+    `Tool "${named(toolName)}" ${deferred ? 'deferred' : 'produced'} ${bytes} bytes of context for the next message${deferred ? ' (exec.deferContext)' : ''}; the limit is ${limit} bytes (maxResultBytes). Defer less (a summary, a path to the full text) or raise the limit.`,
+  messageTooLarge: (toolName: string, bytes: number, limit: number): string =>
+    `Tool "${named(toolName)}" produced a failure whose message is ${bytes} bytes; the limit is ${limit} bytes (maxResultBytes).`,
 
   // --- after the body
+  /** The feedback is the whole message; a blank one is replaced by a stable message (T15). */
+  blocked: (toolName: string, feedback: string): string =>
+    blank(feedback)
+      ? `The result of tool "${named(toolName)}" was withheld by a tools/post-execute listener (no reason was given).`
+      : feedback,
   postExecuteInvalid: (toolName: string): string =>
     `A tools/post-execute listener returned an invalid decision for "${named(toolName)}".`,
   postExecuteFailed: (toolName: string, error: unknown): string =>

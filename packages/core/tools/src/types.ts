@@ -165,6 +165,12 @@ export interface ToolExecutionSuccess {
   readonly meta?: JsonValue
   readonly additionalContexts?: readonly string[]
   readonly concludesTurn?: boolean
+  /**
+   * Present only when a `tools/pre-execute` policy rewrote the arguments (`allow({ args })`): the
+   * JSON text of the arguments the call was decided on and ran with. The model's own text stays in
+   * the call (and the assistant message); the agent loop records this on the `tool/result`.
+   */
+  readonly rewrittenArguments?: string
 }
 
 export interface ToolExecutionFailure {
@@ -177,6 +183,8 @@ export interface ToolExecutionFailure {
   }
   readonly meta?: JsonValue
   readonly additionalContexts?: readonly string[]
+  /** As on a success: the arguments a policy rewrote the call to (`allow({ args })`). */
+  readonly rewrittenArguments?: string
 }
 
 /** T15. Returned frozen and lossless-JSON from every entry point (T14). */
@@ -208,7 +216,14 @@ export interface ToolCallInfo {
 }
 
 export type PreExecuteDecision =
-  | { readonly type: 'allow' }
+  /**
+   * `args` (optional) rewrites the call's arguments, as Claude Code's PreToolUse `updatedInput`
+   * does: a whole JSON object, validated again like the model's (`INVALID_ARGUMENTS` when it breaks
+   * the schema). The pre-execute waterfall then runs again on the rewritten call, so every listener
+   * decides on what the body will run with (T36); guards, approval and the body see the rewritten,
+   * validated arguments, and the result carries them as `rewrittenArguments`.
+   */
+  | { readonly type: 'allow'; readonly args?: JsonObject }
   | { readonly type: 'deny'; readonly reason: string }
   | { readonly type: 'ask'; readonly reason?: string }
   /** A policy answers the call itself (e.g. a cache); the answer still goes through post-execute. */

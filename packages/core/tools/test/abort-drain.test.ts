@@ -4,6 +4,7 @@ import {
   type LateToolOutcome,
   type ScheduledToolDispatch,
   type ToolCallInfo,
+  type ToolExecutionResult,
 } from '@deepseek-ai/dsh-tools'
 import { call, codeOf, deferred, setup, tool } from './fixtures.ts'
 
@@ -264,17 +265,61 @@ describe('T16: a body that never started is ABORTED_BEFORE_DISPATCH, never ABORT
     expect(body.starts()).toBe(0)
   })
 
-  it('T16: a wrapper that never calls next() is ABORTED_BEFORE_DISPATCH once the grace ends', async () => {
-    const { ctx } = setup({ abortGraceMs: 50 })
+  it('T16/T38: a wrapper that never calls next() is ABORTED_BEFORE_DISPATCH at once, not after the grace', async () => {
+    const { ctx } = setup({ abortGraceMs: 60_000 })
     const body = gated()
     ctx.tools.register(body.definition)
     ctx.on('tools/execute', () => new Promise<never>(() => {}))
     const controller = new AbortController()
+    let settled: ToolExecutionResult | undefined
+    void ctx.tools.execute(call('work', {}, { signal: controller.signal })).then((r) => (settled = r))
+    await vi.advanceTimersByTimeAsync(0)
+    controller.abort()
+    // no time passes: the answer is there without the 60 s grace
+    await vi.advanceTimersByTimeAsync(0)
+    expect(settled && codeOf(settled)).toBe('ABORTED_BEFORE_DISPATCH')
+    expect(body.starts()).toBe(0)
+  })
+
+  it('T16/T38: a wrapper paused before next() that answers a success after the abort commits no success for a body that never ran', async () => {
+    const { ctx } = setup({ abortGraceMs: 60_000 })
+    const body = gated()
+    ctx.tools.register(body.definition)
+    const hold = deferred()
+    let answered = false
+    ctx.on('tools/execute', async () => {
+      await hold.promise // the injected pause: the wrapper is still deciding when the abort comes
+      answered = true
+      return { isError: false, content: [{ type: 'text', text: 'cached' }] }
+    })
+    const results: ToolExecutionResult[] = []
+    ctx.on('tools/result', (r) => void results.push(r))
+    const controller = new AbortController()
     const pending = ctx.tools.execute(call('work', {}, { signal: controller.signal }))
     await vi.advanceTimersByTimeAsync(0)
     controller.abort()
-    await vi.advanceTimersByTimeAsync(50)
-    expect(codeOf(await pending)).toBe('ABORTED_BEFORE_DISPATCH')
+    await vi.advanceTimersByTimeAsync(0)
+    hold.resolve() // the wrapper answers well within the grace
+    await vi.advanceTimersByTimeAsync(0)
+    const result = await pending
+    expect(answered).toBe(true)
+    expect(codeOf(result)).toBe('ABORTED_BEFORE_DISPATCH')
+    expect(results.map(codeOf)).toEqual(['ABORTED_BEFORE_DISPATCH'])
     expect(body.starts()).toBe(0)
+  })
+
+  it('T38: a wrapper whose body had started when the abort came still drains: the body’s value within the grace commits', async () => {
+    const { ctx } = setup({ abortGraceMs: 50 })
+    const body = gated()
+    ctx.tools.register(body.definition)
+    ctx.on('tools/execute', async (_c, next) => next())
+    const controller = new AbortController()
+    const pending = ctx.tools.execute(call('work', {}, { signal: controller.signal }))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(body.starts()).toBe(1)
+    controller.abort()
+    await vi.advanceTimersByTimeAsync(10)
+    body.gate.resolve('done')
+    expect(await pending).toMatchObject({ isError: false, value: 'done' })
   })
 })

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ToolsError } from '@deepseek-ai/dsh-tools'
 import { call, codeOf, setup, tool } from './fixtures.ts'
@@ -163,6 +164,45 @@ describe('API misuse throws a ToolsError naming the argument', () => {
     const error: unknown = await ctx.tools.execute(input as never).catch((e: unknown) => e)
     expect(ToolsError.isInstance(error)).toBe(true)
     expect((error as Error).message).toMatch(message)
+  })
+
+  it('T20: an input whose getter throws: execute and executeBatch reject alike, with a ToolsError naming the field; nothing runs', async () => {
+    const fields = [
+      'callId',
+      'name',
+      'arguments',
+      'signal',
+      'turn',
+      'step',
+      'parent',
+      'nestedCallHooks',
+      'approval',
+    ]
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...fields), fc.anything(), async (field, thrown) => {
+        const { ctx, received } = world()
+        const seen: unknown[] = []
+        ctx.on('tools/result', (result) => void seen.push(result))
+        const input = { callId: 'c', name: 'take', arguments: '{"a":1}' }
+        Object.defineProperty(input, field, {
+          enumerable: true,
+          get: () => {
+            throw thrown
+          },
+        })
+        const one: unknown = await ctx.tools.execute(input as never).catch((e: unknown) => e)
+        const batch: unknown = await ctx.tools.executeBatch([input as never]).catch((e: unknown) => e)
+        for (const [error, where] of [
+          [one, 'tools.execute(input): reading input'],
+          [batch, 'tools.executeBatch(inputs, options): reading inputs[0]'],
+        ] as const) {
+          expect(ToolsError.isInstance(error) && error.code).toBe('INVALID_ARGUMENT')
+          expect((error as Error).message.startsWith(`${where}.${field} threw: `)).toBe(true)
+        }
+        expect([received(), seen]).toEqual([undefined, []])
+      }),
+      { numRuns: 60 },
+    )
   })
 
   it('installTools refuses something that is not a ctx', async () => {

@@ -186,6 +186,52 @@ describe('batch state (the coordination of runToolBatch, on its own)', () => {
     expect(state.view().inPool).toBe(0)
   })
 
+  it('T38/T39: a failed batch is done only once every body that started has returned; recovery hands over the candidate it drops', () => {
+    const { state } = batchOf(4, 4)
+    state.close()
+    for (const index of [0, 1, 2]) {
+      state.begin(index, par())
+      state.dispatched(index)
+    }
+    const finished = { stage: 'post-result', tag: 'body of 1 returned' } as unknown as PendingResult
+    state.settle(1, finished, false)
+    state.fail(new Error('session refused a tool/result'))
+    // call 0 still runs: answered now (model order), its body drained later
+    expect(state.nextCommit()).toEqual({ kind: 'recover', index: 0, announced: true, final: undefined })
+    state.commit(0, result('SCHEDULER_FAILED'))
+    // call 1's body returned, but its result will never be final: recovery hands it over, once
+    expect(state.nextCommit()).toEqual({
+      kind: 'recover',
+      index: 1,
+      announced: true,
+      final: undefined,
+      dropped: finished,
+    })
+    state.commit(1, result('SCHEDULER_FAILED'))
+    state.commit(2, result('SCHEDULER_FAILED'))
+    expect(state.nextCommit()).toEqual({ kind: 'recover', index: 3, announced: false, final: undefined })
+    state.announce(3)
+    state.commit(3, result('SCHEDULER_FAILED'))
+    expect(state.committed).toBe(4)
+    // every call is answered, but the bodies of calls 0 and 2 have not returned: not done yet
+    expect(state.done).toBe(false)
+    expect(state.view()).toMatchObject({ draining: 2 })
+    expect(state.settle(0, pending, false)).toBe(false) // the caller reports its outcome as late
+    expect(state.done).toBe(false)
+    state.abandon(2) // its dispatch rejected
+    expect(state.view()).toMatchObject({ draining: 0 })
+    expect(state.done).toBe(true)
+  })
+
+  it('T39: a candidate from the policy stage (no body ran) is not handed over as a dropped outcome', () => {
+    const { state } = batchOf(2, 2)
+    state.close()
+    state.begin(0, par())
+    state.settle(0, pending, false) // denied, say: prepare produced the result
+    state.fail(new Error('x'))
+    expect(state.nextCommit()).toEqual({ kind: 'recover', index: 0, announced: true, final: undefined })
+  })
+
   it('invariants hold under any sequence of operations (fast-check)', () => {
     type Op =
       | { op: 'start'; mode: 'parallel' | 'exclusive'; keys: string[]; eager: boolean }
@@ -288,10 +334,14 @@ describe('batch state (the coordination of runToolBatch, on its own)', () => {
             expect(new Map(locks.held)).toEqual(holders)
             // an exclusive claim is alone: no parallel claim beside it
             if (view.barrier) expect(view.inPool).toBe(0)
+            // T38/T39: a batch is never done while a body it started has not returned (also when a
+            // failure answered that call already)
+            if (state.done) expect(running.size).toBe(0)
+            expect(view.draining).toBe([...running].filter((i) => state.phase(i) === 'committed').length)
           }
         },
       ),
       { numRuns: 2000 },
     )
-  })
+  }, 30_000)
 })

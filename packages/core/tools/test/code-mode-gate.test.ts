@@ -160,7 +160,9 @@ describe('T12 and the registry listing: the transport is not a restrictable tool
     const result = await agent.tools.execute(call(RUN_CODE_TOOL_NAME, { code: '', description: 'd' }))
     expect(result.isError && result.error.message).toMatch(/no code runtime/) // past the gate and the filter
     // run_code is registered in the root's own layer, and still not among the names a restriction may use
-    expect(() => ctx.tools.restrict({ deny: ['nope'] })).toThrow(/known tools: read, write$/)
+    expect(() => ctx.createScope({ name: 'agent:other' }).tools.restrict({ deny: ['nope'] })).toThrow(
+      /known tools: read, write$/,
+    )
   })
 
   it('T2, T5: list() and schemas() leave the transport out; the prompt shows it only where the mode allows', () => {

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import {
   createToolBatch,
   defineTool,
+  readApprovalAnswer,
   resolveToolRuntimeScheduler,
   runToolBatch,
   ToolsError,
@@ -149,6 +150,88 @@ describe('durable approvals in the pipeline', () => {
     await resolveAndRun(ctx, call('deploy', { env: 'prod' }))
     expect(asked.map((r) => r.args.env)).toEqual(['prod'])
     expect(runs).toHaveLength(3)
+  })
+
+  it('T13: a reject answered after the tool was unregistered (or hidden) stays DENIED / ApprovalRejected with the feedback', async () => {
+    const env = world()
+    const reject = { kind: 'answered', answer: { answer: 'reject', feedback: 'not on a Friday' } } as const
+    const agent = env.ctx.createScope({ name: 'agent' })
+    agent.tools.restrict({ deny: ['deploy'] })
+    const hidden = await resolveAndRun(agent, call('deploy', { env: 'prod' }, { approval: reject }))
+    // a tool registered again with a schema the recorded arguments no longer meet
+    const off = env.ctx.tools.register(tool('gone'))
+    off()
+    const unregistered = await resolveAndRun(env.ctx, call('gone', '{"not json', { approval: reject }))
+    for (const [result, name] of [
+      [hidden, 'deploy'],
+      [unregistered, 'gone'],
+    ] as const) {
+      expect(codeOf(result)).toBe('DENIED')
+      expect(result.isError && result.error.info?.name).toBe('ApprovalRejected')
+      expect(result.content).toEqual([
+        { type: 'text', text: `The user rejected the call to "${name}": not on a Friday` },
+      ])
+    }
+    expect([env.runs, env.seen, env.asked]).toEqual([[], [], []])
+  })
+
+  it('T28: an answer with a field it does not have (grantAll, feedbak, scop) is refused with INVALID_ARGUMENT naming it', async () => {
+    const { ctx, runs } = world()
+    const scheduler = resolveToolRuntimeScheduler(ctx.tools)
+    const answered = (answer: unknown) =>
+      call('deploy', { env: 'prod' }, { approval: { kind: 'answered', answer } as never })
+    for (const [answer, message] of [
+      [
+        { answer: 'session', grantAll: true },
+        `tools.prepare(input): input.approval.answer has unknown field(s) "grantAll"; an answer 'session' has only answer, scope`,
+      ],
+      [
+        { answer: 'reject', feedbak: 'typo' },
+        `tools.prepare(input): input.approval.answer has unknown field(s) "feedbak"; an answer 'reject' has only answer, feedback`,
+      ],
+      [
+        { answer: 'session', scop: 'tool' },
+        `tools.prepare(input): input.approval.answer has unknown field(s) "scop"; an answer 'session' has only answer, scope`,
+      ],
+      [
+        { answer: 'once', scope: 'tool' },
+        `tools.prepare(input): input.approval.answer has unknown field(s) "scope"; an answer 'once' has only answer`,
+      ],
+    ] as const) {
+      let caught: unknown
+      try {
+        await scheduler.prepare(answered(answer))
+      } catch (error) {
+        caught = error
+      }
+      expect(ToolsError.isInstance(caught) && caught.code).toBe('INVALID_ARGUMENT')
+      expect((caught as Error).message).toBe(message)
+    }
+    expect(() =>
+      scheduler.prepare(
+        call('deploy', {}, { approval: { kind: 'suspendable', answer: { answer: 'once' } } as never }),
+      ),
+    ).toThrow(/input\.approval has unknown field\(s\) "answer"; \{ kind: 'suspendable' \} has only kind/)
+    expect(() =>
+      readApprovalAnswer('resume(options)', 'options.approval', {
+        answer: 'reject',
+        feedback: 'x',
+        grantAll: 1,
+      }),
+    ).toThrow(
+      `resume(options): options.approval has unknown field(s) "grantAll"; an answer 'reject' has only answer, feedback`,
+    )
+    // a field set to undefined says nothing; a getter that throws is named, not rethrown
+    expect(readApprovalAnswer('w', 'a', { answer: 'once', scope: undefined })).toEqual({ answer: 'once' })
+    expect(() =>
+      readApprovalAnswer('w', 'a', {
+        answer: 'reject',
+        get feedback(): string {
+          throw new Error('no')
+        },
+      }),
+    ).toThrow('w: reading a.feedback threw: no')
+    expect(runs).toEqual([])
   })
 
   it('T26: an abort that comes while the approver decides wins over a pending answer', async () => {

@@ -120,13 +120,14 @@ describe('result size limit (issue 8 item 9)', () => {
   })
 
   it('the limit is configurable; a value just under it passes and one just over fails, measured exactly', async () => {
-    const { ctx } = setup({ maxResultBytes: 100 })
+    // (the limit holds for the message saying so too: 200 bytes leave room for all of it)
+    const { ctx } = setup({ maxResultBytes: 200 })
     ctx.tools.register(tool('sized', (args) => 'é'.repeat(Number(args.n))))
-    // 'é' is 2 bytes in UTF-8: 50 of them are exactly 100 bytes of text
-    expect(codeOf(await ctx.tools.execute(call('sized', { n: 50 })))).toBe('OK')
-    const over = await ctx.tools.execute(call('sized', { n: 51 }))
+    // 'é' is 2 bytes in UTF-8: 100 of them are exactly 200 bytes of text
+    expect(codeOf(await ctx.tools.execute(call('sized', { n: 100 })))).toBe('OK')
+    const over = await ctx.tools.execute(call('sized', { n: 101 }))
     expect(messageOf(over)).toBe(
-      'Tool "sized" returned 102 bytes of result; the limit is 100 bytes (maxResultBytes). Return less (a page, a summary, a path to the full data) or raise the limit.',
+      'Tool "sized" returned 202 bytes of result; the limit is 200 bytes (maxResultBytes). Return less (a page, a summary, a path to the full data) or raise the limit.',
     )
   })
 

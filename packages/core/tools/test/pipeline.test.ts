@@ -285,6 +285,47 @@ describe('post-execute', () => {
   })
 })
 
+describe('T15: a failure always says something', () => {
+  it('T15: a block with empty or blank feedback gives the model a stable, non-empty message', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(tool('t', () => 'secret'))
+    let feedback = ''
+    ctx.on('tools/post-execute', () => ({ type: 'block', feedback }))
+    const message =
+      'The result of tool "t" was withheld by a tools/post-execute listener (no reason was given).'
+    for (const each of ['', '   \n']) {
+      feedback = each
+      expect(await ctx.tools.execute(call('t'))).toEqual({
+        isError: true,
+        content: [{ type: 'text', text: message }],
+        error: { message, info: { name: 'Blocked', code: 'BLOCKED' } },
+      })
+    }
+  })
+
+  it('T15: a deny (policy or guard) or a rejection with an empty reason still names the tool and what happened', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(tool('t'))
+    ctx.tools.register(tool('g'))
+    ctx.tools.register(tool('r'))
+    ctx.on('tools/pre-execute', (c, next) =>
+      c.toolName === 't' ? { type: 'deny', reason: '' } : c.toolName === 'r' ? { type: 'ask' } : next(),
+    )
+    ctx.tools.guard((c) => (c.toolName === 'g' ? { type: 'deny', reason: ' ' } : undefined))
+    ctx.provide('approval', { request: async () => ({ type: 'rejected', feedback: '  ' }) })
+    const texts = []
+    for (const name of ['t', 'g', 'r']) {
+      const result = await ctx.tools.execute(call(name))
+      texts.push(result.isError && [result.error.info?.name, result.error.message])
+    }
+    expect(texts).toEqual([
+      ['PolicyDenied', 'Tool "t" was denied (no reason was given).'],
+      ['GuardDenied', 'Tool "g" was denied (no reason was given).'],
+      ['ApprovalRejected', 'The user rejected the call to "r".'],
+    ])
+  })
+})
+
 describe('what a body can add', () => {
   it('deferContext and concludeTurn ride the result', async () => {
     const { ctx } = setup()

@@ -7,6 +7,7 @@ describe('README', () => {
     expectEveryBlockIsAnExample(new URL('../', import.meta.url), [
       'examples/readme-example.ts',
       'examples/readme-strict.ts',
+      'examples/readme-policy.ts',
       'examples/readme-retry.ts',
       'examples/system-prompt-example.ts',
     ])
@@ -39,6 +40,15 @@ describe('README', () => {
       load: () => import('../examples/readme-strict.ts'),
       printed: /^\s*console\.log\(.*\) \/\/ (.*)$/gm,
       lines: 4,
+    })
+  })
+
+  it('T14/T36: the policy example rewrites arguments and redacts a value as its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl: new URL('../', import.meta.url),
+      example: 'examples/readme-policy.ts',
+      load: () => import('../examples/readme-policy.ts'),
+      lines: 2,
     })
   })
 

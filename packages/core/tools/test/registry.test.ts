@@ -130,27 +130,37 @@ describe('restriction', () => {
     expect(agent.tools.concurrency(call('search'))).toEqual({ mode: 'exclusive', keys: [] })
   })
 
-  it('T9/T10/T21: a global hidden by a restriction on the root, the scope it is registered in, is exclusive there too', () => {
+  it('T9/T10/T21: a global hidden by a restriction on an agent is exclusive there and in its sub-agents', () => {
     const { ctx } = setup()
     ctx.tools.register({ ...tool('search'), isConcurrencySafe: () => true, concurrencyKey: () => 'index' })
     ctx.tools.register(tool('other'))
-    ctx.tools.restrict({ deny: ['search'] })
-    expect(ctx.tools.executionMode(call('search'))).toBe('exclusive')
-    expect(ctx.tools.concurrency(call('search'))).toEqual({ mode: 'exclusive', keys: [] })
-    expect(ctx.createScope({ name: 'agent' }).tools.executionMode(call('search'))).toBe('exclusive')
+    const agent = ctx.createScope({ name: 'agent' })
+    agent.tools.restrict({ deny: ['search'] })
+    expect(agent.tools.concurrency(call('search'))).toEqual({ mode: 'exclusive', keys: [] })
+    expect(agent.createScope({ name: 'sub' }).tools.executionMode(call('search'))).toBe('exclusive')
+    expect(ctx.tools.executionMode(call('search'))).toBe('parallel')
   })
 
-  it('T9: a restriction on the root scope filters the globals for the root and every scope below', async () => {
+  it('T11: the root scope cannot be restricted (its tools are its own registrations); the error says where to restrict instead', async () => {
     const ctx = world()
-    ctx.tools.restrict({ deny: ['exec'] })
+    let caught: unknown
+    try {
+      ctx.tools.restrict({ deny: ['exec'] })
+    } catch (error) {
+      caught = error
+    }
+    expect(ToolsError.isInstance(caught) && caught.code).toBe('INVALID_RESTRICTION')
+    expect((caught as Error).message).toBe(
+      'restrict(restriction): scope "root" is the root, whose tools are its own registrations, and a scope\'s own tools are never filtered (T11); restrict the scope of an agent instead (ctx.createScope(…).tools.restrict), or unregister the tool (dispose what register returned)',
+    )
+    // refused before anything changed: the root and the scopes below still see and run every global
     const agent = ctx.createScope({ name: 'agent' })
-    expect(ctx.tools.schemas().map((s) => s.name)).toEqual(['read', 'write', 'search'])
-    expect(agent.tools.schemas().map((s) => s.name)).toEqual(['read', 'write', 'search'])
-    expect(codeOf(await ctx.tools.execute(call('exec')))).toBe('UNKNOWN_TOOL')
-    expect(codeOf(await agent.tools.execute(call('exec')))).toBe('UNKNOWN_TOOL')
-    // a scope-local registration below is not affected by the root's filter (T11)
-    agent.tools.register(tool('exec', () => 'local'))
-    expect(await agent.tools.execute(call('exec'))).toMatchObject({ value: 'local' })
+    expect(ctx.tools.schemas().map((s) => s.name)).toEqual(['read', 'write', 'exec', 'search'])
+    expect(agent.tools.schemas().map((s) => s.name)).toEqual(['read', 'write', 'exec', 'search'])
+    expect(codeOf(await ctx.tools.execute(call('exec')))).toBe('OK')
+    // a well-formed restriction is refused the same way, whatever it names
+    expect(() => ctx.tools.restrict({ allow: ['read'] })).toThrow(/is the root/)
+    expect(() => ctx.tools.restrict({})).toThrow(/is the root/)
   })
 
   it('T11: scope-local registrations are merged after the filter and are not affected by it', () => {
@@ -163,12 +173,12 @@ describe('restriction', () => {
   })
 
   it('T12: restrict({}) and an empty deny are rejected as no-ops', () => {
-    const ctx = world()
-    expect(() => ctx.tools.restrict({})).toThrow(/filters nothing/)
-    expect(() => ctx.tools.restrict({ deny: [] })).toThrow(/filters nothing/)
+    const agent = world().createScope({ name: 'agent' })
+    expect(() => agent.tools.restrict({})).toThrow(/filters nothing/)
+    expect(() => agent.tools.restrict({ deny: [] })).toThrow(/filters nothing/)
     let caught: unknown
     try {
-      ctx.tools.restrict({})
+      agent.tools.restrict({})
     } catch (error) {
       caught = error
     }
@@ -176,23 +186,25 @@ describe('restriction', () => {
   })
 
   it('T12: naming run_code is rejected', () => {
-    const ctx = world()
-    expect(() => ctx.tools.restrict({ deny: ['run_code'] })).toThrow(/"run_code" is the Code Mode transport/)
+    const agent = world().createScope({ name: 'agent' })
+    expect(() => agent.tools.restrict({ deny: ['run_code'] })).toThrow(
+      /"run_code" is the Code Mode transport/,
+    )
   })
 
   it('T12: naming an unknown tool is rejected with the list of known names', () => {
-    const ctx = world()
-    expect(() => ctx.tools.restrict({ allow: ['read', 'raed'] })).toThrow(
+    const agent = world().createScope({ name: 'agent' })
+    expect(() => agent.tools.restrict({ allow: ['read', 'raed'] })).toThrow(
       'restrict(restriction): unknown tool(s) "raed"; known tools: exec, read, search, write',
     )
   })
 
   it('T12: malformed restrictions name the field', () => {
-    const ctx = world()
-    expect(() => ctx.tools.restrict({ allow: 'read' } as never)).toThrow(
+    const agent = world().createScope({ name: 'agent' })
+    expect(() => agent.tools.restrict({ allow: 'read' } as never)).toThrow(
       /restriction.allow must be an array of tool names, got the string "read"/,
     )
-    expect(() => ctx.tools.restrict({ only: ['read'] } as never)).toThrow(/unknown field\(s\) "only"/)
+    expect(() => agent.tools.restrict({ only: ['read'] } as never)).toThrow(/unknown field\(s\) "only"/)
   })
 
   it('a restriction is undone by its disposer', () => {
@@ -290,11 +302,11 @@ describe('registration', () => {
     const changes: ToolsChange[] = []
     ctx.on('tools/change', (change) => void changes.push(change))
     const off = ctx.tools.register(tool('read'))
-    ctx.tools.restrict({ deny: ['read'] })
+    ctx.createScope({ name: 'agent' }).tools.restrict({ deny: ['read'] })
     off()
     expect(changes.map((c) => [c.reason, c.names, c.scope.name])).toEqual([
       ['register', ['read'], 'root'],
-      ['restrict', ['read'], 'root'],
+      ['restrict', ['read'], 'agent'],
       ['unregister', ['read'], 'root'],
     ])
   })

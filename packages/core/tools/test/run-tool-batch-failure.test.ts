@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
+import type { LateToolOutcome } from '@deepseek-ai/dsh-tools'
 import { z } from 'zod'
 import type { Context } from '@deepseek-ai/dsh-context'
 import {
@@ -38,6 +39,8 @@ function gated(ctx: Context) {
   ctx.tools.register(defineTool({ name: 'x', description: 'exclusive', parameters, execute: body }))
   return {
     release: (id: string) => gate(id).resolve(id),
+    /** The body of `id` throws `error`. */
+    fail: (id: string, error: Error) => gate(id).reject(error),
     started: (id: string) => gates.has(id),
     aborted,
   }
@@ -191,5 +194,146 @@ describe('a batch that fails has one owner of recovery (T13, T39)', () => {
     expect(logger.entries.filter((e) => e.level === 'error').map((e) => e.message)).toEqual([
       'tools.executeBatch(inputs, options): the batch failed; calls without a result got SCHEDULER_FAILED',
     ])
+  })
+})
+
+/** What `onLateOutcome` hears, as `index kind detail`. */
+const lateLine = (index: number, late: LateToolOutcome): string =>
+  `${index} ${late.kind}${late.kind === 'value' ? ` ${JSON.stringify(late.value)}` : late.kind === 'error' ? ` ${late.message}` : ''}`
+
+describe('a failed batch drains the bodies that started (T38, T39)', () => {
+  it('T38/T39: it settles only once every started body has returned (within the abort grace), each one’s outcome reported once before', async () => {
+    // a grace far longer than the test: only the bodies' own return may end the wait
+    const { ctx } = setup({ abortGraceMs: 60_000 })
+    const g = gated(ctx)
+    const seen = observe(ctx)
+    const events: string[] = []
+    const pending = runToolBatch({
+      tools: ctx.tools,
+      calls: [p('a'), p('b'), p('c')],
+      hooks: {
+        onCommit: (index, _input, result) => {
+          events.push(`commit ${index} ${codeOf(result)}`)
+          if (index === 0) throw new Error('disk full')
+        },
+        onLateOutcome: (index, _input, late) => void events.push(`late ${lateLine(index, late)}`),
+      },
+    })
+    const outcome = pending.then(
+      () => events.push('resolved'),
+      (error: unknown) => events.push(`rejected ${(error as Error).message}`),
+    )
+    await tick()
+    g.release('a')
+    await tick()
+    // b and c are answered at once, in model order; their bodies got the aborted signal and still run
+    expect(events).toEqual([
+      'commit 0 OK',
+      'commit 0 OK',
+      'commit 1 SCHEDULER_FAILED',
+      'commit 2 SCHEDULER_FAILED',
+    ])
+    expect(g.aborted).toEqual(['b', 'c'])
+    // b's body ignores the abort and returns a value: reported, but the batch still waits for c
+    g.release('b')
+    await tick()
+    await tick()
+    expect(events.slice(4)).toEqual(['late 1 value "b"'])
+    // c's body throws (an aborted body's rejection is ABORTED, T38): reported, and now the batch settles
+    g.fail('c', new Error('disk gone'))
+    await outcome
+    expect(events.slice(5)).toEqual([
+      'late 2 error Tool "p" was aborted before it finished.',
+      'rejected disk full',
+    ])
+    // observers saw exactly one result per call (T39): the late outcomes are not results
+    expect(seen).toEqual(['a OK', 'b SCHEDULER_FAILED', 'c SCHEDULER_FAILED'])
+  })
+
+  it('T38/T39: a body that returned before recovery reached its call is not lost: its outcome is reported once', async () => {
+    const { ctx } = setup({ abortGraceMs: 60_000 })
+    const g = gated(ctx)
+    const hold = deferred()
+    const events: string[] = []
+    const pending = runToolBatch({
+      tools: ctx.tools,
+      calls: [p('a'), p('b')],
+      hooks: {
+        // call a's record is slow and then fails: b's body returns meanwhile, its result never final
+        onCommit: (index, _input, result) => {
+          events.push(`commit ${index} ${codeOf(result)}`)
+          if (index === 0 && events.length === 1) return hold.promise
+        },
+        onLateOutcome: (index, _input, late) => void events.push(`late ${lateLine(index, late)}`),
+      },
+    })
+    const outcome = pending.catch((error: unknown) => error)
+    await tick()
+    g.release('a')
+    await tick()
+    g.release('b')
+    await tick()
+    expect(events).toEqual(['commit 0 OK'])
+    hold.reject(new Error('disk full'))
+    expect(await outcome).toMatchObject({ message: 'disk full' })
+    expect(events).toEqual(['commit 0 OK', 'commit 0 OK', 'commit 1 SCHEDULER_FAILED', 'late 1 value "b"'])
+  })
+
+  it('T38: a body that outlives the abort grace after a failure: the batch settles after the grace, the body’s outcome is reported once when it ends', async () => {
+    const { ctx } = setup({ abortGraceMs: 20, lateBodyCapMs: 60_000 })
+    const g = gated(ctx)
+    const lates: string[] = []
+    const pending = runToolBatch({
+      tools: ctx.tools,
+      calls: [p('a'), p('b')],
+      hooks: {
+        onCommit: (index) => {
+          if (index === 0) throw new Error('disk full')
+        },
+        onLateOutcome: (index, _input, late) => void lates.push(lateLine(index, late)),
+      },
+    })
+    const outcome = pending.catch((error: unknown) => error)
+    await tick()
+    g.release('a')
+    expect(await outcome).toMatchObject({ message: 'disk full' })
+    expect(lates).toEqual([])
+    g.release('b')
+    await vi.waitFor(() => expect(lates).toEqual(['1 value "b"']))
+    await tick()
+    expect(lates).toEqual(['1 value "b"'])
+  })
+
+  it('T38/T39: an asynchronous onLateOutcome of a drained body is awaited before the batch settles', async () => {
+    const { ctx } = setup({ abortGraceMs: 60_000 })
+    const g = gated(ctx)
+    const recorded = deferred()
+    const events: string[] = []
+    const pending = runToolBatch({
+      tools: ctx.tools,
+      calls: [p('a'), p('b')],
+      hooks: {
+        onCommit: (index) => {
+          if (index === 0) throw new Error('disk full')
+        },
+        onLateOutcome: (index, _input, late) => {
+          events.push(`late ${lateLine(index, late)}`)
+          return recorded.promise.then(() => void events.push('late recorded'))
+        },
+      },
+    })
+    const outcome = pending.catch(
+      (error: unknown) => void events.push(`rejected ${(error as Error).message}`),
+    )
+    await tick()
+    g.release('a')
+    await tick()
+    g.release('b')
+    await tick()
+    await tick()
+    expect(events).toEqual(['late 1 value "b"'])
+    recorded.resolve()
+    await outcome
+    expect(events).toEqual(['late 1 value "b"', 'late recorded', 'rejected disk full'])
   })
 })

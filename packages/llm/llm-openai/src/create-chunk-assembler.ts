@@ -7,6 +7,7 @@ import {
   type TokenUsage,
   type ToolCallBlock,
 } from '@deepseek-ai/dsh-llm'
+import { errorFromStreamEvent } from './error-from-stream-event.ts'
 import { ChatCompletionsError } from './errors.ts'
 import { providerErrorInfoOf } from './provider-error-info.ts'
 import { toTokenUsage } from './to-token-usage.ts'
@@ -20,7 +21,10 @@ export interface ChunkAssembler {
 }
 
 interface OpenCall {
+  /** The provider's `index` (several calls may share one, see `applyToolDelta`). */
   readonly index: number
+  /** Its place among the calls of this stream, for messages. */
+  readonly position: number
   id: string
   name: string
   args: string
@@ -32,9 +36,13 @@ const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
   function_call: 'tool-calls',
   length: 'length',
   content_filter: 'content-filter',
-  // DeepSeek: the inference system ran out of resources and cut the answer short.
+  // DeepSeek: the inference system ran out of resources and cut the answer short (it becomes an
+  // error, see `applyChoice`; the mapping stays for a completion read as one chunk).
   insufficient_system_resource: 'error',
 }
+
+/** DeepSeek's finish reason for an answer its inference system cut short. */
+const CUT_SHORT_BY_PROVIDER = 'insufficient_system_resource'
 
 function malformed(problem: string): ChatCompletionsError {
   return new ChatCompletionsError({
@@ -73,7 +81,7 @@ export function createChunkAssembler(): ChunkAssembler {
     if (open === undefined) return
     const call = open
     open = undefined
-    if (call.name === '') throw malformed(`tool call ${call.index} ended without a function name`)
+    if (call.name === '') throw malformed(`tool call ${call.position} ended without a function name`)
     const block: ToolCallBlock = {
       type: 'tool-call',
       id: call.id === '' ? `call_${randomUUID()}` : call.id,
@@ -83,7 +91,7 @@ export function createChunkAssembler(): ChunkAssembler {
     }
     // Results are paired with calls by id: two calls sharing one could never both be answered.
     if (calls.some((earlier) => earlier.id === block.id))
-      throw malformed(`tool call ${call.index} reuses the id "${block.id}" of an earlier call`)
+      throw malformed(`tool call ${call.position} reuses the id "${block.id}" of an earlier call`)
     calls.push(block)
     out.push({ type: 'tool-call', call: block })
   }
@@ -95,13 +103,11 @@ export function createChunkAssembler(): ChunkAssembler {
     const id = optionalString(raw.id, 'tool_calls[].id')
     const name = optionalString(fn.name, 'tool_calls[].function.name')
     const args = optionalString(fn.arguments, 'tool_calls[].function.arguments')
+    const hasNewId = id !== undefined && id !== '' && open !== undefined && open.id !== '' && id !== open.id
     let index: number
     if (raw.index === undefined || raw.index === null) {
       // Without an index, a new id (or no call in progress) starts the next call.
-      index =
-        open === undefined || (id !== undefined && id !== '' && open.id !== '' && id !== open.id)
-          ? lastIndex + 1
-          : open.index
+      index = open === undefined || hasNewId ? lastIndex + 1 : open.index
     } else if (typeof raw.index === 'number' && Number.isInteger(raw.index) && raw.index >= 0) {
       index = raw.index
     } else {
@@ -111,26 +117,33 @@ export function createChunkAssembler(): ChunkAssembler {
       (id !== undefined && id !== '') ||
       (name !== undefined && name !== '') ||
       (args !== undefined && args !== '')
-    if (index < lastIndex || (index === lastIndex && open === undefined) || finishReason !== undefined) {
+    // SGLang, NVIDIA Dynamo and several Gemini proxies give every parallel call index 0: a new
+    // non-empty id at the index in progress starts a new call there. An id of a call already
+    // complete is still a late change (below), never a restart.
+    const restartsAtIndex = index === lastIndex && hasNewId && !calls.some((c) => c.id === id)
+    if (
+      index < lastIndex ||
+      (index === lastIndex && open === undefined) ||
+      (index === lastIndex && hasNewId && !restartsAtIndex) ||
+      finishReason !== undefined
+    ) {
       if (!changes) return
       throw malformed(
         `tool call ${index} changed after it was complete (a later call had begun or the choice had finished)`,
       )
     }
-    if (index > lastIndex) {
+    if (index > lastIndex || restartsAtIndex) {
       complete(out)
-      open = { index, id: '', name: '', args: '' }
+      open = { index, position: calls.length, id: '', name: '', args: '' }
       lastIndex = index
     }
     const call = open!
-    if (id !== undefined && id !== '') {
-      if (call.id !== '' && call.id !== id)
-        throw malformed(`tool call ${index} changed its id from "${call.id}" to "${id}"`)
-      call.id = id
-    }
+    if (id !== undefined && id !== '') call.id = id
     if (name !== undefined && name !== '') {
       if (call.name !== '' && call.name !== name)
-        throw malformed(`tool call ${index} changed its function name from "${call.name}" to "${name}"`)
+        throw malformed(
+          `tool call ${call.position} changed its function name from "${call.name}" to "${name}"`,
+        )
       call.name = name
     }
     if (args !== undefined) call.args += args
@@ -161,34 +174,46 @@ export function createChunkAssembler(): ChunkAssembler {
       for (const raw of toolCalls) applyToolDelta(raw, out)
     }
     const reason = choice.finish_reason
-    if (reason !== undefined && reason !== null) {
+    // Old Ollama sends `finish_reason: ""` on every chunk until the last: the empty string is "not yet".
+    if (reason !== undefined && reason !== null && reason !== '') {
       if (typeof reason !== 'string')
         throw malformed(`finish_reason must be a string, got ${describeValue(reason)}`)
+      if (reason === CUT_SHORT_BY_PROVIDER) {
+        // The answer was cut off by the provider, not finished: the call in progress is not complete,
+        // and what came before is not the answer. Retryable, like the overload it is.
+        open = undefined
+        throw new ChatCompletionsError({
+          code: 'SERVER_ERROR',
+          message:
+            'the provider ended the answer with finish_reason "insufficient_system_resource": its inference system ran out of resources and cut the answer short',
+          providerCode: CUT_SHORT_BY_PROVIDER,
+        })
+      }
       // The choice is over: whatever call is in progress is as complete as it will get.
       complete(out)
-      finishReason = FINISH_REASONS[reason] ?? 'other'
+      const mapped = FINISH_REASONS[reason] ?? 'other'
+      // Gemini's OpenAI compatibility (and old Ollama) finish a step that called tools with "stop".
+      finishReason = mapped === 'stop' && calls.length > 0 ? 'tool-calls' : mapped
     }
   }
 
   return {
     push(chunk, out) {
       if (!isObject(chunk)) throw malformed(`a chunk must be a JSON object, got ${describeValue(chunk)}`)
-      if (chunk.error !== undefined && chunk.error !== null) {
-        const info = providerErrorInfoOf(chunk)
-        throw new ChatCompletionsError({
-          code: 'PROVIDER_ERROR',
-          message: `the provider reported an error mid-stream: ${info.message ?? 'no message'}`,
-          ...(info.message === undefined ? {} : { providerMessage: info.message }),
-          ...(info.code === undefined ? {} : { providerCode: info.code }),
-        })
-      }
+      // `{ error: … }` (OpenAI, OpenRouter, newer vLLM), or vLLM's bare ErrorResponse
+      // `{ object: 'error', message, type, code }`, which has no `error` key and no choices.
+      if ((chunk.error !== undefined && chunk.error !== null) || chunk.object === 'error')
+        throw errorFromStreamEvent(providerErrorInfoOf(chunk))
       const choices = chunk.choices
       if (choices !== undefined && choices !== null) {
         if (!Array.isArray(choices))
           throw malformed(`choices must be an array, got ${describeValue(choices)}`)
         for (const choice of choices) applyChoice(choice, out)
       }
-      if (chunk.usage !== undefined && chunk.usage !== null) usage = toTokenUsage(chunk.usage)
+      // Groq reports usage only under `x_groq` unless usage was requested in the stream.
+      const reported =
+        chunk.usage ?? (isObject(chunk.x_groq) ? (chunk.x_groq as Record<string, unknown>).usage : undefined)
+      if (reported !== undefined && reported !== null) usage = toTokenUsage(reported)
     },
 
     end(how, out) {

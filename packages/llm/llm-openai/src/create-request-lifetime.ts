@@ -14,11 +14,14 @@ export interface RequestLifetime {
   /** Maps whatever `fetch` or the body threw: `ABORTED`, `TIMEOUT`, or a connection error. */
   fail(error: unknown): ChatCompletionsError
   /**
-   * Reads what follows `[DONE]` to the end of the body (at most `AFTER_DONE_GRACE_MS`), so the
-   * connection goes back to the pool instead of being torn down; errors there do not matter.
+   * Ends a request whose answer is complete (`[DONE]` was read) without waiting for the rest of
+   * the body: the caller's signal is forgotten and the timer stopped at once, while what follows
+   * `[DONE]` is read in the background (for at most `AFTER_DONE_GRACE_MS`, a timer that does not
+   * keep the process alive), so a connection the server ends goes back to the pool, and one it
+   * keeps open is closed after the grace period. Errors there do not matter.
    */
-  drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void>
-  /** Ends the request: stops the timer, forgets the signal, closes the connection unless it was drained. */
+  release(reader: ReadableStreamDefaultReader<Uint8Array>): void
+  /** Ends the request: stops the timer, forgets the signal, closes the connection. */
   close(): void
 }
 
@@ -88,18 +91,24 @@ export function createRequestLifetime(options: {
             cause: error,
           })
     },
-    async drain(reader) {
+    release(reader) {
       clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
       const grace = setTimeout(() => controller.abort(), AFTER_DONE_GRACE_MS)
-      try {
+      grace.unref?.()
+      const drain = async (): Promise<void> => {
         while (!(await reader.read()).done) {
           /* bytes after [DONE] carry nothing */
         }
-      } catch {
-        /* the answer is complete; a connection that fails now only costs its reuse */
-      } finally {
-        clearTimeout(grace)
       }
+      drain()
+        .catch(() => {
+          /* the answer is complete; a connection that fails now only costs its reuse */
+        })
+        .finally(() => {
+          clearTimeout(grace)
+          controller.abort()
+        })
     },
     close() {
       clearTimeout(timer)

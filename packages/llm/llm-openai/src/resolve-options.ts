@@ -1,28 +1,50 @@
 import { describeValue, type ToolSchema } from '@deepseek-ai/dsh-llm'
 import { ChatCompletionsError } from './errors.ts'
+import { hostProfile } from './host-profile.ts'
 
 /** DeepSeek's API, the default endpoint. */
 export const DEEPSEEK_BASE_URL = 'https://api.deepseek.com'
+
+/** The model used on DeepSeek's hosts when neither `model` nor `DSH_MODEL` names one (DeepSeek's pricing page names it the model to use). */
+export const DEEPSEEK_DEFAULT_MODEL = 'deepseek-flash'
 
 /** Default for `timeoutMs`: the longest wait for the response headers or for the next body bytes. */
 export const DEFAULT_TIMEOUT_MS = 300_000
 
 /**
- * When assistant messages carry their reasoning back as `reasoning_content`:
- * - `tool-turns` (default, DeepSeek's documented rule): in every stretch of the conversation between
- *   two user messages where the model called a tool, each assistant message carries it (an empty
- *   string when the message has no reasoning); elsewhere it is left out, as the provider ignores it.
- * - `always`: every assistant message carries it.
- * - `never`: no message carries it (providers that reject unknown message fields).
+ * When assistant messages carry their reasoning back (in `reasoningField`). A "tool stretch" is the
+ * part of the conversation between two user messages in which the model called a tool.
+ * - `tool-turns` (default on DeepSeek's hosts, its documented rule): every assistant message of a
+ *   tool stretch carries it, an empty string when the message has none (DeepSeek's thinking mode
+ *   answers 400 when the field is missing there); elsewhere it is left out.
+ * - `returned` (default elsewhere): only assistant messages of a tool stretch that hold reasoning the
+ *   model returned carry it; never an empty string.
+ * - `always`: every assistant message carries it (an empty string when it has none).
+ * - `never`: no message carries it (default on Mistral's host, which refuses unknown fields).
  */
-export type ReasoningReplay = 'tool-turns' | 'always' | 'never'
+export type ReasoningReplay = 'tool-turns' | 'returned' | 'always' | 'never'
+
+/** The assistant-message field reasoning goes back in: `reasoning_content` (DeepSeek, vLLM, SGLang) or `reasoning` (Groq). */
+export type ReasoningField = 'reasoning_content' | 'reasoning'
+
+/**
+ * Where the images of a tool result go. Chat-completions tool messages hold text only, so:
+ * - `user-message` (default where the model accepts images): the tool message names each image, and
+ *   one user message right after the step's tool messages carries them as `image_url` parts;
+ * - `text`: each image becomes the note `[image omitted: <media type>]` (default on DeepSeek's
+ *   hosts for models without image understanding).
+ */
+export type ToolResultImages = 'user-message' | 'text'
 
 export interface OpenAICompatibleModelOptions {
   /** Bearer token. Else `DSH_API_KEY`; missing both is a `MISSING_API_KEY` error right here. */
   readonly apiKey?: string
   /** Else `DSH_BASE_URL`, else DeepSeek's `https://api.deepseek.com`. `/chat/completions` is appended. */
   readonly baseUrl?: string
-  /** Else `DSH_MODEL`; missing both is a `MISSING_MODEL` error. */
+  /**
+   * Else `DSH_MODEL`; else, on DeepSeek's hosts, {@link DEEPSEEK_DEFAULT_MODEL}; missing all is a
+   * `MISSING_MODEL` error.
+   */
   readonly model?: string
   /** `LanguageModel.provider`; defaults to `deepseek` for DeepSeek's host, else `openai-compatible`. */
   readonly provider?: string
@@ -30,8 +52,17 @@ export interface OpenAICompatibleModelOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Extra request headers (they win over the defaults, `Authorization` included). */
   readonly headers?: Readonly<Record<string, string>>
-  /** See {@link ReasoningReplay}; default `tool-turns`. */
+  /** See {@link ReasoningReplay}; default `tool-turns` on DeepSeek's hosts, `never` on Mistral's, else `returned`. */
   readonly reasoningReplay?: ReasoningReplay
+  /** See {@link ReasoningField}; default `reasoning` on Groq's host, else `reasoning_content`. */
+  readonly reasoningField?: ReasoningField
+  /**
+   * Sends `stream_options: { include_usage: true }`, so the stream ends with the token usage.
+   * Default `true`, except on Mistral's host (it refuses the field with 422 and reports usage anyway).
+   */
+  readonly includeUsage?: boolean
+  /** See {@link ToolResultImages}. */
+  readonly toolResultImages?: ToolResultImages
   /**
    * Marks tools `strict: true` (provider-enforced schema adherence). Off by default: providers
    * refuse schemas outside their strict subset, and DeepSeek only offers it on its beta endpoint.
@@ -53,7 +84,12 @@ export interface ResolvedOptions {
   readonly model: string
   readonly provider: string
   readonly headers: Readonly<Record<string, string>>
+  /** The header the key travels in: `authorization` (as a bearer token) or Azure's `api-key`. */
+  readonly keyHeader: 'authorization' | 'api-key'
   readonly reasoningReplay: ReasoningReplay
+  readonly reasoningField: ReasoningField
+  readonly includeUsage: boolean
+  readonly toolResultImages: ToolResultImages
   readonly strict: (tool: ToolSchema) => boolean
   readonly maxTokens: number | undefined
   readonly extraBody: Readonly<Record<string, unknown>>
@@ -62,7 +98,9 @@ export interface ResolvedOptions {
 }
 
 const OWNED_FIELDS = ['model', 'messages', 'tools', 'stream']
-const REPLAY_MODES: readonly string[] = ['tool-turns', 'always', 'never']
+const REPLAY_MODES: readonly string[] = ['tool-turns', 'returned', 'always', 'never']
+const REASONING_FIELDS: readonly string[] = ['reasoning_content', 'reasoning']
+const IMAGE_MODES: readonly string[] = ['user-message', 'text']
 const WHERE = 'createOpenAICompatibleModel(options)'
 
 function invalid(message: string): ChatCompletionsError {
@@ -105,6 +143,18 @@ function chatCompletionsUrl(baseUrl: string, source: string): string {
   const path = parsed.pathname.replace(/\/+$/, '')
   parsed.pathname = path.endsWith('/chat/completions') ? path : `${path}/chat/completions`
   return parsed.href
+}
+
+/** An option that must be one of `allowed`, or `undefined` when not given. */
+function oneOf<T extends string>(
+  value: T | undefined,
+  name: string,
+  allowed: readonly string[],
+): T | undefined {
+  if (value === undefined) return undefined
+  if (!allowed.includes(value))
+    throw invalid(`options.${name} must be one of ${allowed.join(', ')}, got ${describeValue(value)}`)
+  return value
 }
 
 function checkHeaders(headers: unknown): Readonly<Record<string, string>> {
@@ -177,29 +227,31 @@ export function resolveOptions(options: OpenAICompatibleModelOptions | undefined
   // A key that cannot travel in a header would fail every request with an obscure fetch error.
   if (!/^[\x21-\x7e]+$/.test(apiKey))
     throw invalid('the API key contains spaces, control or non-ASCII characters')
-  const model = pick(o.model, 'model', env, 'DSH_MODEL')
-  if (model === undefined) {
-    throw new ChatCompletionsError({
-      code: 'MISSING_MODEL',
-      message: `${WHERE}: no model: pass options.model or set the DSH_MODEL environment variable`,
-    })
-  }
   const fromOption = o.baseUrl !== undefined
   const baseUrl = pick(o.baseUrl, 'baseUrl', env, 'DSH_BASE_URL') ?? DEEPSEEK_BASE_URL
   const url = chatCompletionsUrl(
     baseUrl,
     fromOption ? 'options.baseUrl' : env.DSH_BASE_URL ? 'DSH_BASE_URL' : 'the base URL',
   )
+  const isDeepSeek = /(^|\.)deepseek\.com$/.test(new URL(url).hostname)
+  const model = pick(o.model, 'model', env, 'DSH_MODEL') ?? (isDeepSeek ? DEEPSEEK_DEFAULT_MODEL : undefined)
+  if (model === undefined) {
+    throw new ChatCompletionsError({
+      code: 'MISSING_MODEL',
+      message: `${WHERE}: no model: pass options.model or set the DSH_MODEL environment variable (only DeepSeek's hosts have a default)`,
+    })
+  }
+  const profile = hostProfile(url, model)
   if (o.provider !== undefined && (typeof o.provider !== 'string' || o.provider === ''))
     throw invalid(`options.provider must be a non-empty string, got ${describeValue(o.provider)}`)
-  const provider =
-    o.provider ?? (/(^|\.)deepseek\.com$/.test(new URL(url).hostname) ? 'deepseek' : 'openai-compatible')
+  const provider = o.provider ?? (isDeepSeek ? 'deepseek' : 'openai-compatible')
 
-  const reasoningReplay = o.reasoningReplay ?? 'tool-turns'
-  if (!REPLAY_MODES.includes(reasoningReplay))
-    throw invalid(
-      `options.reasoningReplay must be one of ${REPLAY_MODES.join(', ')}, got ${describeValue(reasoningReplay)}`,
-    )
+  const reasoningReplay = oneOf(o.reasoningReplay, 'reasoningReplay', REPLAY_MODES) ?? profile.reasoningReplay
+  const reasoningField = oneOf(o.reasoningField, 'reasoningField', REASONING_FIELDS) ?? profile.reasoningField
+  const toolResultImages =
+    oneOf(o.toolResultImages, 'toolResultImages', IMAGE_MODES) ?? profile.toolResultImages
+  if (o.includeUsage !== undefined && typeof o.includeUsage !== 'boolean')
+    throw invalid(`options.includeUsage must be a boolean, got ${describeValue(o.includeUsage)}`)
   const strictTools = o.strictTools ?? false
   if (typeof strictTools !== 'boolean' && typeof strictTools !== 'function')
     throw invalid(
@@ -215,7 +267,11 @@ export function resolveOptions(options: OpenAICompatibleModelOptions | undefined
     model,
     provider,
     headers: checkHeaders(o.headers),
+    keyHeader: profile.keyHeader,
     reasoningReplay,
+    reasoningField,
+    includeUsage: o.includeUsage ?? profile.includeUsage,
+    toolResultImages,
     strict: typeof strictTools === 'function' ? strictTools : () => strictTools,
     maxTokens: checkPositive(o.maxTokens, 'maxTokens', true),
     extraBody: checkExtraBody(o.extraBody),

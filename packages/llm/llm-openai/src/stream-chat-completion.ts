@@ -42,11 +42,15 @@ export async function* streamChatCompletion(
   const body = serialize(request, options)
   const lifetime = createRequestLifetime({ url: options.url, timeoutMs: options.timeoutMs, signal })
   lifetime.arm()
+  // Set once `[DONE]` was read: the rest of the body is read in the background, not waited for.
+  let complete: ReadableStreamDefaultReader<Uint8Array> | undefined
   try {
     const headers = new Headers({
       'content-type': 'application/json',
       accept: 'text/event-stream',
-      authorization: `Bearer ${options.apiKey}`,
+      ...(options.keyHeader === 'api-key'
+        ? { 'api-key': options.apiKey }
+        : { authorization: `Bearer ${options.apiKey}` }),
     })
     for (const [name, value] of Object.entries(options.headers)) headers.set(name, value)
     let response: Response
@@ -158,11 +162,9 @@ export async function* streamChatCompletion(
         } catch (error) {
           failure = error
         }
-        // The finish part waits for the end of the body, so the next step can reuse the connection.
-        if (ended && failure === undefined) {
-          await lifetime.drain(reader)
-          if (signal?.aborted) throw abortedError(signal)
-        }
+        // `[DONE]` ends the answer even when the server keeps the connection open: the finish part
+        // leaves now, and the end of the body is read in the background (connection reuse).
+        if (ended && failure === undefined) complete = reader
         // Parts already parsed are not handed out once the signal has aborted.
         for (let i = 0; i < out.length; i++) {
           yield out[i]!
@@ -179,8 +181,8 @@ export async function* streamChatCompletion(
       }
     }
   } finally {
-    // An error, an abort or a consumer that left early closes the connection now; after a drained
-    // body this changes nothing.
-    lifetime.close()
+    // An error, an abort or a consumer that left early closes the connection now.
+    if (complete !== undefined && signal?.aborted !== true) lifetime.release(complete)
+    else lifetime.close()
   }
 }

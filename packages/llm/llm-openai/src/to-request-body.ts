@@ -6,8 +6,9 @@ import { toWireTools } from './to-wire-tools.ts'
 
 /**
  * The JSON body of one streamed chat completion. Usage is requested in the stream
- * (`stream_options.include_usage`); no `tools` field is sent when there are none, since some
- * providers refuse an empty list.
+ * (`stream_options.include_usage`) unless `includeUsage` is off; no `stream_options` field at all
+ * is sent then (unless `extraBody` has one), and no `tools` field when there are none: some
+ * providers refuse an empty list, Mistral refuses `stream_options`.
  */
 export function toRequestBody(request: ModelRequest, options: ResolvedOptions): Record<string, unknown> {
   if (typeof request !== 'object' || request === null) {
@@ -17,17 +18,22 @@ export function toRequestBody(request: ModelRequest, options: ResolvedOptions): 
     })
   }
   const tools = toWireTools(request.tools, options.strict)
-  const extraStreamOptions = options.extraBody.stream_options
+  const extra = options.extraBody.stream_options
+  const streamOptions = {
+    ...(typeof extra === 'object' && extra !== null ? extra : {}),
+    ...(options.includeUsage ? { include_usage: true } : {}),
+  }
   return {
     ...options.extraBody,
     model: options.model,
-    messages: toWireMessages(request.system, request.messages, options.reasoningReplay),
+    messages: toWireMessages(request.system, request.messages, {
+      reasoningReplay: options.reasoningReplay,
+      reasoningField: options.reasoningField,
+      toolResultImages: options.toolResultImages,
+    }),
     ...(tools.length > 0 ? { tools } : {}),
     ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
     stream: true,
-    stream_options: {
-      ...(typeof extraStreamOptions === 'object' && extraStreamOptions !== null ? extraStreamOptions : {}),
-      include_usage: true,
-    },
+    ...(Object.keys(streamOptions).length > 0 ? { stream_options: streamOptions } : {}),
   }
 }

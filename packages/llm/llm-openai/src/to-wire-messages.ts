@@ -1,6 +1,6 @@
 import { describeValue, type ImageBlock, type Message, type TextBlock } from '@deepseek-ai/dsh-llm'
 import { ChatCompletionsError } from './errors.ts'
-import type { ReasoningReplay } from './resolve-options.ts'
+import type { ReasoningField, ReasoningReplay, ToolResultImages } from './resolve-options.ts'
 
 export interface WireToolCall {
   readonly id: string
@@ -20,10 +20,20 @@ export type WireMessage =
       readonly content: string | null
       readonly tool_calls?: readonly WireToolCall[]
       reasoning_content?: string
+      reasoning?: string
     }
   | { readonly role: 'tool'; readonly tool_call_id: string; readonly content: string }
 
 type WireAssistant = Extract<WireMessage, { role: 'assistant' }>
+
+/** How `toWireMessages` writes what chat completions cannot carry as it is. */
+export interface WireMessageOptions {
+  readonly reasoningReplay: ReasoningReplay
+  /** Default `reasoning_content`. */
+  readonly reasoningField?: ReasoningField
+  /** Default `text`. */
+  readonly toolResultImages?: ToolResultImages
+}
 
 function invalid(where: string, problem: string): ChatCompletionsError {
   return new ChatCompletionsError({ code: 'INVALID_REQUEST', message: `request.${where}: ${problem}` })
@@ -49,11 +59,46 @@ function userContent(
   })
 }
 
-/** Tool messages carry text only: an image in a tool result is replaced by a note naming its type. */
-function toolResultText(blocks: readonly (TextBlock | ImageBlock)[]): string {
+/** One image of a tool result, waiting for the user message that follows the step's tool messages. */
+interface PendingImage {
+  readonly callId: string
+  readonly url: string
+}
+
+/**
+ * Tool messages carry text only. An image becomes a note in the text: with `user-message` it names
+ * the image and the image itself is queued in `images` for the user message that follows; with
+ * `text` it only says the image was left out.
+ */
+function toolResultText(
+  blocks: readonly (TextBlock | ImageBlock)[],
+  callId: string,
+  mode: ToolResultImages,
+  images: PendingImage[],
+  where: string,
+): string {
   return blocks
-    .map((block) => (block.type === 'text' ? block.text : `[image omitted: ${block.mediaType}]`))
+    .map((block, i) => {
+      if (block.type === 'text') return block.text
+      if (mode === 'text') return `[image omitted: ${block.mediaType}]`
+      images.push({ callId, url: imageUrl(block, `${where}[${i}]`) })
+      return `[image: ${block.mediaType}, attached in the next user message]`
+    })
     .join('\n\n')
+}
+
+/** The user message that carries the images of the tool results before it, grouped by call. */
+function imagesMessage(images: readonly PendingImage[]): Extract<WireMessage, { role: 'user' }> {
+  const parts: WireUserPart[] = []
+  let call: string | undefined
+  for (const image of images) {
+    if (image.callId !== call) {
+      call = image.callId
+      parts.push({ type: 'text', text: `Image(s) returned by tool call ${call}:` })
+    }
+    parts.push({ type: 'image_url', image_url: { url: image.url } })
+  }
+  return { role: 'user', content: parts }
 }
 
 function assistantMessage(
@@ -95,27 +140,35 @@ function assistantMessage(
 }
 
 /**
- * Applies the reasoning replay rule. DeepSeek's documented rule for thinking mode: between two user
- * messages, if the model called a tool, every assistant message there must carry its
- * `reasoning_content` in all later requests (missing it is a 400); without a tool call it may be
- * left out (the provider ignores it).
+ * Applies the reasoning replay rule (see `ReasoningReplay`). DeepSeek's documented rule for thinking
+ * mode: between two user messages, if the model called a tool, every assistant message there must
+ * carry its `reasoning_content` in all later requests (missing it is a 400); without a tool call it
+ * may be left out (the provider ignores it). A user message the adapter added itself (the images of
+ * tool results) does not end a stretch: the model never saw it as a turn boundary.
  */
 function replayReasoning(
   wire: WireMessage[],
-  mode: ReasoningReplay,
+  options: WireMessageOptions,
   reasoningOf: Map<WireAssistant, string>,
+  added: ReadonlySet<WireMessage>,
 ): void {
+  const mode = options.reasoningReplay
   if (mode === 'never') return
+  const field = options.reasoningField ?? 'reasoning_content'
   let stretch: WireAssistant[] = []
   let calledTool = false
   const close = (): void => {
-    if (mode === 'always' || calledTool)
-      for (const m of stretch) m.reasoning_content = reasoningOf.get(m) ?? ''
+    if (mode === 'always' || calledTool) {
+      for (const m of stretch) {
+        const reasoning = reasoningOf.get(m) ?? ''
+        if (reasoning !== '' || mode !== 'returned') m[field] = reasoning
+      }
+    }
     stretch = []
     calledTool = false
   }
   for (const message of wire) {
-    if (message.role === 'user') close()
+    if (message.role === 'user' && !added.has(message)) close()
     else if (message.role === 'assistant') {
       stretch.push(message)
       if (message.tool_calls !== undefined) calledTool = true
@@ -124,16 +177,32 @@ function replayReasoning(
   close()
 }
 
-/** Maps the suite's messages (and the system text) to chat-completions messages. */
+/**
+ * Maps the suite's messages (and the system text) to chat-completions messages. The third argument
+ * is the replay mode alone (reasoning in `reasoning_content`, tool-result images as text notes) or
+ * the full {@link WireMessageOptions}.
+ */
 export function toWireMessages(
   system: string | undefined,
   messages: readonly Message[],
-  reasoningReplay: ReasoningReplay,
+  options: ReasoningReplay | WireMessageOptions,
 ): WireMessage[] {
   if (!Array.isArray(messages))
     throw invalid('messages', `must be an array of messages, got ${describeValue(messages)}`)
+  const resolved: WireMessageOptions = typeof options === 'string' ? { reasoningReplay: options } : options
+  const imageMode = resolved.toolResultImages ?? 'text'
   const wire: WireMessage[] = []
   const reasoningOf = new Map<WireAssistant, string>()
+  const added = new Set<WireMessage>()
+  // Images of the tool results since the last non-tool message: they follow the step's tool messages.
+  let images: PendingImage[] = []
+  const flushImages = (): void => {
+    if (images.length === 0) return
+    const message = imagesMessage(images)
+    added.add(message)
+    wire.push(message)
+    images = []
+  }
   if (system !== undefined) {
     if (typeof system !== 'string') throw invalid('system', `must be a string, got ${describeValue(system)}`)
     if (system !== '') wire.push({ role: 'system', content: system })
@@ -142,6 +211,7 @@ export function toWireMessages(
     const where = `messages[${i}]`
     if (typeof message !== 'object' || message === null)
       throw invalid(where, `must be a message, got ${describeValue(message)}`)
+    if (message.role !== 'tool') flushImages()
     if (message.role === 'system') {
       if (typeof message.content !== 'string')
         throw invalid(`${where}.content`, `must be a string, got ${describeValue(message.content)}`)
@@ -159,14 +229,24 @@ export function toWireMessages(
         return
       case 'tool':
         // One wire message per result: chat completions answers each call id separately.
-        for (const block of message.content) {
+        message.content.forEach((block, j) => {
           if (block.type !== 'tool-result')
             throw invalid(
               `${where}.content`,
               `a tool message holds tool-result blocks, got ${describeValue(block)}`,
             )
-          wire.push({ role: 'tool', tool_call_id: block.callId, content: toolResultText(block.content) })
-        }
+          wire.push({
+            role: 'tool',
+            tool_call_id: block.callId,
+            content: toolResultText(
+              block.content,
+              block.callId,
+              imageMode,
+              images,
+              `${where}.content[${j}].content`,
+            ),
+          })
+        })
         return
       default: {
         const never: never = message
@@ -174,6 +254,7 @@ export function toWireMessages(
       }
     }
   })
-  replayReasoning(wire, reasoningReplay, reasoningOf)
+  flushImages()
+  replayReasoning(wire, resolved, reasoningOf, added)
   return wire
 }

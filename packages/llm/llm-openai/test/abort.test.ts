@@ -3,7 +3,7 @@ import { ChatCompletionsError } from '@deepseek-ai/dsh-llm-openai'
 import { deferred } from '../../../../test-support/deferred.ts'
 import { textChunks, toolCallChunks } from './support/fixtures.ts'
 import { modelFor, simpleRequest } from './support/model.ts'
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts'
+import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { sseText, writePiece, writeSseHead } from './support/sse.ts'
 
 let server: ReplayServer

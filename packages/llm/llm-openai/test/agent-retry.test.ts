@@ -5,7 +5,7 @@ import { ChatCompletionsError } from '@deepseek-ai/dsh-llm-openai'
 import { createMemorySession } from '@deepseek-ai/dsh-session'
 import { installTools } from '@deepseek-ai/dsh-tools'
 import { modelFor } from './support/model.ts'
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts'
+import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { answer, sse, sseText } from './support/sse.ts'
 import { answerStep } from './support/turns.ts'
 

@@ -9,7 +9,7 @@ import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
 import { deferred } from '../../../../test-support/deferred.ts'
 import { chunk } from './support/fixtures.ts'
 import { modelFor } from './support/model.ts'
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts'
+import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { sse, sseText, writePiece, writeSseHead } from './support/sse.ts'
 import { answerStep } from './support/turns.ts'
 

@@ -3,7 +3,7 @@ import { DshError } from '@deepseek-ai/dsh-llm'
 import { ChatCompletionsError, type ChatCompletionsErrorCode } from '@deepseek-ai/dsh-llm-openai'
 import { chunk, textChunks, toolCallChunks } from './support/fixtures.ts'
 import { collectUntilError, modelFor, simpleRequest } from './support/model.ts'
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts'
+import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { answer, sse, sseText, writePiece, writeSseHead } from './support/sse.ts'
 
 let server: ReplayServer

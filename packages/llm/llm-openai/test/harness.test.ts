@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { runHarness } from '../examples/harness.mjs'
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts'
+import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { sse, sseText } from './support/sse.ts'
 import { answerStep, toolStep } from './support/turns.ts'
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   ChatCompletionsError,
   DEEPSEEK_BASE_URL,
+  DEEPSEEK_DEFAULT_MODEL,
   createOpenAICompatibleModel,
   type OpenAICompatibleModelOptions,
 } from '@deepseek-ai/dsh-llm-openai'
@@ -26,10 +27,21 @@ describe('options and environment', () => {
     expect(construction({ model: 'm', env: { DSH_API_KEY: '' } }).code).toBe('MISSING_API_KEY')
   })
 
-  it('a missing model is MISSING_MODEL at construction, naming DSH_MODEL', () => {
-    const error = construction({ env: { DSH_API_KEY: 'k' } })
+  it("a missing model is MISSING_MODEL at construction, naming DSH_MODEL; DeepSeek's hosts default it", () => {
+    const error = construction({ env: { DSH_API_KEY: 'k', DSH_BASE_URL: 'http://127.0.0.1:9/v1' } })
     expect(error.code).toBe('MISSING_MODEL')
     expect(error.message).toContain('DSH_MODEL')
+    // DeepSeek's own base URL (the default one, or its beta endpoint) needs no DSH_MODEL.
+    expect(DEEPSEEK_DEFAULT_MODEL).toBe('deepseek-flash')
+    expect(createOpenAICompatibleModel({ env: { DSH_API_KEY: 'k' } }).modelId).toBe(DEEPSEEK_DEFAULT_MODEL)
+    expect(
+      createOpenAICompatibleModel({
+        env: { DSH_API_KEY: 'k', DSH_BASE_URL: 'https://api.deepseek.com/beta' },
+      }).modelId,
+    ).toBe(DEEPSEEK_DEFAULT_MODEL)
+    expect(
+      createOpenAICompatibleModel({ env: { DSH_API_KEY: 'k', DSH_MODEL: 'deepseek-v4-pro' } }).modelId,
+    ).toBe('deepseek-v4-pro')
   })
 
   it("defaults to DeepSeek's base URL, with provider 'deepseek'", () => {

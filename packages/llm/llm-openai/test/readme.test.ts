@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { checkReadmeExample } from '../../../../test-support/readme-example.ts'
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts'
+import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { sse, sseText } from './support/sse.ts'
 import { answerStep, toolStep } from './support/turns.ts'
 

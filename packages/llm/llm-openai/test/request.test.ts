@@ -11,7 +11,7 @@ import {
 import { ChatCompletionsError, toWireMessages } from '@deepseek-ai/dsh-llm-openai'
 import { textChunks } from './support/fixtures.ts'
 import { modelFor, simpleRequest, weatherTool } from './support/model.ts'
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts'
+import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { sse, sseText } from './support/sse.ts'
 
 let server: ReplayServer
@@ -161,7 +161,10 @@ describe('messages mapping', () => {
   ]
 
   it('maps system, user (text and images), assistant (text, tool calls) and one tool message per result', async () => {
-    const received = await sent({ messages: history, tools: [] }, { reasoningReplay: 'never' })
+    const received = await sent(
+      { messages: history, tools: [] },
+      { reasoningReplay: 'never', toolResultImages: 'text' },
+    )
     expect(received.body.messages).toEqual([
       { role: 'system', content: 'Mid-conversation instruction.' },
       { role: 'user', content: 'Weather in Paris and Rome?' },
@@ -196,27 +199,76 @@ describe('messages mapping', () => {
     ])
   })
 
-  it("sends reasoning back as DeepSeek requires: every assistant message between two user messages where a tool was called, '' when it had none; none elsewhere", async () => {
+  it("reasoningReplay 'tool-turns' (the default on DeepSeek's hosts) sends reasoning back as DeepSeek requires: every assistant message between two user messages where a tool was called, '' when it had none; none elsewhere", async () => {
+    const received = await sent({ messages: history, tools: [] }, { reasoningReplay: 'tool-turns' })
+    const assistants = (received.body.messages as Record<string, unknown>[]).filter(
+      (m) => m.role === 'assistant',
+    )
+    expect(assistants.map((m) => m.reasoning_content)).toEqual([
+      'Two cities: two calls.',
+      '', // DeepSeek answers 400 when a message of a tool stretch lacks the field, empty reasoning or not
+      'Both known now.', // the final answer of a tool-calling stretch
+      undefined, // the haiku stretch called no tool: the provider would ignore it
+    ])
+  })
+
+  it("the default elsewhere, 'returned', sends back only reasoning the model returned, never an empty string", async () => {
     const received = await sent({ messages: history, tools: [] })
     const assistants = (received.body.messages as Record<string, unknown>[]).filter(
       (m) => m.role === 'assistant',
     )
     expect(assistants.map((m) => m.reasoning_content)).toEqual([
       'Two cities: two calls.',
-      '', // a tool-call message without reasoning still carries the field
-      'Both known now.', // the final answer of a tool-calling stretch
-      undefined, // the haiku stretch called no tool: the provider would ignore it
+      undefined, // no reasoning: no field (Groq 400s and Mistral 422s on the field itself)
+      'Both known now.',
+      undefined, // no tool call in that stretch
     ])
+    expect(assistants.some((m) => 'reasoning' in m)).toBe(false)
+    // reasoningField names the field: Groq takes its reasoning back as `reasoning`.
+    const groq = await sent({ messages: history, tools: [] }, { reasoningField: 'reasoning' })
+    const groqAssistants = (groq.body.messages as Record<string, unknown>[]).filter(
+      (m) => m.role === 'assistant',
+    )
+    expect(groqAssistants.map((m) => m.reasoning)).toEqual([
+      'Two cities: two calls.',
+      undefined,
+      'Both known now.',
+      undefined,
+    ])
+    expect(groqAssistants.some((m) => 'reasoning_content' in m)).toBe(false)
   })
 
-  it("reasoningReplay 'always' sends it on every assistant message, 'never' on none", async () => {
-    const always = await sent({ messages: history, tools: [] }, { reasoningReplay: 'always' })
-    expect(
-      (always.body.messages as Record<string, unknown>[])
-        .filter((m) => m.role === 'assistant')
-        .map((m) => m.reasoning_content),
-    ).toEqual(['Two cities: two calls.', '', 'Both known now.', 'Seventeen syllables.'])
-    expect(toWireMessages(undefined, history, 'never').some((m) => 'reasoning_content' in m)).toBe(false)
+  it("toolResultImages 'user-message' (the default where the model accepts images) sends a tool result's images in one user message right after the step's tool messages", () => {
+    const wire = toWireMessages(undefined, history, {
+      reasoningReplay: 'tool-turns',
+      toolResultImages: 'user-message',
+    })
+    const roles = wire.map((m) => m.role)
+    // user, assistant (c1, c2), tool, tool, assistant (c3), tool, user (the image), assistant, …
+    expect(roles.slice(0, 8)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'tool',
+      'assistant',
+      'tool',
+      'user',
+    ])
+    expect(wire[6]).toEqual({
+      role: 'tool',
+      tool_call_id: 'c3',
+      content: 'Roma: 21°C\n\n[image: image/png, attached in the next user message]',
+    })
+    expect(wire[7]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Image(s) returned by tool call c3:' },
+        { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0K' } },
+      ],
+    })
+    // The added user message does not end DeepSeek's tool stretch: the answer after it still carries its reasoning.
+    expect(wire[8]).toMatchObject({ role: 'assistant', reasoning_content: 'Both known now.' })
   })
 
   it('the current tool loop (after the last user message) carries its reasoning too', () => {

@@ -10,7 +10,11 @@ import {
   toolCallChunks,
 } from './support/fixtures.ts'
 import { collect, modelFor, simpleRequest, weatherTool } from './support/model.ts'
-import { startReplayServer, type ReplayServer, type Responder } from './support/replay-server.ts'
+import {
+  startReplayServer,
+  type ReplayServer,
+  type Responder,
+} from '../../../../test-support/replay-server.ts'
 import { byteOffsetsOf, sse, sseText, writePiece, writeSseHead } from './support/sse.ts'
 
 let server: ReplayServer
@@ -96,7 +100,7 @@ describe('stream: text and reasoning', () => {
     expect(finish).toEqual({ type: 'finish', response: fromStep })
   })
 
-  it('keeps the connection alive between steps: the finish part waits for the end of the body after [DONE]', async () => {
+  it('keeps the connection alive between steps: the end of the body after [DONE] is read in the background', async () => {
     // The server ends the body a little after [DONE]; closing at [DONE] would cost the connection.
     const endLate: Responder = async (res) => {
       writeSseHead(res)
@@ -107,13 +111,57 @@ describe('stream: text and reasoning', () => {
     server.respond(endLate, endLate)
     const model = modelFor(server)
     await model.step(simpleRequest)
+    await server.requests[0]!.closed
     // undici hands a finished connection back to its pool on a later tick.
-    await new Promise((resolve) => setImmediate(resolve))
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
     await model.step(simpleRequest)
     const [first, second] = server.requests
     expect(first!.remotePort).toBeDefined()
     expect(second!.remotePort).toBe(first!.remotePort)
   })
+
+  it('stops reading at [DONE]: a server that keeps the connection open does not hold the finish part back', async () => {
+    // The server ends the body only once the step has resolved. Waiting for the end of the body
+    // before yielding `finish` would deadlock until a grace timer closed the connection (and the
+    // next step would then need a new one); reading the end in the background keeps it.
+    const stepResolved = deferred()
+    server.respond(
+      async (res) => {
+        writeSseHead(res)
+        await writePiece(res, sseText(textChunks))
+        await stepResolved.promise
+        res.end()
+      },
+      sse(sseText(textChunks)),
+    )
+    const model = modelFor(server)
+    const response = await model.step(simpleRequest)
+    stepResolved.resolve()
+    expect(response.message.content).toEqual([{ type: 'text', text: textAnswer }])
+    await server.requests[0]!.closed
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    await model.step(simpleRequest)
+    const [first, second] = server.requests
+    expect(second!.remotePort).toBe(first!.remotePort)
+  })
+
+  it('re-arms timeoutMs on every chunk: a long healthy stream with chunks spaced under the timeout completes', async () => {
+    // 16 pieces 100 ms apart (1.6 s in all) against a 1 s silence timeout: a timer armed once
+    // would fire before the end; re-armed on each read it never does (each gap is a tenth of it).
+    const pieces = Array.from({ length: 16 }, (_, i) => chunk({ content: `${i} ` }))
+    server.respond(async (res) => {
+      writeSseHead(res)
+      for (const piece of pieces) {
+        await writePiece(res, `data: ${JSON.stringify(piece)}\n\n`)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      await writePiece(res, sseText([chunk({}, 'stop')]))
+      res.end()
+    })
+    const response = await modelFor(server, { timeoutMs: 1000 }).step(simpleRequest)
+    expect(response.finishReason).toBe('stop')
+    expect(response.message.content).toEqual([{ type: 'text', text: pieces.map((_, i) => `${i} `).join('') }])
+  }, 30_000)
 
   it('reads a server that ignores stream: true and answers one JSON completion', async () => {
     server.respond((res) => {
@@ -280,7 +328,6 @@ describe('stream: tool calls', () => {
       tool_calls: 'tool-calls',
       length: 'length',
       content_filter: 'content-filter',
-      insufficient_system_resource: 'error',
       something_new: 'other',
     }
     for (const raw of Object.keys(reasons)) server.respond(sse(sseText([chunk({ content: 'x' }, raw)])))

@@ -41,6 +41,52 @@ describe('every failure of the queue or a worker is a result, never a hang', { t
     expect(await rec.redis.lrange(`${queue}:started:${call.callId}`, 0, -1)).toEqual(['victim'])
   })
 
+  it('D8: a worker killed mid-call whose job another worker fails as stalled first is INTERRUPTED (WorkerLost), not RemoteJobFailed', async () => {
+    const queue = uniqueQueue()
+    const victim = spawnWorker(queue, 'victim', { lockDurationMs: 500, concurrency: 1 })
+    await victim.ready
+    // the caller's own sweep never runs in this test: only the heir's stall check can answer the call,
+    // through the job's failed event ("job stalled more than allowable limit")
+    const { execute, rec } = await caller(queue, { checkIntervalMs: 60_000 })
+    const call = input('wait', { id: 's' })
+    const pending = execute(call)
+    await waitForEntries(rec, 'started', 1)
+    await victim.kill()
+    await localWorker(queue, 'heir', { lockDurationMs: 500, stalledIntervalMs: 100 })
+    const result = await pending
+    expect(codeOf(result)).toBe('INTERRUPTED')
+    expect(nameOf(result)).toBe('WorkerLost')
+    expect(await rec.redis.lrange(`${queue}:started:${call.callId}`, 0, -1)).toEqual(['victim'])
+  })
+
+  it('D8: a job BullMQ fails after a worker took it, or answers with a reply of another protocol, is INTERRUPTED (RemoteJobFailed): the body may have run', async () => {
+    const queue = uniqueQueue()
+    const { Worker } = await import('bullmq')
+    const { redisUrl } = await import('./support/harness.ts')
+    // not createToolWorker: a consumer whose processor throws, or answers in words this caller does not read
+    const foreign = new Worker(
+      queue,
+      async (job) => {
+        if ((job.data as { args: { value: unknown } }).args.value === 'throw')
+          throw new Error('processor crashed')
+        return { v: 999, answer: 'from the future' }
+      },
+      { connection: { url: redisUrl() } },
+    )
+    try {
+      const { execute } = await caller(queue)
+      const thrown = await execute(input('echo', { value: 'throw' }))
+      expect([codeOf(thrown), nameOf(thrown)]).toEqual(['INTERRUPTED', 'RemoteJobFailed'])
+      expect(thrown.isError && thrown.error.message).toMatch(
+        /BullMQ failed its job .* after a worker took it \(processor crashed\)\. It may or may not have taken effect\.$/,
+      )
+      const unreadable = await execute(input('echo', { value: 'other protocol' }))
+      expect([codeOf(unreadable), nameOf(unreadable)]).toEqual(['INTERRUPTED', 'RemoteJobFailed'])
+    } finally {
+      await foreign.close()
+    }
+  })
+
   it('D8: Redis going away while a call waits is INTERRUPTED (QueueUnreachable) after unreachableAfterMs', async () => {
     const redis = await startRedis()
     try {

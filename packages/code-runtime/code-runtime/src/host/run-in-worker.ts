@@ -19,6 +19,8 @@ export interface WorkerRun {
   readonly heapMb: number
   /** The wrapped program. */
   readonly source: string
+  /** Its lines and columns are the program's own, so errors may name them. */
+  readonly positions: boolean
   readonly bindings: ReadonlyMap<string, CodeBinding>
   readonly limits: ResolvedCodeRunLimits
   /** `Date.now()` after which the run is out of time. */
@@ -150,6 +152,7 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
           type: 'run',
           id,
           source: run.source,
+          positions: run.positions,
           names: [...bindings.keys()],
           limits,
           deadline: run.deadline,

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import type * as Esbuild from 'esbuild'
 
 /** The file name of the built worker, next to the package's (or a bundle's) main module. */
 export const WORKER_FILE = 'quickjs-worker.mjs'
@@ -10,7 +11,7 @@ const WASM_SPECIFIER = '@jitl/quickjs-wasmfile-release-sync/wasm'
  * The URL of the module this code was loaded from: `import.meta.url` in ESM (also in a bundle
  * and under vitest), `__filename` in a CommonJS build or bundle, which has no `import.meta`.
  */
-function moduleUrl(): string {
+export function moduleUrl(): string {
   const url: string | undefined = import.meta.url
   return typeof url === 'string' && url !== '' ? url : pathToFileURL(__filename).href
 }
@@ -36,9 +37,13 @@ export function locateWasm(option: URL | undefined): URL {
 
 let sourceBundle: Promise<URL> | undefined
 
+// A specifier bundlers do not follow: esbuild is a development dependency, never installed with
+// the package, and this path is taken only when running from the TypeScript sources.
+const ESBUILD = 'esbuild'
+
 /** Development only: the worker entry bundled by esbuild into a `data:` module (cached per process). */
 function bundleWorkerSource(entry: URL): Promise<URL> {
-  sourceBundle ??= import('esbuild')
+  sourceBundle ??= (import(ESBUILD) as Promise<typeof Esbuild>)
     .then(async ({ build }) => {
       const { outputFiles } = await build({
         entryPoints: [fileURLToPath(entry)],

@@ -1,7 +1,9 @@
 /**
  * Script evaluated in every fresh sandbox before the program. Its completion value is a function
  * the host calls once with its three host functions and the binding names; it installs `tools` and
- * `console` and returns `[start, describe, decode, prefix]`.
+ * `console` and returns `[start, describe, decode, prefix]`. `describe(error)` is
+ * `[kind, message, line, column]`: where the program threw, from the first frame of `program.js`
+ * in the error's stack (the host decides whether those are the program's own positions).
  *
  * The host functions stay in this closure: the program only ever reaches the wrappers. Every
  * built-in the prelude needs is captured before the program runs, so a program that replaces
@@ -36,6 +38,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   var setDelete = Set.prototype.delete;
   var stringSlice = String.prototype.slice;
   var regexpTest = RegExp.prototype.test;
+  var regexpExec = RegExp.prototype.exec;
   var StringCtor = String;
   var symbolToString = Symbol.prototype.toString;
   var then = Promise.prototype.then;
@@ -45,8 +48,11 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   var TypeErrorCtor = TypeError;
   var IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
   var INDEX = /^(?:0|[1-9][0-9]*)$/;
+  var PROGRAM_FRAME = /program\.js:([0-9]{1,9}):([0-9]{1,9})/;
   var MAX_DEPTH = 1000;
   var MAX_MESSAGE = 2000;
+  var PATH_HEAD = 60;
+  var PATH_TAIL = 40;
   var SHOW_DEPTH = 3;
   var SHOW_ITEMS = 100;
 
@@ -68,12 +74,36 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   function cap(text) { return text.length > MAX_MESSAGE ? slice(text, 0, MAX_MESSAGE) + '…' : text; }
 
   // ---- lossless JSON encoding, iterative (deep values must not exhaust any stack) ----
+  // path: the segments of where the problem is ('$', '.a', '[0]', ...)
   function NotJson(path, reason) { this.path = path; this.reason = reason; }
   function pathOf(frames, key) {
     var parts = ['$'];
     for (var i = 1; i < frames.length; i++) add(parts, keySegment(frames[i].key));
     if (key !== undefined) add(parts, keySegment(key));
-    return apply(join, parts, ['']);
+    return parts;
+  }
+  // "$.a is a function"; a path too long to read (a value nested 1,000 levels deep has one of
+  // thousands of characters, longer than any message may be) goes after the reason, its middle cut
+  // out at segment boundaries, so the reason is never what a cap cuts off.
+  function notJsonText(e) {
+    var parts = e.path;
+    var length = 0;
+    for (var i = 0; i < parts.length; i++) length += parts[i].length;
+    if (length <= PATH_HEAD + PATH_TAIL) return apply(join, parts, ['']) + ' ' + e.reason;
+    var head = [];
+    var used = 0;
+    var first = 0;
+    while (first < parts.length - 1 && used + parts[first].length <= PATH_HEAD) {
+      used += parts[first].length;
+      add(head, parts[first]);
+      first++;
+    }
+    var last = parts.length;
+    used = 0;
+    while (last > first && used + parts[last - 1].length <= PATH_TAIL) used += parts[--last].length;
+    var tail = [];
+    for (var j = last; j < parts.length; j++) add(tail, parts[j]);
+    return 'it ' + e.reason + ' (at ' + apply(join, head, ['']) + '…' + apply(join, tail, ['']) + ')';
   }
   function primitiveProblem(value) {
     switch (typeof value) {
@@ -154,7 +184,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   }
   function encodeOrThrow(value, what) {
     try { return encode(value); } catch (e) {
-      if (e instanceof NotJson) throw new TypeErrorCtor(what + ' is not JSON: ' + e.path + ' ' + e.reason);
+      if (e instanceof NotJson) throw new TypeErrorCtor(what + ' is not JSON: ' + notJsonText(e));
       throw e;
     }
   }
@@ -216,14 +246,27 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
       return message === 'out of memory' || message === 'stack overflow' || message === 'string too long';
     } catch (e) { return false; }
   }
-  // [kind, message] for a thrown value.
+  // [line, column] of the first frame of the program in an error's stack, or [].
+  function where(error) {
+    try {
+      var stack = error.stack;
+      if (typeof stack !== 'string') return [];
+      var match = apply(regexpExec, PROGRAM_FRAME, [stack]);
+      return match === null ? [] : [+match[1], +match[2]];
+    } catch (e) { return []; }
+  }
+  // [kind, message, line, column] for a thrown value.
   function describe(error) {
     var kind = isResourceError(error) ? 'memory' : 'exception';
     var text;
+    var position = [];
     try {
-      text = error instanceof ErrorCtor ? errorText(error) : 'Uncaught ' + show(error, 1, new SetCtor());
+      if (error instanceof ErrorCtor) {
+        text = errorText(error);
+        position = where(error);
+      } else text = 'Uncaught ' + show(error, 1, new SetCtor());
     } catch (e) { text = 'Uncaught exception (it could not be described)'; }
-    return [kind, cap(text)];
+    return [kind, cap(text), position[0], position[1]];
   }
 
   // ---- tools, console and the run itself ----
@@ -263,16 +306,16 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   function settleValue(value) {
     var text;
     try { text = encode(value); } catch (e) {
-      if (e instanceof NotJson) { hostSettle('invalid-output', 'the returned value is not JSON: ' + e.path + ' ' + e.reason); return; }
+      if (e instanceof NotJson) { hostSettle('invalid-output', 'the returned value is not JSON: ' + notJsonText(e)); return; }
       var described = describe(e);
-      hostSettle(described[0], described[1]);
+      hostSettle(described[0], described[1], described[2], described[3]);
       return;
     }
     hostSettle('value', text);
   }
   function settleError(error) {
     var described = describe(error);
-    hostSettle(described[0], described[1]);
+    hostSettle(described[0], described[1], described[2], described[3]);
   }
   function start(program) {
     var promise;

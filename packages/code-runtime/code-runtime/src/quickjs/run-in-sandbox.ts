@@ -7,7 +7,7 @@ import type {
 import { createOutputBudget } from '../create-output-budget.ts'
 import type { CodeLogLevel, CodeRunFailureKind, ResolvedCodeRunLimits } from '../types.ts'
 import type { CallAnswer, SandboxOutcome } from '../worker-protocol.ts'
-import { PROGRAM_FILE } from '../wrap-program.ts'
+import { PROGRAM_FILE, describePosition, footerLine } from '../wrap-program.ts'
 import { createBindingCalls, type BindingCalls } from './create-binding-calls.ts'
 import { PRELUDE_SOURCE } from './prelude-source.ts'
 import { stringLength } from './string-length.ts'
@@ -26,6 +26,11 @@ export interface SandboxRun {
   readonly memoryExhausted: () => boolean
   /** The wrapped program: a script whose completion value is the program's async function. */
   readonly source: string
+  /**
+   * Its lines and columns are the program's own: an error's message then ends with where it was
+   * thrown, ` (line L, column C)`, from the first frame of the program in its stack.
+   */
+  readonly positions: boolean
   /** The names of the run's bindings; the functions stay on the host. */
   readonly names: readonly string[]
   readonly limits: ResolvedCodeRunLimits
@@ -171,11 +176,26 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
       described?.error?.dispose()
       return ['exception', 'The program failed with an error that could not be described']
     }
-    const pair = described.value
-    const kind = readString(pair, 0)
-    const message = readString(pair, 1)
-    pair.dispose()
-    return [kind === 'memory' ? 'memory' : 'exception', message ?? 'Uncaught exception']
+    const list = described.value
+    const kind = readString(list, 0)
+    const message = readString(list, 1)
+    const where = position(vm.getProp(list, 2), vm.getProp(list, 3), true)
+    list.dispose()
+    return [kind === 'memory' ? 'memory' : 'exception', `${message ?? 'Uncaught exception'}${where}`]
+  }
+
+  let footer: number | undefined
+  /** ` (line L, column C)` from the prelude's numbers (see `positions`); `dispose` the handles after. */
+  const position = (line: QuickJSHandle, column: QuickJSHandle, dispose: boolean): string => {
+    const number = (handle: QuickJSHandle): number | undefined =>
+      vm.typeof(handle) === 'number' ? vm.getNumber(handle) : undefined
+    footer ??= footerLine(run.source)
+    const text = run.positions ? describePosition(number(line), number(column), footer) : ''
+    if (dispose) {
+      line.dispose()
+      column.dispose()
+    }
+    return text
   }
 
   const readString = (handle: QuickJSHandle, key: number): string | undefined => {
@@ -211,14 +231,23 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     if (!fits) stop ??= { kind: 'output-limit' }
   }
 
-  const hostSettle = (kindHandle: QuickJSHandle, textHandle: QuickJSHandle): void => {
+  const hostSettle = (
+    kindHandle: QuickJSHandle,
+    textHandle: QuickJSHandle,
+    lineHandle: QuickJSHandle | undefined,
+    columnHandle: QuickJSHandle | undefined,
+  ): void => {
     if (stop !== undefined || outcome !== undefined) return
     const kind = vm.typeof(kindHandle) === 'string' ? vm.getString(kindHandle) : ''
     if (!SETTLE_KINDS.has(kind)) return
     const present = vm.typeof(textHandle) === 'string'
     if (kind !== 'value') {
       const message = present ? readCapped(textHandle, MAX_MESSAGE_LENGTH) : 'Uncaught exception'
-      outcome = fail(kind as CodeRunFailureKind, message)
+      const where =
+        lineHandle === undefined || columnHandle === undefined
+          ? ''
+          : position(lineHandle, columnHandle, false)
+      outcome = fail(kind as CodeRunFailureKind, `${message}${where}`)
       return
     }
     if (!present) {
@@ -309,7 +338,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
       ),
       vm.newFunction(
         'hostSettle',
-        guard((kind, text) => hostSettle(kind!, text!)),
+        guard((kind, text, line, column) => hostSettle(kind!, text!, line, column)),
       ),
       vm.newString(JSON.stringify(run.names)),
     ]

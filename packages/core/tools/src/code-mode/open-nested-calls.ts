@@ -4,6 +4,7 @@ import type { ToolBatchHooks, ToolBatchOutcome } from '../scheduler/batch-types.
 import { readHooks } from '../scheduler/check-batch-input.ts'
 import { createToolBatch } from '../scheduler/create-tool-batch.ts'
 import { isThenable } from '../scheduler/run-commit-step.ts'
+import { nestedCallId } from './nested-call-id.ts'
 import type { ToolExecContext, ToolExecutionInput, ToolExecutionResult, ToolRuntime } from '../types.ts'
 
 /** The nested calls of one program: the bindings it calls and the batch they run in. */
@@ -107,7 +108,7 @@ export function openNestedCalls(options: {
     (name: string): CodeBinding =>
     (args, call) => {
       const input: MutableInput = {
-        callId: `${parent.callId}:code:${call.index}`,
+        callId: nestedCallId(parent.callId, call.index),
         name,
         arguments: args === undefined ? '{}' : JSON.stringify(args),
         signal: call.signal,

@@ -47,7 +47,7 @@ export function callArguments(
   tool: RegisteredTool,
   keep: boolean,
 ): CallArguments {
-  if (key === undefined) return compute(registry, input, tool)
+  if (key === undefined) return validateArguments(registry, input.arguments, tool)
   const recent = registry.recentArguments
   for (let i = 0; i < recent.length; i++) {
     const hit = recent[i]!
@@ -56,7 +56,7 @@ export function callArguments(
     if (hit.tool === tool && hit.raw === input.arguments) return hit.value
     break
   }
-  const value = compute(registry, input, tool)
+  const value = validateArguments(registry, input.arguments, tool)
   if (keep) {
     const index = recent.findIndex((entry) => entry.key === key)
     if (index >= 0) recent.splice(index, 1)
@@ -66,9 +66,17 @@ export function callArguments(
   return value
 }
 
-function compute(registry: RegistryState, input: ToolExecutionInput, tool: RegisteredTool): CallArguments {
+/**
+ * Raw arguments (the model's text, an already-parsed object, or the text of a policy's rewrite)
+ * parsed within the runtime's limits and validated against `tool`'s schema.
+ */
+export function validateArguments(
+  registry: RegistryState,
+  raw: ToolExecutionInput['arguments'],
+  tool: RegisteredTool,
+): CallArguments {
   const { maxArgumentBytes, maxArgumentDepth } = registry.options
-  const parsed = parseToolArguments(input.arguments, {
+  const parsed = parseToolArguments(raw, {
     maxBytes: maxArgumentBytes,
     maxDepth: maxArgumentDepth,
   })

@@ -30,3 +30,33 @@ export function formatIssues(issues: readonly { readonly path: string; readonly 
     .join('; ')
   return clip(line, 2_000)
 }
+
+/**
+ * `text` cut so that its UTF-8 encoding is at most `maxBytes`, suffix included, never inside a
+ * code point, the suffix naming the original size (no suffix when even it would not fit). A
+ * failure's message is held to `maxResultBytes` this way (T14): a body that throws a 5 MB message
+ * keeps its code and the start of what it said.
+ */
+export function clipUtf8(text: string, maxBytes: number): string {
+  if (text.length * 3 <= maxBytes) return text
+  const size = Buffer.byteLength(text, 'utf8')
+  if (size <= maxBytes) return text
+  const suffix = `… (cut from ${size} bytes to the ${maxBytes}-byte limit, maxResultBytes)`
+  const suffixBytes = Buffer.byteLength(suffix, 'utf8')
+  const budget = suffixBytes <= maxBytes ? maxBytes - suffixBytes : maxBytes
+  let used = 0
+  let end = 0
+  while (end < text.length) {
+    const unit = text.charCodeAt(end)
+    const pair =
+      unit >= 0xd800 && unit <= 0xdbff && end + 1 < text.length && isLowSurrogate(text.charCodeAt(end + 1))
+    // a lone surrogate is encoded as U+FFFD: three bytes
+    const width = pair ? 4 : unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3
+    if (used + width > budget) break
+    used += width
+    end += pair ? 2 : 1
+  }
+  return suffixBytes <= maxBytes ? `${text.slice(0, end)}${suffix}` : text.slice(0, end)
+}
+
+const isLowSurrogate = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff

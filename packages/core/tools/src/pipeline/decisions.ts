@@ -1,4 +1,4 @@
-import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
+import { describeValue, type JsonObject, type ToolResultContent } from '@deepseek-ai/dsh-llm'
 import type { GuardVerdict, PostExecuteDecision, PreExecuteDecision } from '../types.ts'
 
 // Listener return values are untrusted: a plugin may return anything. These checks read each
@@ -14,28 +14,50 @@ function readStrings(v: unknown): readonly string[] | undefined {
 const isContent = (v: unknown): v is string | readonly ToolResultContent[] =>
   typeof v === 'string' || Array.isArray(v)
 
-export function readPreExecuteDecision(value: unknown): PreExecuteDecision | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
-  const type = (value as { type?: unknown }).type
+/** A decision that could not be read; `problem` says why when there is more to say than "invalid". */
+export interface InvalidDecision {
+  readonly type: 'invalid'
+  readonly problem?: string
+}
+
+const INVALID: InvalidDecision = Object.freeze({ type: 'invalid' })
+const ALLOW: PreExecuteDecision = Object.freeze({ type: 'allow' })
+const ARGS_ONLY_ON_ALLOW: InvalidDecision = Object.freeze({
+  type: 'invalid',
+  problem: 'args is read only on allow ({ type: "allow", args })',
+})
+
+/**
+ * A listener's pre-execute decision, read once. `allow` may carry `args` (T36: the arguments the
+ * call runs with instead, checked by `rewriteArguments`): an object, kept as it came; `args` on any
+ * other decision is refused rather than dropped, so a rewrite never silently fails to happen.
+ */
+export function readPreExecuteDecision(value: unknown): PreExecuteDecision | InvalidDecision {
+  if (typeof value !== 'object' || value === null) return INVALID
+  const { type, args } = value as { type?: unknown; args?: unknown }
+  if (type !== 'allow' && args !== undefined) return ARGS_ONLY_ON_ALLOW
   switch (type) {
     case 'allow':
-      return { type }
+      if (args === undefined) return ALLOW
+      return typeof args === 'object' && args !== null && !Array.isArray(args)
+        ? { type, args: args as JsonObject }
+        : { type: 'invalid', problem: `args must be an object of arguments, got ${describeValue(args)}` }
     case 'deny': {
       const reason = (value as { reason?: unknown }).reason
-      return typeof reason === 'string' ? { type, reason } : undefined
+      return typeof reason === 'string' ? { type, reason } : INVALID
     }
     case 'ask': {
       const reason = (value as { reason?: unknown }).reason
       if (reason === undefined) return { type }
-      return typeof reason === 'string' ? { type, reason } : undefined
+      return typeof reason === 'string' ? { type, reason } : INVALID
     }
     case 'respond': {
       const { content, value: v } = value as { content?: unknown; value?: unknown }
-      if (!isContent(content)) return undefined
+      if (!isContent(content)) return INVALID
       return v === undefined ? { type, content } : { type, content, value: v as never }
     }
     default:
-      return undefined
+      return INVALID
   }
 }
 

@@ -3,10 +3,12 @@ import type { ScheduledToolDispatch } from '../scheduler/scheduler-types.ts'
 import type { ExecuteCall, ToolBody, ToolExecutionResult } from '../types.ts'
 import { pauseBudget, startBudget } from './call-budget.ts'
 import { trackLateOutcome } from './late-outcome.ts'
+import { materializeResult } from './materialize.ts'
 import { failure } from './results.ts'
 import { notStarted, runBody } from './run-body.ts'
 import type { RunState } from './run-state.ts'
 import { raceRun } from './signals.ts'
+import { valueResult } from './value-result.ts'
 import { withBodyExtras } from './with-body-extras.ts'
 import { WrapperCall } from './wrapper-call.ts'
 
@@ -82,9 +84,16 @@ async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {
   let result: ToolExecutionResult
   try {
     const wrapped = ctx.waterfall('tools/execute', call, (inner) =>
-      inner === call ? runBody(run, undefined) : runBody(run, readSignal(inner), undefined, readBody(inner)),
+      sealed(
+        run,
+        inner === call
+          ? runBody(run, undefined)
+          : runBody(run, readSignal(inner), undefined, readBody(inner)),
+      ),
     )
-    const settled = await raceRun(run, wrapped, true)
+    // T16, T38: drains only once the body has started; an abort while a wrapper still waits before
+    // next() ends the call at once (ABORTED_BEFORE_DISPATCH), whatever the wrapper answers later
+    const settled = await raceRun(run, wrapped, 'started')
     switch (settled.kind) {
       case 'error':
         throw settled.error
@@ -93,7 +102,7 @@ async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {
           run.cause === 'deadline' ? notStarted(run) : failure('ABORTED', toolMessages.aborted(run.toolName))
         break
       case 'value':
-        result = readResult(settled.value, run.toolName)
+        result = readResult(run, settled.value)
         break
       default: {
         const never: never = settled
@@ -130,11 +139,59 @@ function readBody(inner: unknown): ToolBody | undefined {
   }
 }
 
-function readResult(raw: unknown, toolName: string): ToolExecutionResult {
+/**
+ * T14: the result of the body (or of the wrapper inside), as the wrapper gets it from next():
+ * materialized, so it is frozen (a wrapper cannot change it in place) and lossless; it is what
+ * `readResult` compares the wrapper's answer with.
+ */
+function sealed(
+  run: RunState,
+  inner: ToolExecutionResult | Promise<ToolExecutionResult>,
+): ToolExecutionResult | Promise<ToolExecutionResult> {
+  return inner instanceof Promise ? inner.then((settled) => seal(run, settled)) : seal(run, inner)
+}
+
+function seal(run: RunState, inner: ToolExecutionResult): ToolExecutionResult {
+  const frozen = materializeResult(
+    inner,
+    run.toolName,
+    run.state.registry.options.maxResultBytes,
+    inner === run.trusted,
+  )
+  // lossless by construction now: materializing it again later copies nothing
+  run.trusted = run.inner = frozen
+  return frozen
+}
+
+/**
+ * What the wrappers answered. T14: a success whose value is not the one next() gave them (a
+ * wrapper replaced it, or answered with a value of its own without the body) is checked like a
+ * body's value, and its content is rendered from it unless the wrapper replaced the content too.
+ * The result next() gave them, or a spread of it, costs one comparison.
+ */
+function readResult(run: RunState, raw: unknown): ToolExecutionResult {
   try {
-    if (looksLikeResult(raw)) return raw
+    if (looksLikeResult(raw)) {
+      const inner = run.inner
+      if (raw === inner || raw.isError) return raw
+      const value = raw.value
+      if (value === (inner === undefined || inner.isError ? undefined : inner.value)) return raw
+      const content = raw.content
+      const checked = valueResult(
+        run,
+        value,
+        'A tools/execute wrapper',
+        inner !== undefined && content === inner.content ? undefined : content,
+      )
+      if (checked.isError) return checked
+      return {
+        ...raw,
+        content: checked.content,
+        ...(checked.value === undefined ? {} : { value: checked.value }),
+      }
+    }
   } catch {
     // fall through: a hostile object is as bad as a malformed one
   }
-  return failure('PIPELINE_FAILED', toolMessages.wrapperInvalidResult(toolName))
+  return failure('PIPELINE_FAILED', toolMessages.wrapperInvalidResult(run.toolName))
 }

@@ -7,6 +7,7 @@ import { toolMessages } from '../messages.ts'
 import { pauseBudget, startBudget } from './call-budget.ts'
 import { releaseRun } from './call-signal.ts'
 import { raceRun } from './signals.ts'
+import { valueResult } from './value-result.ts'
 
 const ACCEPT: PostExecuteDecision = Object.freeze({ type: 'accept' })
 
@@ -62,7 +63,7 @@ async function postExecute(run: RunState, result: ToolExecutionResult): Promise<
       next =
         decision === undefined
           ? failure('PIPELINE_FAILED', toolMessages.postExecuteInvalid(run.toolName))
-          : applyDecision(candidate, decision)
+          : applyDecision(run, candidate, decision)
     }
   } catch (error) {
     next = failure('PIPELINE_FAILED', toolMessages.postExecuteFailed(run.toolName, error))
@@ -74,27 +75,41 @@ async function postExecute(run: RunState, result: ToolExecutionResult): Promise<
 /**
  * T37: the result a listener saw already carries the wrapper's and the body's contexts, in that
  * order. `accept` keeps them (or `replaceContexts` replaces them) and appends its own; `block`
- * drops them (the policy withheld the result, context included) and keeps only its own.
+ * drops them (the policy withheld the result, context included) and keeps only its own. T14: a
+ * value `accept` puts on a success is checked like the body's (output schema, size, lossless JSON)
+ * and the content is rendered from it, unless the decision brought content too; a value that fails
+ * the check fails the call (`INVALID_TOOL_OUTPUT`), and no context goes through.
  */
-function applyDecision(result: ToolExecutionResult, decision: PostExecuteDecision): ToolExecutionResult {
+function applyDecision(
+  run: RunState,
+  result: ToolExecutionResult,
+  decision: PostExecuteDecision,
+): ToolExecutionResult {
   const own = decision.additionalContexts ?? []
   switch (decision.type) {
     case 'accept': {
-      const content = decision.content === undefined ? result.content : toBlocks(decision.content)
+      let content = decision.content === undefined ? result.content : toBlocks(decision.content)
+      let value = decision.value
+      if (value !== undefined && !result.isError) {
+        const replaced = valueResult(
+          run,
+          value,
+          'A tools/post-execute listener',
+          decision.content === undefined ? undefined : content,
+        )
+        if (replaced.isError) return replaced
+        content = replaced.content
+        value = replaced.value
+      }
       const kept = decision.replaceContexts ?? result.additionalContexts ?? []
       const merged = own.length === 0 ? kept : [...kept, ...own]
       const { additionalContexts: _dropped, ...rest } = result
       const contexts = merged.length === 0 ? {} : { additionalContexts: merged }
       if (rest.isError) return { ...rest, content, ...contexts }
-      return {
-        ...rest,
-        content,
-        ...contexts,
-        ...(decision.value === undefined ? {} : { value: decision.value }),
-      }
+      return { ...rest, content, ...contexts, ...(value === undefined ? {} : { value }) }
     }
     case 'block': {
-      const blocked = failure('BLOCKED', decision.feedback)
+      const blocked = failure('BLOCKED', toolMessages.blocked(run.toolName, decision.feedback))
       return own.length === 0 ? blocked : { ...blocked, additionalContexts: own }
     }
     default: {
@@ -138,12 +153,16 @@ export function finishCall(run: RunState, result: ToolExecutionResult): ToolExec
       )
     }
   }
-  const final = materializeResult(
+  const materialized = materializeResult(
     candidate,
     run.toolName,
     run.state.registry.options.maxResultBytes,
     candidate === run.trusted,
   )
+  // T36: a call whose arguments policy rewrote says what it ran with (a string: still lossless)
+  const rewritten = run.rewrittenArguments
+  const final =
+    rewritten === undefined ? materialized : Object.freeze({ ...materialized, rewrittenArguments: rewritten })
   const { ctx } = run.state
   if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', final, run.call)
   return final

@@ -3,7 +3,8 @@ import { ToolErrorCodes } from '../codes.ts'
 import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '../types.ts'
 import { toolMessages } from '../messages.ts'
-import { contentOver } from './result-size.ts'
+import { clipUtf8 } from './clip.ts'
+import { contentOver, textOver, textsOver } from './result-size.ts'
 import { failure, isTrusted } from './results.ts'
 
 const CODES: ReadonlySet<unknown> = new Set(Object.values(ToolErrorCodes))
@@ -47,7 +48,7 @@ export function materializeResult(
   /** The pipeline built `candidate` itself (`RunState.trusted`). */
   trusted = false,
 ): ToolExecutionResult {
-  if (trusted || isTrusted(candidate)) return freezeTrusted(candidate)
+  if (trusted || isTrusted(candidate)) return freezeTrusted(fitMessage(candidate, maxResultBytes))
   const snapshot = snapshotJsonValue(candidate)
   if (!snapshot.ok) {
     return deepFreeze(
@@ -72,7 +73,35 @@ export function materializeResult(
       failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(toolName, over, maxResultBytes, true)),
     )
   }
+  const messageOver = value.isError ? textOver(value.error.message, maxResultBytes) : undefined
+  if (messageOver !== undefined) {
+    return deepFreeze(
+      failure('INVALID_TOOL_OUTPUT', toolMessages.messageTooLarge(toolName, messageOver, maxResultBytes)),
+    )
+  }
+  const contextsOver =
+    value.additionalContexts === undefined ? undefined : textsOver(value.additionalContexts, maxResultBytes)
+  if (contextsOver !== undefined) {
+    return deepFreeze(
+      failure(
+        'INVALID_TOOL_OUTPUT',
+        toolMessages.contextsTooLarge(toolName, contextsOver, maxResultBytes, false),
+      ),
+    )
+  }
   return deepFreeze(value)
+}
+
+/**
+ * T14: a failure the pipeline built (its message says what a listener, a guard, a wrapper or the
+ * body threw) keeps its code when that message is over `maxResultBytes`: the message, which is
+ * also its content, is cut to fit. Only a failure's message can be too long here: the pipeline
+ * measured a success's content and the body's contexts when it built them.
+ */
+function fitMessage(result: ToolExecutionResult, maxResultBytes: number): ToolExecutionResult {
+  if (!result.isError || textOver(result.error.message, maxResultBytes) === undefined) return result
+  const message = clipUtf8(result.error.message, maxResultBytes)
+  return { ...result, content: [{ type: 'text', text: message }], error: { ...result.error, message } }
 }
 
 /** The default model-facing text of a body's value: strings as-is, anything else as JSON text. */
@@ -81,8 +110,13 @@ export function defaultText(value: JsonValue | undefined): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
-/** Freezes a pipeline-built result along its known shape (cheaper than a generic deep freeze). */
+/**
+ * Freezes a pipeline-built result along its known shape (cheaper than a generic deep freeze). One
+ * frozen already (what a wrapper got from next(), passed on as it was) was frozen whole, here or by
+ * `deepFreeze`: nothing is left to do.
+ */
 function freezeTrusted(result: ToolExecutionResult): ToolExecutionResult {
+  if (Object.isFrozen(result)) return result
   for (const block of result.content) Object.freeze(block)
   Object.freeze(result.content)
   if (result.additionalContexts !== undefined) Object.freeze(result.additionalContexts)

@@ -19,6 +19,9 @@ import { releaseRun } from './call-signal.ts'
 import { readPreExecuteDecision } from './decisions.ts'
 import { guardsOnChain, runGuards } from './guards.ts'
 import { callArguments } from './call-arguments.ts'
+import { rewriteArguments } from './rewrite-arguments.ts'
+import { valueResult } from './value-result.ts'
+import { argumentsKey } from './session-grants.ts'
 import { parseToolArguments } from './parse-arguments.ts'
 import { failure, success, toBlocks } from './results.ts'
 import { createRun, handOut, type RunState } from './run-state.ts'
@@ -29,6 +32,8 @@ import { pauseBudget, startBudget } from './call-budget.ts'
 import { callableTool, originOf } from './callable-tool.ts'
 
 const ALLOW: PreExecuteDecision = Object.freeze({ type: 'allow' })
+/** Pre-execute passes that may each rewrite the arguments before a call fails for not settling. */
+const MAX_REWRITES = 4
 const EMPTY_ARGS: JsonObject = Object.freeze({})
 const MAX_LISTED_TOOLS = 50
 
@@ -119,6 +124,11 @@ export function prepareCall(
       failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)),
     )
   }
+  const { approval } = input
+  // A person rejected this call (durable approvals): that is its answer, whatever policy says now,
+  // also when the tool is gone or its arguments no longer validate (the feedback is the person's)
+  const rejected = approval?.kind === 'answered' ? rejectedByAnswer(input.name, approval.answer) : undefined
+  if (rejected !== undefined) return settled(state, call, tool, rejected)
   if (tool === undefined || args === undefined)
     return settled(state, call, tool, failure('UNKNOWN_TOOL', unknownToolMessage(input.name, state, input)))
   switch (args.kind) {
@@ -144,10 +154,6 @@ export function prepareCall(
       return never
     }
   }
-  const { approval } = input
-  // A person rejected this call (durable approvals): that is its answer, whatever policy says now.
-  const rejected = approval?.kind === 'answered' ? rejectedByAnswer(input.name, approval.answer) : undefined
-  if (rejected !== undefined) return settled(state, call, tool, rejected)
   const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
   run.nestedCallHooks = input.nestedCallHooks
   // no listener and no guard: nothing to decide, nothing to wait for (and no promise either: the
@@ -178,32 +184,63 @@ async function policyStage(
   return prepared
 }
 
+/** One pass of the `tools/pre-execute` waterfall: the decision read, or the call's result. */
+async function preExecute(
+  run: RunState,
+): Promise<PreExecuteDecision | { readonly type: 'result'; readonly result: ToolExecutionResult }> {
+  const name = run.toolName
+  try {
+    const settled = await raceRun(
+      run,
+      run.state.ctx.waterfall('tools/pre-execute', run.call, () => ALLOW),
+      false,
+    )
+    if (settled.kind === 'aborted')
+      return { type: 'result', result: cutShort(run, 'a tools/pre-execute listener') }
+    if (settled.kind === 'error') throw settled.error
+    const read = readPreExecuteDecision(settled.value)
+    if (read.type === 'invalid')
+      return {
+        type: 'result',
+        result: failure('PIPELINE_FAILED', toolMessages.preExecuteInvalid(name, read.problem)),
+      }
+    return read
+  } catch (error) {
+    return { type: 'result', result: failure('PIPELINE_FAILED', toolMessages.preExecuteFailed(name, error)) }
+  }
+}
+
 async function policy(
   run: RunState,
   tool: RegisteredTool,
-  json: JsonObject,
+  original: JsonObject,
   approval: ToolCallApproval | undefined,
 ): Promise<ScheduledToolPreparation> {
+  // the JSON the call's arguments come from: the model's, or a policy's rewrite (the grant key)
+  let json = original
   const { ctx } = run.state
   const name = run.toolName
   let decision: PreExecuteDecision = ALLOW
   if (ctx.hasListeners('tools/pre-execute')) {
     startBudget(run)
-    try {
-      const settled = await raceRun(
-        run,
-        ctx.waterfall('tools/pre-execute', run.call, () => ALLOW),
-        false,
-      )
-      if (settled.kind === 'aborted') return final(run, cutShort(run, 'a tools/pre-execute listener'))
-      if (settled.kind === 'error') throw settled.error
-      const read = readPreExecuteDecision(settled.value)
-      if (read === undefined) {
-        return final(run, failure('PIPELINE_FAILED', toolMessages.preExecuteInvalid(name)))
+    // T36: a rewrite (allow({ args })) runs the waterfall again on the rewritten call, until a pass
+    // rewrites nothing more: every listener's last word is on the arguments the body gets
+    for (let pass = 1; ; pass++) {
+      const read = await preExecute(run)
+      if (read.type === 'result') return final(run, read.result)
+      if (read.type !== 'allow' || read.args === undefined) {
+        decision = read
+        break
       }
-      decision = read
-    } catch (error) {
-      return final(run, failure('PIPELINE_FAILED', toolMessages.preExecuteFailed(name, error)))
+      const rewritten = rewriteArguments(run, tool, read.args)
+      if (!rewritten.ok) return final(run, rewritten.result)
+      if (argumentsKey(rewritten.json) === argumentsKey(json)) break
+      if (pass === MAX_REWRITES)
+        return final(run, failure('PIPELINE_FAILED', toolMessages.rewritesUnsettled(name, pass)))
+      json = rewritten.json
+      run.args = rewritten.args
+      run.call = Object.freeze({ ...run.call, args: rewritten.args })
+      run.rewrittenArguments = rewritten.text
     }
   }
 
@@ -215,8 +252,13 @@ async function policy(
         run,
         failure('DENIED', toolMessages.denied(name, decision.reason), { name: 'PolicyDenied' }),
       )
-    case 'respond':
-      return handOut(run, 'post-result', success(toBlocks(decision.content), decision.value))
+    case 'respond': {
+      const content = toBlocks(decision.content)
+      if (decision.value === undefined) return handOut(run, 'post-result', success(content))
+      // T14: the value a policy answers with is the tool's value: held to its output schema
+      const answered = valueResult(run, decision.value, 'A tools/pre-execute listener', content)
+      return answered.isError ? final(run, answered) : handOut(run, 'post-result', answered)
+    }
     case 'ask': {
       // a person answering is not plugin code: the budget waits
       pauseBudget(run)

@@ -85,3 +85,13 @@ export function contentOver(content: readonly ToolResultContent[], limit: number
   }
   return bytes > limit ? bytes : undefined
 }
+
+/** The total UTF-8 size of `texts` (a result's contexts) when it exceeds `limit`, else undefined. */
+export function textsOver(texts: readonly string[], limit: number): number | undefined {
+  let chars = 0
+  for (const text of texts) chars += text.length
+  if (chars * 3 <= limit) return undefined
+  let bytes = 0
+  for (const text of texts) bytes += Buffer.byteLength(text, 'utf8')
+  return bytes > limit ? bytes : undefined
+}

@@ -1,16 +1,13 @@
-import type { JsonValue } from '@deepseek-ai/dsh-llm'
-import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import { toolMessages } from '../messages.ts'
 import type { ToolArguments, ToolBody, ToolExecContext, ToolExecutionResult } from '../types.ts'
 import { pauseBudget, resumeBudget } from './call-budget.ts'
 import { abortReason, linkAbort, onRunAbort, runSignal } from './call-signal.ts'
-import { callRef, formatIssues } from './clip.ts'
+import { callRef } from './clip.ts'
 import { cutShort } from './cut-short.ts'
-import { defaultText } from './materialize.ts'
-import { jsonSizeFloor, textOver } from './result-size.ts'
-import { failure, success, toBlocks } from './results.ts'
+import { failure } from './results.ts'
 import type { RunState } from './run-state.ts'
 import { graceFor, raceBodyTimeout, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
+import { valueResult } from './value-result.ts'
 
 /**
  * What a body sees besides its arguments. A class so that creating one per call is a constructor
@@ -69,7 +66,10 @@ function deferContext(run: RunState, text: unknown): void {
     )
     return
   }
-  ;(run.deferred ??= []).push(text)
+  // T14: what reaches the next message is bounded like a result; past the limit nothing more is
+  // kept (the call fails when its result is produced, see withBodyExtras), only counted
+  const total = (run.deferredBytes += Buffer.byteLength(text, 'utf8'))
+  if (total <= run.state.registry.options.maxResultBytes) (run.deferred ??= []).push(text)
 }
 
 /** T16: the result of a call whose body never started. */
@@ -180,55 +180,4 @@ function bodyResult(
       return never
     }
   }
-}
-
-function valueResult(run: RunState, value: unknown): ToolExecutionResult {
-  const { definition } = run.tool!
-  const name = run.toolName
-  try {
-    if (definition.validateOutput !== undefined) {
-      const checked = definition.validateOutput(value)
-      if (!checked.ok) {
-        return failure(
-          'INVALID_TOOL_OUTPUT',
-          toolMessages.outputSchemaBroken(name, formatIssues(checked.issues)),
-        )
-      }
-    }
-  } catch (error) {
-    return failure('INVALID_TOOL_OUTPUT', toolMessages.outputValidationFailed(name, error))
-  }
-  // issue 8 item 9: a value too large is refused before it is copied, at a cost bounded by the limit
-  const limit = run.state.registry.options.maxResultBytes
-  if (typeof value === 'string' || (typeof value === 'object' && value !== null)) {
-    const floor = jsonSizeFloor(value, limit)
-    if (floor > limit)
-      return failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(name, floor, limit, false))
-  }
-  const snapshot = value === undefined ? { ok: true as const, value: undefined } : snapshotJsonValue(value)
-  if (!snapshot.ok) {
-    return failure(
-      'INVALID_TOOL_OUTPUT',
-      toolMessages.valueNotLossless(name, snapshot.path.replace(/^\$/, 'value'), snapshot.reason),
-    )
-  }
-  const json: JsonValue | undefined = snapshot.value
-  const text = definition.toContent === undefined ? defaultText(json) : jsonText(json)
-  const over = text === undefined ? undefined : textOver(text, limit)
-  if (over !== undefined)
-    return failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(name, over, limit, true))
-  // the default content is the value's own text, so this result needs no further checks
-  if (definition.toContent === undefined)
-    return (run.trusted = success(text === undefined ? [] : [{ type: 'text', text }], json))
-  try {
-    return success(toBlocks(definition.toContent(value)), json)
-  } catch (error) {
-    return failure('TOOL_FAILED', toolMessages.renderFailed(name, error))
-  }
-}
-
-/** The value's JSON text when measuring it costs something worth measuring (objects, strings). */
-function jsonText(json: JsonValue | undefined): string | undefined {
-  if (typeof json === 'string') return json
-  return typeof json === 'object' && json !== null ? JSON.stringify(json) : undefined
 }

@@ -25,16 +25,21 @@ export type RunStage =
 export class RunState implements ToolRunContext {
   readonly callId: CallId
   readonly toolName: string
-  readonly call: ToolCallInfo
+  /** Replaced (with `args`) when policy rewrites the arguments (T36, rewrite-arguments.ts). */
+  call: ToolCallInfo
   readonly scope: Context
   readonly state: ScopeToolsState
   readonly tool: RegisteredTool | undefined
-  readonly args: unknown
+  args: unknown
+  /** The JSON text of the arguments policy rewrote the call to; the result carries it. */
+  rewrittenArguments: string | undefined = undefined
   /** Captured when the call started (docs/spec.md §5 step 10). */
   readonly finalizeContent:
     ((exec: FinalizeContext, result: ToolExecutionResult) => readonly unknown[]) | undefined
   /** What the body deferred (`exec.deferContext`), created on first use. */
   deferred: string[] | undefined = undefined
+  /** UTF-8 bytes the body deferred, kept or not (past `maxResultBytes` the call fails, T14). */
+  deferredBytes = 0
   concludes = false
   /** The input's `nestedCallHooks`, handed to the body (a transport records its nested calls through them). */
   nestedCallHooks: ToolBatchHooks | undefined = undefined
@@ -47,6 +52,8 @@ export class RunState implements ToolRunContext {
    * than a weak set: one entry per call in a weak table costs more than the rest of a trivial call).
    */
   trusted: ToolExecutionResult | undefined = undefined
+  /** What the innermost `next()` of the `tools/execute` wrappers answered, frozen (dispatch.ts). */
+  inner: ToolExecutionResult | undefined = undefined
 
   // --- cancellation (call-signal.ts): one controller per call, created on first use
   controller: AbortController | undefined = undefined

@@ -48,12 +48,20 @@ export function settleOrAbort<T>(
 }
 
 /**
+ * Whether a stage waits out the abort grace when the caller aborts (T38): `true` (started work
+ * gets to finish), `false` (nothing has started: end at once), or `'started'`, for the
+ * `tools/execute` wrappers: drain only when the body had started by the time of the abort, so a
+ * wrapper still waiting before next() is ended at once (T16).
+ */
+export type Drain = boolean | 'started'
+
+/**
  * Races a stage's promise against the call: its caller's abort and its policy budget. With
  * `drain`, a caller's abort waits up to the abort grace for the stage (T38: started work gets to
  * finish); a budget overrun ends the stage at once. A call that cannot be aborted (no caller
  * signal, no budget running) just awaits the promise. The promise is always handled.
  */
-export function raceRun<T>(run: RunState, promise: Promise<T>, drain: boolean): Promise<Settled<T>> {
+export function raceRun<T>(run: RunState, promise: Promise<T>, drain: Drain): Promise<Settled<T>> {
   if (run.watch === undefined && run.cause === undefined && run.budgetDeadline === undefined)
     return settleOf(promise)
   return new Promise<Settled<T>>((resolve) => {
@@ -106,7 +114,7 @@ export class StageRace {
   timer: ReturnType<typeof setTimeout> | undefined = undefined
   constructor(
     readonly run: RunState,
-    readonly drain: boolean,
+    readonly drain: Drain,
     readonly resolve: (outcome: Settled<unknown>) => void,
   ) {}
 
@@ -123,7 +131,8 @@ export class StageRace {
 
   /** The call aborted: end now, or once the grace is over when this stage drains. */
   abort(): void {
-    const wait = this.drain ? graceFor(this.run) : undefined
+    const drains = this.drain === 'started' ? this.run.bodyPending !== undefined : this.drain
+    const wait = drains ? graceFor(this.run) : undefined
     if (wait === undefined) this.settle(ABORTED)
     else void wait.then(() => this.settle(ABORTED))
   }

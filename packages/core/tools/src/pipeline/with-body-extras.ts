@@ -1,5 +1,6 @@
 import type { ToolExecutionResult } from '../types.ts'
-import { isTrusted, trust } from './results.ts'
+import { toolMessages } from '../messages.ts'
+import { failure, isTrusted, trust } from './results.ts'
 import type { RunState } from './run-state.ts'
 
 /**
@@ -9,7 +10,17 @@ import type { RunState } from './run-state.ts'
  */
 export function withBodyExtras(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
   const deferred = run.deferred
-  if (deferred === undefined && !run.concludes) return result
+  if (deferred === undefined && !run.concludes && run.deferredBytes === 0) return result
+  const limit = run.state.registry.options.maxResultBytes
+  // T14: a body that deferred more than a result may carry fails (a failure of its own stays that
+  // failure); none of what it deferred goes on
+  if (run.deferredBytes > limit)
+    return result.isError
+      ? result
+      : failure(
+          'INVALID_TOOL_OUTPUT',
+          toolMessages.contextsTooLarge(run.toolName, run.deferredBytes, limit, true),
+        )
   const contexts =
     deferred === undefined ? result.additionalContexts : [...(result.additionalContexts ?? []), ...deferred]
   const extras = contexts === undefined ? {} : { additionalContexts: contexts }

@@ -1,3 +1,4 @@
+import { deepFreeze } from '@deepseek-ai/dsh-session'
 import { toolMessages } from '../messages.ts'
 import type { ToolExecutionResult } from '../types.ts'
 import { failure } from './results.ts'
@@ -17,7 +18,8 @@ export function withTimeout(
   return new Promise<ToolExecutionResult>((resolve, reject) => {
     const timer = setTimeout(() => {
       controller.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError'))
-      resolve(failure('TIMEOUT', toolMessages.timedOut(toolName, timeoutMs)))
+      // frozen like any result a wrapper gets from next() (T14)
+      resolve(deepFreeze(failure('TIMEOUT', toolMessages.timedOut(toolName, timeoutMs))))
     }, timeoutMs)
     inner(controller.signal).then(
       (result) => {

@@ -17,6 +17,18 @@ function readList(field: 'allow' | 'deny', value: unknown): ReadonlySet<string> 
 }
 
 /**
+ * T11, T12: the root scope cannot be restricted. Its tools are the global ones, registered in the
+ * root itself, and a scope's own registrations are never filtered; a filter there would hide them
+ * from every scope instead (a kill switch the contract does not have). Where to restrict instead is
+ * named, so the fix is obvious.
+ */
+export function rootRestriction(scopeName: string): ToolsError {
+  return refuse(
+    `scope "${scopeName}" is the root, whose tools are its own registrations, and a scope's own tools are never filtered (T11); restrict the scope of an agent instead (ctx.createScope(…).tools.restrict), or unregister the tool (dispose what register returned)`,
+  )
+}
+
+/**
  * T12: a restriction must change something, may not name the reserved `run_code` transport, and may
  * only name tools this scope could see (the message lists them, so a typo is obvious).
  */

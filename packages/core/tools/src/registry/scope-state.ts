@@ -67,29 +67,26 @@ function passes(restrictions: ReadonlySet<CompiledRestriction>, name: string): b
 
 /**
  * T4, T9–T11: what a scope sees = (what its parent sees, filtered by this scope's restrictions) +
- * this scope's own registrations, which shadow same-named inherited tools. For the root layer its
- * own registrations are the globals, so root restrictions filter them. Cached until the registry
+ * this scope's own registrations, which shadow same-named inherited tools. The root sees its own
+ * registrations, the globals, unfiltered: it cannot be restricted (T11). Cached until the registry
  * changes, so a lookup on the hot path is one Map read.
  */
 export function visibleTools(state: ScopeToolsState): ReadonlyMap<string, RegisteredTool> {
   if (state.cacheVersion === state.registry.version) return state.visible
   const visible = new Map<string, RegisteredTool>()
-  if (state.parent === undefined) {
-    for (const [name, tool] of state.local) if (passes(state.restrictions, name)) visible.set(name, tool)
-  } else {
+  if (state.parent !== undefined) {
     for (const [name, tool] of visibleTools(state.parent))
       if (passes(state.restrictions, name)) visible.set(name, tool)
-    for (const [name, tool] of state.local) visible.set(name, tool)
   }
+  for (const [name, tool] of state.local) visible.set(name, tool)
   state.visible = visible
   state.cacheVersion = state.registry.version
   return visible
 }
 
-/** Names a restriction on `state` may mention: everything it inherits before its own filter, but the transport. */
-export function restrictableNames(state: ScopeToolsState): string[] {
-  const names = state.parent === undefined ? [...state.local.keys()] : [...visibleTools(state.parent).keys()]
-  return names.filter((name) => name !== RUN_CODE_TOOL_NAME)
+/** Names a restriction on a child of `parent` may mention: everything the child inherits, but the transport. */
+export function restrictableNames(parent: ScopeToolsState): string[] {
+  return [...visibleTools(parent).keys()].filter((name) => name !== RUN_CODE_TOOL_NAME)
 }
 
 export function presentationOf(state: ScopeToolsState): PresentationMode {

@@ -32,13 +32,16 @@ export type CommitStep =
   | { readonly kind: 'suspend'; readonly index: number; readonly reason: string | undefined }
   /**
    * The batch failed: commit the call's final result if it has one (observers saw it), else a
-   * `SCHEDULER_FAILED`; announce it first when it never started.
+   * `SCHEDULER_FAILED`; announce it first when it never started. `dropped`: the candidate a body
+   * returned that will never become final (the call gets `SCHEDULER_FAILED`): what the body did is
+   * reported as its late outcome instead of being lost.
    */
   | {
       readonly kind: 'recover'
       readonly index: number
       readonly announced: boolean
       readonly final: ToolExecutionResult | undefined
+      readonly dropped?: PendingResult
     }
 
 /** The queue and counts of a batch, p-limit style. */
@@ -57,6 +60,11 @@ export interface BatchView {
   readonly inPool: number
   /** Committed calls whose body has not settled yet (they keep their claims). */
   readonly lingering: number
+  /**
+   * Calls a failure answered while their dispatch had not returned: the batch is not done until it
+   * has (the abort grace bounds the wait, T38), and what the body did is then a late outcome.
+   */
+  readonly draining: number
   /** An exclusive call holds the barrier. */
   readonly barrier: boolean
   /** A call's approval is pending: nothing after it starts. */
@@ -84,7 +92,8 @@ export interface BatchState {
   readonly committed: number
   /**
    * True once closed and every added call has committed, or every call before a suspended one has
-   * and that one was parked (with no commit step in progress).
+   * and that one was parked (with no commit step in progress), and no dispatch is still out: a
+   * failure answers calls whose bodies run, and the batch waits for those dispatches to return.
    */
   readonly done: boolean
   /** The parked call (its approval pending) once the batch is done there. */
@@ -110,11 +119,15 @@ export interface BatchState {
   /** The suspended call was reported in its commit turn: the batch is done there. */
   park(index: number): void
   /**
-   * A candidate result exists. `lingering`: the body still runs (its claim is kept). False when
-   * the call was no longer waiting for one (recovery answered it already).
+   * A candidate result exists (for a dispatched call: its dispatch returned). `lingering`: the body
+   * still runs (its claim is kept). False when the call was no longer waiting for one (recovery
+   * answered it already: what its body did is then the driver's to report as late).
    */
   settle(index: number, pending: PendingResult, lingering: boolean): boolean
-  /** The call will never produce a candidate (the batch failed under it): release its claim. */
+  /**
+   * The call will never produce a candidate (the batch failed under it, or its dispatch rejected):
+   * release its claim.
+   */
   abandon(index: number): void
   /** A lingering body settled: its claim may go. */
   bodyDone(index: number): void

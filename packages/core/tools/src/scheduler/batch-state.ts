@@ -13,6 +13,10 @@ interface CallEntry {
   claim: boolean
   /** The body outlives the call's result; the claim is kept until it settles. */
   lingering: boolean
+  /** `dispatch` was called: a body may have started. */
+  ran: boolean
+  /** Its dispatch has not returned yet (the batch is not done while any has not). */
+  inFlight: boolean
   pending: PendingResult | undefined
   /** The result `finalize`/`finish`/`synthesize` produced (observers saw it), before or after commit. */
   final: ToolExecutionResult | undefined
@@ -39,6 +43,8 @@ export function createBatchState(options: {
   let running = 0
   let settled = 0
   let lingering = 0
+  /** Dispatches that have not returned. */
+  let inFlight = 0
   let suspended: { readonly index: number; readonly reason: string | undefined } | undefined
   let parked = false
 
@@ -46,6 +52,13 @@ export function createBatchState(options: {
     const found = calls[index]
     if (found === undefined) throw new RangeError(`batch state: no call ${index} (${calls.length} added)`)
     return found
+  }
+
+  /** The call's dispatch returned (with a candidate, or rejected). */
+  const returned = (call: CallEntry): void => {
+    if (!call.inFlight) return
+    call.inFlight = false
+    inFlight--
   }
 
   const release = (call: CallEntry): void => {
@@ -75,7 +88,7 @@ export function createBatchState(options: {
       return committed
     },
     get done() {
-      return closed && !committing && (committed === calls.length || parked)
+      return closed && !committing && inFlight === 0 && (committed === calls.length || parked)
     },
     get parked() {
       return parked ? suspended : undefined
@@ -90,6 +103,8 @@ export function createBatchState(options: {
         keys: [],
         claim: false,
         lingering: false,
+        ran: false,
+        inFlight: false,
         pending: undefined,
         final: undefined,
       })
@@ -146,7 +161,10 @@ export function createBatchState(options: {
       if (call.phase !== 'starting') return
       starting = false
       call.phase = 'running'
+      call.ran = true
+      call.inFlight = true
       running++
+      inFlight++
     },
 
     suspend(index, reason) {
@@ -169,6 +187,7 @@ export function createBatchState(options: {
 
     settle(index, pending, stillRunning) {
       const call = entry(index)
+      returned(call)
       if (call.phase === 'committed') {
         // answered by recovery while its body still ran: the claim goes when the body is done
         if (!stillRunning) release(call)
@@ -193,6 +212,7 @@ export function createBatchState(options: {
 
     abandon(index) {
       const call = entry(index)
+      returned(call)
       if (call.phase === 'starting') starting = false
       else if (call.phase === 'running') running--
       if (call.phase !== 'committed') call.phase = 'abandoned'
@@ -215,8 +235,16 @@ export function createBatchState(options: {
       if (committing || parked || committed >= calls.length) return undefined
       const index = committed
       const call = calls[index]!
-      if (stop?.kind === 'failed')
-        return { kind: 'recover', index, announced: index < started, final: call.final }
+      if (stop?.kind === 'failed') {
+        // a body that returned a result which will never be final: its outcome must not be lost
+        const dropped =
+          call.phase === 'settled' && call.ran && !call.lingering && call.final === undefined
+            ? call.pending
+            : undefined
+        return dropped === undefined
+          ? { kind: 'recover', index, announced: index < started, final: call.final }
+          : { kind: 'recover', index, announced: index < started, final: call.final, dropped }
+      }
       if (call.phase === 'settled') return { kind: 'finalize', index, pending: call.pending! }
       if (call.phase === 'suspended') return { kind: 'suspend', index, reason: suspended?.reason }
       if (stop?.kind === 'aborted' && index >= started) return { kind: 'skip', index }
@@ -277,6 +305,7 @@ export function createBatchState(options: {
         committed,
         inPool,
         lingering,
+        draining: inFlight - running,
         barrier: barrier > 0,
         suspended: suspended !== undefined,
         closed,

@@ -44,9 +44,12 @@ export interface ToolBatchHooks {
     result: ToolExecutionResult,
   ) => void | PromiseLike<void>
   /**
-   * The body of a call whose result was produced while it still ran (a `TIMEOUT`, or `ABORTED`
-   * after the abort grace) has settled now: what it ended with. Called once per such call, possibly
-   * after the batch ended. The call kept its claim (keys, pool slot or barrier) until this moment.
+   * The body of a call whose result does not carry what it did has settled now: what it ended with.
+   * Either the result was produced while the body still ran (a `TIMEOUT`, or `ABORTED` after the
+   * abort grace; possibly after the batch ended: the call kept its claim, keys, pool slot or
+   * barrier, until this moment), or the batch failed and answered the call (`SCHEDULER_FAILED`)
+   * while its body ran, or after it returned a result that never became final: then it comes before
+   * the batch's outcome settles, which waits for what this returns. Called at most once per call.
    */
   readonly onLateOutcome?: (
     index: number,

@@ -1,6 +1,7 @@
 import type { Logger } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { ToolsError, invalidArgument } from '../errors.ts'
+import { describeThrown } from '../pipeline/results.ts'
 import type { CheckedInput } from '../pipeline/check-input.ts'
 import type { ToolExecutionInput } from '../types.ts'
 import { createBatchSignals } from './batch-signals.ts'
@@ -16,6 +17,7 @@ import {
   readHooks,
 } from './check-batch-input.ts'
 import { keyLocksFor } from './key-locks.ts'
+import { lateOutcomeOf } from './late-outcome-of.ts'
 import { isThenable, runCommitStep } from './run-commit-step.ts'
 import { resolveToolRuntimeScheduler } from './scheduler-key.ts'
 import type { LateToolOutcome, ScheduledToolDispatch, ToolRuntimeScheduler } from './scheduler-types.ts'
@@ -37,7 +39,9 @@ export function loggerOf(tools: unknown): Logger | undefined {
  * lets dispatches overlap, and commits one result per call in model order. An abort stops starts:
  * started calls drain, the rest get `ABORTED_BEFORE_DISPATCH`. A failure (a hook throws, the
  * runtime misbehaves) aborts every running call and answers every call once anyway: its final
- * result if observers already saw one, else `SCHEDULER_FAILED` (T13, T39).
+ * result if observers already saw one, else `SCHEDULER_FAILED` (T13, T39); the bodies that started
+ * drain as on an abort (the outcome waits for their dispatches, within the abort grace), and what
+ * each did goes to `onLateOutcome` before the outcome settles (T38).
  * @example
  * const batch = createToolBatch({ tools: ctx.tools, signal })
  * for await (const call of completeCalls(stream)) batch.add(call)
@@ -97,6 +101,8 @@ export function openToolBatch(
   })
   const ids = new Set<string>()
   let finished = false
+  /** Late outcomes handed to `onLateOutcome` before the batch ended whose promise is pending. */
+  let reporting = 0
   let resolveOutcome!: (outcome: ToolBatchOutcome) => void
   const outcome = new Promise<ToolBatchOutcome>((resolve) => (resolveOutcome = resolve))
 
@@ -160,8 +166,11 @@ export function openToolBatch(
         if (prepared.stage === 'dispatch') {
           state.dispatched(index)
           scheduler.dispatch(prepared.run).then(
-            (dispatched) => settle(index, dispatched),
+            (dispatched) => settle(index, dispatched, true),
             (error: unknown) => {
+              // answered by recovery already: nothing is known of its body but that
+              if (state.phase(index) === 'committed')
+                report(index, { kind: 'error', message: `its dispatch failed: ${describeThrown(error)}` })
               state.abandon(index)
               fail(error)
             },
@@ -185,30 +194,60 @@ export function openToolBatch(
     }
   }
 
-  const settle = (index: number, pending: PendingResult): void => {
+  /** `dispatched`: the candidate is what a dispatch returned (a body may have run). */
+  const settle = (index: number, pending: PendingResult, dispatched = false): void => {
     const body = (pending as ScheduledToolDispatch).bodySettled
     if (body !== undefined) watchBody(index, body)
     // Also after a failure: the claim must follow the body (recovery ignores the candidate itself).
-    if (state.settle(index, pending, body !== undefined) && !failed())
-      notify(() => hooks.onSettled?.(index, state.input(index)))
+    if (state.settle(index, pending, body !== undefined)) {
+      if (!failed()) notify(() => hooks.onSettled?.(index, state.input(index)))
+    } else if (dispatched && body === undefined && state.phase(index) === 'committed') {
+      // recovery answered the call while its body ran: what the body did goes out as a late outcome
+      dropped(index, pending)
+    }
     drive()
+  }
+
+  /** A body's outcome that its call's result will not carry (recovery answered the call). */
+  const dropped = (index: number, pending: PendingResult): void => {
+    const outcome = lateOutcomeOf((pending as ScheduledToolDispatch).result)
+    if (outcome !== undefined) report(index, outcome)
   }
 
   const watchBody = (index: number, body: Promise<LateToolOutcome>): void => {
     const late = (outcome: LateToolOutcome): void => {
       state.bodyDone(index)
+      report(index, outcome)
       drive()
-      try {
-        const returned = hooks.onLateOutcome?.(index, state.input(index), outcome)
-        if (isThenable(returned)) returned.then(undefined, reportLate)
-      } catch (error) {
-        reportLate(error)
-      }
     }
     body.then(late, () => late({ kind: 'abandoned' }))
   }
 
-  const reportLate = (error: unknown): void => {
+  /**
+   * Hands a late outcome to `onLateOutcome`, once per call. Before the batch ends, the batch waits
+   * for what the hook returned (an asynchronous session records it), so a failed batch settles only
+   * after the outcomes of the bodies it drained are reported.
+   */
+  const report = (index: number, outcome: LateToolOutcome): void => {
+    let returned: unknown
+    try {
+      returned = hooks.onLateOutcome?.(index, state.input(index), outcome)
+    } catch (error) {
+      return lateFailed(error)
+    }
+    if (!isThenable(returned)) return
+    const awaited = !finished
+    if (awaited) reporting++
+    Promise.resolve(returned)
+      .then(undefined, lateFailed)
+      .finally(() => {
+        if (!awaited) return
+        reporting--
+        drive()
+      })
+  }
+
+  const lateFailed = (error: unknown): void => {
     logger?.error('tool batch: hooks.onLateOutcome failed; the late outcome was not recorded', { error })
   }
 
@@ -219,7 +258,7 @@ export function openToolBatch(
       state.beginCommit()
       try {
         // synchronous unless finalize or a hook returned a promise
-        const pending = runCommitStep({ step: next, state, scheduler, hooks })
+        const pending = runCommitStep({ step: next, state, scheduler, hooks, dropped })
         if (pending !== undefined) await pending
       } catch (error) {
         fail(error)
@@ -228,7 +267,7 @@ export function openToolBatch(
       }
     }
     committing = false
-    if (!finished && state.done) finish()
+    if (!finished && state.done && reporting === 0) finish()
     // a commit may open a barrier or the exclusive turn of the next call
     else if (state.committed !== before) drive()
   }

@@ -2,7 +2,7 @@ import { deepFreeze } from '@deepseek-ai/dsh-session'
 import { toolMessages } from '../messages.ts'
 import { failure } from '../pipeline/results.ts'
 import type { ToolExecutionInput, ToolExecutionResult } from '../types.ts'
-import type { BatchState, CommitStep } from './batch-state.ts'
+import type { BatchState, CommitStep, PendingResult } from './batch-state.ts'
 import type { ToolBatchHooks } from './batch-types.ts'
 import type { ToolRuntimeScheduler } from './scheduler-types.ts'
 
@@ -43,6 +43,8 @@ export function runCommitStep(options: {
   readonly state: BatchState
   readonly scheduler: ToolRuntimeScheduler
   readonly hooks: ToolBatchHooks
+  /** Reports what a body did whose result recovery replaces (`CommitStep` `recover.dropped`). */
+  readonly dropped: (index: number, pending: PendingResult) => void
 }): void | Promise<void> {
   const { step, state, scheduler, hooks } = options
   const { index } = step
@@ -85,7 +87,10 @@ export function runCommitStep(options: {
         state.finalized(index, result)
         return then(
           contained(() => hooks.onCommit?.(index, input, result)),
-          () => state.commit(index, result),
+          () => {
+            state.commit(index, result)
+            if (step.dropped !== undefined) options.dropped(index, step.dropped)
+          },
         )
       })
     }

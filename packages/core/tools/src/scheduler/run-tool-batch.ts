@@ -32,7 +32,9 @@ export interface RunToolBatchOptions {
  * whose result was already final gets that result again (so a hook that failed to record it can
  * retry), the others get `SCHEDULER_FAILED`; calls that had not started are announced with
  * `onStart(index, input, undefined)` first. Errors thrown by hooks during this recovery are ignored:
- * the original error is what the caller needs.
+ * the original error is what the caller needs. Bodies that had started drain first, as on an
+ * abort (T38): the promise settles once their dispatches returned, and what each body did has gone
+ * to `onLateOutcome`.
  *
  * Every call is checked before any starts. This is `createToolBatch` with all calls added at once.
  */

@@ -4,7 +4,7 @@ import { RUN_CODE_TOOL_NAME } from '../codes.ts'
 import { ToolsError, invalidArgument } from '../errors.ts'
 import { normalizeDefinition } from '../registry/normalize-definition.ts'
 import { REGISTER_TRANSPORT, type TransportRegistrar } from '../registry/register-transport.ts'
-import { compileRestriction } from '../registry/restriction.ts'
+import { compileRestriction, rootRestriction } from '../registry/restriction.ts'
 import { PRESENTATION_MODES, restrictableNames, type ScopeToolsState } from '../registry/scope-state.ts'
 import type { AnyToolDefinition, ToolRuntime, ToolsChange } from '../types.ts'
 
@@ -83,7 +83,10 @@ export function createRegistrationMethods(
     },
 
     restrict(restriction) {
-      const compiled = compileRestriction(restriction, restrictableNames(state))
+      // T11: the root's tools are its own registrations, which a restriction never filters
+      const parent = state.parent
+      if (parent === undefined) throw rootRestriction(ctx.scope.name)
+      const compiled = compileRestriction(restriction, restrictableNames(parent))
       const dispose = scoped(() => {
         if (state.restrictions.delete(compiled))
           changed('unrestrict', [...(compiled.allow ?? []), ...(compiled.deny ?? [])])

@@ -5,7 +5,7 @@ import {
   type OpenAICompatibleModel,
   type OpenAICompatibleModelOptions,
 } from '@deepseek-ai/dsh-llm-openai'
-import type { ReplayServer } from './replay-server.ts'
+import type { ReplayServer } from '../../../../../test-support/replay-server.ts'
 
 /** A model pointed at the replay server, with no environment variables involved. */
 export function modelFor(

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import type { Responder } from './replay-server.ts'
+import type { Responder } from '../../../../../test-support/replay-server.ts'
 
 /** `data: <json>` events, then `data: [DONE]` unless `done: false`. */
 export function sseText(chunks: readonly unknown[], options: { readonly done?: boolean } = {}): string {

@@ -2,11 +2,17 @@
 export type JobOutcome =
   /** The worker finished the job; `reply` is its return value, not yet checked. */
   | { readonly kind: 'reply'; readonly reply: unknown }
-  /** BullMQ failed the job (a stall of a dead worker, or a processor that threw). */
+  /**
+   * BullMQ failed the job for a reason of its own (not a stall: that is `lost`). A processor made by
+   * `createToolWorker` never throws, so this is BullMQ refusing the job, not the body failing.
+   */
   | { readonly kind: 'failed'; readonly reason: string }
   /** The job started and its lock expired without a result: its worker stopped. */
   | { readonly kind: 'lost' }
-  /** The job is not in Redis any more (removed by hand, or its retention ran out). */
+  /**
+   * The job is not in Redis any more although it was enqueued: a Redis restart without persistence,
+   * an eviction, a removal by hand. Whether a worker had started its body is unknown.
+   */
   | { readonly kind: 'gone' }
   /** Redis could not be reached for this long while the call waited. */
   | { readonly kind: 'unreachable'; readonly ms: number }
@@ -48,6 +54,11 @@ export function jobOutcome(
   return undefined
 }
 
+/**
+ * A failed job as the caller reads it. A stall is `lost`: its worker stopped while the body ran (a
+ * stall check, of any worker, failed the job before the caller's own sweep saw the lock expire), so
+ * the body may have taken effect, which `WorkerLost` / `INTERRUPTED` says and `failed` would not.
+ */
 export function failedOutcome(reason: string): JobOutcome {
   return reason === STALLED_REASON ? { kind: 'lost' } : { kind: 'failed', reason }
 }

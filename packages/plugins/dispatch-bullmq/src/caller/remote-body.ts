@@ -69,29 +69,54 @@ export function remoteBody(
     exec.signal.addEventListener('abort', onAbort, { once: true })
     try {
       let stored: (string | null)[]
+      /** `sent`: `queue.add` was called and has not been refused (it may be in flight or queued offline). */
+      const enqueue: { add: 'not-sent' | 'sent' | 'refused' } = { add: 'not-sent' }
       try {
         stored = await bounded(runtime.enqueueTimeoutMs, async () => {
           await runtime.ready
-          await runtime.queue.add(exec.toolName, data, {
-            jobId,
-            attempts: 1,
-            removeOnComplete: { age: Math.ceil(runtime.retainMs / 1000) },
-            removeOnFail: { age: Math.ceil(runtime.retainMs / 1000) },
-          })
+          enqueue.add = 'sent'
+          await runtime.queue
+            .add(exec.toolName, data, {
+              jobId,
+              attempts: 1,
+              removeOnComplete: { age: Math.ceil(runtime.retainMs / 1000) },
+              removeOnFail: { age: Math.ceil(runtime.retainMs / 1000) },
+            })
+            .catch((error: unknown) => {
+              enqueue.add = 'refused'
+              throw error
+            })
           // what the id holds now: this call, an earlier delivery of it, or another call
           return runtime.commands.hmget(runtime.keys.job(jobId), ...JOB_FIELDS)
         })
       } catch (error) {
+        if (enqueue.add === 'sent') {
+          // Not confirmed in time, not refused either: BullMQ's connection keeps the add and sends
+          // it once Redis answers again (a stall, a restart), so a worker may still run it. Cancel it
+          // behind the add, on the same connection, so that it lands first; the answer is only what
+          // is known: it may or may not have run.
+          cancelUnconfirmed(runtime, jobId)
+          return fail(
+            remoteFailure(
+              'INTERRUPTED',
+              RemoteFailureNames.DispatchFailed,
+              `Tool "${exec.toolName}" was interrupted: its job on queue "${runtime.queueName}" was sent but not confirmed (${describe(error)}); it was cancelled so that no worker starts it if it lands later. It may or may not have taken effect.`,
+            ),
+          )
+        }
         return fail(
           remoteFailure(
             'PIPELINE_FAILED',
             RemoteFailureNames.DispatchFailed,
-            `Tool "${exec.toolName}" could not be dispatched to queue "${runtime.queueName}": ${describe(error)}`,
+            `Tool "${exec.toolName}" could not be dispatched to queue "${runtime.queueName}"; it was not run: ${describe(error)}`,
           ),
         )
       }
       runtime.watch.contact()
-      if (!sameCall(stored[JOB_FIELDS.indexOf('data')] ?? null, data)) {
+      const storedData = stored[JOB_FIELDS.indexOf('data')] ?? null
+      // confirmed, then gone before it could be read back (a restart between the two): it may have run
+      if (storedData === null) return outcomeValue({ kind: 'gone' }, exec, runtime.queueName, fail)
+      if (!sameCall(storedData, data)) {
         return fail(
           remoteFailure(
             'PIPELINE_FAILED',
@@ -113,8 +138,7 @@ export function remoteBody(
 }
 
 /** The job stored under the id is this call when tool, call id and arguments agree (not the deadline). */
-function sameCall(text: string | null, data: RemoteJobData): boolean {
-  if (text === null) return false
+function sameCall(text: string, data: RemoteJobData): boolean {
   try {
     const stored = JSON.parse(text) as Partial<RemoteJobData>
     return (
@@ -147,6 +171,20 @@ async function cancel(runtime: DispatchRuntime, jobId: string, watched: Watched)
   }
 }
 
+/**
+ * Cancels a job whose enqueue was not confirmed: the marker goes on the queue's own connection,
+ * which holds the unconfirmed add, so it reaches Redis right after it (a worker checks the marker
+ * before it starts a body), then the message. Best effort: nothing waits for it.
+ */
+function cancelUnconfirmed(runtime: DispatchRuntime, jobId: string): void {
+  runtime.queue
+    .getBackend()
+    .client.then((client) => client.set(runtime.keys.cancelMarker(jobId), '1', { PX: runtime.retainMs }))
+    // a worker that took it meanwhile hears the cancellation (our own client: it may fail, harmlessly)
+    .then(() => runtime.commands.publish(runtime.keys.cancelChannel, jobId))
+    .catch(() => undefined)
+}
+
 function outcomeValue(
   outcome: JobOutcome,
   exec: ToolExecContext,
@@ -158,11 +196,12 @@ function outcomeValue(
     case 'reply':
       return replyValue(outcome.reply, exec, queueName, fail)
     case 'failed':
+      // BullMQ fails a job only once a worker took it (and ours never throw): the body may have run
       return fail(
         remoteFailure(
-          'PIPELINE_FAILED',
+          'INTERRUPTED',
           RemoteFailureNames.RemoteJobFailed,
-          `Tool "${name}" failed on queue "${queueName}": ${outcome.reason}`,
+          `Tool "${name}" was interrupted: BullMQ failed its job on queue "${queueName}" after a worker took it (${outcome.reason}). It may or may not have taken effect.`,
         ),
       )
     case 'lost':
@@ -174,11 +213,12 @@ function outcomeValue(
         ),
       )
     case 'gone':
+      // A worker may have run the body before the job vanished: a retry could do it twice.
       return fail(
         remoteFailure(
-          'PIPELINE_FAILED',
-          RemoteFailureNames.RemoteJobFailed,
-          `Tool "${name}" failed on queue "${queueName}": its job disappeared from the queue before it was answered.`,
+          'INTERRUPTED',
+          RemoteFailureNames.JobLost,
+          `Tool "${name}" was interrupted: its job disappeared from Redis (queue "${queueName}": a restart without persistence, an eviction or a removal) before it was answered. It may or may not have taken effect.`,
         ),
       )
     case 'unreachable':
@@ -221,11 +261,12 @@ function replyValue(
   const name = exec.toolName
   const reply = readReply(raw)
   if (reply === undefined) {
+    // a worker finished the job, so it may well have run the body: only its answer is lost
     return fail(
       remoteFailure(
-        'PIPELINE_FAILED',
+        'INTERRUPTED',
         RemoteFailureNames.RemoteJobFailed,
-        `Tool "${name}" failed on queue "${queueName}": the worker's answer is not one this dispatcher reads (another protocol version?).`,
+        `Tool "${name}" was interrupted: the worker's answer on queue "${queueName}" is not one this dispatcher reads (another protocol version?). It may or may not have taken effect.`,
       ),
     )
   }
@@ -269,7 +310,7 @@ function replyValue(
         remoteFailure(
           'PIPELINE_FAILED',
           RemoteFailureNames.RemoteJobFailed,
-          `Tool "${name}" failed on queue "${queueName}": the worker refused the job (${reply.message}).`,
+          `Tool "${name}" failed on queue "${queueName}": the worker refused the job (${reply.message}); it was not run.`,
         ),
       )
     default: {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { deferred } from '../../../../../test-support/deferred.ts'
+import { deferred } from './deferred.ts'
 
 /** One request the server received. `closed` resolves when its connection closes. */
 export interface ReceivedRequest {

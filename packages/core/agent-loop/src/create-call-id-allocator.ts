@@ -1,0 +1,98 @@
+import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import type { AnySession } from '@deepseek-ai/dsh-session'
+import { nestedCallParent } from '@deepseek-ai/dsh-tools'
+
+/**
+ * A tool call as the loop records and runs it: `id` unique in the session (the `callId` of its
+ * `tool/call`, its `tool/result` and its pipeline input), and, when that is not the id the model
+ * wrote, the model's own as `modelCallId` (what the assistant message holds and the provider gets
+ * back).
+ */
+export interface RecordedCallBlock extends ToolCallBlock {
+  readonly modelCallId?: string
+}
+
+/** Gives the calls of one step their session ids. */
+export interface CallIdAllocator {
+  /** The call as recorded: the model's block itself when its id is free, else a copy under a free id. */
+  assign(block: ToolCallBlock): RecordedCallBlock
+  /** The call under the id it was recorded with already (a paused step's first call). */
+  recorded(block: ToolCallBlock, callId: string): RecordedCallBlock
+}
+
+/** The ids a session's `tool/call` events hold, read incrementally (the log only grows). */
+interface SessionIds {
+  /** The seq of the last `tool/call` read. */
+  seen: number
+  readonly used: Set<string>
+  /** Ids of which a recorded id is a nested id (`<parent>:code:<n>`): a call under one would collide. */
+  readonly parents: Set<string>
+}
+
+const indexes = new WeakMap<object, SessionIds>()
+
+function take(ids: { readonly used: Set<string>; readonly parents: Set<string> }, callId: string): void {
+  ids.used.add(callId)
+  const parent = nestedCallParent(callId)
+  if (parent !== undefined) ids.parents.add(parent)
+}
+
+function sessionIds(session: AnySession): SessionIds {
+  let ids = indexes.get(session)
+  if (ids === undefined) indexes.set(session, (ids = { seen: 0, used: new Set(), parents: new Set() }))
+  for (const event of session.read({ afterSeq: ids.seen, types: ['tool/call'] })) {
+    const callId = (event.data as { callId?: unknown } | null)?.callId
+    if (typeof callId === 'string') take(ids, callId)
+    ids.seen = event.seq
+  }
+  return ids
+}
+
+/**
+ * Session-unique call ids for one step (T28–T30). Models repeat ids (some number the calls of every
+ * message `call_0`, `call_1`, …), and the session pairs calls and results by id across the whole log,
+ * so a repeated id would make a healthy log fail `verifyToolPairs`, and `run_code`'s derived nested
+ * ids (`<id>:code:<n>`) would collide too. A call keeps the model's id when no recorded call has it,
+ * no recorded id is a nested id of it, and it is not a nested id of a call of this step; otherwise
+ * it gets `<id>#<n>`, the smallest n ≥ 2 that is free. The model's id stays on the wire: the
+ * assistant message keeps it, and `historyFromSession` gives it back in the tool message.
+ *
+ * The ids a session holds are indexed once per session and read on incrementally (`read` after
+ * the last seq seen), so a step costs what was appended since the last one.
+ */
+export function createCallIdAllocator(session: AnySession): CallIdAllocator {
+  const known = sessionIds(session)
+  /** This step's ids (recorded or not yet) and the parents they are nested ids of. */
+  const step = { used: new Set<string>(), parents: new Set<string>() }
+
+  const free = (callId: string): boolean => {
+    if (known.used.has(callId) || step.used.has(callId)) return false
+    // an earlier call's id is a nested id of this one: this call's nested calls would repeat it
+    if (known.parents.has(callId) || step.parents.has(callId)) return false
+    // a nested id of a call of this step: that call's program may make exactly this call
+    const parent = nestedCallParent(callId)
+    return parent === undefined || !step.used.has(parent)
+  }
+
+  const as = (block: ToolCallBlock, callId: string): RecordedCallBlock => {
+    take(step, callId)
+    if (callId === block.id) return block
+    return {
+      type: 'tool-call',
+      id: callId,
+      name: block.name,
+      arguments: block.arguments,
+      modelCallId: block.id,
+    }
+  }
+
+  return {
+    assign(block) {
+      if (free(block.id)) return as(block, block.id)
+      let n = 2
+      while (!free(`${block.id}#${n}`)) n++
+      return as(block, `${block.id}#${n}`)
+    },
+    recorded: (block, callId) => as(block, callId),
+  }
+}

@@ -1,0 +1,8 @@
+export { fromAiSdk } from './from-ai-sdk.ts'
+export type { AiSdkLanguageModel, FromAiSdkOptions } from './from-ai-sdk.ts'
+export type { AiSdkCallOptions } from './to-call-options.ts'
+export { fromAiSdkTools } from './from-ai-sdk-tools.ts'
+export type { AiSdkToolRegistration, AiSdkToolSet, FromAiSdkToolsOptions } from './from-ai-sdk-tools.ts'
+export { AiSdkError } from './errors.ts'
+export type { AiSdkErrorCode, AiSdkErrorOptions } from './errors.ts'
+export { toPrompt } from './to-prompt.ts'
