@@ -5,6 +5,7 @@ import type { Session } from '@deepseek-ai/dsh-session'
 import { installTools, type ApprovalService, type CallConcurrency } from '@deepseek-ai/dsh-tools'
 import type { PresentationMode } from '../cli/parse-demo-args.ts'
 import { installDemoPermissions } from '../policy/install-demo-permissions.ts'
+import type { JobGate } from '../tools/long-task.ts'
 import { registerDemoTools } from '../tools/register-demo-tools.ts'
 import { installPresentation, type InstallCodeRuntime } from './install-presentation.ts'
 
@@ -21,6 +22,8 @@ export interface DemoAgentOptions {
   readonly docs: string
   readonly scratch: string
   readonly slowMs: number
+  /** What a `long_task` job waits for once its steps are done (the story holds the jobs it interrupts). */
+  readonly jobGate?: JobGate | undefined
   readonly mode: PresentationMode
   /** From `preparePresentation`: the code runtime's installer, for `code` and `both`. */
   readonly installCodeRuntime: InstallCodeRuntime | undefined
@@ -58,7 +61,12 @@ export function openDemoAgent(options: DemoAgentOptions): DemoAgent {
   })
   const disposers = [
     installTools(ctx),
-    registerDemoTools(ctx, { docs: options.docs, scratch: options.scratch, stepMs: options.slowMs }),
+    registerDemoTools(ctx, {
+      docs: options.docs,
+      scratch: options.scratch,
+      stepMs: options.slowMs,
+      jobGate: options.jobGate,
+    }),
     installDemoPermissions(ctx, { docs: options.docs }),
     ctx.provide('approval', options.approval),
     ctx.on('tools/execute', async (call, next) => {

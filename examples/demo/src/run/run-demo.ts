@@ -17,6 +17,7 @@ import type { DemoView } from '../progress/demo-view.ts'
 import { wrapWords } from '../progress/wrap-words.ts'
 import { summaryLines } from '../summary/print-summary.ts'
 import { summarizeCalls } from '../summary/summarize-calls.ts'
+import { untilAborted } from '../tools/until-aborted.ts'
 import { shellQuote, timelineCommand } from '../summary/timeline-command.ts'
 import { choosePaths } from './choose-paths.ts'
 import { openSession } from './open-session.ts'
@@ -120,6 +121,11 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
   let session: JsonlSession | undefined
   /** While the nightly turn plays: what it watches to press the story's Ctrl-C. */
   let story: { onEvent(event: AgentEvent): void; onRun(toolName: string): void } | undefined
+  /**
+   * While the story has yet to press its Ctrl-C, a job whose steps are done waits for it (the press
+   * aborts the job): the jobs it interrupts wait on that event, never on a timer racing it.
+   */
+  let holdJobs = false
   const resumeHint = `${io.command} --resume ${shellQuote(sessionPath)}`
   const interrupts = createInterrupts({
     onStop: (source) =>
@@ -155,6 +161,7 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
       mode: args.mode,
       installCodeRuntime: settings.installCodeRuntime,
       approval,
+      jobGate: (signal) => (holdJobs ? untilAborted(signal) : undefined),
       onRun: (run, running) => {
         if (run.nested) board.onNestedRun(running)
         if (running) story?.onRun(run.toolName)
@@ -257,9 +264,11 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
           pressWhenReady()
         },
       }
+      holdJobs = true
       const nightly = await turn(STORY_PROMPTS.nightly)
       // a turn that ended before the story pressed (a person's Ctrl-C) must not be pressed afterwards
       story = undefined
+      holdJobs = false
       if (nightly && interrupts.source() === 'story') {
         shown.line('')
         say(
