@@ -96,7 +96,8 @@ describe(
     })
 
     it('T22: ↓ ↓ Enter denies the write; NO_COLOR drops the colours but keeps the live frames', async () => {
-      const demo = spawnDemoTty(bundle, [], { env: { NO_COLOR: '1' } })
+      // wide enough that the line keeps its `→` whatever the times it shows (slower machine, longer times)
+      const demo = spawnDemoTty(bundle, [], { env: { NO_COLOR: '1' }, size: { cols: 240, rows: 40 } })
       await demo.waitFor('Allow write_note (name: tour.md')
       await demo.waitFor('Enter: confirm')
       demo.type(`${DOWN}${DOWN}${ENTER}`)
