@@ -68,7 +68,7 @@ describe('the demo, run with --no-tty as a child process', { timeout: SPAWN_TEST
       '#11 calculate({"expression":42}) · INVALID_ARGUMENTS',
       '$.expression: Invalid input: expected string, received number',
     )
-    lineWith(run, '#8 long_task reindex ×50 · TIMEOUT', 'timed out after 100 ms')
+    lineWith(run, '#8 long_task reindex ×50 · TIMEOUT', 'timed out after 200 ms')
     lineWith(run, '#9 check_service status · TOOL_FAILED', 'connection refused')
     lineWith(run, '#10 read_doc ../.env · DENIED', 'Secrets are off limits')
     // the exclusive write is a barrier between two reads (T22), and nobody can approve it here
@@ -223,7 +223,7 @@ describe('the demo, run with --no-tty as a child process', { timeout: SPAWN_TEST
     lineWith(run, '#1 run_code: Read the docs and try a few tools · running alone (barrier)')
     lineWith(run, '#1 run_code: Read the docs and try a few tools · ok')
     // what the program printed: each failure reached it as an error with its code
-    lineWith(run, '│ long_task reindex: TIMEOUT: Tool "long_task" timed out after 100 ms.')
+    lineWith(run, '│ long_task reindex: TIMEOUT: Tool "long_task" timed out after 200 ms.')
     lineWith(run, '│ check_service: TOOL_FAILED:')
     lineWith(run, '│ read_doc ../.env: DENIED: Tool "read_doc" was denied: Secrets are off limits')
     lineWith(run, '│ calculate 42: INVALID_ARGUMENTS:')

@@ -2,8 +2,12 @@ import { z } from 'zod'
 import { defineTool } from '@deepseek-ai/dsh-tools'
 import { sleep } from './sleep.ts'
 
-/** How many steps' time a `long_task` call may take before its timeout ends it. */
-export const LONG_TASK_TIMEOUT_STEPS = 5
+/**
+ * How many steps' time a `long_task` call may take before its timeout ends it: far more than the
+ * story's short jobs take (up to 3 steps), as the timeout's timer and the job's own are armed apart,
+ * and a loaded machine can run a process late by tens of milliseconds between the two.
+ */
+export const LONG_TASK_TIMEOUT_STEPS = 10
 
 /**
  * What a job waits for once its steps are done, before it may report them: `undefined` to finish
