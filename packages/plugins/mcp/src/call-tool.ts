@@ -4,10 +4,12 @@ import { z } from 'zod/v4'
 import type { JsonObject, ToolResultContent } from '@deepseek-ai/dsh-llm'
 import type { ToolExecContext } from '@deepseek-ai/dsh-tools'
 import { McpErrorNames, type McpErrorName } from './codes.ts'
+import { callTask, TaskEndedError } from './call-task.ts'
 import { checkAlive } from './connection.ts'
 import { describeError } from './describe-error.ts'
 import { failureEnvelope, successEnvelope, type Envelope, type EnvelopeSource } from './envelope.ts'
 import { mapContent } from './map-content.ts'
+import type { TaskSupport } from './read-listing.ts'
 import type { ServerRuntime } from './server-runtime.ts'
 
 /** The SDK parses every answer with a schema; the answer is read by hand below (`readAnswer`). */
@@ -73,6 +75,11 @@ async function classify(
     return failed(error.message.replace(/^(MCP error -?\d+: )\1+/, '$1'))
   }
   if (server.state !== 'connected') return closed
+  if (error instanceof TaskEndedError)
+    return {
+      name: McpErrorNames.TOOL_ERROR,
+      message: `MCP tool "${tool}" of server "${server.name}": ${error.message}`,
+    }
   if (error instanceof StreamableHTTPError) return failed(error.message)
   // Failed below MCP (a POST that found nobody): a dead HTTP server is closed, not just one failure.
   if (server.config.transport === 'http' && !(await checkAlive(server))) return closed
@@ -86,10 +93,11 @@ async function classify(
  */
 export async function callTool(
   server: ServerRuntime,
-  tool: string,
+  target: { readonly name: string; readonly taskSupport: TaskSupport },
   args: JsonObject,
   exec: ToolExecContext,
 ): Promise<Envelope> {
+  const tool = target.name
   const source: EnvelopeSource = { nonce: server.nonce, server: server.name, tool }
   const client = server.client
   if (server.state !== 'connected' || client === undefined) {
@@ -104,10 +112,13 @@ export async function callTool(
   else exec.signal.addEventListener('abort', forward, { once: true })
   let raw: unknown
   try {
-    raw = await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, anyAnswer, {
-      signal: own.signal,
-      timeout: server.timeoutMs,
-    })
+    raw =
+      target.taskSupport === 'required'
+        ? await callTask({ server, client, tool, args, signal: own.signal })
+        : await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, anyAnswer, {
+            signal: own.signal,
+            timeout: server.timeoutMs,
+          })
   } catch (error) {
     // Aborted or timed out by the pipeline: it answers the call itself (ABORTED / TIMEOUT).
     if (exec.signal.aborted) throw error

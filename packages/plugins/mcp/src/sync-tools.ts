@@ -2,6 +2,7 @@ import { z } from 'zod/v4'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import { defineJsonSchemaTool } from '@deepseek-ai/dsh-tools/json-schema'
 import { callTool } from './call-tool.ts'
+import { checkStructured } from './check-structured.ts'
 import { describeError } from './describe-error.ts'
 import type { Envelope } from './envelope.ts'
 import { readListing, type ToolListing } from './read-listing.ts'
@@ -36,15 +37,20 @@ async function listTools(server: ServerRuntime): Promise<unknown[]> {
 
 function register(server: ServerRuntime, listing: ToolListing, name: string): RegisteredTool {
   const mcpName = listing.name
-  const definition = defineJsonSchemaTool<JsonObject, Envelope>({
+  const defined = defineJsonSchemaTool<JsonObject, Envelope>({
     name,
     description: listing.description ?? `Tool "${mcpName}" of MCP server "${server.name}".`,
     parameters: listing.inputSchema,
     timeoutMs: server.timeoutMs,
     ...(listing.readOnly ? { isConcurrencySafe: () => true } : {}),
-    execute: (args, exec) => callTool(server, mcpName, args, exec),
+    ...(listing.outputSchema === undefined ? {} : { outputSchema: listing.outputSchema }),
+    execute: (args, exec) =>
+      callTool(server, { name: mcpName, taskSupport: listing.taskSupport }, args, exec),
     toContent: (envelope) => envelope.content,
   })
+  const checkOutput = defined.validateOutput
+  const definition =
+    checkOutput === undefined ? defined : { ...defined, validateOutput: checkStructured(checkOutput) }
   const dispose = server.ctx.tools.register(definition, { registrant: `dsh-mcp server "${server.name}"` })
   server.known.set(name, { server: server.name, tool: mcpName })
   return { name, mcpName, readOnly: listing.readOnly, fingerprint: listing.fingerprint, dispose }
