@@ -83,6 +83,15 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
   const { servers: configured } = readConfig(WHERE, config)
   const nonce = randomUUID()
   const known = new Map<string, { readonly server: string; readonly tool: string }>()
+  const pending = new Set<Promise<unknown>>()
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    pending.add(promise)
+    const forget = (): void => {
+      pending.delete(promise)
+    }
+    promise.then(forget, forget)
+    return promise
+  }
   const servers: ServerRuntime[] = Object.entries(configured).map(([name, serverConfig]) => ({
     name,
     config: serverConfig,
@@ -98,23 +107,19 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
     sync: undefined,
     syncAgain: false,
     probe: undefined,
+    reconnecting: undefined,
+    track,
+    relist(this: ServerRuntime) {
+      return syncTools(this)
+    },
     disposed: false,
   }))
   const removeWrapper = scope.on('tools/execute', createResultWrapper(nonce, known), {
     priority: WRAPPER_PRIORITY,
   })
-  const pending = new Set<Promise<unknown>>()
-  const track = <T>(promise: Promise<T>): Promise<T> => {
-    pending.add(promise)
-    const forget = (): void => {
-      pending.delete(promise)
-    }
-    promise.then(forget, forget)
-    return promise
-  }
   const start = async (server: ServerRuntime): Promise<void> => {
     try {
-      if (await connect(server, () => void track(syncTools(server)))) await syncTools(server)
+      if (await connect(server)) await syncTools(server)
     } catch (error) {
       // Not expected (connect and syncTools report their own failures); never let it reject `ready`.
       server.state = 'failed'
@@ -137,7 +142,7 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
     const closing = servers.map((server) => {
       server.disposed = true
       for (const tool of server.tools.values()) tool.dispose()
-      if (server.state === 'connecting' || server.state === 'connected') {
+      if (server.state === 'connecting' || server.state === 'connected' || server.state === 'reconnecting') {
         server.state = 'closed'
         server.reason = 'the MCP plugin was disposed'
       }

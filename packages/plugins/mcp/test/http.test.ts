@@ -9,12 +9,13 @@ afterEach(async () => {
   http = undefined
 })
 
-async function httpSetup(timeoutMs?: number) {
+async function httpSetup(timeoutMs?: number, options: { readonly reconnect?: false } = {}) {
   http = await startHttpFixture()
   const server = {
     transport: 'http',
     url: http.url,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...options,
   } as const
   return { ...(await setup({ servers: { web: server } })), fixture: http }
 }
@@ -57,8 +58,8 @@ describe('streamable HTTP on 127.0.0.1', () => {
     expect(await events(ctx, 'web')).not.toContain('slow:released:h')
   })
 
-  it('T13: an HTTP server that dies mid-call: the call, and every later one, get McpServerClosed without hanging', async () => {
-    const { ctx, mcp } = await httpSetup()
+  it('T13: with reconnect: false, an HTTP server that dies mid-call: the call, and every later one, get McpServerClosed without hanging', async () => {
+    const { ctx, mcp } = await httpSetup(undefined, { reconnect: false })
     const result = await call(ctx, 'web__crash')
     expect(result.isError && result.error.info).toEqual(closed)
     expect(mcp.servers()[0]?.state).toBe('closed')
@@ -67,8 +68,8 @@ describe('streamable HTTP on 127.0.0.1', () => {
     expect(later.isError && later.error.info).toEqual(closed)
   })
 
-  it('T13: an HTTP server that went away while idle: the next call finds out and answers McpServerClosed', async () => {
-    const { ctx, mcp, fixture } = await httpSetup()
+  it('T13: with reconnect: false, an HTTP server that went away while idle: the next call finds out and answers McpServerClosed', async () => {
+    const { ctx, mcp, fixture } = await httpSetup(undefined, { reconnect: false })
     await fixture.stop()
     const result = await call(ctx, 'web__echo', { text: 'hello?' })
     expect(result.isError && result.error.info).toEqual(closed)
