@@ -54,6 +54,20 @@ function errorText(content: readonly ToolResultContent[]): string {
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text
 }
 
+/** What a registered tool calls: an MCP tool, or `resources/read` (the resource reader). */
+export interface CallTarget {
+  readonly kind: 'tool' | 'read-resource'
+  readonly name: string
+  readonly taskSupport: TaskSupport
+}
+
+/** A `ReadResourceResult` as the content of a tool result: each of its contents an embedded resource. */
+function resourceAnswer(answer: unknown): unknown {
+  const contents = (answer as { contents?: unknown } | null)?.contents
+  if (!Array.isArray(contents)) return undefined
+  return { content: contents.map((resource: unknown) => ({ type: 'resource', resource })) }
+}
+
 const isReconnecting = (server: ServerRuntime): boolean => server.state === 'reconnecting'
 
 type Verdict = { readonly name: McpErrorName; readonly message: string } | 'retry'
@@ -130,7 +144,7 @@ async function reconnected(server: ServerRuntime, signal: AbortSignal): Promise<
 async function send(
   server: ServerRuntime,
   client: Client,
-  target: { readonly name: string; readonly taskSupport: TaskSupport },
+  target: CallTarget,
   args: JsonObject,
   signal: AbortSignal,
 ): Promise<unknown> {
@@ -142,6 +156,17 @@ async function send(
   if (signal.aborted) forward()
   else signal.addEventListener('abort', forward, { once: true })
   try {
+    if (target.kind === 'read-resource') {
+      const answer = await client.request(
+        { method: 'resources/read', params: { uri: String(args.uri) } },
+        anyAnswer,
+        {
+          signal: own.signal,
+          timeout: server.timeoutMs,
+        },
+      )
+      return resourceAnswer(answer)
+    }
     if (target.taskSupport === 'required') {
       return await callTask({ server, client, tool: target.name, args, signal: own.signal })
     }
@@ -163,7 +188,7 @@ async function send(
  */
 export async function callTool(
   server: ServerRuntime,
-  target: { readonly name: string; readonly taskSupport: TaskSupport },
+  target: CallTarget,
   args: JsonObject,
   exec: ToolExecContext,
 ): Promise<Envelope> {

@@ -39,7 +39,9 @@ export interface McpTools extends Disposer {
 }
 
 function status(server: ServerRuntime): McpServerStatus {
-  const tools = [...server.tools.values()].map(({ name, mcpName, readOnly }) => ({ name, mcpName, readOnly }))
+  const registered = [...server.tools.values()]
+  if (server.resourceReader !== undefined) registered.push(server.resourceReader)
+  const tools = registered.map(({ name, mcpName, readOnly }) => ({ name, mcpName, readOnly }))
   return {
     name: server.name,
     transport: server.config.transport,
@@ -103,6 +105,7 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
     client: undefined,
     reason: undefined,
     tools: new Map(),
+    resourceReader: undefined,
     skipped: [],
     sync: undefined,
     syncAgain: false,
@@ -142,6 +145,7 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
     const closing = servers.map((server) => {
       server.disposed = true
       for (const tool of server.tools.values()) tool.dispose()
+      server.resourceReader?.dispose()
       if (server.state === 'connecting' || server.state === 'connected' || server.state === 'reconnecting') {
         server.state = 'closed'
         server.reason = 'the MCP plugin was disposed'

@@ -37,6 +37,9 @@ const httpUrl = z.string().refine(
   { message: 'must be an http: or https: URL' },
 )
 
+/** `false`: no `<server>__read_resource` tool even when the server declares `resources`. */
+const resources = z.boolean().optional()
+
 const stdioServer = z.strictObject({
   transport: z.literal('stdio'),
   /** The program to start; it speaks MCP on its stdin/stdout. */
@@ -47,6 +50,7 @@ const stdioServer = z.strictObject({
   cwd: z.string().min(1).optional(),
   /** What happens to the server's stderr (default `inherit`). */
   stderr: z.enum(['inherit', 'ignore']).optional(),
+  resources,
   timeoutMs,
 })
 
@@ -84,6 +88,7 @@ const httpServer = z.strictObject({
   authProvider: authProvider.optional(),
   /** After a lost session or a server restart (default: 8 attempts, 250 ms doubling to 5 s); `false`: never. */
   reconnect: reconnect.optional(),
+  resources,
   timeoutMs,
 })
 

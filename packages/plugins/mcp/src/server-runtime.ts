@@ -38,6 +38,8 @@ export interface ServerRuntime {
   /** Why connecting failed, or why the connection is closed. */
   reason: string | undefined
   tools: Map<string, RegisteredTool>
+  /** `<server>__read_resource`, registered while the server declares `resources`. */
+  resourceReader: RegisteredTool | undefined
   skipped: readonly SkippedTool[]
   /** The running tools/list sync, if any; `syncAgain` asks it to list once more when it ends. */
   sync: Promise<void> | undefined

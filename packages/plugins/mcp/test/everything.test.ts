@@ -80,6 +80,35 @@ describe('server-everything (the official reference server) over stdio', () => {
     expect(sdk).toMatch(/temperature: number/)
     expect(sdk).toMatch(/conditions: string/)
   })
+
+  it('T15: a resource_link a tool returned is followed with <server>__read_resource; a text/plain blob reaches the model as text', async () => {
+    const { ctx, mcp } = await setup({ servers: { ev: everythingStdio() } })
+    expect(mcp.servers()[0]?.tools).toContainEqual({
+      name: 'ev__read_resource',
+      mcpName: 'read_resource',
+      readOnly: true,
+    })
+    const oracle = await sdkClient()
+    const links = await oracle.callTool({ name: 'get-resource-links', arguments: { count: 2 } })
+    const uris = (links.content as { type: string; uri?: string }[]).flatMap((block) =>
+      block.type === 'resource_link' && block.uri !== undefined ? [block.uri] : [],
+    )
+    expect(uris).toHaveLength(2)
+    for (const uri of uris) {
+      const ours = await call(ctx, 'ev__read_resource', { uri })
+      const [theirs] = (await oracle.readResource({ uri })).contents
+      const body =
+        'text' in theirs! ? theirs.text : Buffer.from(String(theirs!.blob), 'base64').toString('utf8')
+      expect(theirs?.mimeType).toBe('text/plain')
+      expect(ours.content).toEqual([{ type: 'text', text: `[resource ${uri} (text/plain)]\n${body}` }])
+      expect(ours.meta).toEqual({ mcp: { server: 'ev', tool: 'read_resource' } })
+    }
+    const reference = await call(ctx, 'ev__get-resource-reference', { resourceType: 'Blob', resourceId: 2 })
+    expect(text(reference)).toContain('[resource demo://resource/dynamic/blob/2 (text/plain)]\nResource 2:')
+    expect(text(reference)).not.toContain('binary data')
+    const missing = await call(ctx, 'ev__read_resource', { uri: 'demo://no/such/thing' })
+    expect(missing.isError && missing.error.info?.name).toBe(McpErrorNames.REQUEST_FAILED)
+  })
 })
 
 describe('server-everything over Streamable HTTP on 127.0.0.1', () => {

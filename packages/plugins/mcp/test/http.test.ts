@@ -76,6 +76,35 @@ describe('streamable HTTP on 127.0.0.1', () => {
     expect(mcp.servers()[0]?.state).toBe('closed')
   })
 
+  it('T15: an authProvider is passed to the SDK transport: its token is sent as the bearer', async () => {
+    http = await startHttpFixture()
+    const authProvider = {
+      redirectUrl: 'http://127.0.0.1/callback',
+      clientMetadata: { redirect_uris: ['http://127.0.0.1/callback'] },
+      clientInformation: () => ({ client_id: 'dsh' }),
+      tokens: () => ({ access_token: 'token-42', token_type: 'Bearer' }),
+      saveTokens: () => {},
+      redirectToAuthorization: () => {},
+      saveCodeVerifier: () => {},
+      codeVerifier: () => 'verifier',
+    }
+    const { ctx } = await setup({ servers: { web: { transport: 'http', url: http.url, authProvider } } })
+    expect(await events(ctx, 'web')).toContain('authorization:Bearer token-42')
+  })
+
+  it("T15: structuredContent is checked against the tool's outputSchema, as the SDK client checks it", async () => {
+    const { ctx } = await httpSetup()
+    const good = await call(ctx, 'web__typed', { send: 'good' })
+    expect(!good.isError && good.value).toEqual({ total: 3, unit: 'kg' })
+    for (const send of ['wrong_type', 'none']) {
+      const bad = await call(ctx, 'web__typed', { send })
+      expect(bad.isError && bad.error.info?.code).toBe('INVALID_TOOL_OUTPUT')
+      expect(bad.isError && bad.error.message).toMatch(/structuredContent/)
+    }
+    // (The SDK's own client cannot be the oracle here: its strict tools/list refuses this fixture's
+    // deliberately broken listing. Against server-everything it is, in everything.test.ts.)
+  })
+
   it('T11: dispose ends the HTTP session on the server', async () => {
     const { ctx, mcp, fixture } = await httpSetup()
     expect(text(await call(ctx, 'web__echo', { text: 'x' }))).toBe('x')
