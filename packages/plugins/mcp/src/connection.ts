@@ -6,7 +6,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import manifest from '../package.json' with { type: 'json' }
 import { describeError } from './describe-error.ts'
 import { backoffDelay } from '@deepseek-ai/dsh-tools'
-import { DEFAULT_RECONNECT, type McpServerConfig } from './read-config.ts'
+import { DEFAULT_RECONNECT, startupTimeoutMs, type McpServerConfig } from './read-config.ts'
 import type { ServerRuntime } from './server-runtime.ts'
 
 /** How long closing may wait for an HTTP server to end its session before giving up on it. */
@@ -170,7 +170,7 @@ async function openClient(server: ServerRuntime): Promise<string | undefined> {
   })
   server.client = client
   try {
-    await client.connect(createTransport(server.config), { timeout: server.timeoutMs })
+    await client.connect(createTransport(server.config), { timeout: startupTimeoutMs(server.timeoutMs) })
   } catch (error) {
     await closeClient(server)
     return `could not connect: ${describeError(error)}`

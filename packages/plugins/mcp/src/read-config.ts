@@ -6,6 +6,13 @@ import { McpPluginError } from './errors.ts'
 /** The default for a server's `timeoutMs`: the MCP SDK's own request timeout. */
 export const DEFAULT_TIMEOUT_MS = 60_000
 
+/**
+ * The limit on the handshake and on listing tools: the server's `timeoutMs`, but never less than
+ * the default. A short `timeoutMs` is about tool calls; starting a server process (or `npx`
+ * fetching one) on a busy machine routinely takes seconds, and failing it then loses every tool.
+ */
+export const startupTimeoutMs = (timeoutMs: number): number => Math.max(timeoutMs, DEFAULT_TIMEOUT_MS)
+
 // No `__` inside and no `_` at either end: the first `__` of a tool name then always separates the
 // server from the tool, so two servers can never produce the same name.
 const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/
@@ -37,7 +44,7 @@ const httpUrl = z.string().refine(
   { message: 'must be an http: or https: URL' },
 )
 
-/** `false`: no `<server>__read_resource` tool even when the server declares `resources`. */
+/** `false`: no `mcp__<server>__read_resource` tool even when the server declares `resources`. */
 const resources = z.boolean().optional()
 
 const stdioServer = z.strictObject({
@@ -94,7 +101,7 @@ const httpServer = z.strictObject({
 
 export const DEFAULT_RECONNECT = { attempts: 8, baseDelayMs: 250, maxDelayMs: 5_000 } as const
 
-/** `{ servers: { [name]: stdio | http } }`; each server's tools are registered as `name__tool`. */
+/** `{ servers: { [name]: stdio | http } }`; each server's tools are registered as `mcp__name__tool`. */
 export const mcpConfigSchema = z.strictObject({
   servers: z
     .record(serverName, z.discriminatedUnion('transport', [stdioServer, httpServer]))

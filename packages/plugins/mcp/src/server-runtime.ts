@@ -6,7 +6,7 @@ export type McpServerState = 'connecting' | 'connected' | 'reconnecting' | 'fail
 
 /** One MCP tool registered as a dsh tool. */
 export interface RegisteredTool {
-  /** The name the model sees (`server__tool`). */
+  /** The name the model sees (`mcp__server__tool`). */
   readonly name: string
   /** The tool's name on the MCP server. */
   readonly mcpName: string
@@ -38,7 +38,7 @@ export interface ServerRuntime {
   /** Why connecting failed, or why the connection is closed. */
   reason: string | undefined
   tools: Map<string, RegisteredTool>
-  /** `<server>__read_resource`, registered while the server declares `resources`. */
+  /** `mcp__<server>__read_resource`, registered while the server declares `resources`. */
   resourceReader: RegisteredTool | undefined
   skipped: readonly SkippedTool[]
   /** The running tools/list sync, if any; `syncAgain` asks it to list once more when it ends. */

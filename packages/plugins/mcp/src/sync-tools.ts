@@ -7,6 +7,7 @@ import { describeError } from './describe-error.ts'
 import type { Envelope } from './envelope.ts'
 import { readListing, type ToolListing } from './read-listing.ts'
 import type { RegisteredTool, ServerRuntime, SkippedTool } from './server-runtime.ts'
+import { startupTimeoutMs } from './read-config.ts'
 import { toolName } from './tool-name.ts'
 
 /** Enough for any real server; a server whose cursors never end is cut off here (and logged). */
@@ -23,7 +24,7 @@ async function listTools(server: ServerRuntime): Promise<unknown[]> {
     const answer = await client.request(
       { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
       listAnswer,
-      { timeout: server.timeoutMs },
+      { timeout: startupTimeoutMs(server.timeoutMs) },
     )
     tools.push(...answer.tools)
     cursor = answer.nextCursor
@@ -60,7 +61,7 @@ function register(server: ServerRuntime, listing: ToolListing, name: string): Re
 export const READ_RESOURCE = 'read_resource'
 
 /**
- * A server that declares the `resources` capability gets one more tool, `<server>__read_resource`
+ * A server that declares the `resources` capability gets one more tool, `mcp__<server>__read_resource`
  * (`{ uri }` → `resources/read`), so a model handed a `resource_link` can follow it. A server tool
  * whose name becomes the same keeps it, and the reader is skipped.
  */

@@ -31,7 +31,7 @@ describe('server-everything (the official reference server) over stdio', () => {
     const { ctx } = await setup({ servers: { ev: everythingStdio() } })
     const oracle = await sdkClient()
     const [ours, theirs] = await Promise.all([
-      call(ctx, 'ev__simulate-research-query', { topic: 'tides' }),
+      call(ctx, 'mcp__ev__simulate-research-query', { topic: 'tides' }),
       (async () => {
         let last: unknown
         const stream = oracle.experimental.tasks.callToolStream(
@@ -52,14 +52,14 @@ describe('server-everything (the official reference server) over stdio', () => {
   it('T38: an aborted task-augmented call answers ABORTED and the server is sent tasks/cancel', async () => {
     const { ctx, logger } = await setup({ servers: { ev: everythingStdio() } })
     const abort = new AbortController()
-    const running = call(ctx, 'ev__simulate-research-query', { topic: 'tides' }, abort.signal)
+    const running = call(ctx, 'mcp__ev__simulate-research-query', { topic: 'tides' }, abort.signal)
     // the task exists once the server has answered tools/call; a poll later, abort
     await new Promise((resolve) => setTimeout(resolve, 300))
     abort.abort()
     const result = await running
     expect(result.isError && result.error.info?.code).toBe('ABORTED')
     // The next call on the same connection still works.
-    expect(text(await call(ctx, 'ev__echo', { message: 'after' }))).toBe('Echo: after')
+    expect(text(await call(ctx, 'mcp__ev__echo', { message: 'after' }))).toBe('Echo: after')
     expect(logger.entries.filter((entry) => entry.message.includes('tasks/cancel'))).toEqual([])
   })
 
@@ -67,15 +67,15 @@ describe('server-everything (the official reference server) over stdio', () => {
     const { ctx } = await setup({ servers: { ev: everythingStdio() } })
     const oracle = await sdkClient()
     const args = { location: 'Chicago' }
-    const ours = await call(ctx, 'ev__get-structured-content', args)
+    const ours = await call(ctx, 'mcp__ev__get-structured-content', args)
     const theirs = await oracle.callTool({ name: 'get-structured-content', arguments: args })
     expect(ours.isError).toBe(false)
     expect(!ours.isError && ours.value).toEqual(theirs.structuredContent)
     expect(ours.content).toEqual(theirs.content)
     const listed = (await oracle.listTools()).tools.find((tool) => tool.name === 'get-structured-content')
-    const tool = ctx.tools.get('ev__get-structured-content')
+    const tool = ctx.tools.get('mcp__ev__get-structured-content')
     expect(tool?.outputSchema).toEqual(listed?.outputSchema)
-    const schema = ctx.tools.schemas().find((entry) => entry.name === 'ev__get-structured-content')!
+    const schema = ctx.tools.schemas().find((entry) => entry.name === 'mcp__ev__get-structured-content')!
     const sdk = generateToolSdk([{ ...schema, outputSchema: tool?.outputSchema }])
     expect(sdk).toMatch(/temperature: number/)
     expect(sdk).toMatch(/conditions: string/)
@@ -84,7 +84,7 @@ describe('server-everything (the official reference server) over stdio', () => {
   it('T15: a resource_link a tool returned is followed with <server>__read_resource; a text/plain blob reaches the model as text', async () => {
     const { ctx, mcp } = await setup({ servers: { ev: everythingStdio() } })
     expect(mcp.servers()[0]?.tools).toContainEqual({
-      name: 'ev__read_resource',
+      name: 'mcp__ev__read_resource',
       mcpName: 'read_resource',
       readOnly: true,
     })
@@ -95,7 +95,7 @@ describe('server-everything (the official reference server) over stdio', () => {
     )
     expect(uris).toHaveLength(2)
     for (const uri of uris) {
-      const ours = await call(ctx, 'ev__read_resource', { uri })
+      const ours = await call(ctx, 'mcp__ev__read_resource', { uri })
       const [theirs] = (await oracle.readResource({ uri })).contents
       const body =
         'text' in theirs! ? theirs.text : Buffer.from(String(theirs!.blob), 'base64').toString('utf8')
@@ -103,10 +103,13 @@ describe('server-everything (the official reference server) over stdio', () => {
       expect(ours.content).toEqual([{ type: 'text', text: `[resource ${uri} (text/plain)]\n${body}` }])
       expect(ours.meta).toEqual({ mcp: { server: 'ev', tool: 'read_resource' } })
     }
-    const reference = await call(ctx, 'ev__get-resource-reference', { resourceType: 'Blob', resourceId: 2 })
+    const reference = await call(ctx, 'mcp__ev__get-resource-reference', {
+      resourceType: 'Blob',
+      resourceId: 2,
+    })
     expect(text(reference)).toContain('[resource demo://resource/dynamic/blob/2 (text/plain)]\nResource 2:')
     expect(text(reference)).not.toContain('binary data')
-    const missing = await call(ctx, 'ev__read_resource', { uri: 'demo://no/such/thing' })
+    const missing = await call(ctx, 'mcp__ev__read_resource', { uri: 'demo://no/such/thing' })
     expect(missing.isError && missing.error.info?.name).toBe(McpErrorNames.REQUEST_FAILED)
   })
 })
@@ -124,8 +127,8 @@ describe('server-everything over Streamable HTTP on 127.0.0.1', () => {
         },
       },
     })
-    expect(text(await call(ctx, 'ev__echo', { message: 'before' }))).toBe('Echo: before')
-    const running = call(ctx, 'ev__trigger-long-running-operation', { duration: 30, steps: 30 })
+    expect(text(await call(ctx, 'mcp__ev__echo', { message: 'before' }))).toBe('Echo: before')
+    const running = call(ctx, 'mcp__ev__trigger-long-running-operation', { duration: 30, steps: 30 })
     await new Promise((resolve) => setTimeout(resolve, 500))
     await http.kill()
     const interrupted = await running
@@ -136,7 +139,7 @@ describe('server-everything over Streamable HTTP on 127.0.0.1', () => {
     await http.restart()
     await mcp.idle()
     expect(mcp.servers()[0]?.state).toBe('connected')
-    expect(mcp.servers()[0]?.tools.map((tool) => tool.name)).toContain('ev__simulate-research-query')
-    expect(text(await call(ctx, 'ev__echo', { message: 'after' }))).toBe('Echo: after')
+    expect(mcp.servers()[0]?.tools.map((tool) => tool.name)).toContain('mcp__ev__simulate-research-query')
+    expect(text(await call(ctx, 'mcp__ev__echo', { message: 'after' }))).toBe('Echo: after')
   })
 })
