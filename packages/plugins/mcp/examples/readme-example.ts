@@ -37,7 +37,7 @@ console.log(ok.content) // [ { type: 'text', text: 'Oslo: 4°C, light rain' } ]
 // (a Code Mode program gets it typed as { celsius: number; sky: string }).
 const reading = await ctx.tools.execute({
   callId: 'c3',
-  name: 'weather__reading',
+  name: 'mcp__weather__reading',
   arguments: { city: 'Oslo' },
 })
 console.log(!reading.isError && reading.value) // { celsius: 4, sky: 'rain' }
