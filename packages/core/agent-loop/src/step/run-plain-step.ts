@@ -1,11 +1,11 @@
 import { toolCallsOf } from '@deepseek-ai/dsh-llm'
 import { callModel, type ModelOutcome } from './call-model.ts'
 import { awaitModelRetry } from './model-retry.ts'
-import { openStepBatch } from './open-step-batch.ts'
-import { recordToolContexts } from './record-tool-contexts.ts'
+import { openStepBatch } from '../step-batch/open-step-batch.ts'
+import { recordToolContexts } from '../log/record-tool-contexts.ts'
 import { stepApprovals } from './step-approvals.ts'
 import type { StepReport, StepRun } from './step-types.ts'
-import type { AssistantMessageEventData } from './types.ts'
+import type { AssistantMessageEventData } from '../base/types.ts'
 
 /**
  * A step without eager dispatch (a model without `stream`, or `eagerToolExecution: false`): the

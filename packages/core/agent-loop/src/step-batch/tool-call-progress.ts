@@ -3,7 +3,7 @@ import type { JsonObject, ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult, ToolRuntime } from '@deepseek-ai/dsh-tools'
 import { measureRecordedTimings } from './measure-recorded-timings.ts'
-import type { EagerDispatchFigures, ToolCallProgressEvent } from './types.ts'
+import type { EagerDispatchFigures, ToolCallProgressEvent } from '../base/types.ts'
 
 /** Turns scheduler hooks into `ToolCallProgressEvent`s with timings. */
 export interface ToolCallProgress {

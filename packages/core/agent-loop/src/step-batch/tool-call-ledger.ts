@@ -1,11 +1,11 @@
 import type { AnySession, ApprovalRequestEventData, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
-import { appendToolCall } from './append-tool-call.ts'
-import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
-import { appendToolResult } from './append-tool-result.ts'
-import type { RecordedCallBlock } from './create-call-id-allocator.ts'
-import { AgentLoopError } from './errors.ts'
-import { andThen, isPromiseLike, seqOf, type MaybePromise } from './maybe-async.ts'
+import { appendToolCall } from '../log/append-tool-call.ts'
+import { appendToolLateOutcome } from '../log/append-tool-late-outcome.ts'
+import { appendToolResult } from '../log/append-tool-result.ts'
+import type { RecordedCallBlock } from '../log/create-call-id-allocator.ts'
+import { AgentLoopError } from '../base/errors.ts'
+import { andThen, isPromiseLike, seqOf, type MaybePromise } from '../base/maybe-async.ts'
 
 /**
  * Where the assistant message holding the step's calls stands. `recorded`: it is in the session

@@ -1,7 +1,7 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { ApprovalAnswer, ToolCallApproval } from '@deepseek-ai/dsh-tools'
-import { openStepBatch } from './open-step-batch.ts'
-import { recordToolContexts } from './record-tool-contexts.ts'
+import { openStepBatch } from '../step-batch/open-step-batch.ts'
+import { recordToolContexts } from '../log/record-tool-contexts.ts'
 import { stepApprovals } from './step-approvals.ts'
 import type { StepReport, StepRun } from './step-types.ts'
 

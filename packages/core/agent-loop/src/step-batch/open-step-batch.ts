@@ -9,13 +9,12 @@ import {
   type ToolExecutionResult,
   type ToolRuntime,
 } from '@deepseek-ai/dsh-tools'
-import { createCallIdAllocator, type RecordedCallBlock } from './create-call-id-allocator.ts'
-import { AgentLoopError } from './errors.ts'
+import { createCallIdAllocator, type RecordedCallBlock } from '../log/create-call-id-allocator.ts'
+import { AgentLoopError } from '../base/errors.ts'
 import { createNestedCallRecorder } from './nested-call-recorder.ts'
-import type { AcceptContext } from './read-execute-tool-calls-options.ts'
 import { createToolCallLedger, type LedgerMessage } from './tool-call-ledger.ts'
 import { createToolCallProgress } from './tool-call-progress.ts'
-import type { EagerDispatchFigures, ToolCallProgressEvent } from './types.ts'
+import type { AcceptContext, EagerDispatchFigures, ToolCallProgressEvent } from '../base/types.ts'
 
 export interface StepBatchResult {
   /** One frozen result per call, in model order. */

@@ -1,9 +1,9 @@
 import type { AnySession, ToolCallEventData } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolBatchHooks, ToolExecutionInput } from '@deepseek-ai/dsh-tools'
-import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
-import { appendToolResult } from './append-tool-result.ts'
-import { AgentLoopError } from './errors.ts'
-import { isPromiseLike } from './maybe-async.ts'
+import { appendToolLateOutcome } from '../log/append-tool-late-outcome.ts'
+import { appendToolResult } from '../log/append-tool-result.ts'
+import { AgentLoopError } from '../base/errors.ts'
+import { isPromiseLike } from '../base/maybe-async.ts'
 import { measureRecordedTimings, type CallTimePoints } from './measure-recorded-timings.ts'
 
 /**
