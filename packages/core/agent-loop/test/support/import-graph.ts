@@ -67,7 +67,8 @@ export function houseProblems(graph: ImportGraph, order: readonly string[]): str
     for (const target of graph.get(file) ?? []) {
       if (!graph.has(target)) continue
       const seen = state.get(target)
-      if (seen === 'open') problems.push(`cycle: ${[...stack.slice(stack.indexOf(target)), target].join(' → ')}`)
+      if (seen === 'open')
+        problems.push(`cycle: ${[...stack.slice(stack.indexOf(target)), target].join(' → ')}`)
       else if (seen === undefined) visit(target)
     }
     stack.pop()
