@@ -1,10 +1,10 @@
 import type { AnySession, ApprovalRequestEventData, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { appendToolCall } from '../log/append-tool-call.ts'
-import { appendToolLateOutcome } from '../log/append-tool-late-outcome.ts'
 import { appendToolResult } from '../log/append-tool-result.ts'
 import { AgentLoopError } from '../base/errors.ts'
 import { andThen, isPromiseLike, seqOf, type MaybePromise } from '../base/maybe-async.ts'
+import { createLateOutcomeLedger } from './late-outcome-ledger.ts'
 import type { StepCall, StepCalls } from './step-calls.ts'
 
 /**
@@ -103,6 +103,7 @@ export function createToolCallLedger(options: {
   let land: (() => void) | undefined
   const landing = (): Promise<void> => (landed ??= new Promise<void>((resolve) => (land = resolve)))
   let settled = false
+  const lates = createLateOutcomeLedger({ session, turn, step, calls, lateFailed })
 
   const messageSeq = (): number | undefined => (message.kind === 'recorded' ? message.seq : undefined)
   const idOf = (index: number): string | number => list[index]?.block.id ?? index
@@ -178,42 +179,7 @@ export function createToolCallLedger(options: {
 
   const answer = (call: StepCall, resultSeq: number): void => {
     calls.answer(call, resultSeq)
-    const outcome = calls.takeHeld(call)
-    // Not awaited: a late outcome never holds up the next commit.
-    if (outcome !== undefined) void recordLate(call.index, outcome)
-  }
-
-  /** Records a late outcome; a failure goes to `lateFailed`. The promise never rejects. */
-  const recordLate = (index: number, outcome: LateToolOutcome): MaybePromise<void> => {
-    try {
-      const recorded = late(index, outcome)
-      if (recorded !== undefined)
-        return recorded.then(undefined, (error: unknown) => lateFailed(index, outcome, error))
-    } catch (error) {
-      lateFailed(index, outcome, error)
-    }
-    return undefined
-  }
-
-  const late = (index: number, outcome: LateToolOutcome): void | Promise<void> => {
-    const call = list[index]
-    if (call?.callSeq === undefined) {
-      throw new AgentLoopError({
-        code: 'INVALID_ARGUMENT',
-        kind: 'system',
-        message: `executeToolCalls: a late outcome for call ${index}, which was never recorded as tool/call`,
-      })
-    }
-    const seq = appendToolLateOutcome({
-      session,
-      turn,
-      step,
-      callId: call.block.id,
-      callSeq: call.callSeq,
-      resultSeq: call.resultSeq,
-      outcome,
-    })
-    return isPromiseLike(seq) ? seq.then(() => undefined) : undefined
+    lates.answered(call)
   }
 
   /** Held-back calls are recorded (or refused): results may follow now. */
@@ -280,20 +246,15 @@ export function createToolCallLedger(options: {
         message.kind !== 'refused' &&
         index < calls.announced
       ) {
-        calls.hold(call, outcome)
+        lates.hold(call, outcome)
         return
       }
-      return late(index, outcome)
+      return lates.record(index, outcome)
     },
 
     settle() {
       settled = true
-      const pending: Promise<void>[] = []
-      for (const { call, outcome } of calls.drainHeld()) {
-        const recorded = recordLate(call.index, outcome)
-        if (recorded !== undefined) pending.push(recorded)
-      }
-      if (pending.length > 0) return Promise.all(pending).then(() => undefined)
+      return lates.settle()
     },
 
     messageRecorded(seq) {
@@ -320,9 +281,7 @@ export function createToolCallLedger(options: {
       if (message.kind !== 'pending') return
       message = { kind: 'refused' }
       release()
-      for (const { call, outcome } of calls.drainHeld()) {
-        lateFailed(call.index, outcome, new Error('the assistant message of its step was not recorded'))
-      }
+      lates.refuse()
     },
 
     recordApprovalRequest(index, extra) {
