@@ -16,29 +16,34 @@ import { createTempDir } from './temp-dir.ts'
 
 const noContext = (): void => {}
 
-/** `ctx.tools.execute` of the trivial tool, with or without a declared `timeoutMs`, its body plain or `async`. */
-export function executeCase(options: {
-  readonly timeout: boolean
-  readonly async?: boolean
-}): TimedCase<ToolExecutionResult> {
+export type ExecuteShape = 'object' | 'timeout' | 'number'
+
+const executeTools: Record<
+  ExecuteShape,
+  { readonly tool: AddTool; readonly id: string; readonly label: string }
+> = {
+  object: { tool: 'add', id: 'dsh.execute', label: 'dsh ctx.tools.execute (async body returning an object)' },
+  timeout: {
+    tool: 'add_timeout',
+    id: 'dsh.execute.timeout',
+    label: 'dsh ctx.tools.execute, tool with timeoutMs (the timer is armed and cleared each call)',
+  },
+  number: {
+    tool: 'add_number',
+    id: 'dsh.execute.number',
+    label: 'dsh ctx.tools.execute, the cheapest shape (a plain function returning a number)',
+  },
+}
+
+/** `ctx.tools.execute` of the trivial tool in one of its shapes. */
+export function executeCase(shape: ExecuteShape): TimedCase<ToolExecutionResult> {
   const runtime = createDshRuntime()
-  const async = options.async === true
-  const name: AddTool = options.timeout
-    ? async
-      ? 'add_timeout_async'
-      : 'add_timeout'
-    : async
-      ? 'add_async'
-      : 'add'
-  const id = `dsh.execute${async ? '.async' : ''}${options.timeout ? '.timeout' : ''}`
-  const body = async ? ', async body' : ''
+  const { tool, id, label } = executeTools[shape]
   return {
     id,
-    label: options.timeout
-      ? `dsh ctx.tools.execute, tool with timeoutMs${body}`
-      : `dsh ctx.tools.execute${body}`,
+    label,
     callsPerOp: 1,
-    op: () => runtime.agent.tools.execute(callInput(name)),
+    op: () => runtime.agent.tools.execute(callInput(tool)),
     verify: (result) => expectSums('execute', [result], 1),
   }
 }

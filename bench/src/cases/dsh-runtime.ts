@@ -8,14 +8,15 @@ import {
   type ToolExecutionResult,
 } from '@deepseek-ai/dsh-tools'
 import { resolveAgentLoopConfig, type AgentLoopConfig } from '@deepseek-ai/dsh-agent-loop'
-import { RAW_ARGS, addBody, addBodyAsync, addSchema } from './floor.ts'
+import { RAW_ARGS, addBody, addNumberBody, addSchema, expectSum } from './floor.ts'
 
 /**
- * The trivial tool in its shapes: parallel-safe, exclusive (the default), parallel with a timeout;
- * the last two also with an `async` body (`…_async`), which makes the pipeline await a promise and,
- * with `timeoutMs`, arm the timer (a body returning a plain value has finished when it returns).
+ * The trivial tool in its shapes, each `async` and returning `{ sum }` (the shape users write):
+ * parallel-safe, exclusive (the default), parallel with a `timeoutMs` (the body returns a promise,
+ * so the timer is armed and cleared on every call); and `add_number`, the cheapest shape a tool can
+ * have (a plain function returning a number), kept as one reference row.
  */
-export type AddTool = 'add' | 'add_exclusive' | 'add_timeout' | 'add_async' | 'add_timeout_async'
+export type AddTool = 'add' | 'add_exclusive' | 'add_timeout' | 'add_number'
 
 /** The `ctx.agentLoop` service, with a session the bench swaps between rounds. */
 export interface BenchLoopService {
@@ -59,21 +60,11 @@ export function createDshRuntime(config: Partial<AgentLoopConfig> = {}): DshRunt
   )
   root.tools.register(
     defineTool({
-      name: 'add_async',
+      name: 'add_number',
       description,
       parameters: addSchema,
       isConcurrencySafe: () => true,
-      execute: addBodyAsync,
-    }),
-  )
-  root.tools.register(
-    defineTool({
-      name: 'add_timeout_async',
-      description,
-      parameters: addSchema,
-      isConcurrencySafe: () => true,
-      timeoutMs: 30_000,
-      execute: addBodyAsync,
+      execute: addNumberBody,
     }),
   )
   const agent = root.createScope({ name: 'agent' })
@@ -105,13 +96,14 @@ export function stepBlocks(step: number, name: AddTool, count: number): ToolCall
   return blocks
 }
 
-/** Throws unless every result is a success whose text is the sum. */
+/** Throws unless every result is a success carrying the sum (`{ sum: 3 }`, or 3 from `add_number`). */
 export function expectSums(where: string, results: readonly ToolExecutionResult[], count: number): void {
   if (results.length !== count) throw new Error(`${where}: expected ${count} results, got ${results.length}`)
   for (const result of results) {
-    const first = result.content[0]
-    if (result.isError || first?.type !== 'text' || first.text !== '3') {
-      throw new Error(`${where}: expected the text "3", got ${JSON.stringify(result)}`)
+    if (result.isError || result.content.length === 0) {
+      throw new Error(`${where}: expected a success with content, got ${JSON.stringify(result)}`)
     }
+    if (result.value === 3) continue
+    expectSum(where, result.value)
   }
 }

@@ -27,7 +27,8 @@ function modelTurn(): AIMessage {
  * with a `@langchain/core` `tool()` declaring a zod schema. No model call: the node is the tool step.
  */
 export function toolNodeCase(): TimedCase<{ messages: BaseMessage[] }> {
-  const add = tool((args: { a: number; b: number }) => String(addBody(args)), {
+  // A LangChain tool answers the model with text: the object is written as JSON, as dsh renders it.
+  const add = tool(async (args: { a: number; b: number }) => JSON.stringify(await addBody(args)), {
     name: 'add',
     description: 'Add two numbers',
     schema: addSchema,
@@ -40,9 +41,9 @@ export function toolNodeCase(): TimedCase<{ messages: BaseMessage[] }> {
     op: () => node.invoke({ messages: [modelTurn()] }) as Promise<{ messages: BaseMessage[] }>,
     verify: (output) => {
       const contents = output.messages.map((message) => message.content)
-      if (contents.length !== CALLS || contents.some((content) => content !== '3')) {
+      if (contents.length !== CALLS || contents.some((content) => content !== '{"sum":3}')) {
         throw new Error(
-          `langgraph: expected ${CALLS} results of "3", got ${JSON.stringify(contents.slice(0, 3))}…`,
+          `langgraph: expected ${CALLS} results of {"sum":3}, got ${JSON.stringify(contents.slice(0, 3))}…`,
         )
       }
     },

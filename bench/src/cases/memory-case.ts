@@ -24,11 +24,10 @@ const once = (value: number) => summarize([value])
 export async function runMemoryCase(
   options: BenchOptions,
   log: Log,
-  variant: { readonly timeout: boolean; readonly async?: boolean },
+  variant: { readonly timeout: boolean },
 ): Promise<CaseResult[]> {
   const runtime = createDshRuntime()
-  const async = variant.async === true
-  const name: AddTool = variant.timeout ? (async ? 'add_timeout_async' : 'add_timeout') : 'add'
+  const name: AddTool = variant.timeout ? 'add_timeout' : 'add'
   let step = 0
   const runSteps = async (count: number) => {
     for (let i = 0; i < count; i++) {
@@ -54,13 +53,13 @@ export async function runMemoryCase(
   const cpu = process.cpuUsage(cpuStart)
   const heapAfter = settledHeap()
   const calls = steps * STEP
-  const id = variant.timeout ? (async ? 'memory.timeout.async' : 'memory.timeout') : 'memory'
+  const id = variant.timeout ? 'memory.timeout' : 'memory'
   log(`${id}: heap growth ${((heapAfter - heapBefore) / calls).toFixed(2)} B/call over ${calls} calls`)
   return [
     {
       kind: 'figures',
       id,
-      label: `memory: ${calls} calls in steps of ${STEP}${variant.timeout ? `, tool with timeoutMs${async ? ', async body' : ''}` : ''}`,
+      label: `memory: ${calls} calls in steps of ${STEP}${variant.timeout ? ', tool with timeoutMs (timer armed)' : ''}`,
       figures: [
         {
           name: 'heap growth per call after forced GC',

@@ -12,7 +12,7 @@ import {
   type RunToolCallOutputItem,
 } from '@openai/agents-core'
 import type { TimedCase } from '../harness/measure-case.ts'
-import { RAW_ARGS, addBody, addSchema } from './floor.ts'
+import { RAW_ARGS, addBody, addSchema, expectSum } from './floor.ts'
 
 const CALLS = 100
 
@@ -84,9 +84,11 @@ export function agentsRunCase(): TimedCase<{
       if (outputs.length !== CALLS || result.finalOutput !== 'done') {
         throw new Error(`openai-agents: expected ${CALLS} tool outputs and "done", got ${outputs.length}`)
       }
-      const first = outputs[0]?.output
-      if (first !== 3 && first !== '3')
-        throw new Error(`openai-agents: expected 3, got ${JSON.stringify(first)}`)
+      // The runner keeps what the body returned, or its JSON text, depending on the output's kind.
+      for (const { output } of outputs) {
+        if (typeof output === 'string' && output.includes('"sum":3')) continue
+        expectSum('openai-agents', output)
+      }
     },
   }
 }

@@ -24,6 +24,7 @@ export type CaseDefinition =
     }
 
 const dsh = () => import('./dsh-cases.ts')
+const turns = () => import('./turn-cases.ts')
 
 const stepShapes: StepShape[] = []
 for (const calls of [10, 100] as const) {
@@ -37,25 +38,19 @@ export const CASES: readonly CaseDefinition[] = [
     id: 'dsh.execute',
     library: 'dsh',
     kind: 'timed',
-    load: async () => (await dsh()).executeCase({ timeout: false }),
+    load: async () => (await dsh()).executeCase('object'),
   },
   {
     id: 'dsh.execute.timeout',
     library: 'dsh',
     kind: 'timed',
-    load: async () => (await dsh()).executeCase({ timeout: true }),
+    load: async () => (await dsh()).executeCase('timeout'),
   },
   {
-    id: 'dsh.execute.async',
+    id: 'dsh.execute.number',
     library: 'dsh',
     kind: 'timed',
-    load: async () => (await dsh()).executeCase({ timeout: false, async: true }),
-  },
-  {
-    id: 'dsh.execute.async.timeout',
-    library: 'dsh',
-    kind: 'timed',
-    load: async () => (await dsh()).executeCase({ timeout: true, async: true }),
+    load: async () => (await dsh()).executeCase('number'),
   },
   { id: 'dsh.executeBatch.100', library: 'dsh', kind: 'timed', load: async () => (await dsh()).batchCase() },
   ...stepShapes.map((shape): CaseDefinition => ({
@@ -65,10 +60,40 @@ export const CASES: readonly CaseDefinition[] = [
     load: async () => (await dsh()).stepCase(shape),
   })),
   {
+    id: 'dsh.turn.100',
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await turns()).turnCase({ calls: 100 }),
+  },
+  ...([10, 1000] as const).map((tools): CaseDefinition => ({
+    id: `dsh.turn.10.tools.${tools}`,
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await turns()).turnCase({ calls: 10, tools }),
+  })),
+  {
+    id: 'dsh.conversation.10',
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await turns()).conversationCase({ turns: 10, calls: 10 }),
+  },
+  {
     id: 'ai-sdk.generateText.100',
     library: 'ai-sdk',
     kind: 'timed',
     load: async () => (await import('./ai-sdk-cases.ts')).generateTextCase(),
+  },
+  {
+    id: 'ai-sdk.turn.100',
+    library: 'ai-sdk',
+    kind: 'timed',
+    load: async () => (await import('./ai-sdk-cases.ts')).turnCase(),
+  },
+  {
+    id: 'ai-sdk.conversation.10',
+    library: 'ai-sdk',
+    kind: 'timed',
+    load: async () => (await import('./ai-sdk-cases.ts')).conversationCase({ turns: 10, calls: 10 }),
   },
   {
     id: 'openai-agents.run.100',
@@ -113,13 +138,6 @@ export const CASES: readonly CaseDefinition[] = [
     kind: 'figures',
     run: async (options, log) =>
       (await import('./memory-case.ts')).runMemoryCase(options, log, { timeout: true }),
-  },
-  {
-    id: 'memory.timeout.async',
-    library: 'dsh',
-    kind: 'figures',
-    run: async (options, log) =>
-      (await import('./memory-case.ts')).runMemoryCase(options, log, { timeout: true, async: true }),
   },
   ...(['memory', 'write', 'fsync'] as const).map((store): CaseDefinition => ({
     id: `store.append.${store}`,

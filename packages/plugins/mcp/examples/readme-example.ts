@@ -19,19 +19,23 @@ const mcp = mcpTools(ctx, {
 })
 const [weather] = await mcp.ready
 const names = weather?.tools.map((tool) => tool.name)
-console.log(weather?.state, names) // connected [ 'weather__forecast', 'weather__set_units' ]
+console.log(weather?.state, names) // connected [ 'mcp__weather__forecast', 'mcp__weather__set_units' ]
 
 // Ordinary tools from here on. readOnlyHint makes forecast parallel-safe; set_units is exclusive.
-const forecast = { callId: 'c0', name: 'weather__forecast', arguments: { city: 'Oslo' } }
-const setUnits = { callId: 'c0', name: 'weather__set_units', arguments: { units: 'celsius' } }
+const forecast = { callId: 'c0', name: 'mcp__weather__forecast', arguments: { city: 'Oslo' } }
+const setUnits = { callId: 'c0', name: 'mcp__weather__set_units', arguments: { units: 'celsius' } }
 console.log(ctx.tools.executionMode(forecast), ctx.tools.executionMode(setUnits)) // parallel exclusive
 
-const ok = await ctx.tools.execute({ callId: 'c1', name: 'weather__forecast', arguments: { city: 'Oslo' } })
+const ok = await ctx.tools.execute({
+  callId: 'c1',
+  name: 'mcp__weather__forecast',
+  arguments: { city: 'Oslo' },
+})
 console.log(ok.content) // [ { type: 'text', text: 'Oslo: 4°C, light rain' } ]
 
 const failed = await ctx.tools.execute({
   callId: 'c2',
-  name: 'weather__forecast',
+  name: 'mcp__weather__forecast',
   arguments: { city: 'Atlantis' },
 })
 console.log(failed.isError && failed.error.info) // { name: 'McpToolError', code: 'TOOL_FAILED' }

@@ -69,7 +69,7 @@ function checkContext(ctx: unknown): Context {
 
 /**
  * The MCP import plugin: connects to every configured MCP server and registers its tools in
- * `ctx`'s scope as ordinary tools named `server__tool`. Connecting is asynchronous: the tools appear
+ * `ctx`'s scope as ordinary tools named `mcp__server__tool`. Connecting is asynchronous: the tools appear
  * when each server is ready (`ready`). Returns the disposer (also run when the scope is disposed):
  * it unregisters the tools and closes every connection. See the README for names, schemas,
  * `list_changed`, error results and the reconnect policy.

@@ -58,7 +58,7 @@ const httpServer = z.strictObject({
   timeoutMs,
 })
 
-/** `{ servers: { [name]: stdio | http } }`; each server's tools are registered as `name__tool`. */
+/** `{ servers: { [name]: stdio | http } }`; each server's tools are registered as `mcp__name__tool`. */
 export const mcpConfigSchema = z.strictObject({
   servers: z
     .record(serverName, z.discriminatedUnion('transport', [stdioServer, httpServer]))

@@ -6,7 +6,7 @@ export type McpServerState = 'connecting' | 'connected' | 'failed' | 'closed'
 
 /** One MCP tool registered as a dsh tool. */
 export interface RegisteredTool {
-  /** The name the model sees (`server__tool`). */
+  /** The name the model sees (`mcp__server__tool`). */
   readonly name: string
   /** The tool's name on the MCP server. */
   readonly mcpName: string

@@ -100,12 +100,12 @@ describe('tool names', () => {
     .stringMatching(/^[A-Za-z0-9-]{1,10}(?:_[A-Za-z0-9-]{1,10}){0,2}$/)
     .filter((s) => s.length <= 32)
 
-  it('T1: every MCP name maps to a name the registry accepts, deterministically, prefixed by its server', () => {
+  it('T1: every MCP name maps to a name the registry accepts, deterministically, prefixed by mcp__ and its server (as Claude Code names them)', () => {
     fc.assert(
       fc.property(serverName, fc.string({ minLength: 1, maxLength: 200, unit: 'binary' }), (server, tool) => {
         const name = mcpToolName(server, tool)
         expect(name).toMatch(TOOL_NAME_RULE)
-        expect(name.startsWith(`${server}__`)).toBe(true)
+        expect(name.startsWith(`mcp__${server}__`)).toBe(true)
         expect(mcpToolName(server, tool)).toBe(name)
       }),
     )
@@ -114,7 +114,7 @@ describe('tool names', () => {
   it('T1: a name that is already valid and short enough is kept as it is', () => {
     fc.assert(
       fc.property(serverName, fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/), (server, tool) => {
-        expect(mcpToolName(server, tool)).toBe(`${server}__${tool}`)
+        expect(mcpToolName(server, tool)).toBe(`mcp__${server}__${tool}`)
       }),
     )
   })
@@ -126,6 +126,6 @@ describe('tool names', () => {
     expect(b).toHaveLength(64)
     expect(a).not.toBe(b)
     expect(a.slice(0, 55)).toBe(b.slice(0, 55))
-    expect(mcpToolName('srv', 'read.file/v2')).toBe('srv__read_file_v2')
+    expect(mcpToolName('srv', 'read.file/v2')).toBe('mcp__srv__read_file_v2')
   })
 })

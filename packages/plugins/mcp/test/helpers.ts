@@ -101,7 +101,7 @@ export const text = (result: ToolExecutionResult): string =>
 
 /** The fixture's recorded events, read over MCP. */
 export async function events(ctx: Context, server = 'fx'): Promise<string[]> {
-  const result = await call(ctx, `${server}__events`)
+  const result = await call(ctx, `mcp__${server}__events`)
   if (result.isError) throw new Error(`events failed: ${result.error.message}`)
   return (result.value as { events: string[] }).events
 }

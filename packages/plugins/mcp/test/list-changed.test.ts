@@ -24,46 +24,46 @@ describe.each(Object.keys(transports) as (keyof typeof transports)[])('list_chan
     ctx.on('tools/change', (change) => {
       changes.push(change)
     })
-    expect(ctx.tools.get('fx__dyn_a')).toBeUndefined()
+    expect(ctx.tools.get('mcp__fx__dyn_a')).toBeUndefined()
 
-    await call(ctx, 'fx__mutate', { add: ['dyn_a', 'dyn_b'] })
+    await call(ctx, 'mcp__fx__mutate', { add: ['dyn_a', 'dyn_b'] })
     await mcp.idle()
-    expect(text(await call(ctx, 'fx__dyn_a'))).toBe('dynamic dyn_a')
-    expect(ctx.tools.get('fx__dyn_b')?.description).toBe('dynamic dyn_b')
-    const echo = ctx.tools.get('fx__echo')
+    expect(text(await call(ctx, 'mcp__fx__dyn_a'))).toBe('dynamic dyn_a')
+    expect(ctx.tools.get('mcp__fx__dyn_b')?.description).toBe('dynamic dyn_b')
+    const echo = ctx.tools.get('mcp__fx__echo')
 
-    await call(ctx, 'fx__mutate', { describe: ['dyn_a'] })
+    await call(ctx, 'mcp__fx__mutate', { describe: ['dyn_a'] })
     await mcp.idle()
-    expect(ctx.tools.get('fx__dyn_a')?.description).toBe('dynamic dyn_a (changed)')
-    expect(ctx.tools.get('fx__dyn_a')?.parameters).toEqual({
+    expect(ctx.tools.get('mcp__fx__dyn_a')?.description).toBe('dynamic dyn_a (changed)')
+    expect(ctx.tools.get('mcp__fx__dyn_a')?.parameters).toEqual({
       type: 'object',
       properties: { extra: { type: 'number' } },
       required: ['extra'],
     })
     // Unchanged tools are left alone: the same definition object, never re-registered.
-    expect(ctx.tools.get('fx__echo')).toBe(echo)
+    expect(ctx.tools.get('mcp__fx__echo')).toBe(echo)
 
-    await call(ctx, 'fx__mutate', { remove: ['dyn_b'] })
+    await call(ctx, 'mcp__fx__mutate', { remove: ['dyn_b'] })
     await mcp.idle()
-    expect(ctx.tools.get('fx__dyn_b')).toBeUndefined()
-    const gone = await call(ctx, 'fx__dyn_b')
+    expect(ctx.tools.get('mcp__fx__dyn_b')).toBeUndefined()
+    const gone = await call(ctx, 'mcp__fx__dyn_b')
     expect(gone.isError && gone.error.info?.code).toBe('UNKNOWN_TOOL')
     expect(mcp.servers()[0]?.tools.map((tool) => tool.mcpName)).toContain('dyn_a')
 
     const touched = (reason: ToolsChange['reason']) =>
       changes.filter((change) => change.reason === reason).flatMap((change) => change.names)
-    expect(touched('register')).toEqual(['fx__dyn_a', 'fx__dyn_b', 'fx__dyn_a'])
-    expect(touched('unregister')).toEqual(['fx__dyn_a', 'fx__dyn_b'])
+    expect(touched('register')).toEqual(['mcp__fx__dyn_a', 'mcp__fx__dyn_b', 'mcp__fx__dyn_a'])
+    expect(touched('unregister')).toEqual(['mcp__fx__dyn_a', 'mcp__fx__dyn_b'])
   })
 
   it('T13: a call in flight when its tool is removed still gets its one result', async () => {
     const { ctx, mcp } = await setup({ servers: { fx: await transports[transport]() } })
-    const pending = call(ctx, 'fx__slow', { id: 'r' })
-    await call(ctx, 'fx__await_event', { event: 'slow:start:r' })
-    await call(ctx, 'fx__mutate', { remove: ['slow'] })
+    const pending = call(ctx, 'mcp__fx__slow', { id: 'r' })
+    await call(ctx, 'mcp__fx__await_event', { event: 'slow:start:r' })
+    await call(ctx, 'mcp__fx__mutate', { remove: ['slow'] })
     await mcp.idle()
-    expect(ctx.tools.get('fx__slow')).toBeUndefined()
-    await call(ctx, 'fx__release', { id: 'r' })
+    expect(ctx.tools.get('mcp__fx__slow')).toBeUndefined()
+    await call(ctx, 'mcp__fx__release', { id: 'r' })
     expect(await pending).toEqual({
       isError: false,
       content: [{ type: 'text', text: 'slow r released' }],

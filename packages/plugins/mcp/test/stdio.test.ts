@@ -18,20 +18,20 @@ function watchRejections(): { readonly seen: unknown[]; stop(): void } {
 }
 
 describe('registration over stdio', () => {
-  it('T4: registers the server tools as ordinary scoped tools named server__tool, each valid for the registry', async () => {
+  it('T4: registers the server tools as ordinary scoped tools named mcp__server__tool, each valid for the registry', async () => {
     const { ctx, mcp } = await setup({ servers: { fx: stdioServer() } })
     const [status] = mcp.servers()
     expect(status?.state).toBe('connected')
     const names = ctx.tools.list().map((tool) => tool.name)
-    expect(names).toContain('fx__echo')
-    expect(names).toContain('fx__files_read')
+    expect(names).toContain('mcp__fx__echo')
+    expect(names).toContain('mcp__fx__files_read')
     for (const name of names) expect(name).toMatch(TOOL_NAME_RULE)
-    const long = names.find((name) => name.startsWith('fx__long_'))
+    const long = names.find((name) => name.startsWith('mcp__fx__long_'))
     expect(long).toHaveLength(64)
     expect(status?.tools.find((tool) => tool.name === long)?.mcpName).toBe(`long_${'x'.repeat(70)}`)
-    const echo = ctx.tools.schemas().find((schema) => schema.name === 'fx__echo')
+    const echo = ctx.tools.schemas().find((schema) => schema.name === 'mcp__fx__echo')
     expect(echo).toEqual({
-      name: 'fx__echo',
+      name: 'mcp__fx__echo',
       description: 'Echo a text',
       parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     })
@@ -43,9 +43,9 @@ describe('registration over stdio', () => {
     const reasons = Object.fromEntries(status!.skipped.map((skip) => [skip.tool, skip.reason]))
     expect(reasons.bad_schema).toMatch(/parameters are not a valid JSON Schema .*properties\/x\/type/)
     expect(reasons.not_object).toBe('its inputSchema must have type "object" at the root, got "string"')
-    expect(ctx.tools.get('fx__bad_schema')).toBeUndefined()
-    expect(ctx.tools.get('fx__not_object')).toBeUndefined()
-    expect(ctx.tools.get('fx__echo')).toBeDefined()
+    expect(ctx.tools.get('mcp__fx__bad_schema')).toBeUndefined()
+    expect(ctx.tools.get('mcp__fx__not_object')).toBeUndefined()
+    expect(ctx.tools.get('mcp__fx__echo')).toBeDefined()
     const warnings = logger.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.message)
     expect(warnings).toContain(`MCP server "fx": skipped tool "bad_schema": ${reasons.bad_schema}`)
     expect(warnings).toContain(`MCP server "fx": skipped tool "not_object": ${reasons.not_object}`)
@@ -54,12 +54,12 @@ describe('registration over stdio', () => {
   it('T11: two MCP names that sanitize to one dsh name: the first listed keeps it, the other is skipped and says why', async () => {
     const { ctx, mcp } = await setup({ servers: { fx: stdioServer() } })
     const [status] = mcp.servers()
-    expect(status?.tools.find((tool) => tool.name === 'fx__files_read')?.mcpName).toBe('files.read')
+    expect(status?.tools.find((tool) => tool.name === 'mcp__fx__files_read')?.mcpName).toBe('files.read')
     expect(status?.skipped).toContainEqual({
       tool: 'files_read',
-      reason: 'its name becomes "fx__files_read", which tool "files.read" of this server already has',
+      reason: 'its name becomes "mcp__fx__files_read", which tool "files.read" of this server already has',
     })
-    const result = await call(ctx, 'fx__files_read')
+    const result = await call(ctx, 'mcp__fx__files_read')
     expect(text(result)).toBe('ran files.read')
     expect(result.meta).toEqual({ mcp: { server: 'fx', tool: 'files.read' } })
   })
@@ -71,27 +71,34 @@ describe('registration over stdio', () => {
     const { defineTool } = await import('@deepseek-ai/dsh-tools')
     const { z } = await import('zod/v4')
     ctx.tools.register(
-      defineTool({ name: 'fx__echo', description: 'mine', parameters: z.object({}), execute: () => 'mine' }),
+      defineTool({
+        name: 'mcp__fx__echo',
+        description: 'mine',
+        parameters: z.object({}),
+        execute: () => 'mine',
+      }),
       { registrant: 'someone else' },
     )
     const { mcp } = await setup({ servers: { fx: stdioServer() } }, { ctx })
     const [status] = mcp.servers()
     expect(status?.state).toBe('connected')
-    expect(status?.skipped.find((skip) => skip.tool === 'echo')?.reason).toMatch(/fx__echo.*someone else/)
-    expect(status?.tools.map((tool) => tool.name)).toContain('fx__fail')
-    expect(ctx.tools.get('fx__echo')?.description).toBe('mine')
+    expect(status?.skipped.find((skip) => skip.tool === 'echo')?.reason).toMatch(
+      /mcp__fx__echo.*someone else/,
+    )
+    expect(status?.tools.map((tool) => tool.name)).toContain('mcp__fx__fail')
+    expect(ctx.tools.get('mcp__fx__echo')?.description).toBe('mine')
   })
 })
 
 describe('results over stdio', () => {
   it('T15: a success maps text content, and structuredContent becomes the value', async () => {
     const { ctx } = await setup({ servers: { fx: stdioServer() } })
-    expect(await call(ctx, 'fx__echo', { text: 'hi' })).toEqual({
+    expect(await call(ctx, 'mcp__fx__echo', { text: 'hi' })).toEqual({
       isError: false,
       content: [{ type: 'text', text: 'hi' }],
       meta: { mcp: { server: 'fx', tool: 'echo' } },
     })
-    const structured = await call(ctx, 'fx__structured')
+    const structured = await call(ctx, 'mcp__fx__structured')
     expect(structured.isError).toBe(false)
     expect(!structured.isError && structured.value).toEqual({ total: 3 })
     expect(text(structured)).toBe('{"total":3}')
@@ -99,7 +106,7 @@ describe('results over stdio', () => {
 
   it('T16: isError from the server is an error result named McpToolError with code TOOL_FAILED and the server content', async () => {
     const { ctx } = await setup({ servers: { fx: stdioServer() } })
-    const result = await call(ctx, 'fx__fail')
+    const result = await call(ctx, 'mcp__fx__fail')
     expect(result).toEqual({
       isError: true,
       content: [{ type: 'text', text: 'it broke' }],
@@ -112,19 +119,19 @@ describe('results over stdio', () => {
 
   it('T16: a JSON-RPC error answer is McpRequestFailed, and the connection stays usable', async () => {
     const { ctx, mcp } = await setup({ servers: { fx: stdioServer() } })
-    const result = await call(ctx, 'fx__rpc_error')
+    const result = await call(ctx, 'mcp__fx__rpc_error')
     expect(result.isError && result.error).toEqual({
       message:
         'MCP server "fx" could not run tool "rpc_error": MCP error -32602: the server refused this call',
       info: { name: McpErrorNames.REQUEST_FAILED, code: 'TOOL_FAILED' },
     })
     expect(mcp.servers()[0]?.state).toBe('connected')
-    expect(text(await call(ctx, 'fx__echo', { text: 'fine' }))).toBe('fine')
+    expect(text(await call(ctx, 'mcp__fx__echo', { text: 'fine' }))).toBe('fine')
   })
 
   it('T14: every kind of MCP content reaches the result: images as images, resources and audio as text notes', async () => {
     const { ctx } = await setup({ servers: { fx: stdioServer() } })
-    const result = await call(ctx, 'fx__media')
+    const result = await call(ctx, 'mcp__fx__media')
     expect(result.content).toEqual([
       { type: 'text', text: 'a picture:' },
       { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
@@ -142,7 +149,7 @@ describe('results over stdio', () => {
 
   it('T1: arguments are checked against the server schema before anything is sent', async () => {
     const { ctx } = await setup({ servers: { fx: stdioServer() } })
-    const result = await call(ctx, 'fx__echo', { text: 42 })
+    const result = await call(ctx, 'mcp__fx__echo', { text: 42 })
     expect(result.isError && result.error.info?.code).toBe('INVALID_ARGUMENTS')
     expect(await events(ctx)).not.toContain('call:echo')
   })
@@ -153,9 +160,9 @@ describe('failures over stdio', () => {
     const rejections = watchRejections()
     try {
       const { ctx, mcp, logger } = await setup({ servers: { fx: stdioServer() } })
-      const inFlight = call(ctx, 'fx__slow', { id: 'beside' })
-      await call(ctx, 'fx__await_event', { event: 'slow:start:beside' })
-      const crashed = await call(ctx, 'fx__crash')
+      const inFlight = call(ctx, 'mcp__fx__slow', { id: 'beside' })
+      await call(ctx, 'mcp__fx__await_event', { event: 'slow:start:beside' })
+      const crashed = await call(ctx, 'mcp__fx__crash')
       const expected = {
         name: McpErrorNames.SERVER_CLOSED,
         code: 'TOOL_FAILED',
@@ -166,11 +173,11 @@ describe('failures over stdio', () => {
       )
       const beside = await inFlight
       expect(beside.isError && beside.error.info).toEqual(expected)
-      const later = await call(ctx, 'fx__echo', { text: 'anyone there?' })
+      const later = await call(ctx, 'mcp__fx__echo', { text: 'anyone there?' })
       expect(later.isError && later.error.info).toEqual(expected)
       expect(mcp.servers()[0]).toMatchObject({ state: 'closed', reason: 'its process exited' })
       // The tools stay registered: the model reads why they fail instead of seeing them vanish.
-      expect(ctx.tools.get('fx__echo')).toBeDefined()
+      expect(ctx.tools.get('mcp__fx__echo')).toBeDefined()
       expect(logger.entries.map((entry) => entry.message)).toContain(
         `MCP server "fx" is closed: its process exited; its ${mcp.servers()[0]!.tools.length} tools answer McpServerClosed from now on (no automatic reconnect)`,
       )
@@ -183,16 +190,16 @@ describe('failures over stdio', () => {
   it('T38: an abort is forwarded as notifications/cancelled: the server sees it and the call answers ABORTED', async () => {
     const { ctx } = await setup({ servers: { fx: stdioServer() } })
     const controller = new AbortController()
-    const pending = call(ctx, 'fx__slow', { id: 'a' }, controller.signal)
-    await call(ctx, 'fx__await_event', { event: 'slow:start:a' })
+    const pending = call(ctx, 'mcp__fx__slow', { id: 'a' }, controller.signal)
+    await call(ctx, 'mcp__fx__await_event', { event: 'slow:start:a' })
     controller.abort(new Error('the user pressed stop'))
     const result = await pending
     expect(result.isError && result.error.info?.code).toBe('ABORTED')
-    const seen = await call(ctx, 'fx__await_event', { event: 'slow:cancelled:a' })
+    const seen = await call(ctx, 'mcp__fx__await_event', { event: 'slow:cancelled:a' })
     expect(text(seen)).toBe('seen slow:cancelled:a')
     expect(await events(ctx)).not.toContain('slow:released:a')
     // The connection is still good after a cancellation.
-    expect(text(await call(ctx, 'fx__echo', { text: 'still here' }))).toBe('still here')
+    expect(text(await call(ctx, 'mcp__fx__echo', { text: 'still here' }))).toBe('still here')
   })
 
   it('T38: a long-lived caller signal keeps no listener from finished calls, so a later abort cancels nothing', async () => {
@@ -202,18 +209,18 @@ describe('failures over stdio', () => {
     await setup({ servers: { fx: stdioServer() } }, { ctx })
     const turn = new AbortController()
     for (let i = 0; i < 12; i++) {
-      expect(text(await call(ctx, 'fx__echo', { text: `#${i}` }, turn.signal))).toBe(`#${i}`)
+      expect(text(await call(ctx, 'mcp__fx__echo', { text: `#${i}` }, turn.signal))).toBe(`#${i}`)
     }
     expect(getEventListeners(turn.signal, 'abort')).toHaveLength(0)
   })
 
   it('T17: a server that does not answer within timeoutMs: McpTimeout with code TIMEOUT, and the server is told to cancel', async () => {
     const { ctx } = await setup({ servers: { fx: stdioServer(2_000) } })
-    expect(ctx.tools.get('fx__slow')?.timeoutMs).toBe(2_000)
-    const result = await call(ctx, 'fx__slow', { id: 't' })
+    expect(ctx.tools.get('mcp__fx__slow')?.timeoutMs).toBe(2_000)
+    const result = await call(ctx, 'mcp__fx__slow', { id: 't' })
     expect(result.isError && result.error.info).toEqual({ name: McpErrorNames.TIMEOUT, code: 'TIMEOUT' })
     expect(result.meta).toEqual({ mcp: { server: 'fx', tool: 'slow' } })
-    expect(text(await call(ctx, 'fx__await_event', { event: 'slow:cancelled:t' }))).toBe(
+    expect(text(await call(ctx, 'mcp__fx__await_event', { event: 'slow:cancelled:t' }))).toBe(
       'seen slow:cancelled:t',
     )
   })
@@ -223,12 +230,12 @@ describe('failures over stdio', () => {
     const ctx = createContext({ logger })
     installTools(ctx, { enforceTimeouts: false })
     await setup({ servers: { fx: stdioServer(2_000) } }, { ctx })
-    const result = await call(ctx, 'fx__slow', { id: 'sdk' })
+    const result = await call(ctx, 'mcp__fx__slow', { id: 'sdk' })
     expect(result.isError && result.error.info).toEqual({ name: McpErrorNames.TIMEOUT, code: 'TIMEOUT' })
     expect(result.isError && result.error.message).toBe(
       'MCP server "fx" did not answer tool "slow" within 2000 ms.',
     )
-    expect(text(await call(ctx, 'fx__await_event', { event: 'slow:cancelled:sdk' }))).toBe(
+    expect(text(await call(ctx, 'mcp__fx__await_event', { event: 'slow:cancelled:sdk' }))).toBe(
       'seen slow:cancelled:sdk',
     )
   })
@@ -256,7 +263,7 @@ describe('concurrency from annotations', () => {
     const { ctx } = await setup({ servers: { fx: stdioServer(20_000) } })
     const input = (id: string, waitFor: string) => ({
       callId: id,
-      name: 'fx__probe',
+      name: 'mcp__fx__probe',
       arguments: { id, waitFor },
     })
     expect(ctx.tools.executionMode(input('a', 'b'))).toBe('parallel')
@@ -270,7 +277,7 @@ describe('concurrency from annotations', () => {
 
   it('T22: tools without readOnlyHint are exclusive: one call ends before the next starts', async () => {
     const { ctx } = await setup({ servers: { fx: stdioServer() } })
-    const input = (id: string) => ({ callId: id, name: 'fx__probe_rw', arguments: { id } })
+    const input = (id: string) => ({ callId: id, name: 'mcp__fx__probe_rw', arguments: { id } })
     expect(ctx.tools.executionMode(input('c'))).toBe('exclusive')
     const results = await ctx.tools.executeBatch([input('c'), input('d')])
     expect(results.map((result) => result.isError)).toEqual([false, false])
@@ -282,11 +289,11 @@ describe('concurrency from annotations', () => {
 describe('dispose', () => {
   it('T13: dispose unregisters the tools, answers the call in flight with McpServerClosed, and the server process exits', async () => {
     const { ctx, mcp } = await setup({ servers: { fx: stdioServer() } })
-    const pid = Number(text(await call(ctx, 'fx__pid')))
-    const pending = call(ctx, 'fx__slow', { id: 'd' })
-    await call(ctx, 'fx__await_event', { event: 'slow:start:d' })
+    const pid = Number(text(await call(ctx, 'mcp__fx__pid')))
+    const pending = call(ctx, 'mcp__fx__slow', { id: 'd' })
+    await call(ctx, 'mcp__fx__await_event', { event: 'slow:start:d' })
     mcp()
-    expect(ctx.tools.list().filter((tool) => tool.name.startsWith('fx__'))).toEqual([])
+    expect(ctx.tools.list().filter((tool) => tool.name.startsWith('mcp__fx__'))).toEqual([])
     const result = await pending
     expect(result.isError && result.error.info).toEqual({
       name: McpErrorNames.SERVER_CLOSED,
@@ -305,9 +312,9 @@ describe('dispose', () => {
     installTools(root)
     const agent = root.createScope({ name: 'agent' })
     const { mcp } = await setup({ servers: { fx: stdioServer() } }, { ctx: agent })
-    expect(agent.tools.get('fx__echo')).toBeDefined()
-    expect(root.tools.get('fx__echo')).toBeUndefined()
-    const pid = Number(text(await call(agent, 'fx__pid')))
+    expect(agent.tools.get('mcp__fx__echo')).toBeDefined()
+    expect(root.tools.get('mcp__fx__echo')).toBeUndefined()
+    const pid = Number(text(await call(agent, 'mcp__fx__pid')))
     agent.dispose()
     await mcp.closed
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/)

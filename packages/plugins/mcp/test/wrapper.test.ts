@@ -28,10 +28,10 @@ describe('the result wrapper', () => {
       createMetricsWrapper((metric) => outcomes.push(`${metric.toolName}:${metric.outcome}`)),
     )
     await setup({ servers: { fx: stdioServer() } }, { ctx })
-    await call(ctx, 'fx__fail')
-    await call(ctx, 'fx__structured')
+    await call(ctx, 'mcp__fx__fail')
+    await call(ctx, 'mcp__fx__structured')
     expect(seen).toEqual([{ name: McpErrorNames.TOOL_ERROR, code: 'TOOL_FAILED' }, { total: 3 }])
-    expect(outcomes).toEqual(['fx__fail:TOOL_FAILED', 'fx__structured:ok'])
+    expect(outcomes).toEqual(['mcp__fx__fail:TOOL_FAILED', 'mcp__fx__structured:ok'])
   })
 
   it('T14: a value that merely looks like an envelope, from any other tool, passes unchanged', async () => {

@@ -18,7 +18,8 @@ export type PermissionVerdict =
 
 /**
  * One thing a call touches, decided on its own: a path argument, one simple command of a shell
- * command line, an argument that could not be read, or — for a call with none of these — the call.
+ * command line, a URL argument, an argument that could not be read, or — for a call with none of
+ * these — the call.
  */
 export type PermissionSubject =
   | { readonly kind: 'call' }
@@ -29,27 +30,45 @@ export type PermissionSubject =
       readonly value: string
       /** Absolute, lexically normalized: what globs are compared with. */
       readonly normalized: string
+      /**
+       * With `followSymlinks`, where the path leads once links are followed (when that differs):
+       * a deny or ask rule matching either path applies; an allow rule must match both.
+       */
+      readonly resolved?: string
     }
   | {
       readonly kind: 'command'
       readonly argument: string
       /** The text of this simple command. */
       readonly value: string
-      /** Its words after quote removal: what prefixes are compared with. */
+      /** Its words after quote removal (assignments first; a word the shell computes as written). */
       readonly words: readonly string[]
       /** Why allow rules cannot vouch for it, or null. */
       readonly opaque: string | null
       /**
-       * The words deny and ask rules compare: keywords, wrappers (`sudo`, `env`, …), assignments and
-       * the program's directory dropped. Null when the program cannot be known from the text
-       * (`$CMD`, `"$(which rm)"`): then every deny and ask rule about commands matches.
+       * Why it may run code its text does not show (a program the shell computes, `eval "$x"`,
+       * arithmetic on a variable, a shell reading standard input …), or null. Every deny and ask
+       * rule about commands matches a hidden command, no allow does, and it is at least asked.
        */
-      readonly denyWords: readonly string[] | null
+      readonly hidden: string | null
+      /**
+       * The word sequences deny and ask rules compare: the command itself and each command a
+       * wrapper runs (`sudo -u root rm -rf /` is also `rm -rf /`), the program reduced to its name.
+       */
+      readonly readings: readonly (readonly string[])[]
+    }
+  | {
+      readonly kind: 'url'
+      readonly argument: string
+      /** As given. */
+      readonly value: string
+      /** Its host, as the WHATWG URL parser reads it (lower case, punycode): what domains are compared with. */
+      readonly host: string
     }
   | {
       readonly kind: 'unreadable'
       readonly argument: string
-      readonly expected: 'path' | 'command'
+      readonly expected: 'path' | 'command' | 'url'
       /** What could not be read, e.g. `an instance of Date is not a path`. */
       readonly problem: string
     }
@@ -69,10 +88,26 @@ export type ComparedValues =
       readonly kind: 'command'
       readonly toolName: string
       readonly toolGlob: string
-      /** The command's words as this rule reads them (deny and ask rules look past `sudo`, `env`, …). */
+      /** The command's words as this rule read them (deny and ask rules look past `sudo`, `env`, …). */
       readonly words: readonly string[]
       readonly prefix: readonly string[]
       readonly match: 'prefix' | 'exact'
+    }
+  | {
+      readonly kind: 'pattern'
+      readonly toolName: string
+      readonly toolGlob: string
+      /** The command's words as this rule read them. */
+      readonly words: readonly string[]
+      /** The Claude Code command pattern (`npm run test *`). */
+      readonly pattern: string
+    }
+  | {
+      readonly kind: 'domain'
+      readonly toolName: string
+      readonly toolGlob: string
+      readonly host: string
+      readonly domain: string
     }
   | {
       readonly kind: 'unreadable'
@@ -97,7 +132,7 @@ export interface SubjectExplanation {
   readonly decision: PermissionDecision
   /** The rule whose decision stands, or null when no rule matched and the default decided. */
   readonly decidedBy: RuleMatch | null
-  /** Each layer's first matching rule for this subject (null: none matched). */
+  /** The rule that decides in each layer for this subject (null: none matched). */
   readonly layers: { readonly [L in LayerName]: RuleMatch | null }
 }
 

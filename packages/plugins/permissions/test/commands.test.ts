@@ -5,7 +5,15 @@ import { createPermissionEngine, splitCommand, type PermissionRule } from '@deep
 const parts = (command: string) => {
   const split = splitCommand(command)
   if (!split.ok) throw new Error(split.problem)
-  return split.parts.map((p) => (p.opaque === undefined ? p.words : { words: p.words, opaque: p.opaque }))
+  return split.parts.map((p) =>
+    p.opaque === undefined && p.hidden === undefined
+      ? p.words
+      : {
+          words: p.words,
+          ...(p.opaque === undefined ? {} : { opaque: p.opaque }),
+          ...(p.hidden === undefined ? {} : { hidden: p.hidden }),
+        },
+  )
 }
 
 function shell(rules: Omit<PermissionRule, 'tool'>[], layer: 'project' | 'deployment' = 'project') {
@@ -18,7 +26,8 @@ function shell(rules: Omit<PermissionRule, 'tool'>[], layer: 'project' | 'deploy
   return (command: unknown) => engine.decide({ toolName: 'bash', args: { command } }).type
 }
 
-describe('splitCommand', () => {
+// Property tests: the limit only keeps a hang from stalling the run; a loaded machine needs seconds.
+describe('splitCommand', { timeout: 30_000 }, () => {
   it('P3: blanks, quotes and backslashes are read as a shell reads them', () => {
     expect(parts('rm  -rf\t/')).toEqual([['rm', '-rf', '/']])
     expect(parts(`'r'm "-"rf \\/`)).toEqual([['rm', '-rf', '/']])
@@ -40,49 +49,73 @@ describe('splitCommand', () => {
       ['g'],
       ['h'],
     ])
-    expect(parts(';; ;')).toEqual([])
+    // As in bash, ";;" belongs to "case" only.
+    expect(splitCommand(';; ;')).toEqual({ ok: false, problem: 'it has an unexpected ";;"' })
   })
 
   it('P3: substitutions and subshells run too: they are parts of their own and make their command opaque', () => {
+    const computed = (word: string) => `a word the shell computes (${JSON.stringify(word)})`
     expect(parts('echo $(rm -rf /)')).toEqual([
       ['rm', '-rf', '/'],
-      { words: ['echo', '$(…)'], opaque: 'a command substitution' },
+      { words: ['echo', '$(rm -rf /)'], opaque: computed('$(rm -rf /)') },
     ])
     expect(parts('echo "x `id` y"')).toEqual([
       ['id'],
-      { words: ['echo', 'x `…` y'], opaque: 'a command substitution' },
+      { words: ['echo', '"x `id` y"'], opaque: computed('"x `id` y"') },
     ])
     expect(parts('diff <(ls a) >(tee b)')).toEqual([
       ['ls', 'a'],
       ['tee', 'b'],
-      { words: ['diff', '<(…)', '>(…)'], opaque: 'a process substitution' },
+      { words: ['diff', '<(ls a)', '>(tee b)'], opaque: computed('<(ls a)') },
     ])
-    expect(parts('(cd x && rm y)')).toEqual([['cd', 'x'], ['rm', 'y'], { words: [], opaque: 'a subshell' }])
+    expect(parts('(cd x && rm y)')).toEqual([
+      ['cd', 'x'],
+      ['rm', 'y'],
+    ])
     expect(parts('echo ${x:-$(rm y)}')).toEqual([
       ['rm', 'y'],
-      { words: ['echo', '${…}'], opaque: 'a parameter expansion' },
+      { words: ['echo', '${x:-$(rm y)}'], opaque: computed('${x:-$(rm y)}') },
     ])
     expect(parts("echo '$(not run)'")).toEqual([['echo', '$(not run)']])
   })
 
   it('P3: expansions, file redirections, assignments and glob command names are opaque', () => {
-    expect(parts('echo $HOME')).toEqual([{ words: ['echo', '$HOME'], opaque: 'a parameter expansion' }])
-    expect(parts(`echo $'\\x72m'`)).toEqual([{ words: ['echo', "$'…'"], opaque: 'ANSI-C quoting' }])
+    expect(parts('echo $HOME')).toEqual([
+      { words: ['echo', '$HOME'], opaque: 'a word the shell computes ("$HOME")' },
+    ])
+    // ANSI-C quoting is decoded as bash decodes it.
+    expect(parts(`echo $'\\x72m'`)).toEqual([['echo', 'rm']])
     expect(parts('echo x > /etc/passwd')).toEqual([
       { words: ['echo', 'x'], opaque: 'a redirection to or from a file' },
     ])
     expect(parts('cat < secret')).toEqual([{ words: ['cat'], opaque: 'a redirection to or from a file' }])
-    expect(parts('cat <<EOF')).toEqual([{ words: ['cat'], opaque: 'a redirection to or from a file' }])
+    // A here-document is the command's input, not a file.
+    expect(parts('cat <<EOF\nhello\nEOF')).toEqual([['cat']])
     expect(parts('LD_PRELOAD=x.so git status')).toEqual([
-      { words: ['LD_PRELOAD=x.so', 'git', 'status'], opaque: 'an environment assignment' },
+      {
+        words: ['LD_PRELOAD=x.so', 'git', 'status'],
+        opaque: 'an environment assignment',
+        hidden: 'an assignment to LD_PRELOAD',
+      },
     ])
+    // Through env and sudo the assignment reaches the command they run.
+    for (const [command, name] of [
+      ['env -i PATH=/tmp/x git status', 'PATH'],
+      ['sudo -u root LD_PRELOAD=x.so id', 'LD_PRELOAD'],
+    ] as const) {
+      expect(splitCommand(command)).toMatchObject({
+        ok: true,
+        parts: [{ hidden: `an assignment to ${name}` }],
+      })
+    }
+    expect(splitCommand('env FOO=1 git status')).toMatchObject({ ok: true, parts: [{ hidden: undefined }] })
     expect(parts('/bin/r? -rf /')).toEqual([
       {
         words: ['/bin/r?', '-rf', '/'],
-        opaque: 'a command name the shell computes (an expansion, a glob, a brace list or ~)',
+        hidden: 'the shell computes the program ("/bin/r?")',
       },
     ])
-    expect(parts('echo >')).toEqual([{ words: ['echo'], opaque: 'a redirection without a target' }])
+    expect(splitCommand('echo >')).toEqual({ ok: false, problem: 'it has a redirection without a target' })
   })
 
   it('P3: descriptor duplication, /dev/null and here-strings are harmless redirections', () => {
@@ -109,14 +142,14 @@ describe('splitCommand', () => {
   })
 
   it('P3: plain words joined by any separators split back into the same commands', () => {
-    const word = fc.string({
-      minLength: 1,
-      maxLength: 8,
-      unit: fc.constantFrom('a', 'z', '-', '.', '/', '_', '=', '#'),
-    })
+    const word = fc
+      .string({ minLength: 1, maxLength: 8, unit: fc.constantFrom('a', 'z', '-', '.', '/', '_', '=', '#') })
+      // A "#" that starts a word starts a comment (see the comment property below).
+      .filter((w) => !w.startsWith('#'))
     const command = fc
       .array(word, { minLength: 1, maxLength: 4 })
-      .filter((w) => !/^[A-Za-z_]\w*=/.test(w[0]!))
+      // A program word names a file (not "/"; not ".", which sources its argument), and is no assignment.
+      .filter((w) => !/^[A-Za-z_]\w*=/.test(w[0]!) && !w[0]!.endsWith('/') && w[0] !== '.')
     const separator = fc.constantFrom(';', ' ; ', '&&', ' || ', '|', '|&', '&', '\n')
     fc.assert(
       fc.property(fc.array(fc.tuple(command, separator), { minLength: 1, maxLength: 5 }), (chain) => {
@@ -129,21 +162,41 @@ describe('splitCommand', () => {
   it('P3: any word single-quoted reads back as itself', () => {
     fc.assert(
       fc.property(
-        fc.array(
-          fc.string({ maxLength: 10 }).filter((s) => !s.includes("'")),
-          { minLength: 1, maxLength: 5 },
-        ),
+        fc
+          .array(
+            fc.string({ maxLength: 10 }).filter((s) => !s.includes("'")),
+            { minLength: 1, maxLength: 5 },
+          )
+          // A program word names a file (not "" or "…/").
+          .filter((w) => w[0] !== '' && !w[0]!.endsWith('/')),
         (words) => {
           const split = splitCommand(words.map((w) => `'${w}'`).join(' '))
-          // A leading word shaped like NAME=value counts as an assignment even when quoted: stricter than a shell.
-          const opaque = /^[A-Za-z_]\w*\+?=/.test(words[0]!) ? 'an environment assignment' : undefined
-          expect(split).toEqual({
-            ok: true,
-            parts: [{ text: expect.any(String), words, opaque, denyWords: expect.any(Array) }],
-          })
+          // Quoted, `NAME=value` is no assignment (bash runs a program of that name).
+          expect(split).toMatchObject({ ok: true, parts: [{ words, opaque: undefined, hidden: undefined }] })
         },
       ),
     )
+  })
+
+  it('P3: a "#" where a word starts is a comment to the end of the line, whatever quotes follow it', () => {
+    fc.assert(
+      fc.property(
+        fc.string({
+          maxLength: 12,
+          unit: fc.constantFrom('a', "'", '"', '`', '$', '(', ')', '\\', ';', '#', ' '),
+        }),
+        fc.constantFrom('', ';', ' ', '&&'),
+        (comment, before) => {
+          const line = `echo ok${before === '&&' ? ' && echo two' : before} #${comment}\ncurl evil`
+          const split = splitCommand(line)
+          expect(split.ok && split.parts.map((p) => p.words[0])).toEqual(
+            before === '&&' ? ['echo', 'echo', 'curl'] : ['echo', 'curl'],
+          )
+        },
+      ),
+    )
+    // Not at the start of a word it is a plain character.
+    expect(parts('echo a#b \\#c "#d"')).toEqual([['echo', 'a#b', '#c', '#d']])
   })
 })
 
@@ -235,11 +288,46 @@ describe('command rules', () => {
     expect(decide('echo $HOME')).toBe('ask')
     expect(decide('ls ~')).toBe('allow')
     const split = splitCommand('$CMD -rf /')
-    expect(split.ok && split.parts[0]!.denyWords).toBeNull()
-    expect(splitCommand('sudo FOO=1 /bin/rm -rf /')).toMatchObject({
-      ok: true,
-      parts: [{ denyWords: ['rm', '-rf', '/'] }],
-    })
+    expect(split.ok && split.parts[0]!.hidden).toBe('the shell computes the program ("$CMD")')
+    const wrapped = splitCommand('sudo FOO=1 /bin/rm -rf /')
+    expect(wrapped.ok && wrapped.parts[0]!.readings.map((r) => [r.via, r.words.map((w) => w.value)])).toEqual(
+      [
+        [[], ['sudo', 'FOO=1', '/bin/rm', '-rf', '/']],
+        [['sudo'], ['rm', '-rf', '/']],
+      ],
+    )
+  })
+
+  it('P10: what cannot be read, or may run code its text does not show, is never allowed: not by a whole-tool allow, not by the default', () => {
+    const engine = (defaultDecision: 'allow' | 'deny', extra: PermissionRule[] = []) =>
+      createPermissionEngine({
+        workspaceRoot: '/repo',
+        defaultDecision,
+        toolArguments: { bash: { command: 'command' }, read_file: { paths: ['path'] } },
+        layers: { deployment: extra, project: [{ decision: 'allow', tool: ['bash', 'read_file'] }] },
+      })
+    const lenient = engine('allow')
+    const strict = engine('deny')
+    const denying = engine('allow', [{ decision: 'deny', tool: 'bash', command: 'never-run' }])
+    for (const command of [
+      "echo 'open",
+      '$CMD x',
+      'eval "$x"',
+      'echo x | sh',
+      "printf -v 'a[$(id)]' x",
+      'echo $((x+1))',
+    ]) {
+      const call = { toolName: 'bash', args: { command } }
+      expect([
+        command,
+        lenient.decide(call).type,
+        strict.decide(call).type,
+        denying.decide(call).type,
+      ]).toEqual([command, 'ask', 'deny', 'deny'])
+    }
+    expect(lenient.decide({ toolName: 'read_file', args: { path: new Date(0) } }).type).toBe('ask')
+    // What can be read is allowed as usual.
+    expect(lenient.decide({ toolName: 'bash', args: { command: 'echo $HOME > out' } }).type).toBe('allow')
   })
 
   it('P3: commandMatch exact covers that command line only', () => {

@@ -22,7 +22,7 @@ describe('rule validation', () => {
           { decision: 'allow', tool: 'x' },
           { decision: 'allow', tool: 'bash', pahts: 'src' },
         ]),
-        'project rule 1: Unrecognized key: "pahts" (a rule has decision, tool, paths, command, commandMatch, reason)',
+        'project rule 1: Unrecognized key: "pahts" (a rule has decision, tool, paths, command, commandMatch, domains, rule, projectRoot, source, reason)',
       ],
       [
         withRule('deployment', [{ decision: 'deny', tool: 'bash', command: ['rm', 'git status; rm'] }]),
@@ -30,11 +30,11 @@ describe('rule validation', () => {
       ],
       [
         withRule('deployment', [{ decision: 'deny', tool: 'bash', command: 'npm run test:*' }]),
-        'deployment rule 0: command: write the prefix without ":*" (every prefix already covers what follows it) (got the string "npm run test:*")',
+        'deployment rule 0: command: write the prefix without ":*" (every prefix already covers what follows it), or use the Claude Code syntax: { "rule": "Bash(npm run test:*)" } (got the string "npm run test:*")',
       ],
       [
         withRule('deployment', [{ decision: 'deny', tool: 'bash', command: 'echo $(id)' }]),
-        'deployment rule 0: command: a command prefix must be plain words (it has a command substitution) (got the string "echo $(id)")',
+        'deployment rule 0: command: a command prefix must be plain words (it has a word the shell computes ("$(id)")) (got the string "echo $(id)")',
       ],
       [
         withRule('session', [{ decision: 'deny', tool: 3 }]),
@@ -58,7 +58,7 @@ describe('rule validation', () => {
       ],
       [
         withRule('project', [{ decision: 'deny', tool: 'a', paths: 'x', command: 'y' }]),
-        'project rule 0: command: a rule narrows by paths or by command, not both; write two rules (got the string "y")',
+        'project rule 0: command: a rule narrows by one of paths, command and domains, not paths and command; write two rules (got the string "y")',
       ],
       [
         withRule('project', [{ decision: 'deny', tool: 'a', commandMatch: 'exact' }]),
@@ -152,7 +152,7 @@ describe('rule validation', () => {
       [
         { workspaceRoot: '/r', toolArguments: { '!bash': { command: 'c' }, x: {}, y: { paths: [] } } },
         'config.toolArguments.!bash: invalid key: negated globs ("!…") are not supported; ' +
-          'config.toolArguments.x: declare paths, command, or both (got an object); ' +
+          'config.toolArguments.x: declare paths, command, url, or several (got an object); ' +
           'config.toolArguments.y.paths: Too small: expected array to have >=1 items (got an array of length 0)',
       ],
       [

@@ -6,17 +6,18 @@ import {
   createPermissionEngine,
   type LayerName,
   type PermissionDecision,
+  type PermissionEngineConfig,
   type PermissionRule,
 } from '@deepseek-ai/dsh-permissions'
 
 type Layers = Partial<Record<LayerName, PermissionRule[]>>
 
-const engineWith = (layers: Layers, defaultDecision: PermissionDecision = 'ask') =>
+const engineWith = (layers: Layers, options: PermissionDecision | Partial<PermissionEngineConfig> = 'ask') =>
   createPermissionEngine({
     workspaceRoot: '/repo',
-    defaultDecision,
     toolArguments: { read_file: { paths: ['path'] }, bash: { command: 'command' } },
     layers,
+    ...(typeof options === 'string' ? { defaultDecision: options } : options),
   })
 
 const read = (path: string) => ({ toolName: 'read_file', args: { path } })
@@ -32,24 +33,62 @@ function thrown(fn: () => unknown): PermissionsError {
 }
 
 describe('within a layer', () => {
-  it('P4: the first matching rule wins, so an earlier rule is an exception to a later one', () => {
-    const engine = engineWith({
-      project: [
-        { decision: 'allow', tool: 'read_file', paths: 'secrets/README.md' },
-        { decision: 'deny', tool: 'read_file', paths: 'secrets' },
-        { decision: 'allow', tool: 'read_file' },
-      ],
-    })
+  it("P4: within a layer a deny beats an ask beats an allow, whatever the order of the rules (Claude Code's order)", () => {
+    const rules: PermissionRule[] = [
+      { decision: 'allow', tool: 'bash', command: 'git' },
+      { decision: 'ask', tool: 'bash', command: 'git commit' },
+      { decision: 'deny', tool: 'bash', command: 'git push' },
+    ]
+    for (const order of [rules, [...rules].reverse(), [rules[1]!, rules[0]!, rules[2]!]]) {
+      const engine = createPermissionEngine({
+        workspaceRoot: '/repo',
+        toolArguments: { bash: { command: 'command' } },
+        layers: { project: order },
+      })
+      const bash = (command: string) => engine.decide({ toolName: 'bash', args: { command } }).type
+      expect([bash('git status'), bash('git commit -m x'), bash('git push origin main')]).toEqual([
+        'allow',
+        'ask',
+        'deny',
+      ])
+      const explained = engine.explain({ toolName: 'bash', args: { command: 'git push' } })
+      // The reason names the rule by its index as written.
+      expect(explained.subjects[0]!.decidedBy!.index).toBe(order.indexOf(rules[2]!))
+    }
+  })
+
+  it('P4: with ruleOrder "first-match" the first matching rule wins, so an earlier rule is an exception to a later one', () => {
+    const engine = engineWith(
+      {
+        project: [
+          { decision: 'allow', tool: 'read_file', paths: 'secrets/README.md' },
+          { decision: 'deny', tool: 'read_file', paths: 'secrets' },
+          { decision: 'allow', tool: 'read_file' },
+        ],
+      },
+      { ruleOrder: { project: 'first-match' } },
+    )
     expect(engine.decide(read('secrets/README.md')).type).toBe('allow')
     expect(engine.decide(read('secrets/key')).type).toBe('deny')
     expect(engine.decide(read('src/a.ts')).type).toBe('allow')
-    const reordered = engineWith({
+    const reordered = engineWith(
+      {
+        project: [
+          { decision: 'deny', tool: 'read_file', paths: 'secrets' },
+          { decision: 'allow', tool: 'read_file', paths: 'secrets/README.md' },
+        ],
+      },
+      { ruleOrder: 'first-match' },
+    )
+    expect(reordered.decide(read('secrets/README.md')).type).toBe('deny')
+    // The default order: the deny wins whatever its place.
+    const strict = engineWith({
       project: [
-        { decision: 'deny', tool: 'read_file', paths: 'secrets' },
         { decision: 'allow', tool: 'read_file', paths: 'secrets/README.md' },
+        { decision: 'deny', tool: 'read_file', paths: 'secrets' },
       ],
     })
-    expect(reordered.decide(read('secrets/README.md')).type).toBe('deny')
+    expect(strict.decide(read('secrets/README.md')).type).toBe('deny')
   })
 
   it('P4: tool globs match names; a rule for another tool never matches', () => {
@@ -79,7 +118,8 @@ describe('within a layer', () => {
   })
 })
 
-describe('across layers', () => {
+// Property tests: the limit only keeps a hang from stalling the run; a loaded machine needs seconds.
+describe('across layers', { timeout: 30_000 }, () => {
   it('P4: a deny in any layer beats an allow in any other, whatever their precedence', () => {
     const deny: PermissionRule = { decision: 'deny', tool: 'read_file', paths: '.env' }
     const allow: PermissionRule = { decision: 'allow', tool: 'read_file' }
@@ -163,7 +203,8 @@ describe('across layers', () => {
       ['session', 0],
     ])
     const mixed = engine.explain({ toolName: 'bash', args: { command: 'git status; ls; curl x | sh' } })
-    expect(mixed.subjects.map((s) => s.decision)).toEqual(['allow', 'ask', 'deny', 'ask'])
+    // `sh` reading its code from a pipe may run anything: the deny about curl covers it too.
+    expect(mixed.subjects.map((s) => s.decision)).toEqual(['allow', 'ask', 'deny', 'deny'])
     expect(mixed.decision).toBe('deny')
     expect(mixed.decisiveSubject).toBe(2)
   })

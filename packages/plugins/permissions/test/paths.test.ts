@@ -57,7 +57,8 @@ const tricked = (segments: readonly string[]) =>
       }),
     )
 
-describe('normalizePath', () => {
+// Property tests: the limit only keeps a hang from stalling the run; a loaded machine needs seconds.
+describe('normalizePath', { timeout: 30_000 }, () => {
   it('P2: reads relative paths against the root and resolves ., .., // and trailing slashes', () => {
     expect(norm('src/a.ts')).toBe('/work/repo/src/a.ts')
     expect(norm('./src//a.ts/')).toBe('/work/repo/src/a.ts')
@@ -135,7 +136,8 @@ describe('normalizePath', () => {
   })
 })
 
-describe('segment matching', () => {
+// Property tests: the limit only keeps a hang from stalling the run; a loaded machine needs seconds.
+describe('segment matching', { timeout: 30_000 }, () => {
   it('P2: matching segment by segment is the plain recursive definition, and agrees with picomatch without ** (property)', () => {
     const options = (caseSensitive: boolean) => ({ dot: true, windows: false, nocase: !caseSensitive })
     // The definition, exponential but obviously right: a glob covers a path when it matches the
@@ -223,7 +225,8 @@ describe('segment matching', () => {
   })
 })
 
-describe('path rules', () => {
+// Property tests: the limit only keeps a hang from stalling the run; a loaded machine needs seconds.
+describe('path rules', { timeout: 30_000 }, () => {
   it('P2: a deny on a directory covers every path under it, whatever ./, //, .. and trailing-slash tricks', () => {
     fc.assert(
       fc.property(

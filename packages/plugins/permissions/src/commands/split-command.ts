@@ -1,255 +1,57 @@
-import {
-  endWord as endWord_,
-  finishPart,
-  markOpaque as markOpaque_,
-  newPart,
-  type CommandPart,
-  type PartState,
-} from './command-part.ts'
+import { parseShell } from '../shell/parse-shell.ts'
+import { analyzeCommand } from './analyze-command.ts'
+import type { CommandPart } from './command-part.ts'
 
-export type { CommandPart } from './command-part.ts'
+export type { CommandPart, CommandReading } from './command-part.ts'
 
 export type SplitCommand =
   | { readonly ok: true; readonly parts: readonly CommandPart[] }
   | { readonly ok: false; readonly problem: string }
 
-/** Unquoted characters that make a word something the shell computes (glob, brace, tilde). */
-const EXPANDING = new Set(['*', '?', '[', ']', '{', '}', '~'])
-/** Characters with no meaning to the lexer, matched as a run from `lastIndex`. */
-const ORDINARY_RUN = /[^ \t\n;&|<>()'"\\$`*?[\]{}~]+/y
-const PARAMETER_START = /[A-Za-z0-9_@*#?$!-]/
+/** Code strings run by code strings (`eval "eval '…'"`) are read this deep, no deeper. */
+const MAX_CODE_DEPTH = 16
+/** A command line longer than this is not read (it fails closed). */
+export const MAX_COMMAND_LENGTH = 1024 * 1024
 
-/** Deeper nesting of substitutions and subshells is refused rather than recursed into. */
-const MAX_NESTING = 64
+class Unreadable extends Error {}
 
-class SyntaxProblem extends Error {}
+function split(command: string, depth: number, out: CommandPart[], origin?: CommandPart): void {
+  const parsed = parseShell(command)
+  if (!parsed.ok) throw new Unreadable(parsed.problem)
+  for (const shellCommand of parsed.commands) {
+    const analyzed = analyzeCommand(shellCommand, origin)
+    if ('problem' in analyzed) throw new Unreadable(analyzed.problem)
+    out.push(analyzed.part)
+    for (const { code } of analyzed.nested) {
+      if (depth >= MAX_CODE_DEPTH) throw new Unreadable(`code strings nested deeper than ${MAX_CODE_DEPTH}`)
+      try {
+        split(code.word.value, depth + 1, out, analyzed.part)
+      } catch (error) {
+        if (error instanceof Unreadable)
+          throw new Unreadable(`${error.message} in the code ${code.runner} runs`)
+        throw error
+      }
+    }
+  }
+}
 
 /**
- * Splits a shell command line into the simple commands it runs, as a POSIX shell would read it:
- * quotes and backslashes are removed (`'r'm`, `\rm` and `r""m` are all `rm`), runs of blanks
- * separate words, and `;`, `&&`, `||`, `|`, `|&`, `&` and newlines separate commands. Commands
- * inside `$(…)`, backticks, `<(…)`, `>(…)` and `( … )` are parts of their own (they run too), and
- * the command containing them is opaque. A line the shell would reject (an unterminated quote or
- * substitution, an unmatched `)`) is a problem, never a guess.
- *
- * Where it departs from a shell it is stricter, never looser: `#` starts no comment (text after
- * it is still split and checked), and a leading word shaped like `NAME=value` counts as an
- * environment assignment even when quoted.
+ * Splits a shell command line into the simple commands it can run, as bash 5.2 reads it: every
+ * command of every list, pipeline, branch, loop and function body, inside `$(…)`, backticks
+ * (nested ones too), `<(…)`, `>(…)`, here-documents and `${…}`, and inside the code strings that
+ * `eval`, `bash -c`, `sh -c`, `trap`, `mapfile -C`, `watch` and `flock -c` run. Comments are
+ * comments. A line bash would reject, or that uses what this reader does not model, is a
+ * problem, never a guess.
  */
 export function splitCommand(command: string): SplitCommand {
-  const s = command
-  const n = s.length
-  let i = 0
-  let depth = 0
+  if (command.length > MAX_COMMAND_LENGTH) {
+    return { ok: false, problem: `it is longer than ${MAX_COMMAND_LENGTH} characters` }
+  }
   const parts: CommandPart[] = []
-  let part: PartState = newPart(0, true)
-
-  const markOpaque = (why: string): void => markOpaque_(part, why)
-  const append = (text: string): void => {
-    part.word = (part.word ?? '') + text
-  }
-  const endWord = (): void => endWord_(part)
-  const endPart = (end: number): void => {
-    const finished = finishPart(part, s, end)
-    if (finished !== undefined) parts.push(finished)
-    part = newPart(end, part.collect)
-  }
-
-  /** Lexes a nested command list up to `terminator`; its commands become parts when `collect`. */
-  function nested(terminator: string, collect: boolean, what: string): void {
-    if (++depth > MAX_NESTING) throw new SyntaxProblem(`substitutions nested deeper than ${MAX_NESTING}`)
-    const outer = part
-    part = newPart(i, collect)
-    const closed = lex(terminator)
-    if (!closed) throw new SyntaxProblem(`an unterminated ${what}`)
-    part = outer
-    depth--
-  }
-
-  function readDollar(inDoubleQuotes: boolean): void {
-    const next = s[i + 1]
-    const expands =
-      next === '(' ||
-      next === '{' ||
-      (next !== undefined && PARAMETER_START.test(next)) ||
-      ((next === "'" || next === '"') && !inDoubleQuotes)
-    if (expands) part.wordExpanding = true
-    if (next === '(') {
-      markOpaque('a command substitution')
-      i += 2
-      nested(')', true, 'command substitution "$("')
-      append('$(…)')
-    } else if (next === '{') {
-      markOpaque('a parameter expansion')
-      i += 2
-      // The words inside ${…} are not a command, but a substitution inside them still runs.
-      nested('}', false, 'parameter expansion "${"')
-      append('${…}')
-    } else if (next === "'" && !inDoubleQuotes) {
-      markOpaque('ANSI-C quoting')
-      i += 2
-      while (i < n && s[i] !== "'") i += s[i] === '\\' ? 2 : 1
-      if (i >= n) throw new SyntaxProblem(`an unterminated ANSI-C quote "$'"`)
-      i++
-      append("$'…'")
-    } else if (next !== undefined && (PARAMETER_START.test(next) || (next === '"' && !inDoubleQuotes))) {
-      markOpaque('a parameter expansion')
-      append('$')
-      i++
-    } else {
-      append('$')
-      i++
-    }
-  }
-
-  function readBacktick(): void {
-    part.wordExpanding = true
-    markOpaque('a command substitution')
-    i++
-    nested('`', true, 'backtick substitution')
-    append('`…`')
-  }
-
-  /** Returns true when it stopped at `terminator`, false at the end of the input. */
-  function lex(terminator: string | undefined): boolean {
-    while (i < n) {
-      const c = s[i]!
-      if (c === terminator) {
-        endPart(i)
-        i++
-        return true
-      }
-      switch (c) {
-        case ' ':
-        case '\t':
-          endWord()
-          i++
-          break
-        case '\n':
-        case ';':
-          endPart(i)
-          i++
-          break
-        case '&':
-          if (s[i + 1] === '>') {
-            endWord()
-            i += s[i + 2] === '>' ? 3 : 2
-            part.redirect = { op: '&>' }
-          } else {
-            endPart(i)
-            i += s[i + 1] === '&' ? 2 : 1
-          }
-          break
-        case '|':
-          endPart(i)
-          i += s[i + 1] === '|' || s[i + 1] === '&' ? 2 : 1
-          break
-        case '<':
-        case '>':
-          if (s[i + 1] === '(') {
-            markOpaque('a process substitution')
-            part.wordExpanding = true
-            i += 2
-            nested(')', true, `process substitution "${c}("`)
-            append(`${c}(…)`)
-            break
-          }
-          if (part.word !== undefined && !(/^\d+$/.test(part.word) && !part.wordQuoted)) endWord()
-          part.word = undefined
-          part.wordExpanding = false
-          part.wordQuoted = false
-          {
-            let op = c
-            i++
-            while (i < n && op.length < 3 && (s[i] === '<' || s[i] === '>' || s[i] === '&' || s[i] === '|')) {
-              op += s[i]
-              i++
-            }
-            part.redirect = { op }
-          }
-          break
-        case '(':
-          markOpaque('a subshell')
-          endWord()
-          i++
-          nested(')', true, 'subshell "("')
-          break
-        case ')':
-          throw new SyntaxProblem('an unmatched ")"')
-        case "'": {
-          const close = s.indexOf("'", i + 1)
-          if (close < 0) throw new SyntaxProblem('an unterminated single quote')
-          append(s.slice(i + 1, close))
-          part.wordQuoted = true
-          i = close + 1
-          break
-        }
-        case '"':
-          i++
-          part.wordQuoted = true
-          append('')
-          while (i < n && s[i] !== '"') {
-            const d = s[i]!
-            if (d === '\\' && i + 1 < n) {
-              const escaped = s[i + 1]!
-              if (escaped === '\n') i += 2
-              else if ('$`"\\'.includes(escaped)) {
-                append(escaped)
-                i += 2
-              } else {
-                append('\\')
-                i++
-              }
-            } else if (d === '$') readDollar(true)
-            else if (d === '`') readBacktick()
-            else {
-              append(d)
-              i++
-            }
-          }
-          if (i >= n) throw new SyntaxProblem('an unterminated double quote')
-          i++
-          break
-        case '\\':
-          if (i + 1 >= n) {
-            append('\\')
-            i++
-          } else if (s[i + 1] === '\n') i += 2
-          else {
-            append(s[i + 1]!)
-            part.wordQuoted = true
-            i += 2
-          }
-          break
-        case '$':
-          readDollar(false)
-          break
-        case '`':
-          readBacktick()
-          break
-        default: {
-          if (EXPANDING.has(c)) {
-            part.wordExpanding = true
-            append(c)
-            i++
-            break
-          }
-          // A run of ordinary characters is appended at once.
-          ORDINARY_RUN.lastIndex = i
-          ORDINARY_RUN.test(s)
-          append(s.slice(i, ORDINARY_RUN.lastIndex))
-          i = ORDINARY_RUN.lastIndex
-        }
-      }
-    }
-    endPart(n)
-    return false
-  }
-
   try {
-    lex(undefined)
+    split(command, 0, parts)
   } catch (error) {
-    if (error instanceof SyntaxProblem) return { ok: false, problem: `it has ${error.message}` }
+    if (error instanceof Unreadable) return { ok: false, problem: `it has ${error.message}` }
     throw error
   }
   return { ok: true, parts }

@@ -1,13 +1,25 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
+import { compileClaudeSpecifier } from '../claude/compile-claude-specifier.ts'
+import type { BashPattern } from '../claude/compile-bash-pattern.ts'
+import { parseClaudeRule } from '../claude/parse-claude-rule.ts'
 import { parseCommandPrefix } from '../commands/match-command.ts'
 import { compilePathPattern, type CompiledPathPattern } from '../paths/compile-path-pattern.ts'
 import { compileGlob } from '../paths/glob.ts'
 import type { PathContext } from '../paths/normalize-path.ts'
 import type { LayerName, PermissionDecision, PermissionRule } from '../rules/rule-schema.ts'
+import { normalizeHost } from '../urls/normalize-domain.ts'
 
 export interface CompiledPrefix {
   readonly text: string
   readonly words: readonly string[]
+}
+
+export interface CompiledDomain {
+  readonly text: string
+  /** The normalized host, without a leading `*.`. */
+  readonly host: string
+  /** `*.host`: subdomains of `host`, not `host` itself. */
+  readonly subdomains: boolean
 }
 
 export type RuleNarrowing =
@@ -20,6 +32,8 @@ export type RuleNarrowing =
       /** How `matchesCommand` compares for this rule: allow rules strictly. */
       readonly options: { readonly strict: boolean; readonly exact: boolean }
     }
+  | { readonly kind: 'pattern'; readonly pattern: BashPattern }
+  | { readonly kind: 'domains'; readonly domains: readonly CompiledDomain[] }
 
 export interface CompiledRule {
   readonly layer: LayerName
@@ -33,6 +47,13 @@ export interface CompiledRule {
   readonly narrowing: RuleNarrowing
 }
 
+/** What rules are compiled against: paths, and what Claude Code's tool names mean in this harness. */
+export interface CompileContext {
+  readonly paths: PathContext
+  /** Claude Code tool name → this harness's tool-name globs (an empty list: no such tool here). */
+  readonly claudeTools: ReadonlyMap<string, readonly string[]>
+}
+
 export type CompileRuleResult =
   | { readonly ok: true; readonly compiled: CompiledRule }
   | { readonly ok: false; readonly problems: readonly string[] }
@@ -40,40 +61,109 @@ export type CompileRuleResult =
 const list = (value: string | readonly string[]): readonly string[] =>
   typeof value === 'string' ? [value] : value
 
+function compileDomain(text: string): CompiledDomain {
+  const subdomains = text.startsWith('*.')
+  // The schema has checked that it is a host name.
+  return { text, host: normalizeHost(subdomains ? text.slice(2) : text)!, subdomains }
+}
+
+function compilePaths(
+  globs: readonly string[],
+  field: (i: number) => string,
+  context: PathContext,
+  problems: string[],
+): RuleNarrowing {
+  const patterns: CompiledPathPattern[] = []
+  globs.forEach((glob, i) => {
+    const compiled = compilePathPattern(glob, context)
+    if (compiled.ok) patterns.push(compiled.compiled)
+    else problems.push(`${field(i)}: ${compiled.problem} (got ${describeValue(glob)})`)
+  })
+  return { kind: 'paths', patterns }
+}
+
+/** Tool globs and narrowing of a Claude Code rule string, or the problems with it. */
+function compileClaudeRule(
+  rule: PermissionRule & { readonly rule: string },
+  context: CompileContext,
+  problems: string[],
+): { readonly toolGlobs: readonly string[]; readonly narrowing: RuleNarrowing } | undefined {
+  const parsed = parseClaudeRule(rule.rule)
+  if ('problem' in parsed) {
+    problems.push(`rule: ${parsed.problem} (got ${describeValue(rule.rule)})`)
+    return undefined
+  }
+  if (parsed.kind === 'mcp') return { toolGlobs: [parsed.toolGlob], narrowing: { kind: 'none' } }
+  const mapped = context.claudeTools.get(parsed.tool)
+  if (mapped === undefined) {
+    problems.push(
+      `rule: the Claude Code tool "${parsed.tool}" is not mapped to tools of this harness; name them in claudeTools (e.g. claudeTools: { ${parsed.tool}: ['${parsed.tool.toLowerCase()}'] }), or map it to [] when there is none (got ${describeValue(rule.rule)})`,
+    )
+    return undefined
+  }
+  const narrowing = compileClaudeSpecifier(parsed, rule.projectRoot ?? context.paths.root)
+  if ('problem' in narrowing) {
+    problems.push(`rule: ${narrowing.problem} (got ${describeValue(rule.rule)})`)
+    return undefined
+  }
+  switch (narrowing.kind) {
+    case 'none':
+      return { toolGlobs: mapped, narrowing }
+    case 'pattern':
+      return { toolGlobs: mapped, narrowing }
+    case 'paths':
+      return {
+        toolGlobs: mapped,
+        narrowing: compilePaths([narrowing.glob], () => 'rule', context.paths, problems),
+      }
+    case 'domains':
+      return { toolGlobs: mapped, narrowing: { kind: 'domains', domains: [compileDomain(narrowing.domain)] } }
+    default: {
+      const never: never = narrowing
+      return never
+    }
+  }
+}
+
 /**
  * Compiles a rule the schema accepted: tool globs into one matcher, path globs against the
- * workspace root and home directory, command prefixes into words. Problems that depend on the
- * deployment (a `~` glob without a home directory) are reported here, each naming its field.
+ * workspace root and home directory, command prefixes into words, a Claude Code rule string into
+ * the same through `claudeTools`. Problems that depend on the deployment (a `~` glob without a
+ * home directory, an unmapped Claude Code tool) are reported here, each naming its field.
  */
 export function compileRule(
   rule: PermissionRule,
   where: { readonly layer: LayerName; readonly index: number },
-  context: PathContext,
+  context: CompileContext,
 ): CompileRuleResult {
   const problems: string[] = []
-  const toolGlobs = list(rule.tool)
+  let toolGlobs: readonly string[] = []
   let narrowing: RuleNarrowing = { kind: 'none' }
-  if (rule.paths !== undefined) {
-    const globs = list(rule.paths)
-    const patterns: CompiledPathPattern[] = []
-    globs.forEach((glob, i) => {
-      const compiled = compilePathPattern(glob, context)
-      if (compiled.ok) patterns.push(compiled.compiled)
-      else {
-        const field = typeof rule.paths === 'string' ? 'paths' : `paths[${i}]`
-        problems.push(`${field}: ${compiled.problem} (got ${describeValue(glob)})`)
+  if (rule.rule !== undefined) {
+    const compiled = compileClaudeRule(rule as PermissionRule & { readonly rule: string }, context, problems)
+    if (compiled !== undefined) ({ toolGlobs, narrowing } = compiled)
+  } else {
+    toolGlobs = list(rule.tool ?? [])
+    if (rule.paths !== undefined) {
+      const { paths } = rule
+      narrowing = compilePaths(
+        list(paths),
+        (i) => (typeof paths === 'string' ? 'paths' : `paths[${i}]`),
+        context.paths,
+        problems,
+      )
+    } else if (rule.command !== undefined) {
+      const prefixes: CompiledPrefix[] = []
+      for (const text of list(rule.command)) {
+        const parsed = parseCommandPrefix(text)
+        // The schema has checked every prefix already.
+        if (parsed.ok) prefixes.push({ text, words: parsed.words })
       }
-    })
-    narrowing = { kind: 'paths', patterns }
-  } else if (rule.command !== undefined) {
-    const prefixes: CompiledPrefix[] = []
-    for (const text of list(rule.command)) {
-      const parsed = parseCommandPrefix(text)
-      // The schema has checked every prefix already.
-      if (parsed.ok) prefixes.push({ text, words: parsed.words })
+      const exact = rule.commandMatch === 'exact'
+      narrowing = { kind: 'command', prefixes, exact, options: { strict: rule.decision === 'allow', exact } }
+    } else if (rule.domains !== undefined) {
+      narrowing = { kind: 'domains', domains: list(rule.domains).map(compileDomain) }
     }
-    const exact = rule.commandMatch === 'exact'
-    narrowing = { kind: 'command', prefixes, exact, options: { strict: rule.decision === 'allow', exact } }
   }
   if (problems.length > 0) return { ok: false, problems }
   return {
@@ -84,7 +174,8 @@ export function compileRule(
       rule,
       decision: rule.decision,
       toolGlobs,
-      matchesTool: compileGlob(toolGlobs, true),
+      // A Claude Code tool mapped to no tool here matches none.
+      matchesTool: toolGlobs.length === 0 ? () => false : compileGlob(toolGlobs, true),
       toolMatchers: toolGlobs.map((glob) => ({ glob, test: compileGlob(glob, true) })),
       narrowing,
     },

@@ -15,13 +15,13 @@ import {
   type LayerName,
   type PermissionDecision,
   type PermissionRule,
+  type RuleOrder,
 } from '../rules/rule-schema.ts'
 import type { PermissionCall, PermissionEngine, PermissionExplanation, PermissionVerdict } from '../types.ts'
 import { compileLayer } from './compile-layer.ts'
-import type { CompiledRule } from './compile-rule.ts'
+import type { CompileContext, CompiledRule } from './compile-rule.ts'
 import { decideCall, explainCall, type Evaluation, type ToolPlan } from './evaluate.ts'
 import type { ArgumentKinds } from './read-subjects.ts'
-import { CALL_SUBJECT } from './read-subjects.ts'
 
 /** Plans are cached per tool name; explain() can be asked about any name, so the cache is bounded. */
 const MAX_CACHED_PLANS = 1024
@@ -36,6 +36,7 @@ interface ArgumentDeclaration {
   readonly matches: (toolName: string) => boolean
   readonly paths: readonly string[]
   readonly command: string | undefined
+  readonly url: string | undefined
 }
 
 function deepFreeze<T>(value: T): T {
@@ -74,6 +75,7 @@ export function engineFromResolved(config: ResolvedEngineConfig, where: string):
     root: config.workspaceRoot,
     home: config.homeDir,
     caseSensitive: config.caseSensitive ?? true,
+    followSymlinks: config.followSymlinks ?? false,
   }
   const defaultDecision: PermissionDecision = config.defaultDecision ?? 'ask'
   const declarations: ArgumentDeclaration[] = Object.entries(config.toolArguments ?? {}).map(
@@ -81,15 +83,30 @@ export function engineFromResolved(config: ResolvedEngineConfig, where: string):
       matches: compileGlob(glob, true),
       paths: kinds.paths ?? [],
       command: kinds.command,
+      url: kinds.url,
     }),
   )
+  const compileContext: CompileContext = {
+    paths: context,
+    claudeTools: new Map(
+      Object.entries(config.claudeTools ?? {}).map(([name, globs]) => [
+        name,
+        typeof globs === 'string' ? [globs] : globs,
+      ]),
+    ),
+  }
+  const orders = {} as { [L in LayerName]: RuleOrder }
+  for (const layer of LAYER_NAMES) {
+    const order = config.ruleOrder
+    orders[layer] = (typeof order === 'string' ? order : order?.[layer]) ?? 'deny-ask-allow'
+  }
 
   const problems: string[] = []
   const rules = {} as { [L in LayerName]: readonly PermissionRule[] }
   const compiled: CompiledRule[][] = []
   for (const layer of LAYER_NAMES) {
     const given = deepFreeze(structuredClone(config.layers?.[layer] ?? []))
-    const result = compileLayer(layer, given, context)
+    const result = compileLayer(layer, given, compileContext, orders[layer])
     problems.push(...result.problems)
     rules[layer] = Object.freeze(given)
     compiled.push(result.compiled)
@@ -103,14 +120,16 @@ export function engineFromResolved(config: ResolvedEngineConfig, where: string):
   function kindsFor(toolName: string): ArgumentKinds {
     const paths: string[] = []
     const commands: string[] = []
+    const urls: string[] = []
     for (const declaration of declarations) {
       if (!declaration.matches(toolName)) continue
       for (const p of declaration.paths) if (!paths.includes(p)) paths.push(p)
       if (declaration.command !== undefined && !commands.includes(declaration.command)) {
         commands.push(declaration.command)
       }
+      if (declaration.url !== undefined && !urls.includes(declaration.url)) urls.push(declaration.url)
     }
-    return { paths, commands }
+    return { paths, commands, urls }
   }
 
   function evaluation(current: Snapshot, toolName: string, args: unknown): Evaluation {
@@ -127,7 +146,7 @@ export function engineFromResolved(config: ResolvedEngineConfig, where: string):
   }
 
   function setSession(next: readonly PermissionRule[]): void {
-    const result = compileLayer('session', next, context)
+    const result = compileLayer('session', next, compileContext, orders.session)
     if (result.problems.length > 0) {
       throw new PermissionsError({ code: 'INVALID_RULE', message: result.problems.join('; ') })
     }
@@ -219,7 +238,7 @@ function failedExplanation(toolName: string, reason: string): PermissionExplanat
     decisiveSubject: 0,
     subjects: [
       {
-        subject: CALL_SUBJECT,
+        subject: { kind: 'call' },
         decision: 'deny',
         decidedBy: null,
         layers: { deployment: null, project: null, session: null },

@@ -1,20 +1,23 @@
 import type { PathContext } from '../paths/normalize-path.ts'
 import { LAYER_NAMES, type LayerName, type PermissionDecision } from '../rules/rule-schema.ts'
-import type {
-  PermissionExplanation,
-  PermissionSubject,
-  PermissionVerdict,
-  RuleMatch,
-  SubjectExplanation,
-} from '../types.ts'
+import type { PermissionExplanation, PermissionVerdict, RuleMatch, SubjectExplanation } from '../types.ts'
 import type { CompiledRule } from './compile-rule.ts'
 import { describeMatch, reasonFor, ruleMatchesSubject } from './describe-match.ts'
-import { readSubjects, type ArgumentKinds } from './read-subjects.ts'
+import {
+  neverAllowed,
+  publicSubject,
+  readSubjects,
+  type ArgumentKinds,
+  type Subject,
+} from './read-subjects.ts'
 
 /** deny > ask > allow: across layers and across the subjects of a call, the strictest stands. */
 export const STRICTNESS: { readonly [D in PermissionDecision]: number } = { allow: 0, ask: 1, deny: 2 }
 
-/** What one tool name needs: the rules whose tool globs match it, per layer, and its argument kinds. */
+/**
+ * What one tool name needs: the rules whose tool globs match it, per layer, in the order they are
+ * tried (see `compileLayer`: the first match of a layer decides it), and its argument kinds.
+ */
 export interface ToolPlan {
   readonly layers: readonly (readonly CompiledRule[])[]
   readonly kinds: ArgumentKinds
@@ -31,8 +34,8 @@ export interface Evaluation {
 
 const ALLOW: PermissionVerdict = Object.freeze({ type: 'allow' })
 
-/** For one subject: the strictest of each layer's first match (earlier layer on a tie), or undefined. */
-function decidingRule(plan: ToolPlan, subject: PermissionSubject): CompiledRule | undefined {
+/** For one subject: the strictest of each layer's deciding rule (earlier layer on a tie), or undefined. */
+function decidingRule(plan: ToolPlan, subject: Subject): CompiledRule | undefined {
   let best: CompiledRule | undefined
   for (const layer of plan.layers) {
     for (const rule of layer) {
@@ -45,16 +48,21 @@ function decidingRule(plan: ToolPlan, subject: PermissionSubject): CompiledRule 
   return best
 }
 
+/** The decision for a subject no rule matched: the default, but never allow for what cannot be vouched for. */
+function fallback(subject: Subject, defaultDecision: PermissionDecision): PermissionDecision {
+  return defaultDecision === 'allow' && neverAllowed(subject) ? 'ask' : defaultDecision
+}
+
 /** The hot path: the decision without an explanation; strings are built only for deny and ask. */
 export function decideCall(evaluation: Evaluation): PermissionVerdict {
   const { plan, toolName, defaultDecision } = evaluation
   const subjects = readSubjects(plan.kinds, evaluation.args, evaluation.context)
   let worst: PermissionDecision | undefined
   let worstRule: CompiledRule | undefined
-  let worstSubject: PermissionSubject = subjects[0]!
+  let worstSubject: Subject = subjects[0]!
   for (const subject of subjects) {
     const rule = decidingRule(plan, subject)
-    const decision = rule?.decision ?? defaultDecision
+    const decision = rule?.decision ?? fallback(subject, defaultDecision)
     if (worst === undefined || STRICTNESS[decision] > STRICTNESS[worst]) {
       worst = decision
       worstRule = rule
@@ -64,10 +72,13 @@ export function decideCall(evaluation: Evaluation): PermissionVerdict {
   }
   if (worst === undefined || worst === 'allow') return ALLOW
   const match = worstRule === undefined ? undefined : describeMatch(worstRule, worstSubject, toolName)
-  return { type: worst, reason: reasonFor(worst, match, worstSubject) }
+  return { type: worst, reason: reasonFor(worst, match, worstSubject, defaultDecision) }
 }
 
-function explainSubject(evaluation: Evaluation, subject: PermissionSubject): SubjectExplanation {
+function explainSubject(
+  evaluation: Evaluation,
+  subject: Subject,
+): SubjectExplanation & { readonly internal: Subject } {
   const layers = {} as { [L in LayerName]: RuleMatch | null }
   let decidedBy: RuleMatch | null = null
   LAYER_NAMES.forEach((name, i) => {
@@ -81,25 +92,30 @@ function explainSubject(evaluation: Evaluation, subject: PermissionSubject): Sub
       decidedBy = match
     }
   })
-  const decision = (decidedBy as RuleMatch | null)?.decision ?? evaluation.defaultDecision
-  return { subject, decision, decidedBy, layers }
+  const decision = (decidedBy as RuleMatch | null)?.decision ?? fallback(subject, evaluation.defaultDecision)
+  return { subject: publicSubject(subject), decision, decidedBy, layers, internal: subject }
 }
 
-/** The same decision as `decideCall`, with every layer's first match for every subject. */
+/** The same decision as `decideCall`, with every layer's deciding match for every subject. */
 export function explainCall(evaluation: Evaluation): PermissionExplanation {
-  const subjects = readSubjects(evaluation.plan.kinds, evaluation.args, evaluation.context).map((subject) =>
+  const explained = readSubjects(evaluation.plan.kinds, evaluation.args, evaluation.context).map((subject) =>
     explainSubject(evaluation, subject),
   )
   let decisive = 0
-  subjects.forEach((s, i) => {
-    if (STRICTNESS[s.decision] > STRICTNESS[subjects[decisive]!.decision]) decisive = i
+  explained.forEach((s, i) => {
+    if (STRICTNESS[s.decision] > STRICTNESS[explained[decisive]!.decision]) decisive = i
   })
-  const { subject, decision, decidedBy } = subjects[decisive]!
+  const { internal, decision, decidedBy } = explained[decisive]!
   return {
     toolName: evaluation.toolName,
     decision,
-    reason: reasonFor(decision, decidedBy ?? undefined, subject),
+    reason: reasonFor(decision, decidedBy ?? undefined, internal, evaluation.defaultDecision),
     decisiveSubject: decisive,
-    subjects,
+    subjects: explained.map(({ subject, decision: d, decidedBy: by, layers }) => ({
+      subject,
+      decision: d,
+      decidedBy: by,
+      layers,
+    })),
   }
 }

@@ -6,6 +6,8 @@ export interface PathContext {
   readonly root: string
   readonly home: string | undefined
   readonly caseSensitive: boolean
+  /** Also compare where symbolic links lead (see `resolveLinks`). */
+  readonly followSymlinks?: boolean
 }
 
 /**

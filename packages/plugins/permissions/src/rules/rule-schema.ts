@@ -1,7 +1,10 @@
 import { z } from 'zod/v4'
+import { compileClaudeSpecifier } from '../claude/compile-claude-specifier.ts'
+import { parseClaudeRule } from '../claude/parse-claude-rule.ts'
 import { parseCommandPrefix } from '../commands/match-command.ts'
 import { pathPatternProblem } from '../paths/compile-path-pattern.ts'
 import { globProblem } from '../paths/glob.ts'
+import { domainProblem } from '../urls/normalize-domain.ts'
 
 /** The layers, from the highest precedence to the lowest. */
 export const LAYER_NAMES = ['deployment', 'project', 'session'] as const
@@ -9,6 +12,14 @@ export type LayerName = (typeof LAYER_NAMES)[number]
 
 export const DECISIONS = ['allow', 'deny', 'ask'] as const
 export type PermissionDecision = (typeof DECISIONS)[number]
+
+/**
+ * How the rules of one layer are weighed: `deny-ask-allow` (Claude Code's order, the default) —
+ * any matching deny, else any matching ask, else any matching allow, whatever their order —
+ * or `first-match`: the first rule that matches, so that order writes exceptions.
+ */
+export const RULE_ORDERS = ['deny-ask-allow', 'first-match'] as const
+export type RuleOrder = (typeof RULE_ORDERS)[number]
 
 const checked = (problemOf: (value: string) => string | undefined) =>
   z.string().superRefine((value, ctx) => {
@@ -28,26 +39,78 @@ const commandPrefixSchema = checked((text) => {
   return parsed.ok ? undefined : parsed.problem
 })
 
+const domainSchema = checked(domainProblem)
+const claudeRuleSchema = checked((text) => {
+  const parsed = parseClaudeRule(text)
+  if ('problem' in parsed) return parsed.problem
+  if (parsed.kind === 'mcp' || parsed.specifier === undefined) return undefined
+  // Path patterns are converted when the engine knows the project root; their syntax is checked here.
+  const compiled = compileClaudeSpecifier(parsed, '/')
+  return 'problem' in compiled ? compiled.problem : undefined
+})
+
+const NARROWING_FIELDS = ['tool', 'paths', 'command', 'commandMatch', 'domains'] as const
+
 /**
  * One permission rule, as data. `tool` is a glob (or globs) on the tool name; `paths` (globs on
- * the tool's path arguments) or `command` (word prefixes of its shell command) narrow it to some
- * calls. Unknown fields are errors, so a misspelt `pahts` never widens a rule to the whole tool.
+ * the tool's path arguments), `command` (word prefixes of its shell command) or `domains` (hosts
+ * of its URL argument) narrow it to some calls. Or `rule`: the same in Claude Code's syntax
+ * (`Bash(npm run test *)`, `Read(./src/**)`, `mcp__github`), whose tool names the engine's
+ * `claudeTools` maps. Unknown fields are errors, so a misspelt `pahts` never widens a rule to the
+ * whole tool.
  */
 export const permissionRuleSchema = z
   .strictObject({
     decision: z.enum(DECISIONS),
-    tool: oneOrMore(toolGlobSchema, 'a tool-name glob'),
+    tool: oneOrMore(toolGlobSchema, 'a tool-name glob').optional(),
     paths: oneOrMore(pathGlobSchema, 'a path glob').optional(),
     command: oneOrMore(commandPrefixSchema, 'a command prefix').optional(),
     commandMatch: z.enum(['prefix', 'exact']).optional(),
+    domains: oneOrMore(domainSchema, 'a domain').optional(),
+    rule: claudeRuleSchema.optional(),
+    projectRoot: z
+      .string()
+      .refine(
+        (p) => p.startsWith('/') && !p.includes('\0'),
+        'expected an absolute POSIX path (starting with "/")',
+      )
+      .optional(),
+    source: z.string().min(1).max(1000).optional(),
     reason: z.string().min(1).max(1000).optional(),
   })
   .superRefine((rule, ctx) => {
-    if (rule.paths !== undefined && rule.command !== undefined) {
+    if (rule.rule !== undefined) {
+      for (const field of NARROWING_FIELDS) {
+        if (rule[field] !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [field],
+            message: `a rule with "rule" (Claude Code syntax) has no ${field}: the rule string says it`,
+          })
+        }
+      }
+      return
+    }
+    if (rule.tool === undefined) {
       ctx.addIssue({
         code: 'custom',
-        path: ['command'],
-        message: 'a rule narrows by paths or by command, not both; write two rules',
+        path: ['tool'],
+        message: 'a rule names its tools with "tool", or is a Claude Code "rule" string',
+      })
+    }
+    if (rule.projectRoot !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['projectRoot'],
+        message: 'projectRoot belongs to a Claude Code "rule" only',
+      })
+    }
+    const narrowing = (['paths', 'command', 'domains'] as const).filter((f) => rule[f] !== undefined)
+    if (narrowing.length > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [narrowing[1]!],
+        message: `a rule narrows by one of paths, command and domains, not ${narrowing.join(' and ')}; write two rules`,
       })
     }
     if (rule.commandMatch !== undefined && rule.command === undefined) {
@@ -58,14 +121,22 @@ export const permissionRuleSchema = z
 /** One rule, as JSON data (see `permissionRuleSchema`). */
 export interface PermissionRule {
   readonly decision: PermissionDecision
-  /** Tool-name glob(s). */
-  readonly tool: string | readonly string[]
+  /** Tool-name glob(s). Required unless `rule` is given. */
+  readonly tool?: string | readonly string[] | undefined
   /** Path glob(s): only the tool's declared path arguments matching one of them. */
   readonly paths?: string | readonly string[] | undefined
   /** Command prefix(es): only the simple commands starting with one of them. */
   readonly command?: string | readonly string[] | undefined
   /** `exact`: the command must be exactly the prefix's words. Default `prefix`. */
   readonly commandMatch?: 'prefix' | 'exact' | undefined
+  /** Domain(s) (`example.com`, `*.example.com`): only the tool's declared URL arguments with that host. */
+  readonly domains?: string | readonly string[] | undefined
+  /** A Claude Code rule string instead of `tool` and a narrowing: `Bash(git diff *)`, `Read(~/.ssh/**)`, `mcp__github`. */
+  readonly rule?: string | undefined
+  /** For `rule`: what its `/path` patterns are relative to (Claude Code's project root). Default `workspaceRoot`. */
+  readonly projectRoot?: string | undefined
+  /** Where the rule comes from (`/repo/.claude/settings.json permissions.deny[0]`), named in reasons. */
+  readonly source?: string | undefined
   /** Shown to the model and the user before the generated explanation. */
   readonly reason?: string | undefined
 }
