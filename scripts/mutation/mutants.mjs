@@ -795,7 +795,7 @@ export const mutants = [
   {
     id: 'rewrite-not-recorded',
     package: 'agent-loop',
-    file: `${LOOP}/append-tool-result.ts`,
+    file: `${LOOP}/log/append-tool-result.ts`,
     find: '...(result.rewrittenArguments === undefined ? {} : { rewrittenArguments: result.rewrittenArguments }),',
     replace: '...{},',
     kind: 'rewritten arguments',
@@ -1508,7 +1508,7 @@ export const mutants = [
   {
     id: 'loop-ledger-out-of-order',
     package: 'agent-loop',
-    file: `${LOOP}/tool-call-ledger.ts`,
+    file: `${LOOP}/step-batch/tool-call-ledger.ts`,
     find: 'if (index !== answered) {',
     replace: 'if (index < answered) {',
     kind: 'ledger order',
@@ -1518,9 +1518,9 @@ export const mutants = [
   {
     id: 'loop-ledger-unanswered-off-by-one',
     package: 'agent-loop',
-    file: `${LOOP}/tool-call-ledger.ts`,
-    find: 'for (let index = answered; callSeqs[index]',
-    replace: 'for (let index = answered + 1; callSeqs[index]',
+    file: `${LOOP}/step-batch/step-calls.ts`,
+    find: 'for (let index = answered; list[index]',
+    replace: 'for (let index = answered + 1; list[index]',
     kind: 'ledger order',
     description: 'the first unanswered call is missing from UNRECORDED_RESULTS',
     attacks: 'T13: a failed step names every call the session could not answer',
@@ -1528,7 +1528,7 @@ export const mutants = [
   {
     id: 'loop-unrecorded-error-swallowed',
     package: 'agent-loop',
-    file: `${LOOP}/open-step-batch.ts`,
+    file: `${LOOP}/step-batch/open-step-batch.ts`,
     find: 'if (unanswered.length === 0) throw error',
     replace: 'throw error',
     kind: 'ledger order',
@@ -1548,7 +1548,7 @@ export const mutants = [
   {
     id: 'loop-streamed-pool-setting-ignored',
     package: 'agent-loop',
-    file: `${LOOP}/run-streamed-step.ts`,
+    file: `${LOOP}/step/run-streamed-step.ts`,
     find: 'maxParallel: config.maxParallelToolCalls,',
     replace: 'maxParallel: 10,',
     kind: 'pool cap',
@@ -1558,7 +1558,7 @@ export const mutants = [
   {
     id: 'loop-eager-ignores-definition',
     package: 'agent-loop',
-    file: `${LOOP}/run-streamed-step.ts`,
+    file: `${LOOP}/step/run-streamed-step.ts`,
     find: 'return tools.get(name)?.eager !== false',
     replace: 'return true',
     kind: 'eager dispatch',
@@ -1568,7 +1568,7 @@ export const mutants = [
   {
     id: 'loop-failed-stream-keeps-calls-running',
     package: 'agent-loop',
-    file: `${LOOP}/run-streamed-step.ts`,
+    file: `${LOOP}/step/run-streamed-step.ts`,
     find: "if (stop?.kind === 'failed') controller.abort(stop.error)",
     replace: 'void stop',
     kind: 'abort',
@@ -1578,7 +1578,7 @@ export const mutants = [
   {
     id: 'loop-eager-call-before-message',
     package: 'agent-loop',
-    file: `${LOOP}/tool-call-ledger.ts`,
+    file: `${LOOP}/step-batch/tool-call-ledger.ts`,
     find: "if (message.kind !== 'recorded') {",
     replace: "if (message.kind === 'refused') {",
     kind: 'ledger order',
@@ -1588,7 +1588,7 @@ export const mutants = [
   {
     id: 'loop-eager-result-before-message',
     package: 'agent-loop',
-    file: `${LOOP}/tool-call-ledger.ts`,
+    file: `${LOOP}/step-batch/tool-call-ledger.ts`,
     find: 'if (!holding) return append(index, result)',
     replace: 'return append(index, result)',
     kind: 'ledger order',
@@ -1598,7 +1598,7 @@ export const mutants = [
   {
     id: 'loop-refused-step-records-results',
     package: 'agent-loop',
-    file: `${LOOP}/tool-call-ledger.ts`,
+    file: `${LOOP}/step-batch/tool-call-ledger.ts`,
     find: "if (message.kind === 'refused') return",
     replace: "if (message.kind === 'refused') void 0",
     kind: 'ledger order',
@@ -1608,7 +1608,7 @@ export const mutants = [
   {
     id: 'loop-resume-skips-unanswered',
     package: 'agent-loop',
-    file: `${LOOP}/answer-interrupted-calls.ts`,
+    file: `${LOOP}/log/answer-interrupted-calls.ts`,
     find: 'const open = findUnansweredCalls(events)',
     replace: 'const open = findUnansweredCalls(events).slice(1)',
     kind: 'resume',
@@ -1618,7 +1618,7 @@ export const mutants = [
   {
     id: 'loop-resume-skips-unrecorded',
     package: 'agent-loop',
-    file: `${LOOP}/answer-interrupted-calls.ts`,
+    file: `${LOOP}/log/answer-interrupted-calls.ts`,
     find: 'for (const model of findUnrecordedCalls(events, last)) {',
     replace: 'for (const model of findUnrecordedCalls(events, last).slice(0, 0)) {',
     kind: 'resume',
@@ -1628,7 +1628,7 @@ export const mutants = [
   {
     id: 'loop-answered-calls-reanswered',
     package: 'agent-loop',
-    file: `${LOOP}/find-unanswered-calls.ts`,
+    file: `${LOOP}/log/find-unanswered-calls.ts`,
     find: 'open.delete(resultCallId(event))',
     replace: 'void resultCallId(event)',
     kind: 'resume',
@@ -1638,7 +1638,7 @@ export const mutants = [
   {
     id: 'loop-new-turn-after-unanswered',
     package: 'agent-loop',
-    file: `${LOOP}/begin-new-turn.ts`,
+    file: `${LOOP}/turn/begin-new-turn.ts`,
     find: 'if (open || unanswered > 0 || unrecorded > 0) {',
     replace: 'if (open || unrecorded > 0) {',
     kind: 'resume',
@@ -1648,7 +1648,7 @@ export const mutants = [
   {
     id: 'loop-resume-answered-step-recalls-model',
     package: 'agent-loop',
-    file: `${LOOP}/plan-resume.ts`,
+    file: `${LOOP}/turn/plan-resume.ts`,
     find: 'const answered = message !== undefined && toolCallsOf(message).length === 0',
     replace: 'const answered = false',
     kind: 'resume',
@@ -1658,7 +1658,7 @@ export const mutants = [
   {
     id: 'loop-tool-context-wrong-step',
     package: 'agent-loop',
-    file: `${LOOP}/record-tool-contexts.ts`,
+    file: `${LOOP}/log/record-tool-contexts.ts`,
     find: 'step: step + 1,',
     replace: 'step,',
     kind: 'turn steps',
@@ -1668,7 +1668,7 @@ export const mutants = [
   {
     id: 'loop-abort-between-steps-ignored',
     package: 'agent-loop',
-    file: `${LOOP}/run-turn.ts`,
+    file: `${LOOP}/turn/run-turn.ts`,
     find: '      if (signal?.aborted) {',
     replace: '      if (false) {',
     kind: 'abort',
@@ -1678,7 +1678,7 @@ export const mutants = [
   {
     id: 'loop-concluded-despite-abort',
     package: 'agent-loop',
-    file: `${LOOP}/run-turn.ts`,
+    file: `${LOOP}/turn/run-turn.ts`,
     find: "else if (report.concludesTurn && !signal?.aborted) reason = 'concluded'",
     replace: "else if (report.concludesTurn) reason = 'concluded'",
     kind: 'abort',
@@ -1820,7 +1820,7 @@ export const mutants = [
   {
     id: 'loop-async-body-before-durable-call',
     package: 'agent-loop',
-    file: `${LOOP}/open-step-batch.ts`,
+    file: `${LOOP}/step-batch/open-step-batch.ts`,
     find: 'if (recorded === undefined) return progress.started(index, mode)',
     replace: 'if (true) return progress.started(index, mode)',
     kind: 'durability order',
@@ -1830,7 +1830,7 @@ export const mutants = [
   {
     id: 'loop-async-resume-not-awaited',
     package: 'agent-loop',
-    file: `${LOOP}/plan-resume.ts`,
+    file: `${LOOP}/turn/plan-resume.ts`,
     find: 'await answerInterruptedCalls({ session, scheduler })',
     replace: 'void answerInterruptedCalls({ session, scheduler })',
     kind: 'durability order',
@@ -1840,7 +1840,7 @@ export const mutants = [
   {
     id: 'loop-async-turn-end-not-awaited',
     package: 'agent-loop',
-    file: `${LOOP}/run-turn.ts`,
+    file: `${LOOP}/turn/run-turn.ts`,
     find: "await session.append('turn/end', data)",
     replace: "void session.append('turn/end', data)",
     kind: 'durability order',
@@ -1850,7 +1850,7 @@ export const mutants = [
   {
     id: 'loop-async-answer-not-awaited',
     package: 'agent-loop',
-    file: `${LOOP}/answer-pending-approval.ts`,
+    file: `${LOOP}/turn/answer-pending-approval.ts`,
     find: 'return isPromiseLike(recorded) ? Promise.resolve(recorded).then(() => paused) : paused',
     replace: 'return paused',
     kind: 'durability order',
@@ -1881,7 +1881,7 @@ export const mutants = [
   {
     id: 'loop-call-ids-not-unique',
     package: 'agent-loop',
-    file: `${LOOP}/create-call-id-allocator.ts`,
+    file: `${LOOP}/log/create-call-id-allocator.ts`,
     find: 'if (free(block.id)) return as(block, block.id)',
     replace: 'return as(block, block.id)',
     kind: 'call ids',
@@ -1891,7 +1891,7 @@ export const mutants = [
   {
     id: 'loop-call-ids-ignore-nested-space',
     package: 'agent-loop',
-    file: `${LOOP}/create-call-id-allocator.ts`,
+    file: `${LOOP}/log/create-call-id-allocator.ts`,
     find: 'return parent === undefined || !step.used.has(parent)',
     replace: 'return true',
     kind: 'call ids',
@@ -1901,7 +1901,7 @@ export const mutants = [
   {
     id: 'loop-history-keeps-session-id',
     package: 'agent-loop',
-    file: `${LOOP}/history-from-session.ts`,
+    file: `${LOOP}/log/history-from-session.ts`,
     find: 'messages.push(answeringAs(message as ToolMessage, modelCallId))',
     replace: 'messages.push(message as Message)',
     kind: 'call ids',
@@ -3106,11 +3106,15 @@ export const firstTests = {
     ],
   ],
   'agent-loop': [
-    [/^answer-pending-approval/, ['durable-approvals.test.ts', 'async-session.test.ts']],
-    [/^(create-call-id-allocator|history-from-session)/, ['call-ids.test.ts', 'session-mapping.test.ts']],
+    [/^turn\/answer-pending-approval/, ['durable-approvals.test.ts', 'async-session.test.ts']],
     [
-      /^(tool-call-ledger|open-step-batch|execute-tool-calls|run-streamed-step)/,
+      /^log\/(create-call-id-allocator|history-from-session)/,
+      ['call-ids.test.ts', 'session-mapping.test.ts'],
+    ],
+    [
+      /^(step-batch\/|execute-tool-calls|step\/run-streamed-step)/,
       [
+        'step-calls.test.ts',
         'async-session.test.ts',
         'execute-tool-calls.test.ts',
         'scheduler-failure.test.ts',
@@ -3119,14 +3123,14 @@ export const firstTests = {
       ],
     ],
     [
-      /^(answer-interrupted-calls|find-unanswered-calls|begin-new-turn|plan-resume)/,
+      /^(log\/(answer-interrupted-calls|find-unanswered-calls)|turn\/(begin-new-turn|plan-resume))/,
       ['resume.test.ts', 'turn-boundaries.test.ts', 'async-session.test.ts'],
     ],
     [
-      /^(run-turn|record-tool-contexts)/,
+      /^(turn\/run-turn|log\/record-tool-contexts)/,
       ['agent-loop.test.ts', 'turn-boundaries.test.ts', 'session-mapping.test.ts', 'async-session.test.ts'],
     ],
-    [/^append-tool-result/, ['session-mapping.test.ts']],
+    [/^log\/append-tool-result/, ['session-mapping.test.ts']],
   ],
   'dispatch-bullmq': [
     [/^caller\/remote-matcher/, ['options.test.ts', 'remote-dispatch.test.ts']],

@@ -1,7 +1,6 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { ApprovalAnswer, ToolCallApproval } from '@deepseek-ai/dsh-tools'
-import { openStepBatch } from './open-step-batch.ts'
-import { recordToolContexts } from './record-tool-contexts.ts'
+import { runRecordedCalls } from './run-recorded-calls.ts'
 import { stepApprovals } from './step-approvals.ts'
 import type { StepReport, StepRun } from './step-types.ts'
 
@@ -31,43 +30,18 @@ export async function continuePausedStep(
   run: Pick<StepRun, 'runner' | 'turn' | 'step' | 'signal' | 'emit' | 'grants'>,
   paused: PausedStep,
 ): Promise<StepReport> {
-  const { runner, turn, step, signal, emit } = run
-  const { ctx, session, config } = runner
   const approvals = stepApprovals(run, {
     carried: paused.carried,
     firstCallSeq: paused.firstCallSeq,
     firstCallId: paused.firstCallId,
   })
   const answered: ToolCallApproval = { kind: 'answered', answer: paused.answer }
-  const batch = openStepBatch({
-    ctx,
-    tools: ctx.tools,
-    session,
-    maxParallel: config.maxParallelToolCalls,
-    turn,
-    step,
-    signal,
-    onEvent: emit,
-    message: { kind: 'recorded', seq: paused.messageSeq },
-    eager: undefined,
-    where: `agent turn ${turn} step ${step}`,
+  return runRecordedCalls(run, {
+    messageSeq: paused.messageSeq,
+    blocks: paused.blocks,
     approvals: {
       ...approvals,
       forCall: (block, index) => (index === 0 ? answered : approvals.forCall(block, index)),
     },
   })
-  for (const block of paused.blocks) batch.add(block)
-  batch.close()
-  const inbox: string[] = [...paused.carried.contexts]
-  const done = await batch.finish((text) => void inbox.push(text))
-  const toolCalls = paused.blocks.length
-  if (done.paused !== undefined)
-    return { toolCalls, concludesTurn: false, eager: undefined, stop: undefined, paused: done.paused }
-  await recordToolContexts({ session, turn, step, inbox })
-  return {
-    toolCalls,
-    concludesTurn: paused.carried.concludesTurn || done.concludesTurn,
-    eager: undefined,
-    stop: undefined,
-  }
 }

@@ -7,11 +7,11 @@ import {
   type SessionEvent,
 } from '@deepseek-ai/dsh-session'
 import { describeThrown, readApprovalAnswer, type ApprovalAnswer } from '@deepseek-ai/dsh-tools'
-import type { PausedStep } from './continue-paused-step.ts'
-import { AgentLoopError, invalidArgument } from './errors.ts'
-import { isPromiseLike } from './maybe-async.ts'
-import type { TurnRecord } from './read-last-turn.ts'
-import { resultCallId } from './session-records.ts'
+import type { PausedStep } from '../step/continue-paused-step.ts'
+import { AgentLoopError, invalidArgument } from '../base/errors.ts'
+import { isPromiseLike } from '../base/maybe-async.ts'
+import type { TurnRecord } from '../log/read-last-turn.ts'
+import { resultCallId } from '../log/session-records.ts'
 
 /** What `resume` is told about a pending approval: the call it answers and the answer. */
 export type ApprovalReply = { readonly callId: string } & ApprovalAnswer

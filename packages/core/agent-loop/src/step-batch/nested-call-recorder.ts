@@ -1,10 +1,11 @@
 import type { AnySession, ToolCallEventData } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolBatchHooks, ToolExecutionInput } from '@deepseek-ai/dsh-tools'
-import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
-import { appendToolResult } from './append-tool-result.ts'
-import { AgentLoopError } from './errors.ts'
-import { isPromiseLike } from './maybe-async.ts'
-import { measureRecordedTimings, type CallTimePoints } from './measure-recorded-timings.ts'
+import { appendToolLateOutcome } from '../log/append-tool-late-outcome.ts'
+import { appendToolResult } from '../log/append-tool-result.ts'
+import { AgentLoopError } from '../base/errors.ts'
+import { isPromiseLike } from '../base/maybe-async.ts'
+import { measureRecordedTimings } from './measure-recorded-timings.ts'
+import type { NestedCall, StepCalls } from './step-calls.ts'
 
 /**
  * Records the nested calls of one step (T33): the calls a `run_code` program makes, each as its own
@@ -30,25 +31,6 @@ export interface NestedCallRecorder {
    * the outer call takes no new nested call: one would be refused, failing the program's batch.
    */
   afterNested(parentCallId: string, record: () => void | Promise<void>): void | Promise<void>
-  /** Nested calls recorded as `tool/call` without a `tool/result`, in log order. */
-  unanswered(): { callId: string; callSeq: number }[]
-}
-
-interface NestedRecord extends CallTimePoints {
-  readonly parent: ParentRecord
-  /** Counted among its parent's open nested calls. */
-  counted: boolean
-  callSeq: number | undefined
-  resultSeq: number | undefined
-  queuedAt: number | undefined
-  startedAt: number | undefined
-  settledAt: number | undefined
-}
-
-interface ParentRecord {
-  open: number
-  answered: boolean
-  waiter: (() => void) | undefined
 }
 
 function refuse(message: string): AgentLoopError {
@@ -63,8 +45,8 @@ export function createNestedCallRecorder(options: {
   readonly session: AnySession
   readonly turn: number
   readonly step: number
-  /** The seq of the outer call's `tool/call`, if it was recorded in this step. */
-  readonly parentSeq: (callId: string) => number | undefined
+  /** The step's calls: the outer calls (their `tool/call` seqs) and the nested calls' records. */
+  readonly calls: StepCalls
   /**
    * While the step's assistant message streams (eager dispatch, T40), a promise that settles when it
    * is recorded or refused: an outer call that started meanwhile has its `tool/call` held back
@@ -74,56 +56,27 @@ export function createNestedCallRecorder(options: {
   /** Whether to read the clock for each nested call's `timings` (as the step does for its own calls). */
   readonly timed: boolean
 }): NestedCallRecorder {
-  const { session, turn, step, parentSeq, messageLanding, timed } = options
-  const parents = new Map<string, ParentRecord>()
-  const nested = new Map<string, NestedRecord>()
-
-  const parentOf = (callId: string): ParentRecord => {
-    let parent = parents.get(callId)
-    if (parent === undefined) parents.set(callId, (parent = { open: 0, answered: false, waiter: undefined }))
-    return parent
-  }
+  const { session, turn, step, calls, messageLanding, timed } = options
+  /** The seq of the outer call's `tool/call`, if it was recorded in this step. */
+  const parentSeq = (callId: string): number | undefined => calls.byId(callId)?.callSeq
 
   /** The record of a nested call, counted among its parent's open calls; throws when it may not be. */
-  const admit = (input: ToolExecutionInput): NestedRecord => {
-    const known = nested.get(input.callId)
+  const admit = (input: ToolExecutionInput): NestedCall => {
+    const known = calls.nested(input.callId)
     if (known !== undefined) return known
     const parentId = input.parent?.callId
     if (parentId === undefined) throw refuse(`nested call "${input.callId}" carries no parent token`)
-    const parent = parentOf(parentId)
-    if (parent.answered) {
+    const record = calls.admitNested(input.callId, parentId, timed ? performance.now() : undefined)
+    if (record === undefined) {
       throw refuse(`nested call "${input.callId}" came after its outer call "${parentId}" was answered`)
     }
-    parent.open++
-    const record: NestedRecord = {
-      parent,
-      counted: true,
-      callSeq: undefined,
-      resultSeq: undefined,
-      queuedAt: timed ? performance.now() : undefined,
-      startedAt: undefined,
-      settledAt: undefined,
-    }
-    nested.set(input.callId, record)
     return record
-  }
-
-  const release = (record: NestedRecord): void => {
-    if (!record.counted) return
-    record.counted = false
-    const { parent } = record
-    parent.open--
-    if (parent.open === 0 && parent.waiter !== undefined) {
-      const waiter = parent.waiter
-      parent.waiter = undefined
-      waiter()
-    }
   }
 
   /** Appends the nested `tool/call`, citing its outer call's; refuses when that is not recorded. */
   const recordCall = (
     input: ToolExecutionInput,
-    record: NestedRecord,
+    record: NestedCall,
     mode: ExecutionMode | undefined,
   ): void | Promise<void> => {
     const parentId = input.parent!.callId
@@ -153,7 +106,7 @@ export function createNestedCallRecorder(options: {
   /** Records the start; as for the step's own calls, the run is timed from its durable `tool/call`. */
   const recordStart = (
     input: ToolExecutionInput,
-    record: NestedRecord,
+    record: NestedCall,
     mode: ExecutionMode | undefined,
   ): void | Promise<void> => {
     const recorded = recordCall(input, record, mode)
@@ -175,18 +128,18 @@ export function createNestedCallRecorder(options: {
       return recordStart(input, record, mode)
     },
     onSettled: (_index, input) => {
-      const record = nested.get(input.callId)
+      const record = calls.nested(input.callId)
       // a body that settles after its result was recorded (a late outcome) changes no timing
       if (timed && record !== undefined && record.resultSeq === undefined)
         record.settledAt ??= performance.now()
     },
     onCommit: (_index, input, result) => {
-      const record = nested.get(input.callId)
+      const record = calls.nested(input.callId)
       if (record === undefined) return
       let recorded: number | Promise<number>
       try {
         // a retry after a failed batch offers the same result again: recorded once
-        if (record.callSeq === undefined || record.resultSeq !== undefined) return release(record)
+        if (record.callSeq === undefined || record.resultSeq !== undefined) return calls.releaseNested(record)
         const timings = timed ? measureRecordedTimings(record, performance.now()) : undefined
         recorded = appendToolResult({
           session,
@@ -199,26 +152,26 @@ export function createNestedCallRecorder(options: {
         })
       } catch (error) {
         // even when the session refused it: the outer call must not wait forever (it is reported)
-        release(record)
+        calls.releaseNested(record)
         throw error
       }
       if (!isPromiseLike(recorded)) {
         record.resultSeq = recorded
-        return release(record)
+        return calls.releaseNested(record)
       }
       return recorded.then(
         (seq) => {
           record.resultSeq = seq
-          release(record)
+          calls.releaseNested(record)
         },
         (error: unknown) => {
-          release(record)
+          calls.releaseNested(record)
           throw error
         },
       )
     },
     onLateOutcome: (_index, input, outcome) => {
-      const record = nested.get(input.callId)
+      const record = calls.nested(input.callId)
       if (record?.callSeq === undefined) return
       const recorded = appendToolLateOutcome({
         session,
@@ -236,7 +189,7 @@ export function createNestedCallRecorder(options: {
   return {
     hooks,
     afterNested(parentCallId, record) {
-      const parent = parentOf(parentCallId)
+      const parent = calls.parent(parentCallId)
       if (parent.open === 0) {
         parent.answered = true
         return record()
@@ -251,13 +204,6 @@ export function createNestedCallRecorder(options: {
           }
         }
       })
-    },
-    unanswered() {
-      const out: { callId: string; callSeq: number }[] = []
-      for (const [callId, record] of nested)
-        if (record.callSeq !== undefined && record.resultSeq === undefined)
-          out.push({ callId, callSeq: record.callSeq })
-      return out.sort((a, b) => a.callSeq - b.callSeq)
     },
   }
 }

@@ -1,9 +1,10 @@
 import type { Logger } from '@deepseek-ai/dsh-context'
-import type { JsonObject, ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import type { ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult, ToolRuntime } from '@deepseek-ai/dsh-tools'
 import { measureRecordedTimings } from './measure-recorded-timings.ts'
-import type { EagerDispatchFigures, ToolCallProgressEvent } from './types.ts'
+import type { StepCall, StepCalls } from './step-calls.ts'
+import type { EagerDispatchFigures, ToolCallProgressEvent } from '../base/types.ts'
 
 /** Turns scheduler hooks into `ToolCallProgressEvent`s with timings. */
 export interface ToolCallProgress {
@@ -16,10 +17,10 @@ export interface ToolCallProgress {
   settled(index: number): void
   committed(index: number, result: ToolExecutionResult): void
   /**
-   * What the session records with call `index`'s result, measured up to now (its `tool/result` is
-   * being appended): undefined for a call that never started.
+   * What the session records with `call`'s result, measured up to now (its `tool/result` is being
+   * appended): undefined for a call that never started.
    */
-  recordedTimings(index: number): ToolCallRecordedTimings | undefined
+  recordedTimings(call: StepCall): ToolCallRecordedTimings | undefined
   /** Later hook calls (bodies an abort or failure left running) are dropped. */
   close(): void
   /**
@@ -41,19 +42,16 @@ function parsedArgs(raw: string): JsonObject {
 export function createToolCallProgress(options: {
   readonly turn: number
   readonly step: number
-  readonly blocks: readonly ToolCallBlock[]
+  /** The step's calls: their blocks, and the moments this progress writes on them. */
+  readonly calls: StepCalls
   readonly tools: ToolRuntime
   readonly logger: Logger
   readonly onEvent: ((event: ToolCallProgressEvent) => void) | undefined
   /** The calls arrive while the model streams (until `streamEnded`). */
   readonly streaming: boolean
 }): ToolCallProgress {
-  const { turn, step, blocks, tools, logger, onEvent, streaming } = options
-  const queuedAt: number[] = []
-  const startedAt: (number | undefined)[] = []
-  const settledAt: (number | undefined)[] = []
-  const committedAt: (number | undefined)[] = []
-  const committed = new Set<number>()
+  const { turn, step, tools, logger, onEvent, streaming } = options
+  const { list } = options.calls
   let queuedEarly = 0
   let startedEarly = 0
   let streamEndedAt: number | undefined
@@ -73,8 +71,8 @@ export function createToolCallProgress(options: {
       })
     }
   }
-  const base = (index: number, at: number) => {
-    const block = blocks[index]!
+  const base = (call: StepCall, at: number) => {
+    const { block, index } = call
     return { turn, step, index, callId: block.id, name: block.name, at }
   }
 
@@ -83,14 +81,15 @@ export function createToolCallProgress(options: {
     queued(index) {
       if (!open || !timed) return
       const at = performance.now()
-      queuedAt[index] = at
+      const call = list[index]!
+      call.queuedAt = at
       const eager = duringStream()
       if (eager) queuedEarly++
       if (onEvent === undefined) return
-      const block = blocks[index]!
+      const { block } = call
       emit({
         type: 'tool-call-queued',
-        ...base(index, at),
+        ...base(call, at),
         label: tools.describeCall(block.name, parsedArgs(block.arguments)),
         eager,
       })
@@ -101,53 +100,53 @@ export function createToolCallProgress(options: {
     started(index, mode) {
       if (!open || !timed || mode === undefined) return
       const at = performance.now()
-      startedAt[index] = at
+      const call = list[index]!
+      call.startedAt = at
       const early = duringStream()
       if (early) startedEarly++
       emit({
         type: 'tool-call-start',
-        ...base(index, at),
+        ...base(call, at),
         mode,
-        queueMs: at - (queuedAt[index] ?? at),
+        queueMs: at - (call.queuedAt ?? at),
         duringStream: early,
       })
     },
     settled(index) {
       // After a scheduler failure a call may be answered before its body settles: keep end last.
-      if (!open || !timed || committed.has(index)) return
+      if (!open || !timed) return
+      const call = list[index]!
+      if (call.committedAt !== undefined) return
       const at = performance.now()
-      settledAt[index] = at
-      emit({ type: 'tool-call-settled', ...base(index, at), runMs: at - (startedAt[index] ?? at) })
+      call.settledAt = at
+      emit({ type: 'tool-call-settled', ...base(call, at), runMs: at - (call.startedAt ?? at) })
     },
     committed(index, result) {
       if (!open || !timed) return
-      committed.add(index)
+      const call = list[index]!
       const at = performance.now()
-      committedAt[index] = at
-      const start = startedAt[index]
-      const settled = settledAt[index] ?? start ?? at
+      call.committedAt = at
+      const { queuedAt, startedAt: start } = call
+      const settled = call.settledAt ?? start ?? at
       const timings =
         start === undefined
-          ? { queueMs: at - (queuedAt[index] ?? at), runMs: 0, commitMs: 0 }
-          : { queueMs: start - (queuedAt[index] ?? start), runMs: settled - start, commitMs: at - settled }
+          ? { queueMs: at - (queuedAt ?? at), runMs: 0, commitMs: 0 }
+          : { queueMs: start - (queuedAt ?? start), runMs: settled - start, commitMs: at - settled }
       if (onEvent === undefined) return
-      const block = blocks[index]!
+      const { block } = call
       const resultLabel = tools.describeResult(block.name, parsedArgs(block.arguments), result)
       emit({
         type: 'tool-call-end',
-        ...base(index, at),
+        ...base(call, at),
         result,
         resultLabel,
         started: start !== undefined,
         timings,
       })
     },
-    recordedTimings(index) {
-      if (startedAt[index] === undefined) return undefined
-      return measureRecordedTimings(
-        { queuedAt: queuedAt[index], startedAt: startedAt[index], settledAt: settledAt[index] },
-        performance.now(),
-      )
+    recordedTimings(call) {
+      if (call.startedAt === undefined) return undefined
+      return measureRecordedTimings(call, performance.now())
     },
     figures() {
       if (!streaming || streamEndedAt === undefined) return undefined
@@ -155,15 +154,15 @@ export function createToolCallProgress(options: {
       let overlapMs = 0
       let longestRunMs = 0
       let lastCommitAt = end
-      blocks.forEach((_, index) => {
-        const commit = committedAt[index]
+      for (const call of list) {
+        const commit = call.committedAt
         if (commit !== undefined) lastCommitAt = Math.max(lastCommitAt, commit)
-        const start = startedAt[index]
-        if (start === undefined) return
-        const settled = settledAt[index] ?? commit ?? start
+        const start = call.startedAt
+        if (start === undefined) continue
+        const settled = call.settledAt ?? commit ?? start
         overlapMs += Math.max(0, Math.min(settled, end) - start)
         longestRunMs = Math.max(longestRunMs, settled - start)
-      })
+      }
       return {
         streamEndedAt: end,
         queuedDuringStream: queuedEarly,

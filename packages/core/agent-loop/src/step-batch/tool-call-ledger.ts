@@ -1,11 +1,11 @@
 import type { AnySession, ApprovalRequestEventData, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
-import { appendToolCall } from './append-tool-call.ts'
-import { appendToolLateOutcome } from './append-tool-late-outcome.ts'
-import { appendToolResult } from './append-tool-result.ts'
-import type { RecordedCallBlock } from './create-call-id-allocator.ts'
-import { AgentLoopError } from './errors.ts'
-import { andThen, isPromiseLike, seqOf, type MaybePromise } from './maybe-async.ts'
+import { appendToolCall } from '../log/append-tool-call.ts'
+import { appendToolResult } from '../log/append-tool-result.ts'
+import { AgentLoopError } from '../base/errors.ts'
+import { andThen, isPromiseLike, seqOf, type MaybePromise } from '../base/maybe-async.ts'
+import { createLateOutcomeLedger } from './late-outcome-ledger.ts'
+import type { StepCall, StepCalls } from './step-calls.ts'
 
 /**
  * Where the assistant message holding the step's calls stands. `recorded`: it is in the session
@@ -40,10 +40,6 @@ export interface ToolCallLedger {
   recordCall(index: number, mode: ExecutionMode | undefined): void | Promise<void>
   /** Appends `tool/result` for call `index`; refuses to answer out of model order. */
   recordResult(index: number, result: ToolExecutionResult): void | Promise<void>
-  /** Seq of call `index`'s `tool/call`, once recorded. */
-  callSeq(index: number): number | undefined
-  /** The recorded calls still without a recorded result, in model order (always a tail). */
-  unanswered(): { callId: string; callSeq: number }[]
   /**
    * Appends `tool/late-outcome` for call `index`, citing its call and result; one that comes before
    * its result is recorded is held until then (or until `settle`).
@@ -75,8 +71,6 @@ export interface ToolCallLedger {
       readonly concludesTurn: boolean
     },
   ): number | Promise<number>
-  /** The seq of the `tool/call` recorded for the step's call `callId` (a nested call cites it). */
-  callSeqOf(callId: string): number | undefined
   /**
    * While the assistant message streams: a promise that settles when it is recorded (the held-back
    * calls then are) or refused. Undefined once either happened.
@@ -89,23 +83,18 @@ export function createToolCallLedger(options: {
   readonly turn: number
   readonly step: number
   /** The step's calls in model order, under their session ids; may grow while the message streams. */
-  readonly blocks: readonly RecordedCallBlock[]
+  readonly calls: StepCalls
   readonly message: LedgerMessage
   /** A late outcome held back until the message landed could not be recorded after all. */
   readonly lateFailed: (index: number, outcome: LateToolOutcome, error: unknown) => void
   /** Seq of call 0's `tool/call` when it is already in the log (a step continued after its approval). */
   readonly firstCallSeq?: number
-  /** Call `index`'s timings as its `tool/result` is appended (undefined: it never started). */
-  readonly timings: (index: number) => ToolCallRecordedTimings | undefined
+  /** A call's timings as its `tool/result` is appended (undefined: it never started). */
+  readonly timings: (call: StepCall) => ToolCallRecordedTimings | undefined
 }): ToolCallLedger {
-  const { session, turn, step, blocks, lateFailed, firstCallSeq } = options
+  const { session, turn, step, calls, lateFailed, firstCallSeq } = options
+  const { list } = calls
   let message: LedgerMessage | { readonly kind: 'refused' } = options.message
-  const callSeqs: number[] = []
-  const resultSeqs: number[] = []
-  const modes: (ExecutionMode | undefined)[] = []
-  /** Calls announced (started or skipped) so far, recorded or held back. */
-  let announced = 0
-  let answered = 0
   /** Why held-back calls could not be recorded when the message landed. */
   let broken: { readonly error: unknown } | undefined
   /** Until the message is recorded and the held-back calls with it, results wait for `landed`. */
@@ -113,23 +102,20 @@ export function createToolCallLedger(options: {
   let landed: Promise<void> | undefined
   let land: (() => void) | undefined
   const landing = (): Promise<void> => (landed ??= new Promise<void>((resolve) => (land = resolve)))
-  /** callId → index of the blocks seen so far (blocks grow while the message streams). */
-  const indexOf = new Map<string, number>()
-  let indexed = 0
-  /** Late outcomes waiting for their call's result to be recorded. */
-  const heldLate = new Map<number, LateToolOutcome>()
   let settled = false
+  const lates = createLateOutcomeLedger({ session, turn, step, calls, lateFailed })
 
   const messageSeq = (): number | undefined => (message.kind === 'recorded' ? message.seq : undefined)
+  const idOf = (index: number): string | number => list[index]?.block.id ?? index
 
-  const appendCall = (index: number): void | Promise<void> => {
+  const appendCall = (call: StepCall): void | Promise<void> => {
     if (broken !== undefined) throw broken.error
-    if (index === 0 && firstCallSeq !== undefined) {
-      callSeqs[0] = firstCallSeq
+    if (call.index === 0 && firstCallSeq !== undefined) {
+      call.callSeq = firstCallSeq
       return
     }
     const seq = messageSeq()
-    const block = blocks[index]!
+    const { block, mode } = call
     const callSeq = appendToolCall({
       session,
       turn,
@@ -137,91 +123,63 @@ export function createToolCallLedger(options: {
       block,
       ...(block.modelCallId === undefined ? {} : { modelCallId: block.modelCallId }),
       ...(seq === undefined ? {} : { messageSeq: seq }),
-      ...(modes[index] === undefined ? {} : { mode: modes[index] }),
+      ...(mode === undefined ? {} : { mode }),
     })
     if (!isPromiseLike(callSeq)) {
-      callSeqs[index] = callSeq
+      call.callSeq = callSeq
       return
     }
-    return callSeq.then((recorded) => void (callSeqs[index] = recorded))
+    return callSeq.then((recorded) => void (call.callSeq = recorded))
+  }
+
+  /** The call whose result (or approval request) comes next, recorded as `tool/call`; else throws. */
+  const nextToAnswer = (index: number, what: 'result' | 'approval request'): StepCall => {
+    const { answered } = calls
+    if (index !== answered) {
+      // An earlier result could not be recorded: writing this one would break model order (T25).
+      const missing = what === 'result' ? 'none' : 'no result'
+      throw new AgentLoopError({
+        code: 'UNRECORDED_RESULTS',
+        kind: 'system',
+        message: `executeToolCalls: not recording the ${what} of "${idOf(index)}" while "${idOf(answered)}" has ${missing}`,
+      })
+    }
+    const call = list[index]
+    if (call?.callSeq === undefined) {
+      if (broken !== undefined) throw broken.error
+      const early =
+        what === 'result'
+          ? `the scheduler committed call ${index} before it was recorded as tool/call`
+          : `call ${index} asked for approval before it was recorded as tool/call`
+      throw new AgentLoopError({
+        code: 'INVALID_ARGUMENT',
+        kind: 'system',
+        message: `executeToolCalls: ${early}`,
+      })
+    }
+    return call
   }
 
   const append = (index: number, result: ToolExecutionResult): void | Promise<void> => {
     if (message.kind === 'refused') return
-    if (index !== answered) {
-      // An earlier result could not be recorded: writing this one would break model order (T25).
-      throw new AgentLoopError({
-        code: 'UNRECORDED_RESULTS',
-        kind: 'system',
-        message: `executeToolCalls: not recording the result of "${blocks[index]?.id ?? index}" while "${blocks[answered]?.id ?? answered}" has none`,
-      })
-    }
-    const callSeq = callSeqs[index]
-    const block = blocks[index]
-    if (callSeq === undefined || block === undefined) {
-      if (broken !== undefined) throw broken.error
-      throw new AgentLoopError({
-        code: 'INVALID_ARGUMENT',
-        kind: 'system',
-        message: `executeToolCalls: the scheduler committed call ${index} before it was recorded as tool/call`,
-      })
-    }
-    const timings = options.timings(index)
+    const call = nextToAnswer(index, 'result')
+    const timings = options.timings(call)
     const resultSeq = appendToolResult({
       session,
       turn,
       step,
-      callId: block.id,
-      callSeq,
+      callId: call.block.id,
+      callSeq: call.callSeq!,
       result,
       ...(timings === undefined ? {} : { timings }),
     })
-    if (!isPromiseLike(resultSeq)) return answer(index, resultSeq)
-    return resultSeq.then((recorded) => answer(index, recorded))
+    if (!isPromiseLike(resultSeq)) return answer(call, resultSeq)
+    return resultSeq.then((recorded) => answer(call, recorded))
   }
 
-  const answer = (index: number, resultSeq: number): void => {
-    resultSeqs[index] = resultSeq
-    answered = index + 1
-    const outcome = heldLate.get(index)
-    if (outcome === undefined) return
-    heldLate.delete(index)
-    // Not awaited: a late outcome never holds up the next commit.
-    void recordLate(index, outcome)
-  }
-
-  /** Records a late outcome; a failure goes to `lateFailed`. The promise never rejects. */
-  const recordLate = (index: number, outcome: LateToolOutcome): MaybePromise<void> => {
-    try {
-      const recorded = late(index, outcome)
-      if (recorded !== undefined)
-        return recorded.then(undefined, (error: unknown) => lateFailed(index, outcome, error))
-    } catch (error) {
-      lateFailed(index, outcome, error)
-    }
-    return undefined
-  }
-
-  const late = (index: number, outcome: LateToolOutcome): void | Promise<void> => {
-    const callSeq = callSeqs[index]
-    if (callSeq === undefined) {
-      throw new AgentLoopError({
-        code: 'INVALID_ARGUMENT',
-        kind: 'system',
-        message: `executeToolCalls: a late outcome for call ${index}, which was never recorded as tool/call`,
-      })
-    }
-    const callId = blocks[index]!.id
-    const seq = appendToolLateOutcome({
-      session,
-      turn,
-      step,
-      callId,
-      callSeq,
-      resultSeq: resultSeqs[index],
-      outcome,
-    })
-    return isPromiseLike(seq) ? seq.then(() => undefined) : undefined
+  const answer = (call: StepCall, resultSeq: number): void => {
+    calls.answer(call, resultSeq)
+    lates.answered(call)
   }
 
   /** Held-back calls are recorded (or refused): results may follow now. */
@@ -230,27 +188,48 @@ export function createToolCallLedger(options: {
     land?.()
   }
 
+  const requestApproval = (
+    index: number,
+    extra: Parameters<ToolCallLedger['recordApprovalRequest']>[1],
+  ): MaybePromise<number> => {
+    if (message.kind === 'refused') throw new Error('the assistant message of its step was not recorded')
+    const call = nextToAnswer(index, 'approval request')
+    const { block } = call
+    const data: ApprovalRequestEventData = {
+      turn,
+      step,
+      callId: block.id,
+      name: block.name,
+      arguments: block.arguments,
+      ...(extra.reason === undefined ? {} : { reason: extra.reason }),
+      ...(extra.contexts.length === 0 ? {} : { contexts: [...extra.contexts] }),
+      ...(extra.concludesTurn ? { concludesTurn: true } : {}),
+    }
+    return andThen(session.append('approval/request', data, { sourceEventSeqs: [call.callSeq!] }), seqOf)
+  }
+
   return {
     recordCall(index, mode) {
-      if (index !== announced) {
+      if (index !== calls.announced) {
         throw new AgentLoopError({
           code: 'INVALID_ARGUMENT',
           kind: 'system',
-          message: `executeToolCalls: the scheduler started call ${index} out of model order (expected ${announced})`,
+          message: `executeToolCalls: the scheduler started call ${index} out of model order (expected ${calls.announced})`,
         })
       }
-      modes[index] = mode
+      const call = list[index]!
+      call.mode = mode
       if (message.kind !== 'recorded') {
-        announced++
+        calls.announce()
         return
       }
       // a call the session refused stays unannounced: the next one is then refused as out of order
-      const recorded = appendCall(index)
+      const recorded = appendCall(call)
       if (recorded === undefined) {
-        announced++
+        calls.announce()
         return
       }
-      return recorded.then(() => void announced++)
+      return recorded.then(() => calls.announce())
     },
 
     recordResult(index, result) {
@@ -259,22 +238,23 @@ export function createToolCallLedger(options: {
     },
 
     recordLateOutcome(index, outcome) {
-      if (!settled && resultSeqs[index] === undefined && message.kind !== 'refused' && index < announced) {
-        heldLate.set(index, outcome)
+      const call = list[index]
+      if (
+        !settled &&
+        call !== undefined &&
+        call.resultSeq === undefined &&
+        message.kind !== 'refused' &&
+        index < calls.announced
+      ) {
+        lates.hold(call, outcome)
         return
       }
-      return late(index, outcome)
+      return lates.record(index, outcome)
     },
 
     settle() {
       settled = true
-      const pending: Promise<void>[] = []
-      for (const [index, outcome] of [...heldLate]) {
-        heldLate.delete(index)
-        const recorded = recordLate(index, outcome)
-        if (recorded !== undefined) pending.push(recorded)
-      }
-      if (pending.length > 0) return Promise.all(pending).then(() => undefined)
+      return lates.settle()
     },
 
     messageRecorded(seq) {
@@ -283,8 +263,8 @@ export function createToolCallLedger(options: {
       // Appended in model order, back to back: an asynchronous session numbers them in call order.
       const pending: Promise<void>[] = []
       try {
-        for (let index = 0; index < announced; index++) {
-          const recorded = appendCall(index)
+        for (let index = 0; index < calls.announced; index++) {
+          const recorded = appendCall(list[index]!)
           if (recorded !== undefined) pending.push(recorded)
         }
       } catch (error) {
@@ -301,66 +281,14 @@ export function createToolCallLedger(options: {
       if (message.kind !== 'pending') return
       message = { kind: 'refused' }
       release()
-      for (const [index, outcome] of heldLate) {
-        lateFailed(index, outcome, new Error('the assistant message of its step was not recorded'))
-      }
-      heldLate.clear()
+      lates.refuse()
     },
-
-    callSeq: (index) => callSeqs[index],
 
     recordApprovalRequest(index, extra) {
-      const request = (): MaybePromise<number> => {
-        if (message.kind === 'refused') throw new Error('the assistant message of its step was not recorded')
-        if (answered !== index) {
-          throw new AgentLoopError({
-            code: 'UNRECORDED_RESULTS',
-            kind: 'system',
-            message: `executeToolCalls: not recording the approval request of "${blocks[index]?.id ?? index}" while "${blocks[answered]?.id ?? answered}" has no result`,
-          })
-        }
-        const callSeq = callSeqs[index]
-        const block = blocks[index]
-        if (callSeq === undefined || block === undefined) {
-          if (broken !== undefined) throw broken.error
-          throw new AgentLoopError({
-            code: 'INVALID_ARGUMENT',
-            kind: 'system',
-            message: `executeToolCalls: call ${index} asked for approval before it was recorded as tool/call`,
-          })
-        }
-        const data: ApprovalRequestEventData = {
-          turn,
-          step,
-          callId: block.id,
-          name: block.name,
-          arguments: block.arguments,
-          ...(extra.reason === undefined ? {} : { reason: extra.reason }),
-          ...(extra.contexts.length === 0 ? {} : { contexts: [...extra.contexts] }),
-          ...(extra.concludesTurn ? { concludesTurn: true } : {}),
-        }
-        return andThen(session.append('approval/request', data, { sourceEventSeqs: [callSeq] }), seqOf)
-      }
-      if (message.kind !== 'pending') return request()
-      return landing().then(request)
-    },
-
-    callSeqOf(callId) {
-      // ids are unique in a step (the batch refuses a repeated one): the first holder is the call
-      for (; indexed < blocks.length; indexed++)
-        if (!indexOf.has(blocks[indexed]!.id)) indexOf.set(blocks[indexed]!.id, indexed)
-      const index = indexOf.get(callId)
-      return index === undefined ? undefined : callSeqs[index]
+      if (message.kind !== 'pending') return requestApproval(index, extra)
+      return landing().then(() => requestApproval(index, extra))
     },
 
     messageLanding: () => (holding ? landing() : undefined),
-
-    unanswered() {
-      const open: { callId: string; callSeq: number }[] = []
-      for (let index = answered; callSeqs[index] !== undefined; index++) {
-        open.push({ callId: blocks[index]!.id, callSeq: callSeqs[index]! })
-      }
-      return open
-    },
   }
 }

@@ -1,6 +1,6 @@
 import { describeValue, type Message, type ToolMessage } from '@deepseek-ai/dsh-llm'
 import type { SessionEvent } from '@deepseek-ai/dsh-session'
-import { AgentLoopError, invalidArgument } from './errors.ts'
+import { AgentLoopError, invalidArgument } from '../base/errors.ts'
 import { answeredCallId, isNestedCall, renamedCall } from './nested-calls.ts'
 
 const ROLES = { 'user/message': 'user', 'assistant/message': 'assistant', 'tool/result': 'tool' } as const

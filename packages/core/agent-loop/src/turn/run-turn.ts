@@ -2,42 +2,27 @@ import type { Context } from '@deepseek-ai/dsh-context'
 import {
   textOf,
   type AssistantMessage,
-  type LanguageModel,
   type ModelRequest,
   type TokenUsage,
   type ToolSchema,
 } from '@deepseek-ai/dsh-llm'
-import type { AnySession, PendingApproval } from '@deepseek-ai/dsh-session'
-import { continuePausedStep, type PausedStep } from './continue-paused-step.ts'
-import { historyFromSession } from './history-from-session.ts'
-import type { ModelRetry } from './model-retry.ts'
-import { runPlainStep } from './run-plain-step.ts'
-import { runStreamedStep } from './run-streamed-step.ts'
-import { readSessionGrants } from './session-grants.ts'
-import { addUsage } from './session-records.ts'
-import type { StepReport, StepRun } from './step-types.ts'
+import type { PendingApproval } from '@deepseek-ai/dsh-session'
+import { continuePausedStep, type PausedStep } from '../step/continue-paused-step.ts'
+import { historyFromSession } from '../log/history-from-session.ts'
+import { runPlainStep } from '../step/run-plain-step.ts'
+import { runStreamedStep } from '../step/run-streamed-step.ts'
+import { readSessionGrants } from '../log/session-grants.ts'
+import { addUsage } from '../log/session-records.ts'
+import type { StepReport, StepRun, TurnRunner } from '../step/step-types.ts'
+
+export type { TurnRunner } from '../step/step-types.ts'
 import type {
   AgentEvent,
-  AgentLoopConfig,
   TurnEndEventData,
   TurnEndReason,
   TurnOutcomeReason,
   TurnResult,
-} from './types.ts'
-
-/** What stays the same for every turn of one agent. */
-export interface TurnRunner {
-  /** The agent's scope: provides `agentLoop` and sees `tools` (and `systemPrompt`, if any). */
-  readonly ctx: Context
-  readonly model: LanguageModel
-  readonly session: AnySession
-  readonly system: string | undefined
-  readonly config: AgentLoopConfig
-  /** Streamed steps with eager dispatch (T40) when the model has `stream`; else `model.step`. */
-  readonly eagerToolExecution: boolean
-  /** Model-level retry (`createAgent({ modelRetry })`). */
-  readonly modelRetry: ModelRetry
-}
+} from '../base/types.ts'
 
 /** Where a turn starts: a new turn (0 steps) or an unfinished one read back from the session. */
 export interface TurnStart {

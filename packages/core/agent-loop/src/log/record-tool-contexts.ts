@@ -1,6 +1,6 @@
 import { textBlock } from '@deepseek-ai/dsh-llm'
 import type { AnySession, SessionEvent } from '@deepseek-ai/dsh-session'
-import type { UserMessageEventData } from './types.ts'
+import type { UserMessageEventData } from '../base/types.ts'
 
 /**
  * Records the contexts a step's tools deferred as the next step's `user/message`

@@ -4,7 +4,7 @@ import {
   type ModelRequest,
   type ModelResponse,
 } from '@deepseek-ai/dsh-llm'
-import { AgentLoopError } from './errors.ts'
+import { AgentLoopError } from '../base/errors.ts'
 
 export type ModelOutcome =
   | { readonly kind: 'ok'; readonly response: ModelResponse }

@@ -1,7 +1,7 @@
 import { describeValue, type AssistantMessage, type TokenUsage } from '@deepseek-ai/dsh-llm'
 import type { SessionEvent, ToolCallEventData } from '@deepseek-ai/dsh-session'
-import { AgentLoopError } from './errors.ts'
-import type { AssistantMessageEventData, TurnEndEventData, TurnEndReason } from './types.ts'
+import { AgentLoopError } from '../base/errors.ts'
+import type { AssistantMessageEventData, TurnEndEventData, TurnEndReason } from '../base/types.ts'
 
 const REASONS: readonly TurnEndReason[] = ['completed', 'concluded', 'max-steps', 'aborted', 'error']
 

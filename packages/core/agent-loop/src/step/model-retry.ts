@@ -1,7 +1,7 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { abortableSleep, backoffDelay, readRetryable, type RetrySleep } from '@deepseek-ai/dsh-tools'
-import { invalidArgument } from './errors.ts'
-import type { StepRun } from './step-types.ts'
+import { invalidArgument } from '../base/errors.ts'
+import type { ModelRetry, StepRun } from './step-types.ts'
 
 /**
  * Model-level retry (`createAgent({ modelRetry })`): a model call that fails with an error marked
@@ -23,14 +23,6 @@ export interface ModelRetryOptions {
   readonly sleep?: RetrySleep
   /** Jitter source in [0, 1) (default `Math.random`). */
   readonly random?: () => number
-}
-
-export interface ModelRetry {
-  readonly maxAttempts: number
-  readonly baseDelayMs: number
-  readonly maxDelayMs: number
-  readonly sleep: RetrySleep
-  readonly random: (() => number) | undefined
 }
 
 const DEFAULTS = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 30_000 } as const

@@ -1,12 +1,12 @@
 import type { UserMessage } from '@deepseek-ai/dsh-llm'
 import { pendingApprovals, type AnySession } from '@deepseek-ai/dsh-session'
-import { AgentLoopError } from './errors.ts'
-import { findUnansweredCalls } from './find-unanswered-calls.ts'
-import { findUnrecordedCalls } from './find-unrecorded-calls.ts'
-import { readLastTurn } from './read-last-turn.ts'
+import { AgentLoopError } from '../base/errors.ts'
+import { findUnansweredCalls } from '../log/find-unanswered-calls.ts'
+import { findUnrecordedCalls } from '../log/find-unrecorded-calls.ts'
+import { readLastTurn } from '../log/read-last-turn.ts'
 import type { TurnStart } from './run-turn.ts'
-import { ZERO_USAGE } from './session-records.ts'
-import type { TurnStartEventData, UserMessageEventData } from './types.ts'
+import { ZERO_USAGE } from '../log/session-records.ts'
+import type { TurnStartEventData, UserMessageEventData } from '../base/types.ts'
 
 /**
  * Opens the next turn of `session`: refuses a session that ends unfinished (`RESUME_REQUIRED`: a

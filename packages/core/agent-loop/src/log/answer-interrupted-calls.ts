@@ -5,7 +5,7 @@ import { appendToolResult } from './append-tool-result.ts'
 import { createCallIdAllocator } from './create-call-id-allocator.ts'
 import { findUnansweredCalls } from './find-unanswered-calls.ts'
 import { findUnrecordedCalls } from './find-unrecorded-calls.ts'
-import { andThen, inSequence, type MaybePromise } from './maybe-async.ts'
+import { andThen, inSequence, type MaybePromise } from '../base/maybe-async.ts'
 import { readLastTurn } from './read-last-turn.ts'
 
 function interrupted(input: ToolExecutionInput): string {

@@ -1,12 +1,12 @@
 import { textOf, toolCallsOf } from '@deepseek-ai/dsh-llm'
 import { pendingApprovals, type AnySession } from '@deepseek-ai/dsh-session'
 import type { ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
-import { answerInterruptedCalls } from './answer-interrupted-calls.ts'
+import { answerInterruptedCalls } from '../log/answer-interrupted-calls.ts'
 import { answerPendingApproval, type ApprovalReply } from './answer-pending-approval.ts'
-import { readLastTurn } from './read-last-turn.ts'
+import { readLastTurn } from '../log/read-last-turn.ts'
 import type { TurnStart } from './run-turn.ts'
-import { ZERO_USAGE } from './session-records.ts'
-import type { TurnResult } from './types.ts'
+import { ZERO_USAGE } from '../log/session-records.ts'
+import type { TurnResult } from '../base/types.ts'
 
 export type ResumePlan =
   | { readonly kind: 'empty' }

@@ -1,7 +1,7 @@
 import type { AnySession, AsyncSession, Session } from '@deepseek-ai/dsh-session'
 import type { LateToolOutcome } from '@deepseek-ai/dsh-tools'
-import { andThen, seqOf, type MaybePromise } from './maybe-async.ts'
-import type { ToolLateOutcomeEventData } from './types.ts'
+import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
+import type { ToolLateOutcomeEventData } from '../base/types.ts'
 
 /** The options of `appendToolLateOutcome`, for a session of type `S`. */
 export interface AppendToolLateOutcomeOptions<S extends AnySession = AnySession> {

@@ -1,11 +1,10 @@
 import { toolCallsOf } from '@deepseek-ai/dsh-llm'
 import { callModel, type ModelOutcome } from './call-model.ts'
 import { awaitModelRetry } from './model-retry.ts'
-import { openStepBatch } from './open-step-batch.ts'
-import { recordToolContexts } from './record-tool-contexts.ts'
+import { runRecordedCalls } from './run-recorded-calls.ts'
 import { stepApprovals } from './step-approvals.ts'
 import type { StepReport, StepRun } from './step-types.ts'
-import type { AssistantMessageEventData } from './types.ts'
+import type { AssistantMessageEventData } from '../base/types.ts'
 
 /**
  * A step without eager dispatch (a model without `stream`, or `eagerToolExecution: false`): the
@@ -15,7 +14,7 @@ import type { AssistantMessageEventData } from './types.ts'
  */
 export async function runPlainStep(run: StepRun): Promise<StepReport> {
   const { runner, turn, step, request, signal, emit, onRecorded } = run
-  const { ctx, model, session, config } = runner
+  const { model, session } = runner
   let attempt = 1
   let outcome: ModelOutcome
   let startedAt: number
@@ -65,32 +64,5 @@ export async function runPlainStep(run: StepRun): Promise<StepReport> {
 
   const calls = toolCallsOf(message)
   if (calls.length === 0) return { toolCalls: 0, concludesTurn: false, eager: undefined, stop: undefined }
-  const batch = openStepBatch({
-    ctx,
-    tools: ctx.tools,
-    session,
-    maxParallel: config.maxParallelToolCalls,
-    turn,
-    step,
-    signal,
-    onEvent: emit,
-    message: { kind: 'recorded', seq: messageSeq },
-    eager: undefined,
-    where: `agent turn ${turn} step ${step}`,
-    approvals: stepApprovals(run),
-  })
-  for (const call of calls) batch.add(call)
-  batch.close()
-  const inbox: string[] = []
-  const done = await batch.finish((text) => void inbox.push(text))
-  if (done.paused !== undefined)
-    return {
-      toolCalls: calls.length,
-      concludesTurn: false,
-      eager: undefined,
-      stop: undefined,
-      paused: done.paused,
-    }
-  await recordToolContexts({ session, turn, step, inbox })
-  return { toolCalls: calls.length, concludesTurn: done.concludesTurn, eager: undefined, stop: undefined }
+  return runRecordedCalls(run, { messageSeq, blocks: calls, approvals: stepApprovals(run) })
 }

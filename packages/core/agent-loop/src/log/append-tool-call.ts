@@ -1,7 +1,7 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { AnySession, AsyncSession, Session, ToolCallEventData } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode } from '@deepseek-ai/dsh-tools'
-import { andThen, seqOf, type MaybePromise } from './maybe-async.ts'
+import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
 
 /** The options of `appendToolCall`, for a session of type `S`. */
 export interface AppendToolCallOptions<S extends AnySession = AnySession> {

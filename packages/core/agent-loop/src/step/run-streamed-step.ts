@@ -5,15 +5,15 @@ import {
   type ToolCallBlock,
 } from '@deepseek-ai/dsh-llm'
 import type { ToolRuntime } from '@deepseek-ai/dsh-tools'
-import { AgentLoopError } from './errors.ts'
-import { openStepBatch, type StepBatch } from './open-step-batch.ts'
-import { recordToolContexts } from './record-tool-contexts.ts'
+import { AgentLoopError } from '../base/errors.ts'
+import { openStepBatch, type StepBatch } from '../step-batch/open-step-batch.ts'
+import { recordToolContexts } from '../log/record-tool-contexts.ts'
 import { awaitModelRetry } from './model-retry.ts'
-import { ZERO_USAGE } from './session-records.ts'
+import { ZERO_USAGE } from '../log/session-records.ts'
 import { stepApprovals } from './step-approvals.ts'
 import type { StepReport, StepRun } from './step-types.ts'
 import { partialContent, streamModel, type StreamOutcome } from './stream-model.ts'
-import type { AssistantMessageEventData } from './types.ts'
+import type { AssistantMessageEventData } from '../base/types.ts'
 
 /** Finish reasons that say the model's output was cut off: its calls are not what it meant to send. */
 const CUT_OFF: readonly FinishReason[] = ['length', 'content-filter', 'error']

@@ -336,3 +336,9 @@ export interface AssistantMessageEventData {
   finishReason: FinishReason
   usage: TokenUsage
 }
+
+/** Receives one deferred context (T27); called in model order after the step's batch committed. */
+export type AcceptContext = (
+  text: string,
+  source: { readonly callId: string; readonly toolName: string },
+) => void

@@ -1,5 +1,5 @@
-import type { StepApprovals } from './open-step-batch.ts'
-import { approvalFor } from './session-grants.ts'
+import type { StepApprovals } from '../step-batch/open-step-batch.ts'
+import { approvalFor } from '../log/session-grants.ts'
 import type { StepRun } from './step-types.ts'
 
 /**

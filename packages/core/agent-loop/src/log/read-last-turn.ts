@@ -1,7 +1,7 @@
 import type { AssistantMessage, TokenUsage } from '@deepseek-ai/dsh-llm'
 import type { SessionEvent } from '@deepseek-ai/dsh-session'
 import { ZERO_USAGE, addUsage, readAssistantMessage, readTurnEnd, turnOf } from './session-records.ts'
-import type { TurnEndEventData } from './types.ts'
+import type { TurnEndEventData } from '../base/types.ts'
 
 /** What the session says about its last turn. */
 export interface TurnRecord {

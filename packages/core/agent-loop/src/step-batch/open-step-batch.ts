@@ -9,13 +9,13 @@ import {
   type ToolExecutionResult,
   type ToolRuntime,
 } from '@deepseek-ai/dsh-tools'
-import { createCallIdAllocator, type RecordedCallBlock } from './create-call-id-allocator.ts'
-import { AgentLoopError } from './errors.ts'
+import { createCallIdAllocator } from '../log/create-call-id-allocator.ts'
+import { AgentLoopError } from '../base/errors.ts'
 import { createNestedCallRecorder } from './nested-call-recorder.ts'
-import type { AcceptContext } from './read-execute-tool-calls-options.ts'
 import { createToolCallLedger, type LedgerMessage } from './tool-call-ledger.ts'
+import { createStepCalls } from './step-calls.ts'
 import { createToolCallProgress } from './tool-call-progress.ts'
-import type { EagerDispatchFigures, ToolCallProgressEvent } from './types.ts'
+import type { AcceptContext, EagerDispatchFigures, ToolCallProgressEvent } from '../base/types.ts'
 
 export interface StepBatchResult {
   /** One frozen result per call, in model order. */
@@ -93,17 +93,19 @@ export function openStepBatch(options: {
 }): StepBatch {
   const { approvals } = options
   const { ctx, tools, session, turn, step, signal, onEvent, where } = options
-  /** The step's calls as recorded (session ids), in model order. */
-  const blocks: RecordedCallBlock[] = []
+  /** The step's calls as recorded (session ids), in model order: one record each. */
+  const calls = createStepCalls()
+  const { list } = calls
   const callIds = createCallIdAllocator(session)
   const logger = ctx.logger
   const logLate = (index: number, outcome: unknown, error: unknown): void => {
     // a closed or failing session: the logger is the last place the outcome can go
-    logger.error(`${where}: the late outcome of tool call "${blocks[index]?.id}" could not be recorded`, {
+    const callId = list[index]?.block.id
+    logger.error(`${where}: the late outcome of tool call "${callId}" could not be recorded`, {
       error,
       turn,
       step,
-      callId: blocks[index]?.id,
+      callId,
       outcome,
     })
   }
@@ -111,11 +113,11 @@ export function openStepBatch(options: {
     session,
     turn,
     step,
-    blocks,
+    calls,
     message: options.message,
     lateFailed: logLate,
     ...(approvals?.firstCallSeq === undefined ? {} : { firstCallSeq: approvals.firstCallSeq }),
-    timings: (index) => progress.recordedTimings(index),
+    timings: (call) => progress.recordedTimings(call),
   })
   // What the committed calls deferred, for an approval request that pauses the step after them.
   const accepted: string[] = []
@@ -129,7 +131,7 @@ export function openStepBatch(options: {
       concludesTurn: approvals.carried.concludesTurn || concludes,
     }
     const done = (requestSeq: number): void => {
-      const block = blocks[index]!
+      const { block, callSeq } = list[index]!
       paused = Object.freeze({
         turn,
         step,
@@ -138,7 +140,7 @@ export function openStepBatch(options: {
         arguments: block.arguments,
         reason,
         requestSeq,
-        callSeq: ledger.callSeq(index)!,
+        callSeq: callSeq!,
       })
       approvals.onRequested(paused, index)
     }
@@ -148,7 +150,7 @@ export function openStepBatch(options: {
   const progress = createToolCallProgress({
     turn,
     step,
-    blocks,
+    calls,
     tools,
     logger,
     onEvent,
@@ -158,7 +160,7 @@ export function openStepBatch(options: {
     session,
     turn,
     step,
-    parentSeq: ledger.callSeqOf,
+    calls,
     messageLanding: ledger.messageLanding,
     timed: progress.timed,
   })
@@ -183,7 +185,7 @@ export function openStepBatch(options: {
           if (contexts !== undefined) accepted.push(...contexts)
           if (!result.isError && result.concludesTurn === true) concludes = true
         }
-        return nested.afterNested(blocks[index]!.id, () => {
+        return nested.afterNested(list[index]!.block.id, () => {
           const recorded = ledger.recordResult(index, result)
           if (recorded === undefined) return progress.committed(index, result)
           return recorded.then(() => progress.committed(index, result))
@@ -204,13 +206,13 @@ export function openStepBatch(options: {
 
   return {
     add(model) {
-      const index = blocks.length
+      const index = list.length
       const firstCallId = approvals?.firstCallId
       const block =
         index === 0 && firstCallId !== undefined
           ? callIds.recorded(model, firstCallId)
           : callIds.assign(model)
-      blocks.push(block)
+      calls.add(block)
       batch.add({
         callId: block.id,
         name: block.name,
@@ -234,9 +236,7 @@ export function openStepBatch(options: {
         // The batch already offered every recorded call a result (its real one, or SCHEDULER_FAILED)
         // through onCommit, in model order; what the session still lacks is reported, not retried.
         const { error } = outcome
-        const unanswered = [...ledger.unanswered(), ...nested.unanswered()].sort(
-          (a, b) => a.callSeq - b.callSeq,
-        )
+        const unanswered = calls.unanswered()
         if (unanswered.length === 0) throw error
         throw new AgentLoopError({
           code: 'UNRECORDED_RESULTS',
@@ -255,7 +255,7 @@ export function openStepBatch(options: {
       let concludesTurn = false
       results.forEach((result, index) => {
         if (!result.isError && result.concludesTurn === true) concludesTurn = true
-        const block = blocks[index]!
+        const { block } = list[index]!
         for (const text of result.additionalContexts ?? [])
           acceptContext(text, { callId: block.id, toolName: block.name })
       })

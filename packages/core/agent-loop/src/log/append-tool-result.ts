@@ -7,7 +7,7 @@ import type {
   ToolResultEventData,
 } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
-import { andThen, seqOf, type MaybePromise } from './maybe-async.ts'
+import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
 
 /** The options of `appendToolResult`, for a session of type `S`. */
 export interface AppendToolResultOptions<S extends AnySession = AnySession> {
