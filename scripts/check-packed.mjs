@@ -335,7 +335,8 @@ runtime.run({ program: '${codeProgram}' }).then((result) => {
       `dsh-timeline: expected a page with two script elements, got:\n${page.slice(0, 300)}`,
     )
     check(
-      JSON.parse(blocks[0]?.[2] ?? 'null')?.title === 'session.jsonl',
+      // the CLI names the file; the title stays unset unless --title gives one
+      JSON.parse(blocks[0]?.[2] ?? 'null')?.file === 'session.jsonl',
       'dsh-timeline: the data block does not hold the timeline of session.jsonl',
     )
     try {
