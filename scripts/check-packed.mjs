@@ -52,6 +52,13 @@ const ownProject = new Set([
 const CONSUMER_ZOD = '~4.0.0'
 const ZOD3 = '3.25.76'
 const keep = process.argv.includes('--keep')
+/**
+ * `--runtime-only`: what can differ between Node versions — pack, install, the ESM and CommonJS smoke
+ * scripts and a program in the code runtime (worker threads, WebAssembly). CI runs the whole check
+ * once, on the machine's Node, and this part on each other Node version it tests: publint, attw,
+ * tsc, esbuild and the installs of the plugins' projects give the same answer on every Node.
+ */
+const runtimeOnly = process.argv.includes('--runtime-only')
 
 const work = mkdtempSync(join(tmpdir(), 'dsh-packed-'))
 const started = performance.now()
@@ -149,12 +156,19 @@ try {
   for (const s of sizes)
     console.log(`  ${s.name}: ${kb(s.tarball)} packed, ${kb(s.unpacked)} unpacked, ${s.files} files`)
 
-  step('publint and attw on every tarball')
-  const linters = await loadLinters(repo)
-  for (const { name, tarball } of packs) problems.push(...(await lintTarball(linters, { name, tarball })))
+  if (!runtimeOnly) {
+    step('publint and attw on every tarball')
+    const linters = await loadLinters(repo)
+    for (const { name, tarball } of packs) problems.push(...(await lintTarball(linters, { name, tarball })))
 
-  step('the README install: use-packed, then npm and pnpm in scratch projects')
-  checkReadmeInstall({ repo, work, tarballDir, run, check, log: (line) => console.log(line) })
+    // .ci/run has just run the README's install block as written in a fresh clone, with npm and
+    // pnpm (scripts/newcomer-ci.mjs), and says so, so that CI does not run it twice.
+    if (process.env.DSH_README_INSTALL_CHECKED === '1') step('the README install: checked by .ci/run already')
+    else {
+      step('the README install: use-packed, then npm and pnpm in scratch projects')
+      checkReadmeInstall({ repo, work, tarballDir, run, check, log: (line) => console.log(line) })
+    }
+  }
 
   const allLocal = Object.fromEntries(Object.entries(tarballs).map(([name, file]) => [name, `file:${file}`]))
   const local = Object.fromEntries(Object.entries(allLocal).filter(([name]) => !ownProject.has(name)))
@@ -216,260 +230,267 @@ runtime.run({ program: '${codeProgram}' }).then((result) => {
     'consumer: expected one @swc/wasm-typescript',
   )
 
-  step('bundling with esbuild')
-  // Bundles run from a directory with no node_modules: everything they need is inside them.
-  const esbuild = repoRequire('esbuild')
-  const bundles = join(work, 'bundles')
-  mkdirSync(bundles)
-  const bundleCases = [
-    { entry: 'smoke.mjs', format: 'esm', out: 'esm-bundle.mjs' },
-    { entry: 'smoke.cjs', format: 'cjs', out: 'cjs-bundle.cjs' },
-    // The common serverless set-up: ESM source, one CommonJS file out.
-    { entry: 'smoke.mjs', format: 'cjs', out: 'esm-to-cjs-bundle.cjs' },
-  ]
-  for (const { entry, format, out } of bundleCases) {
-    const result = await esbuild.build({
-      absWorkingDir: project,
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format,
-      outfile: join(project, 'out', out),
-      logLevel: 'silent',
-    })
-    const warnings = result.warnings.map((w) => w.id || w.text)
-    const allowed = format === 'cjs' && entry.endsWith('.mjs') ? ['empty-import-meta'] : []
-    check(
-      warnings.every((w) => allowed.includes(w)),
-      `esbuild ${out}: unexpected warnings ${warnings.join(', ')}`,
-    )
-    cpSync(join(project, 'out', out), join(bundles, out))
-    expectOutput(`esbuild ${out}`, run(process.execPath, [out], bundles), expected(join(bundles, out)))
-  }
+  if (!runtimeOnly) {
+    step('bundling with esbuild')
+    // Bundles run from a directory with no node_modules: everything they need is inside them.
+    const esbuild = repoRequire('esbuild')
+    const bundles = join(work, 'bundles')
+    mkdirSync(bundles)
+    const bundleCases = [
+      { entry: 'smoke.mjs', format: 'esm', out: 'esm-bundle.mjs' },
+      { entry: 'smoke.cjs', format: 'cjs', out: 'cjs-bundle.cjs' },
+      // The common serverless set-up: ESM source, one CommonJS file out.
+      { entry: 'smoke.mjs', format: 'cjs', out: 'esm-to-cjs-bundle.cjs' },
+    ]
+    for (const { entry, format, out } of bundleCases) {
+      const result = await esbuild.build({
+        absWorkingDir: project,
+        entryPoints: [entry],
+        bundle: true,
+        platform: 'node',
+        target: 'node20',
+        format,
+        outfile: join(project, 'out', out),
+        logLevel: 'silent',
+      })
+      const warnings = result.warnings.map((w) => w.id || w.text)
+      const allowed = format === 'cjs' && entry.endsWith('.mjs') ? ['empty-import-meta'] : []
+      check(
+        warnings.every((w) => allowed.includes(w)),
+        `esbuild ${out}: unexpected warnings ${warnings.join(', ')}`,
+      )
+      cpSync(join(project, 'out', out), join(bundles, out))
+      expectOutput(`esbuild ${out}`, run(process.execPath, [out], bundles), expected(join(bundles, out)))
+    }
 
-  step('type-checking consumers')
-  // TypeScript consumers: an ESM and a CommonJS file, under node16 and nodenext. The published
-  // declarations (and zod's) are checked once, under node16; nodenext checks resolution and use.
-  const tsc = join(repo, 'node_modules/typescript/bin/tsc')
-  for (const module of ['node16', 'nodenext']) {
-    const config = `tsconfig.${module}.json`
+    step('type-checking consumers')
+    // TypeScript consumers: an ESM and a CommonJS file, under node16 and nodenext. The published
+    // declarations (and zod's) are checked once, under node16; nodenext checks resolution and use.
+    const tsc = join(repo, 'node_modules/typescript/bin/tsc')
+    for (const module of ['node16', 'nodenext']) {
+      const config = `tsconfig.${module}.json`
+      writeFileSync(
+        join(project, config),
+        JSON.stringify({
+          compilerOptions: {
+            module,
+            moduleResolution: module,
+            target: 'es2022',
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            noUncheckedIndexedAccess: true,
+            noEmit: true,
+            skipLibCheck: module === 'nodenext',
+            types: [],
+          },
+          files: ['consumer.mts', 'consumer.cts'],
+        }),
+      )
+      try {
+        run(process.execPath, [tsc, '-p', config], project)
+      } catch (error) {
+        problems.push(`tsc (module ${module}) failed:\n${error.stdout}${error.stderr}`)
+      }
+    }
+
+    step('installing the zod 3.25 project')
+    // 3. zod 3.25: schemas from its `zod/v4` entry work; a classic zod 3 schema gets a clear error.
+    const zod3 = join(work, 'zod3')
+    // Only the packages the zod 3.25 smoke script imports: the sandbox's engine and its type
+    // stripper would only slow this install down.
+    const core = Object.fromEntries(
+      Object.entries(local).filter(([name]) => !/dsh-(code-runtime|llm-openai)$/.test(name)),
+    )
+    npmInstall(zod3, { ...core, zod: ZOD3 })
+    writeFileSync(join(zod3, 'smoke.mjs'), fixtures.zod3Smoke)
+    expectOutput('zod 3.25', run(process.execPath, ['smoke.mjs'], zod3), fixtures.expectedZod3Report)
+    check(installedCopies(zod3, 'ajv').length === 0, 'zod3: ajv was installed although nobody asked for it')
+    console.log(`zod 3.25 install without ajv: ${kb(bytesUnder(join(zod3, 'node_modules')))} in node_modules`)
+
+    step('installing the MCP project')
+    // 4. The MCP plugin, with the MCP SDK from the registry: a real stdio server, from ESM and CommonJS.
+    const mcp = join(work, 'mcp')
+    npmInstall(mcp, {
+      ...Object.fromEntries(mcpFixture.packages.map((name) => [name, allLocal[name]])),
+      zod: CONSUMER_ZOD,
+      ajv: '^8.17.0',
+    })
+    check(installedCopies(mcp, 'zod').length === 1, 'mcp: expected exactly one zod')
+    for (const [file, source] of Object.entries(mcpFixture.files)) writeFileSync(join(mcp, file), source)
+    expectOutput('mcp ESM', run(process.execPath, ['smoke.mjs'], mcp), mcpFixture.expectedReport)
+    expectOutput('mcp CommonJS', run(process.execPath, ['smoke.cjs'], mcp), mcpFixture.expectedReport)
+    console.log(`mcp install: ${kb(bytesUnder(join(mcp, 'node_modules')))} in node_modules`)
+
+    step('installing the timeline project')
+    // 5. The timeline: its command as npm installed it (bin), and the library from ESM and CommonJS.
+    const timeline = join(work, 'timeline')
+    npmInstall(timeline, Object.fromEntries(timelineFixture.packages.map((name) => [name, allLocal[name]])))
+    for (const [file, source] of Object.entries(timelineFixture.files))
+      writeFileSync(join(timeline, file), source)
+    run(process.execPath, ['record.mjs'], timeline)
+    const page = run(join(timeline, 'node_modules/.bin/dsh-timeline'), ['session.jsonl'], timeline)
+    const blocks = [...page.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)]
+    check(
+      page.startsWith('<!doctype html>') && blocks.length === 2,
+      `dsh-timeline: expected a page with two script elements, got:\n${page.slice(0, 300)}`,
+    )
+    check(
+      // the CLI names the file; the title stays unset unless --title gives one
+      JSON.parse(blocks[0]?.[2] ?? 'null')?.file === 'session.jsonl',
+      'dsh-timeline: the data block does not hold the timeline of session.jsonl',
+    )
+    try {
+      // the page script of the built package: valid JavaScript, with no bundler helper it cannot reach
+      new Script(blocks[1]?.[2] ?? '')
+      check(
+        !/__name|__require|require\(/.test(blocks[1]?.[2] ?? ''),
+        'dsh-timeline: the page script calls a bundler helper',
+      )
+    } catch (error) {
+      problems.push(`dsh-timeline: the page script does not compile: ${error.message}`)
+    }
+    check(
+      run(join(timeline, 'node_modules/.bin/dsh-timeline'), ['--version'], timeline).trim() ===
+        JSON.parse(readFileSync(join(repo, 'packages/tools-ui/timeline/package.json'), 'utf8')).version,
+      'dsh-timeline --version does not print the package version',
+    )
+    expectOutput(
+      'timeline ESM',
+      run(process.execPath, ['smoke.mjs'], timeline),
+      timelineFixture.expectedReport,
+    )
+    expectOutput(
+      'timeline CommonJS',
+      run(process.execPath, ['smoke.cjs'], timeline),
+      timelineFixture.expectedReport,
+    )
+    console.log(`timeline install: ${kb(bytesUnder(join(timeline, 'node_modules')))} in node_modules`)
+
+    step('installing the BullMQ dispatch project')
+    // 6. The BullMQ dispatch plugin, with bullmq and ioredis from the registry: loads from ESM and
+    // CommonJS and refuses bad options by name (no Redis needed; the tests use a real one).
+    const bull = join(work, 'bullmq')
+    npmInstall(bull, {
+      ...Object.fromEntries(bullmqFixture.packages.map((name) => [name, allLocal[name]])),
+      zod: CONSUMER_ZOD,
+    })
+    for (const [file, source] of Object.entries(bullmqFixture.files)) writeFileSync(join(bull, file), source)
+    expectOutput('bullmq ESM', run(process.execPath, ['smoke.mjs'], bull), bullmqFixture.expectedReport)
+    expectOutput('bullmq CommonJS', run(process.execPath, ['smoke.cjs'], bull), bullmqFixture.expectedReport)
+    console.log(`bullmq install: ${kb(bytesUnder(join(bull, 'node_modules')))} in node_modules`)
+
+    step('installing the PostgreSQL store project')
+    // 7. The PostgreSQL store with pg from the registry, against a real server, from ESM and CommonJS.
+    const postgres = join(work, 'postgres')
+    npmInstall(postgres, {
+      ...Object.fromEntries(postgresFixture.packages.map((name) => [name, allLocal[name]])),
+      ...postgresFixture.registry,
+    })
+    for (const [file, source] of Object.entries(postgresFixture.files))
+      writeFileSync(join(postgres, file), source)
+    // a missing server is one clear line (and the rest of the check still runs), not a stack trace
+    const server = process.env[URL_VARIABLE]
+      ? undefined
+      : await startPostgres().catch((error) => {
+          problems.push(`postgres: could not start a throwaway PostgreSQL: ${error.message}`)
+          return null
+        })
+    try {
+      const url = process.env[URL_VARIABLE] || server?.url
+      for (const [label, file] of url === undefined
+        ? []
+        : [
+            ['postgres ESM', 'smoke.mjs'],
+            ['postgres CommonJS', 'smoke.cjs'],
+          ]) {
+        const env = {
+          ...process.env,
+          [URL_VARIABLE]: url,
+          DSH_PACKED_SCHEMA: `packed_${process.pid}_${file.slice(-3)}`,
+        }
+        expectOutput(label, run(process.execPath, [file], postgres, { env }), postgresFixture.expectedReport)
+      }
+    } finally {
+      await server?.stop()
+    }
+    console.log(`postgres install: ${kb(bytesUnder(join(postgres, 'node_modules')))} in node_modules`)
+    step('installing the OpenTelemetry project')
+    // 8. The OpenTelemetry plugin, with the API and the SDK from the registry: a traced agent turn
+    // recorded by the in-memory exporter, from ESM and CommonJS, and a TypeScript consumer.
+    const otel = join(work, 'otel')
+    npmInstall(otel, {
+      ...Object.fromEntries(otelFixture.packages.map((name) => [name, allLocal[name]])),
+      ...otelFixture.registry,
+      zod: CONSUMER_ZOD,
+    })
+    check(installedCopies(otel, 'zod').length === 1, 'otel: expected exactly one zod')
+    check(
+      installedCopies(otel, '@opentelemetry/api').length === 1,
+      'otel: expected exactly one @opentelemetry/api',
+    )
+    for (const [file, source] of Object.entries(otelFixture.files)) writeFileSync(join(otel, file), source)
+    expectOutput('otel ESM', run(process.execPath, ['smoke.mjs'], otel), otelFixture.expectedReport)
+    expectOutput('otel CommonJS', run(process.execPath, ['smoke.cjs'], otel), otelFixture.expectedReport)
     writeFileSync(
-      join(project, config),
+      join(otel, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
-          module,
-          moduleResolution: module,
+          module: 'node16',
+          moduleResolution: 'node16',
           target: 'es2022',
           strict: true,
           exactOptionalPropertyTypes: true,
           noUncheckedIndexedAccess: true,
           noEmit: true,
-          skipLibCheck: module === 'nodenext',
           types: [],
         },
         files: ['consumer.mts', 'consumer.cts'],
       }),
     )
     try {
-      run(process.execPath, [tsc, '-p', config], project)
+      run(process.execPath, [tsc, '-p', 'tsconfig.json'], otel)
     } catch (error) {
-      problems.push(`tsc (module ${module}) failed:\n${error.stdout}${error.stderr}`)
+      problems.push(`otel: tsc (module node16) failed:\n${error.stdout}${error.stderr}`)
     }
-  }
+    console.log(`otel install: ${kb(bytesUnder(join(otel, 'node_modules')))} in node_modules`)
 
-  step('installing the zod 3.25 project')
-  // 3. zod 3.25: schemas from its `zod/v4` entry work; a classic zod 3 schema gets a clear error.
-  const zod3 = join(work, 'zod3')
-  // Only the packages the zod 3.25 smoke script imports: the sandbox's engine and its type
-  // stripper would only slow this install down.
-  const core = Object.fromEntries(
-    Object.entries(local).filter(([name]) => !/dsh-(code-runtime|llm-openai)$/.test(name)),
-  )
-  npmInstall(zod3, { ...core, zod: ZOD3 })
-  writeFileSync(join(zod3, 'smoke.mjs'), fixtures.zod3Smoke)
-  expectOutput('zod 3.25', run(process.execPath, ['smoke.mjs'], zod3), fixtures.expectedZod3Report)
-  check(installedCopies(zod3, 'ajv').length === 0, 'zod3: ajv was installed although nobody asked for it')
-  console.log(`zod 3.25 install without ajv: ${kb(bytesUnder(join(zod3, 'node_modules')))} in node_modules`)
-
-  step('installing the MCP project')
-  // 4. The MCP plugin, with the MCP SDK from the registry: a real stdio server, from ESM and CommonJS.
-  const mcp = join(work, 'mcp')
-  npmInstall(mcp, {
-    ...Object.fromEntries(mcpFixture.packages.map((name) => [name, allLocal[name]])),
-    zod: CONSUMER_ZOD,
-    ajv: '^8.17.0',
-  })
-  check(installedCopies(mcp, 'zod').length === 1, 'mcp: expected exactly one zod')
-  for (const [file, source] of Object.entries(mcpFixture.files)) writeFileSync(join(mcp, file), source)
-  expectOutput('mcp ESM', run(process.execPath, ['smoke.mjs'], mcp), mcpFixture.expectedReport)
-  expectOutput('mcp CommonJS', run(process.execPath, ['smoke.cjs'], mcp), mcpFixture.expectedReport)
-  console.log(`mcp install: ${kb(bytesUnder(join(mcp, 'node_modules')))} in node_modules`)
-
-  step('installing the timeline project')
-  // 5. The timeline: its command as npm installed it (bin), and the library from ESM and CommonJS.
-  const timeline = join(work, 'timeline')
-  npmInstall(timeline, Object.fromEntries(timelineFixture.packages.map((name) => [name, allLocal[name]])))
-  for (const [file, source] of Object.entries(timelineFixture.files))
-    writeFileSync(join(timeline, file), source)
-  run(process.execPath, ['record.mjs'], timeline)
-  const page = run(join(timeline, 'node_modules/.bin/dsh-timeline'), ['session.jsonl'], timeline)
-  const blocks = [...page.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)]
-  check(
-    page.startsWith('<!doctype html>') && blocks.length === 2,
-    `dsh-timeline: expected a page with two script elements, got:\n${page.slice(0, 300)}`,
-  )
-  check(
-    JSON.parse(blocks[0]?.[2] ?? 'null')?.title === 'session.jsonl',
-    'dsh-timeline: the data block does not hold the timeline of session.jsonl',
-  )
-  try {
-    // the page script of the built package: valid JavaScript, with no bundler helper it cannot reach
-    new Script(blocks[1]?.[2] ?? '')
+    step('installing the AI SDK bridge project')
+    // 9. The AI SDK bridge with its peers from the registry (the AI SDK 6 line): a hand-written
+    // LanguageModelV3 and an AI SDK tool, from ESM, CommonJS and an esbuild bundle.
+    const aiSdk = join(work, 'ai-sdk')
+    npmInstall(aiSdk, {
+      ...Object.fromEntries(aiSdkFixture.packages.map((name) => [name, allLocal[name]])),
+      ...aiSdkFixture.registry,
+    })
     check(
-      !/__name|__require|require\(/.test(blocks[1]?.[2] ?? ''),
-      'dsh-timeline: the page script calls a bundler helper',
+      installedCopies(aiSdk, '@ai-sdk/provider').length === 1,
+      'ai-sdk: expected exactly one @ai-sdk/provider',
     )
-  } catch (error) {
-    problems.push(`dsh-timeline: the page script does not compile: ${error.message}`)
+    for (const [file, source] of Object.entries(aiSdkFixture.files)) writeFileSync(join(aiSdk, file), source)
+    expectOutput('ai-sdk ESM', run(process.execPath, ['smoke.mjs'], aiSdk), aiSdkFixture.expectedReport)
+    expectOutput('ai-sdk CommonJS', run(process.execPath, ['smoke.cjs'], aiSdk), aiSdkFixture.expectedReport)
+    const aiSdkBundle = await esbuild.build({
+      absWorkingDir: aiSdk,
+      entryPoints: ['smoke.mjs'],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'esm',
+      outfile: join(aiSdk, 'out', 'ai-sdk-bundle.mjs'),
+      logLevel: 'silent',
+    })
+    check(
+      aiSdkBundle.warnings.length === 0,
+      `esbuild ai-sdk-bundle.mjs: unexpected warnings ${aiSdkBundle.warnings.map((w) => w.id || w.text).join(', ')}`,
+    )
+    cpSync(join(aiSdk, 'out', 'ai-sdk-bundle.mjs'), join(bundles, 'ai-sdk-bundle.mjs'))
+    expectOutput(
+      'ai-sdk esbuild bundle',
+      run(process.execPath, ['ai-sdk-bundle.mjs'], bundles),
+      aiSdkFixture.expectedReport,
+    )
+    console.log(`ai-sdk install: ${kb(bytesUnder(join(aiSdk, 'node_modules')))} in node_modules`)
   }
-  check(
-    run(join(timeline, 'node_modules/.bin/dsh-timeline'), ['--version'], timeline).trim() ===
-      JSON.parse(readFileSync(join(repo, 'packages/tools-ui/timeline/package.json'), 'utf8')).version,
-    'dsh-timeline --version does not print the package version',
-  )
-  expectOutput('timeline ESM', run(process.execPath, ['smoke.mjs'], timeline), timelineFixture.expectedReport)
-  expectOutput(
-    'timeline CommonJS',
-    run(process.execPath, ['smoke.cjs'], timeline),
-    timelineFixture.expectedReport,
-  )
-  console.log(`timeline install: ${kb(bytesUnder(join(timeline, 'node_modules')))} in node_modules`)
-
-  step('installing the BullMQ dispatch project')
-  // 6. The BullMQ dispatch plugin, with bullmq and ioredis from the registry: loads from ESM and
-  // CommonJS and refuses bad options by name (no Redis needed; the tests use a real one).
-  const bull = join(work, 'bullmq')
-  npmInstall(bull, {
-    ...Object.fromEntries(bullmqFixture.packages.map((name) => [name, allLocal[name]])),
-    zod: CONSUMER_ZOD,
-  })
-  for (const [file, source] of Object.entries(bullmqFixture.files)) writeFileSync(join(bull, file), source)
-  expectOutput('bullmq ESM', run(process.execPath, ['smoke.mjs'], bull), bullmqFixture.expectedReport)
-  expectOutput('bullmq CommonJS', run(process.execPath, ['smoke.cjs'], bull), bullmqFixture.expectedReport)
-  console.log(`bullmq install: ${kb(bytesUnder(join(bull, 'node_modules')))} in node_modules`)
-
-  step('installing the PostgreSQL store project')
-  // 7. The PostgreSQL store with pg from the registry, against a real server, from ESM and CommonJS.
-  const postgres = join(work, 'postgres')
-  npmInstall(postgres, {
-    ...Object.fromEntries(postgresFixture.packages.map((name) => [name, allLocal[name]])),
-    ...postgresFixture.registry,
-  })
-  for (const [file, source] of Object.entries(postgresFixture.files))
-    writeFileSync(join(postgres, file), source)
-  // a missing server is one clear line (and the rest of the check still runs), not a stack trace
-  const server = process.env[URL_VARIABLE]
-    ? undefined
-    : await startPostgres().catch((error) => {
-        problems.push(`postgres: could not start a throwaway PostgreSQL: ${error.message}`)
-        return null
-      })
-  try {
-    const url = process.env[URL_VARIABLE] || server?.url
-    for (const [label, file] of url === undefined
-      ? []
-      : [
-          ['postgres ESM', 'smoke.mjs'],
-          ['postgres CommonJS', 'smoke.cjs'],
-        ]) {
-      const env = {
-        ...process.env,
-        [URL_VARIABLE]: url,
-        DSH_PACKED_SCHEMA: `packed_${process.pid}_${file.slice(-3)}`,
-      }
-      expectOutput(label, run(process.execPath, [file], postgres, { env }), postgresFixture.expectedReport)
-    }
-  } finally {
-    await server?.stop()
-  }
-  console.log(`postgres install: ${kb(bytesUnder(join(postgres, 'node_modules')))} in node_modules`)
-  step('installing the OpenTelemetry project')
-  // 8. The OpenTelemetry plugin, with the API and the SDK from the registry: a traced agent turn
-  // recorded by the in-memory exporter, from ESM and CommonJS, and a TypeScript consumer.
-  const otel = join(work, 'otel')
-  npmInstall(otel, {
-    ...Object.fromEntries(otelFixture.packages.map((name) => [name, allLocal[name]])),
-    ...otelFixture.registry,
-    zod: CONSUMER_ZOD,
-  })
-  check(installedCopies(otel, 'zod').length === 1, 'otel: expected exactly one zod')
-  check(
-    installedCopies(otel, '@opentelemetry/api').length === 1,
-    'otel: expected exactly one @opentelemetry/api',
-  )
-  for (const [file, source] of Object.entries(otelFixture.files)) writeFileSync(join(otel, file), source)
-  expectOutput('otel ESM', run(process.execPath, ['smoke.mjs'], otel), otelFixture.expectedReport)
-  expectOutput('otel CommonJS', run(process.execPath, ['smoke.cjs'], otel), otelFixture.expectedReport)
-  writeFileSync(
-    join(otel, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        module: 'node16',
-        moduleResolution: 'node16',
-        target: 'es2022',
-        strict: true,
-        exactOptionalPropertyTypes: true,
-        noUncheckedIndexedAccess: true,
-        noEmit: true,
-        types: [],
-      },
-      files: ['consumer.mts', 'consumer.cts'],
-    }),
-  )
-  try {
-    run(process.execPath, [tsc, '-p', 'tsconfig.json'], otel)
-  } catch (error) {
-    problems.push(`otel: tsc (module node16) failed:\n${error.stdout}${error.stderr}`)
-  }
-  console.log(`otel install: ${kb(bytesUnder(join(otel, 'node_modules')))} in node_modules`)
-
-  step('installing the AI SDK bridge project')
-  // 9. The AI SDK bridge with its peers from the registry (the AI SDK 6 line): a hand-written
-  // LanguageModelV3 and an AI SDK tool, from ESM, CommonJS and an esbuild bundle.
-  const aiSdk = join(work, 'ai-sdk')
-  npmInstall(aiSdk, {
-    ...Object.fromEntries(aiSdkFixture.packages.map((name) => [name, allLocal[name]])),
-    ...aiSdkFixture.registry,
-  })
-  check(
-    installedCopies(aiSdk, '@ai-sdk/provider').length === 1,
-    'ai-sdk: expected exactly one @ai-sdk/provider',
-  )
-  for (const [file, source] of Object.entries(aiSdkFixture.files)) writeFileSync(join(aiSdk, file), source)
-  expectOutput('ai-sdk ESM', run(process.execPath, ['smoke.mjs'], aiSdk), aiSdkFixture.expectedReport)
-  expectOutput('ai-sdk CommonJS', run(process.execPath, ['smoke.cjs'], aiSdk), aiSdkFixture.expectedReport)
-  const aiSdkBundle = await esbuild.build({
-    absWorkingDir: aiSdk,
-    entryPoints: ['smoke.mjs'],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    outfile: join(aiSdk, 'out', 'ai-sdk-bundle.mjs'),
-    logLevel: 'silent',
-  })
-  check(
-    aiSdkBundle.warnings.length === 0,
-    `esbuild ai-sdk-bundle.mjs: unexpected warnings ${aiSdkBundle.warnings.map((w) => w.id || w.text).join(', ')}`,
-  )
-  cpSync(join(aiSdk, 'out', 'ai-sdk-bundle.mjs'), join(bundles, 'ai-sdk-bundle.mjs'))
-  expectOutput(
-    'ai-sdk esbuild bundle',
-    run(process.execPath, ['ai-sdk-bundle.mjs'], bundles),
-    aiSdkFixture.expectedReport,
-  )
-  console.log(`ai-sdk install: ${kb(bytesUnder(join(aiSdk, 'node_modules')))} in node_modules`)
 } finally {
   if (keep) console.log(`kept ${work}`)
   else rmSync(work, { recursive: true, force: true })
@@ -480,5 +501,7 @@ if (problems.length > 0) {
   process.exit(1)
 }
 console.log(
-  'packed artifacts ok: publint and attw clean, the README install with npm and pnpm, ESM, CommonJS, a TypeScript program in the code runtime with its own line numbers (ESM, CommonJS, no esbuild), esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16), AI SDK bridge (ESM, CommonJS, esbuild bundle)',
+  runtimeOnly
+    ? 'packed artifacts ok (runtime only): ESM, CommonJS, a TypeScript program in the code runtime with its own line numbers (ESM, CommonJS)'
+    : 'packed artifacts ok: publint and attw clean, the README install with npm and pnpm, ESM, CommonJS, a TypeScript program in the code runtime with its own line numbers (ESM, CommonJS, no esbuild), esbuild bundles (esm, cjs, esm→cjs), tsc node16/nodenext, zod 3.25, MCP plugin (ESM, CommonJS), timeline (command, ESM, CommonJS), BullMQ dispatch (ESM, CommonJS), PostgreSQL store (ESM, CommonJS), OpenTelemetry plugin (ESM, CommonJS, tsc node16), AI SDK bridge (ESM, CommonJS, esbuild bundle)',
 )

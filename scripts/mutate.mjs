@@ -6,6 +6,7 @@
 //
 //   node scripts/mutate.mjs [--list] [--only id,id] [--package tools,session] [--timeout-factor 3]
 //                           [--skip-baseline] [--quick] [--report path] [--allow-dirty]
+//                           [--test-timeout 60000]
 //
 // Each mutant first meets the test files most likely to kill it (`firstTests` in mutants.mjs);
 // only when those pass does the rest of the package run, so a survivor is always judged by the
@@ -21,6 +22,13 @@
 //
 // The PostgreSQL store's mutants need a server: run them as
 // `node scripts/with-postgres.mjs -- pnpm mutate --package session-postgres` (a throwaway one).
+// The Redis projects (dispatch-bullmq) start a throwaway redis-server per test run themselves.
+//
+// Every test and hook gets `--test-timeout` ms (vitest's --testTimeout and --hookTimeout; 60 s
+// unless told) instead of vitest's defaults of 5 s and 10 s: on a loaded shared machine a property
+// test that needs 6 s would otherwise fail the baseline, or "kill" a mutant it never looked at. A
+// test a mutant sends into a hang still fails, later; a package's whole run is still bounded by
+// --timeout-factor.
 
 import { spawn, execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -45,6 +53,7 @@ function parseArgs(argv) {
     report: join(workDir, 'report.json'),
     allowDirty: false,
     quick: false,
+    testTimeoutMs: 60_000,
   }
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]
@@ -61,17 +70,20 @@ function parseArgs(argv) {
     else if (arg === '--report') options.report = resolve(process.cwd(), value())
     else if (arg === '--allow-dirty') options.allowDirty = true
     else if (arg === '--quick') options.quick = true
+    else if (arg === '--test-timeout') options.testTimeoutMs = Number(value())
     else if (arg === '--help' || arg === '-h') {
       console.log(
         readFileSync(fileURLToPath(import.meta.url), 'utf8')
           .split('\n')
-          .slice(1, 13)
+          .slice(1, 14)
           .join('\n'),
       )
       process.exit(0)
     } else fail(`unknown option ${arg} (see --help)`)
   }
   if (!(options.timeoutFactor > 0)) fail('--timeout-factor must be a positive number')
+  if (!Number.isSafeInteger(options.testTimeoutMs) || options.testTimeoutMs < 1)
+    fail('--test-timeout must be a positive integer (milliseconds)')
   return options
 }
 
@@ -155,6 +167,8 @@ function runTests(pkg, timeoutMs, logName, { files = [], exclude = [] } = {}) {
     '--project',
     pkg,
     '--bail=1',
+    `--testTimeout=${options.testTimeoutMs}`,
+    `--hookTimeout=${options.testTimeoutMs}`,
     '--reporter=dot',
     '--reporter=json',
     `--outputFile.json=${jsonPath}`,

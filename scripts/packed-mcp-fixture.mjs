@@ -29,9 +29,9 @@ const mcp = mcpTools(ctx, {
   servers: { s: { transport: 'stdio', command: process.execPath, args: ['server.mjs'], stderr: 'ignore' } },
 })
 const [status] = await mcp.ready
-const ok = await ctx.tools.execute({ callId: 'c1', name: 's__echo', arguments: { text: 'hi' } })
-const failed = await ctx.tools.execute({ callId: 'c2', name: 's__fail', arguments: {} })
-const mode = ctx.tools.executionMode({ callId: 'c3', name: 's__echo', arguments: { text: 'x' } })
+const ok = await ctx.tools.execute({ callId: 'c1', name: 'mcp__s__echo', arguments: { text: 'hi' } })
+const failed = await ctx.tools.execute({ callId: 'c2', name: 'mcp__s__fail', arguments: {} })
+const mode = ctx.tools.executionMode({ callId: 'c3', name: 'mcp__s__echo', arguments: { text: 'x' } })
 mcp()
 await mcp.closed
 console.log(
@@ -69,7 +69,7 @@ export const mcpFixture = {
   files: { 'server.mjs': server, 'smoke.mjs': esm, 'smoke.cjs': cjs },
   expectedReport: {
     state: 'connected',
-    tools: ['s__echo', 's__fail'],
+    tools: ['mcp__s__echo', 'mcp__s__fail'],
     ok: [{ type: 'text', text: 'hi' }],
     failed: { name: 'McpToolError', code: 'TOOL_FAILED' },
     mode: 'parallel',

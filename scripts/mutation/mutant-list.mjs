@@ -10,6 +10,15 @@ export const PACKAGE_DIRS = {
   'agent-loop': 'packages/core/agent-loop',
   'session-postgres': 'packages/session/session-postgres',
   'dispatch-bullmq': 'packages/plugins/dispatch-bullmq',
+  permissions: 'packages/plugins/permissions',
+  mcp: 'packages/plugins/mcp',
+  otel: 'packages/plugins/otel',
+  'code-runtime': 'packages/code-runtime/code-runtime',
+  llm: 'packages/llm/llm',
+  'llm-openai': 'packages/llm/llm-openai',
+  'llm-ai-sdk': 'packages/llm/llm-ai-sdk',
+  timeline: 'packages/tools-ui/timeline',
+  'agent-tool-presentation': 'packages/core/agent-tool-presentation',
 }
 export const PACKAGES = Object.keys(PACKAGE_DIRS)
 

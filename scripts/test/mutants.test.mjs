@@ -1,9 +1,16 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { applyMutant, checkFirstTests, checkMutants, countOccurrences } from '../mutation/mutant-list.mjs'
+import {
+  applyMutant,
+  checkFirstTests,
+  checkMutants,
+  countOccurrences,
+  PACKAGE_DIRS,
+  PACKAGES,
+} from '../mutation/mutant-list.mjs'
 import { firstTests, firstTestsOf, mutants } from '../mutation/mutants.mjs'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -27,11 +34,18 @@ describe('the planted-bug list of pnpm mutate', () => {
     ).toEqual([])
   })
 
-  it('covers every package it names with at least 80 mutants in all', () => {
-    expect(mutants.length).toBeGreaterThanOrEqual(80)
-    expect(new Set(mutants.map((m) => m.package))).toEqual(
-      new Set(['tools', 'context', 'session', 'agent-loop', 'session-postgres', 'dispatch-bullmq']),
+  it('covers every published package (no "private": true) with mutants of its own', () => {
+    const published = readdirSync(join(root, 'packages'))
+      .flatMap((area) => readdirSync(join(root, 'packages', area)).map((name) => `packages/${area}/${name}`))
+      .filter((dir) => existsSync(join(root, dir, 'package.json')))
+      .filter((dir) => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).private !== true)
+    expect(published.length).toBeGreaterThanOrEqual(15)
+    expect(new Set(Object.values(PACKAGE_DIRS))).toEqual(new Set(published))
+    const perPackage = Object.fromEntries(
+      PACKAGES.map((pkg) => [pkg, mutants.filter((m) => m.package === pkg).length]),
     )
+    expect(Object.entries(perPackage).filter(([, count]) => count < 3)).toEqual([])
+    expect(mutants.length).toBeGreaterThanOrEqual(250)
   })
 
   it('reports a find string that no longer occurs once, and a mutant that does not parse', () => {

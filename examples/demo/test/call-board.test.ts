@@ -2,7 +2,10 @@ import fc from 'fast-check'
 import type { AgentEvent } from '@deepseek-ai/dsh-agent-loop'
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { describe, expect, it } from 'vitest'
+import pc from 'picocolors'
 import { createCallBoard, type BoardNotice } from '../src/progress/call-board.ts'
+import { describeCallState } from '../src/progress/describe-call.ts'
+import { summaryLines } from '../src/summary/print-summary.ts'
 import { summarizeCalls } from '../src/summary/summarize-calls.ts'
 
 const ok: ToolExecutionResult = { isError: false, content: [{ type: 'text', text: 'done' }] }
@@ -49,6 +52,10 @@ function board(modes: Record<string, { mode: 'parallel' | 'exclusive'; keys?: st
         duringStream: false,
       }),
     settle: (callId: string, runMs = 10) => send({ ...base(callId), type: 'tool-call-settled', runMs }),
+    /** The next event happens at `ms` (each event ticks the clock by 1 ms otherwise). */
+    at: (ms: number) => {
+      at = ms - 1
+    },
     commit: (callId: string, result = ok, started = true, runMs = 10) =>
       send({
         ...base(callId),
@@ -58,6 +65,7 @@ function board(modes: Record<string, { mode: 'parallel' | 'exclusive'; keys?: st
         started,
         timings: { queueMs: 1, runMs: started ? runMs : 0, commitMs: 0 },
       }),
+    call: (callId: string) => b.stepCalls().find((c) => c.callId === callId)!,
     phase: (callId: string) => {
       const call = b.stepCalls().find((c) => c.callId === callId)!
       return `${call.phase}${call.detail === '' ? '' : `: ${call.detail}`}`
@@ -103,7 +111,7 @@ describe('the call board (what each progress line says)', () => {
     t.commit('w')
     t.commit('d', failed('ABORTED_BEFORE_DISPATCH'), false)
     expect(t.phase('d')).toBe('committed')
-    expect(t.b.peakParallel()).toBe(2)
+    expect(t.b.peakParallel()).toEqual({ parallel: 2, nested: 0 })
 
     // a log gets one line each time a call moves; the detail alone changing is not a move
     const moves = t.notices.flatMap((n) =>
@@ -147,7 +155,7 @@ describe('the call board (what each progress line says)', () => {
             expect(new Set(slots).size).toBe(slots.length)
             for (const slot of slots) expect(slot >= 1 && slot <= pool).toBe(true)
           }
-          expect(t.b.peakParallel()).toBeLessThanOrEqual(pool)
+          expect(t.b.peakParallel().parallel).toBeLessThanOrEqual(pool)
         },
       ),
     )
@@ -177,5 +185,128 @@ describe('summarizeCalls', () => {
     expect(summary.serialMs).toBe(70)
     // first start (at 5) to the last commit of a started call (at 10)
     expect(summary.wallMs).toBe(5)
+  })
+})
+
+describe('time spent waiting for a person', () => {
+  const plain = pc.createColors(false)
+
+  it('T22: a call waiting for approval is shown waiting, and its run time leaves the wait out', () => {
+    const t = board({ w: { mode: 'exclusive' } })
+    t.step()
+    t.queue('w')
+    t.at(100)
+    t.start('w')
+    t.b.onApproval('w', true, undefined, 101)
+    expect(describeCallState(t.call('w'), plain, 6_101)).toBe('waiting for approval 6.0 s')
+    t.b.onApproval('w', false, 'approved once', 8_101)
+    // running again: 8,201 − 100, less the 8,000 it waited
+    expect(describeCallState(t.call('w'), plain, 8_201)).toBe('running alone (barrier), approved once 101 ms')
+    // the loop's run time is start → settled: 8,002 ms, of which 2 ms ran
+    t.at(8_102)
+    t.settle('w', 8_002)
+    t.commit('w', ok, true, 8_002)
+    expect(describeCallState(t.call('w'), plain)).toBe(
+      'ok (ran 2 ms + 8.0 s waiting for approval, queued 1 ms, approved once) → tool: done',
+    )
+  })
+
+  it('T33: a program whose nested call waited says so; the summary leaves the wait out of both times', () => {
+    const t = board({ p: { mode: 'exclusive' } }, 3)
+    t.step()
+    t.queue('p')
+    t.at(1_000)
+    t.start('p')
+    t.b.onApproval('p:code:2', true, undefined, 1_100)
+    t.b.onApproval('p:code:2', false, 'denied by you', 4_100)
+    t.at(4_400)
+    t.settle('p', 3_400)
+    t.at(4_500)
+    t.commit('p', ok, true, 3_400)
+    expect(describeCallState(t.call('p'), plain)).toBe(
+      'ok (ran 400 ms + 3.0 s waiting for a nested call’s approval, queued 1 ms, a nested call denied by you) → tool: done',
+    )
+    const summary = summarizeCalls(t.b.calls(), t.b.peakParallel())
+    // the step ran from 1,000 to its commit at 4,500, and for 3,000 of it nobody worked
+    expect([summary.serialMs, summary.wallMs, summary.approvalMs]).toEqual([400, 500, 3_000])
+  })
+})
+
+describe('peak parallelism in the summary', () => {
+  const plain = pc.createColors(false)
+  const facts = (summary: ReturnType<typeof summarizeCalls>) => ({
+    summary,
+    poolSize: 3,
+    turns: 1,
+    sessionPath: '/s.jsonl',
+    scratch: '/scratch',
+    timeline: 'node cli.js /s.jsonl > /t.html',
+    resume: undefined,
+  })
+  /** One program running 0–100 (its events' clock). */
+  const program = () => {
+    const t = board({ p: { mode: 'parallel' } }, 3)
+    t.step()
+    t.queue('p')
+    t.at(0)
+    t.start('p')
+    t.at(100)
+    t.settle('p', 100)
+    t.commit('p', ok, true, 100)
+    return t
+  }
+
+  it('T33: counts a program’s nested calls with it, in the order they entered and left their runs', () => {
+    const t = board({ p: { mode: 'parallel' }, q: { mode: 'parallel' } }, 3)
+    t.step()
+    t.queue('p')
+    t.queue('q')
+    t.start('p')
+    // three nested calls at once; one leaves before a fourth enters, so never four nested at once
+    for (const running of [true, true, true, false, true]) t.b.onNestedRun(running)
+    expect(t.b.peakParallel()).toEqual({ parallel: 4, nested: 3 })
+    expect(summaryLines(facts(summarizeCalls(t.b.calls(), t.b.peakParallel())), plain)[2]).toBe(
+      '  parallel  up to 4 calls at once, 3 of them nested in a program (pool of 3)',
+    )
+    // the same count reached later without nested calls does not replace it: more of them is more telling
+    for (const running of [false, false, false]) t.b.onNestedRun(running)
+    t.start('q')
+    t.b.onNestedRun(true)
+    t.b.onNestedRun(true)
+    expect(t.b.peakParallel()).toEqual({ parallel: 4, nested: 3 })
+    t.b.onNestedRun(true)
+    // five at once: two of the model’s calls, three nested ones
+    expect(t.b.peakParallel()).toEqual({ parallel: 5, nested: 3 })
+    // without nested calls the line is as it always was
+    const alone = program()
+    expect(summaryLines(facts(summarizeCalls(alone.b.calls(), alone.b.peakParallel())), plain)[2]).toBe(
+      '  parallel  up to 1 call at once (pool of 3)',
+    )
+  })
+
+  it('wraps the prose on a terminal under its value, and never a path or a command', () => {
+    const t = program()
+    const lines = summaryLines(
+      {
+        ...facts(summarizeCalls(t.b.calls(), t.b.peakParallel())),
+        timeline: `node ${'x'.repeat(60)}/cli.js /s.jsonl > /t.html`,
+      },
+      plain,
+      40,
+    )
+    expect(lines).toEqual([
+      'Summary',
+      '  calls     1 in 1 turn: 1 ok',
+      '  parallel  up to 1 call at once (pool',
+      '            of 3)',
+      '  time      100 ms of tool time in',
+      '            101 ms: 1 ms lost against',
+      '            running the calls one after',
+      '            another',
+      '  session   /s.jsonl',
+      '  scratch   /scratch',
+      `  timeline  node ${'x'.repeat(60)}/cli.js /s.jsonl > /t.html`,
+    ])
+    for (const line of lines.slice(0, 8)) expect(line.length).toBeLessThanOrEqual(40)
   })
 })

@@ -14,6 +14,7 @@ import { installTools, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LONG_TASK_TIMEOUT_STEPS } from '../src/tools/long-task.ts'
 import { registerDemoTools } from '../src/tools/register-demo-tools.ts'
+import { untilAborted } from '../src/tools/until-aborted.ts'
 
 let base = ''
 let docs = ''
@@ -168,6 +169,36 @@ describe('the other tools', () => {
     const failed = await run('check_service', { name: 'status' })
     expect(failed.isError && failed.error.info?.code).toBe('TOOL_FAILED')
     expect(text(failed)).toContain('connection refused')
+  })
+
+  it('T38: a gated long_task whose steps are done waits for its gate, never for a timer: an abort then ends it ABORTED, an opened gate lets it report', async () => {
+    const ctx = createContext({ logger: createMemoryLogger() })
+    installTools(ctx)
+    const controller = new AbortController()
+    const waited: string[] = []
+    // the test acts on the gate's own call, so the job is held when the abort (or the opening) comes
+    const jobGate = (signal: AbortSignal): Promise<void> => {
+      waited.push(signal.aborted ? 'aborted' : 'held')
+      if (waited.length > 1) return Promise.resolve()
+      queueMicrotask(() => controller.abort(new Error('interrupted by the test')))
+      return untilAborted(signal)
+    }
+    registerDemoTools(ctx, { docs, scratch, stepMs: 1, jobGate })
+    const held = await ctx.tools.execute({
+      callId: 'g1',
+      name: 'long_task',
+      arguments: JSON.stringify({ steps: 1, job: 'backup' }),
+      signal: controller.signal,
+    })
+    expect(waited).toEqual(['held'])
+    expect(held.isError && held.error.info?.code).toBe('ABORTED')
+    const released = await ctx.tools.execute({
+      callId: 'g2',
+      name: 'long_task',
+      arguments: JSON.stringify({ steps: 1, job: 'backup' }),
+    })
+    expect(waited).toEqual(['held', 'held'])
+    expect(text(released)).toMatch(/^job "backup": 1 step done in \d+ ms$/)
   })
 
   it('write_note writes only a plain file name into the scratch folder, never through a link', async () => {

@@ -33,11 +33,14 @@ export function createStoryModel(options: { readonly thinkMs: number }): Languag
     })
     const answer = request.messages.filter((message) => message.role === 'assistant').length + 1
     const pause = thinkMs / (2 + move.calls.length)
-    await sleep(2 * pause, signal)
+    // without a pause the whole message is written at once, with no timer between its parts (the
+    // tests' setting): no body's timer can end a call before the message has landed
+    const think = (ms: number): Promise<void> | void => (ms > 0 ? sleep(ms, signal) : signal.throwIfAborted())
+    await think(2 * pause)
     yield { type: 'text-delta', text: move.text }
     const content: AssistantContent[] = [textBlock(move.text)]
     for (const [index, planned] of move.calls.entries()) {
-      await sleep(pause, signal)
+      await think(pause)
       const call = toolCallBlock({
         id: `call_${answer}_${index + 1}`,
         name: planned.name,

@@ -2,7 +2,14 @@ import type { AgentEvent } from '@deepseek-ai/dsh-agent-loop'
 import type { CallConcurrency } from '@deepseek-ai/dsh-tools'
 import type { BoardNotice, CallPhase, CallView, ModelView } from './call-view.ts'
 
-export type { BoardNotice, CallPhase, CallResultView, CallView, ModelView } from './call-view.ts'
+export type {
+  ApprovalWait,
+  BoardNotice,
+  CallPhase,
+  CallResultView,
+  CallView,
+  ModelView,
+} from './call-view.ts'
 
 export interface CallBoardOptions {
   /** The pool's size: slots are numbered 1…poolSize (more only if a late body kept one). */
@@ -12,7 +19,8 @@ export interface CallBoardOptions {
   readonly notify: (notice: BoardNotice) => void
 }
 
-type MutableCall = { -readonly [K in keyof CallView]: CallView[K] } & {
+type MutableCall = { -readonly [K in Exclude<keyof CallView, 'approvalWaits'>]: CallView[K] } & {
+  approvalWaits: { from: number; to: number | undefined; nested: boolean }[]
   /** Resource keys and mode as predicted before the start (the scheduler reads them again then). */
   keys: readonly string[]
   expected: 'parallel' | 'exclusive' | undefined
@@ -32,10 +40,23 @@ export function createCallBoard(options: CallBoardOptions) {
   const byId = new Map<string, MutableCall>()
   const slots = new Set<number>()
   let running = 0
-  let peak = 0
+  /** Nested calls of the running programs inside their `tools/execute` (see `onNestedRun`). */
+  let nestedRunning = 0
+  let peak = { parallel: 0, nested: 0 }
+  /** Counted in event order, never from times: the moment with most calls running, nested ones included. */
+  const notePeak = (): void => {
+    const now = running + nestedRunning
+    if (now > peak.parallel || (now === peak.parallel && nestedRunning > peak.nested))
+      peak = { parallel: now, nested: nestedRunning }
+  }
   let model: ModelView | undefined
 
-  const tell = (call: MutableCall, moved: boolean): void => notify({ kind: 'call', call: { ...call }, moved })
+  const tell = (call: MutableCall, moved: boolean): void =>
+    notify({
+      kind: 'call',
+      call: { ...call, approvalWaits: call.approvalWaits.map((wait) => ({ ...wait })) },
+      moved,
+    })
 
   /** Recomputes what each call that has not started waits for, and tells the view what changed. */
   function reviewWaiting(fresh?: MutableCall): void {
@@ -128,6 +149,7 @@ export function createCallBoard(options: CallBoardOptions) {
           mode: undefined,
           slot: undefined,
           approval: undefined,
+          approvalWaits: [],
           queuedAt: event.at,
           startedAt: undefined,
           settledAt: undefined,
@@ -151,7 +173,7 @@ export function createCallBoard(options: CallBoardOptions) {
         call.startedAt = event.at
         call.mode = event.mode
         running += 1
-        peak = Math.max(peak, running)
+        notePeak()
         if (event.mode === 'parallel') {
           let slot = 1
           while (slots.has(slot)) slot += 1
@@ -225,15 +247,20 @@ export function createCallBoard(options: CallBoardOptions) {
   }
 
   /**
-   * The approval service is waiting for a person (`true`), or has its answer (`false`). A call a
-   * `run_code` program made (`<parent>:code:<n>`) is shown on its program's line.
+   * The approval service is waiting for a person (`true`), or has its answer (`false`), at `at`
+   * (`performance.now()`): the time between is the call's wait for approval, part of its run time.
+   * A call a `run_code` program made (`<parent>:code:<n>`) is shown on its program's line.
    */
-  function onApproval(callId: string, waiting: boolean, outcome?: string): void {
+  function onApproval(callId: string, waiting: boolean, outcome?: string, at = performance.now()): void {
     const nested = callId.indexOf(':code:')
     const call = byId.get(callId) ?? (nested > 0 ? byId.get(callId.slice(0, nested)) : undefined)
     if (call === undefined) return
     const said = call.callId !== callId && outcome !== undefined ? `a nested call ${outcome}` : outcome
     if (said !== undefined) call.approval = said
+    const open = call.approvalWaits.find((wait) => wait.to === undefined)
+    if (waiting && open === undefined)
+      call.approvalWaits.push({ from: at, to: undefined, nested: call.callId !== callId })
+    if (!waiting && open !== undefined) open.to = at
     if (waiting) {
       call.phase = 'approval'
       call.detail = 'waiting for your answer'
@@ -244,16 +271,30 @@ export function createCallBoard(options: CallBoardOptions) {
     tell(call, true)
   }
 
+  /**
+   * A program's nested call entered (`true`) or left (`false`) its run (the demo's `tools/execute`
+   * wrapper). The loop emits no events for nested calls; this is how the board counts them among
+   * the calls running at once.
+   */
+  function onNestedRun(running: boolean): void {
+    nestedRunning = running ? nestedRunning + 1 : Math.max(0, nestedRunning - 1)
+    if (running) notePeak()
+  }
+
   return {
     onEvent,
     onApproval,
+    onNestedRun,
     /** The calls of the current step, in model order. */
     stepCalls: (): readonly CallView[] => step,
     /** Every call seen, in the order they were queued. */
     calls: (): readonly CallView[] => all,
     model: (): ModelView | undefined => model,
-    /** Most calls running (start → settled) at one moment. */
-    peakParallel: (): number => peak,
+    /**
+     * Most calls running at one moment (the model's from start to settled, a program's nested ones
+     * inside its wrapper), and how many of them were nested.
+     */
+    peakParallel: (): { readonly parallel: number; readonly nested: number } => peak,
   }
 }
 

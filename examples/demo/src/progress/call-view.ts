@@ -15,6 +15,19 @@ export type CallPhase =
   | 'settled'
   | 'committed'
 
+/**
+ * A stretch of a started call's run spent waiting for a person to answer its approval question
+ * (`performance.now()` values, measured by the demo's approval service), or one of its nested
+ * calls' (a `run_code` program waits for its calls).
+ */
+export interface ApprovalWait {
+  readonly from: number
+  /** Undefined while the question is open. */
+  readonly to: number | undefined
+  /** The question was about a nested call of this program, not the call itself. */
+  readonly nested: boolean
+}
+
 export interface CallResultView {
   readonly ok: boolean
   /** `error.info.code` of a failed result. */
@@ -39,6 +52,8 @@ export interface CallView {
   readonly slot: number | undefined
   /** What the approval service decided for it, when it asked. */
   readonly approval: string | undefined
+  /** When it waited for a person: its run time (`timings.runMs`) includes these. */
+  readonly approvalWaits: readonly ApprovalWait[]
   readonly queuedAt: number
   readonly startedAt: number | undefined
   readonly settledAt: number | undefined

@@ -49,6 +49,7 @@ export function createPlainView(write: (line: string) => void): DemoView {
       }
     },
     line: write,
+    columns: () => undefined,
     pause() {},
     resume() {},
     close() {},

@@ -1,4 +1,5 @@
 import type { Colors } from 'picocolors/types'
+import wrapAnsi from 'wrap-ansi'
 import type { ModelView } from './call-board.ts'
 import { formatDuration } from './format-duration.ts'
 
@@ -25,7 +26,19 @@ export function describeModel(model: ModelView, colors: Colors, now?: number): s
   }
 }
 
-/** The model's words, one `│ `-prefixed line each. */
-export function quoteText(text: string, colors: Colors): string[] {
-  return text === '' ? [] : text.split('\n').map((line) => colors.dim(`│ ${line}`))
+/**
+ * The model's words, one `│ `-prefixed line each; given `width` (terminal columns for the whole
+ * quoted line), each line is wrapped at word boundaries to fit it (a word longer than that is
+ * broken), so the terminal never wraps one itself.
+ */
+export function quoteText(text: string, colors: Colors, width?: number): string[] {
+  if (text === '') return []
+  const lines = text.split('\n')
+  const room = width === undefined ? undefined : Math.max(8, width - 2)
+  return lines.flatMap((line) =>
+    (room === undefined || line === ''
+      ? [line]
+      : wrapAnsi(line, room, { hard: true, trim: true }).split('\n')
+    ).map((part) => colors.dim(`│ ${part}`)),
+  )
 }

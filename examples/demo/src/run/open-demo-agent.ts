@@ -5,6 +5,7 @@ import type { Session } from '@deepseek-ai/dsh-session'
 import { installTools, type ApprovalService, type CallConcurrency } from '@deepseek-ai/dsh-tools'
 import type { PresentationMode } from '../cli/parse-demo-args.ts'
 import { installDemoPermissions } from '../policy/install-demo-permissions.ts'
+import type { JobGate } from '../tools/long-task.ts'
 import { registerDemoTools } from '../tools/register-demo-tools.ts'
 import { installPresentation, type InstallCodeRuntime } from './install-presentation.ts'
 
@@ -21,10 +22,18 @@ export interface DemoAgentOptions {
   readonly docs: string
   readonly scratch: string
   readonly slowMs: number
+  /** What a `long_task` job waits for once its steps are done (the story holds the jobs it interrupts). */
+  readonly jobGate?: JobGate | undefined
   readonly mode: PresentationMode
   /** From `preparePresentation`: the code runtime's installer, for `code` and `both`. */
   readonly installCodeRuntime: InstallCodeRuntime | undefined
   readonly approval: ApprovalService
+  /**
+   * A call's body (a `tools/execute` wrapper around it) began (`true`) or ended (`false`), a
+   * `run_code` program's nested calls included: the loop emits no events for those, and the story
+   * presses its Ctrl-C once the jobs it interrupts are running.
+   */
+  readonly onRun?: (run: { readonly toolName: string; readonly nested: boolean }, running: boolean) => void
   /** Warnings and errors of the suite (e.g. a body that settled after its timeout). */
   readonly log: (level: 'warn' | 'error', message: string) => void
 }
@@ -52,9 +61,25 @@ export function openDemoAgent(options: DemoAgentOptions): DemoAgent {
   })
   const disposers = [
     installTools(ctx),
-    registerDemoTools(ctx, { docs: options.docs, scratch: options.scratch, stepMs: options.slowMs }),
+    registerDemoTools(ctx, {
+      docs: options.docs,
+      scratch: options.scratch,
+      stepMs: options.slowMs,
+      jobGate: options.jobGate,
+    }),
     installDemoPermissions(ctx, { docs: options.docs }),
     ctx.provide('approval', options.approval),
+    ctx.on('tools/execute', async (call, next) => {
+      const observe = options.onRun
+      if (observe === undefined) return next()
+      const run = { toolName: call.toolName, nested: call.parentCallId !== undefined }
+      observe(run, true)
+      try {
+        return await next()
+      } finally {
+        observe(run, false)
+      }
+    }),
     installPresentation(ctx, {
       mode: options.mode,
       installCodeRuntime: options.installCodeRuntime,

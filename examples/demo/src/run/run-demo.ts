@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
-import type { AgentEvent } from '@deepseek-ai/dsh-agent-loop'
 import type { LanguageModel } from '@deepseek-ai/dsh-llm'
+import type { AgentEvent } from '@deepseek-ai/dsh-agent-loop'
 import type { JsonlSession } from '@deepseek-ai/dsh-session'
 import { parseDemoArgs, USAGE, type DemoArgs } from '../cli/parse-demo-args.ts'
 import { readDemoEnv } from '../cli/read-demo-env.ts'
@@ -14,8 +14,10 @@ import { createCallBoard } from '../progress/call-board.ts'
 import { createPlainView } from '../progress/create-plain-view.ts'
 import { createTtyView } from '../progress/create-tty-view.ts'
 import type { DemoView } from '../progress/demo-view.ts'
+import { wrapWords } from '../progress/wrap-words.ts'
 import { summaryLines } from '../summary/print-summary.ts'
 import { summarizeCalls } from '../summary/summarize-calls.ts'
+import { untilAborted } from '../tools/until-aborted.ts'
 import { shellQuote, timelineCommand } from '../summary/timeline-command.ts'
 import { choosePaths } from './choose-paths.ts'
 import { openSession } from './open-session.ts'
@@ -106,19 +108,33 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
     ? createTtyView({ stream: io.stdout, calls: board.stepCalls, model: board.model })
     : createPlainView((line) => io.stdout.write(`${line}\n`))
   const { colors } = shown
+  /**
+   * A line of prose, wrapped at word boundaries on a terminal (the lines after the first indented),
+   * then painted line by line.
+   */
+  const say = (text: string, indent = 2, paint: (line: string) => string = (line) => line): void => {
+    for (const line of wrapWords(text, shown.columns(), indent)) shown.line(paint(line))
+  }
 
   const approver = chooseApprover({ yes: args.yes, tty, io, view: shown })
 
   let session: JsonlSession | undefined
+  /** While the nightly turn plays: what it watches to press the story's Ctrl-C. */
+  let story: { onEvent(event: AgentEvent): void; onRun(toolName: string): void } | undefined
+  /**
+   * While the story has yet to press its Ctrl-C, a job whose steps are done waits for it (the press
+   * aborts the job): the jobs it interrupts wait on that event, never on a timer racing it.
+   */
+  let holdJobs = false
   const resumeHint = `${io.command} --resume ${shellQuote(sessionPath)}`
   const interrupts = createInterrupts({
     onStop: (source) =>
-      shown.line(
-        colors.yellow(
-          source === 'user'
-            ? 'Ctrl-C: stopping the turn. Started calls drain, the rest are cancelled (Ctrl-C again quits at once).'
-            : 'The story presses Ctrl-C now: started calls drain, the rest are cancelled.',
-        ),
+      say(
+        source === 'user'
+          ? 'Ctrl-C: stopping the turn. Started calls drain, the rest are cancelled (Ctrl-C again quits at once).'
+          : 'The story presses Ctrl-C now: started calls drain, the rest are cancelled.',
+        2,
+        colors.yellow,
       ),
     onQuit: () => {
       shown.close()
@@ -145,8 +161,15 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
       mode: args.mode,
       installCodeRuntime: settings.installCodeRuntime,
       approval,
+      jobGate: (signal) => (holdJobs ? untilAborted(signal) : undefined),
+      onRun: (run, running) => {
+        if (run.nested) board.onNestedRun(running)
+        if (running) story?.onRun(run.toolName)
+      },
       log: (level, message) =>
-        shown.line(level === 'error' ? colors.red(`  error: ${message}`) : colors.dim(`  note: ${message}`)),
+        level === 'error'
+          ? say(`  error: ${message}`, 9, colors.red)
+          : say(`  note: ${message}`, 8, colors.dim),
     })
     return current
   }
@@ -160,21 +183,21 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
   let turns = 0
   let failed = false
   /** Runs one turn; false when the demo should not go on (a person interrupted it, or it failed). */
-  const turn = async (prompt: string, onEvent?: (event: AgentEvent) => void): Promise<boolean> => {
+  const turn = async (prompt: string): Promise<boolean> => {
     turns += 1
     shown.line('')
-    shown.line(colors.bold(`› ${prompt}`))
+    say(`› ${prompt}`, 2, colors.bold)
     try {
       await current!.agent.run(prompt, {
         signal: interrupts.signal(),
         onEvent: (event) => {
           board.onEvent(event)
-          onEvent?.(event)
+          story?.onEvent(event)
         },
       })
     } catch (error) {
       failed = true
-      shown.line(colors.red(`The turn failed: ${(error as Error).message}`))
+      say(`The turn failed: ${(error as Error).message}`, 2, colors.red)
       return false
     }
     return interrupts.source() !== 'user'
@@ -185,7 +208,7 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
       session: session!,
       signal: interrupts.signal(),
       onEvent: (event) => board.onEvent(event),
-      say: (text) => shown.line(text),
+      say: (text) => say(text),
       colors,
     })
     if (outcome === 'failed') failed = true
@@ -201,7 +224,7 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
       : 'denied (no terminal; --yes approves)'
   shown.line(colors.bold('dsh demo'))
   shown.line(`  model     ${engine}`)
-  shown.line(`  tools     ${args.mode}, pool of ${POOL_SIZE}; calls that ask are ${asks}`)
+  say(`  tools     ${args.mode}, pool of ${POOL_SIZE}; calls that ask are ${asks}`, 12)
   shown.line(`  session   ${sessionPath}`)
 
   try {
@@ -212,27 +235,46 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
     } else if (!settings.scripted) {
       await turn(args.prompt ?? DEFAULT_QUESTION)
     } else if (await turn(STORY_PROMPTS.tour)) {
+      // One slow step in, the story presses Ctrl-C: once the model's message has landed (every call
+      // queued) and two jobs (`long_task`, the model's calls or a program's) have begun, so the rest
+      // wait for a slot or a key. Decided by the calls' events, never by a timer, so a loaded machine
+      // tells the same story. A microtask: the press follows what the loop is doing now (the second
+      // job's body beginning) at once, before any timer could end a job.
+      // Not when a person pressed Ctrl-C first: the turn is already stopping, and saying the story
+      // pressed it would be wrong.
+      let jobs = 0
+      let landed = false
       let pressed = false
-      let storyPress: ReturnType<typeof setTimeout> | undefined
-      const pressCtrlC = (event: AgentEvent): void => {
-        if (event.type !== 'tool-call-start' || pressed) return
+      const pressWhenReady = (): void => {
+        if (pressed || !landed || jobs < 2) return
         pressed = true
-        // one slow step in: the first jobs are running and the rest wait for a slot or a key. Not
-        // when a person pressed Ctrl-C first: the turn is already stopping, and saying the story
-        // pressed it would be wrong.
-        storyPress = setTimeout(() => {
-          if (!interrupts.signal().aborted) interrupts.trigger('story')
-        }, settings.slowMs)
+        queueMicrotask(() => {
+          if (story !== undefined && !interrupts.signal().aborted) interrupts.trigger('story')
+        })
       }
-      const nightly = await turn(STORY_PROMPTS.nightly, pressCtrlC)
+      story = {
+        onEvent: (event) => {
+          if (event.type !== 'model-call-end') return
+          landed = true
+          pressWhenReady()
+        },
+        onRun: (toolName) => {
+          if (toolName !== 'long_task') return
+          jobs += 1
+          pressWhenReady()
+        },
+      }
+      holdJobs = true
+      const nightly = await turn(STORY_PROMPTS.nightly)
       // a turn that ended before the story pressed (a person's Ctrl-C) must not be pressed afterwards
-      clearTimeout(storyPress)
+      story = undefined
+      holdJobs = false
       if (nightly && interrupts.source() === 'story') {
         shown.line('')
-        shown.line(
-          colors.bold(
-            `Resuming the session as a new process would: reopen ${sessionPath}, register the tools again, resume.`,
-          ),
+        say(
+          `Resuming the session as a new process would: reopen ${sessionPath}, register the tools again, resume.`,
+          2,
+          colors.bold,
         )
         close()
         interrupts.nextTurn()
@@ -259,6 +301,7 @@ async function play(io: DemoIo, args: DemoArgs, settings: PlaySettings): Promise
       resume: userStopped ? resumeHint : undefined,
     },
     colors,
+    shown.columns(),
   )) {
     shown.line(line)
   }

@@ -4,7 +4,7 @@ import { checkServiceTool } from './check-service.ts'
 import { clockTool } from './clock.ts'
 import { grepDocsTool } from './grep-docs.ts'
 import { listDocsTool } from './list-docs.ts'
-import { longTaskTool } from './long-task.ts'
+import { longTaskTool, type JobGate } from './long-task.ts'
 import { readDocTool } from './read-doc.ts'
 import { writeNoteTool } from './write-note.ts'
 
@@ -16,6 +16,8 @@ export interface DemoToolOptions {
   /** How long one step of `long_task` takes; the docs tools take a quarter of it (see `DocsToolOptions`). */
   readonly stepMs: number
   readonly now?: () => Date
+  /** What a `long_task` job waits for once its steps are done (see `longTaskTool`). */
+  readonly jobGate?: JobGate | undefined
 }
 
 /** Registers the demo's tools on `ctx.tools` (installed by the caller); the disposer removes them. */
@@ -28,7 +30,7 @@ export function registerDemoTools(ctx: Context, options: DemoToolOptions): Dispo
     ctx.tools.register(grepDocsTool(root, docs)),
     ctx.tools.register(calculateTool()),
     ctx.tools.register(clockTool(options.now === undefined ? {} : { now: options.now })),
-    ctx.tools.register(longTaskTool({ stepMs: options.stepMs })),
+    ctx.tools.register(longTaskTool({ stepMs: options.stepMs, gate: options.jobGate })),
     ctx.tools.register(writeNoteTool({ scratch: options.scratch })),
     ctx.tools.register(checkServiceTool()),
   ]

@@ -38,7 +38,9 @@ const shellQuote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`
 export const screenText = (raw: string): string => stripVTControlCharacters(raw).replace(/\r/g, '')
 
 /**
- * Runs the bundled demo on a pseudo-terminal (`script -qefc`), 120 columns wide, with colours
+ * Runs the bundled demo on a pseudo-terminal (`script -qefc`), 120 columns by 40 rows unless
+ * `size` says otherwise (set with `stty` on the terminal itself, which is where Node reads
+ * `process.stdout.columns` and `.rows`; `COLUMNS` and `LINES` are removed), with colours
  * allowed (`TERM=xterm-256color`, no `NO_COLOR` unless `env` sets it) and the endpoint variables of
  * the developer's environment removed, so it plays the scripted story offline. Its standard input,
  * output and error are the terminal; keystrokes typed here reach it through the terminal's line
@@ -47,7 +49,11 @@ export const screenText = (raw: string): string => stripVTControlCharacters(raw)
 export function spawnDemoTty(
   bundle: string,
   args: readonly string[],
-  options: { readonly env?: Readonly<Record<string, string>>; readonly cwd?: string } = {},
+  options: {
+    readonly env?: Readonly<Record<string, string>>
+    readonly cwd?: string
+    readonly size?: { readonly cols: number; readonly rows: number }
+  } = {},
 ): TtyDemo {
   if (!existsSync(SCRIPT)) {
     // Never a skip: the terminal path would go untested without anyone noticing.
@@ -63,7 +69,8 @@ export function spawnDemoTty(
   }
   Object.assign(env, { DSH_DEMO_SLOW_MS: '20', DSH_DEMO_THINK_MS: '0', TERM: 'xterm-256color' }, options.env)
   // exec: the demo itself is the terminal's foreground process, so Ctrl-C reaches it and no shell
-  const command = `stty cols 120 rows 40 && exec ${[process.execPath, bundle, ...args].map(shellQuote).join(' ')}`
+  const { cols, rows } = options.size ?? { cols: 120, rows: 40 }
+  const command = `stty cols ${cols} rows ${rows} && exec ${[process.execPath, bundle, ...args].map(shellQuote).join(' ')}`
   const child = spawn(SCRIPT, ['-qefc', command, '/dev/null'], {
     cwd: options.cwd ?? process.cwd(),
     env,

@@ -18,6 +18,12 @@ export interface SpawnDemoOptions {
 const GIVE_UP_MS = 60_000
 
 /**
+ * Hang guard for a test that spawns the demo (up to two runs, a cold start each on a machine that
+ * may be loaded): never a measurement, so generous.
+ */
+export const SPAWN_TEST_TIMEOUT_MS = 180_000
+
+/**
  * Runs the bundled demo with Node as a child process (standard input closed, so it has no
  * terminal), and resolves once it has exited with its exit code and output lines. The endpoint
  * variables of the developer's environment are removed: the demo must run offline.

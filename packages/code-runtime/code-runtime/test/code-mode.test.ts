@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createContext, createMemoryLogger, type Context } from '@deepseek-ai/dsh-context'
-import { installCodeRuntime } from '@deepseek-ai/dsh-code-runtime'
+import { installCodeRuntime, type CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import {
   RUN_CODE_TOOL_NAME,
   defineTool,
@@ -50,8 +50,15 @@ describe('run_code over the QuickJS sandbox (T34)', () => {
 
   it('T34: the transport’s limits reach the runtime: time, memory and output failures are results, and the next run works', async () => {
     const ctx = codeScope({ limits: { timeoutMs: 1_000, memoryBytes: 4 * 1024 * 1024, outputBytes: 1024 } })
-    // a warm worker and transpiler: the budget then goes to the program, even on a loaded machine
-    expect(returned(await ctx.tools.execute(runCode('return 0')))).toBe(0)
+    // a warm worker and transpiler: the budget then goes to the program, even on a loaded machine.
+    // A cold start counts against the 1 s budget, and at a load average of 25 it can take longer:
+    // the warm-up run may be tried again (what this test asserts comes after it).
+    await (ctx.codeRuntime as unknown as CodeRuntime).warmUp()
+    let warm: unknown
+    for (let attempt = 0; attempt < 5 && warm !== 0; attempt++) {
+      warm = returned(await ctx.tools.execute(runCode('return 0')))
+    }
+    expect(warm).toBe(0)
     const loop = await ctx.tools.execute(runCode('console.log("spinning"); while (true) {}'))
     expect(messageOf(loop)).toMatch(
       /^Tool "run_code" failed: the program ran out of time: .*1000 ms.*\n\nOutput before the failure:\nspinning$/s,

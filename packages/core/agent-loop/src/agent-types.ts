@@ -1,9 +1,9 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import type { LanguageModel, UserMessage } from '@deepseek-ai/dsh-llm'
 import type { AnySession } from '@deepseek-ai/dsh-session'
-import type { ApprovalReply } from './answer-pending-approval.ts'
-import type { ModelRetryOptions } from './model-retry.ts'
-import type { AgentEvent, AgentLoopConfig, TurnResult } from './types.ts'
+import type { ApprovalReply } from './turn/answer-pending-approval.ts'
+import type { ModelRetryOptions } from './step/model-retry.ts'
+import type { AgentEvent, AgentLoopConfig, TurnResult } from './base/types.ts'
 
 /** `S` is the session's own type, so `agent.session` keeps it (a `Session`, or an `AsyncSession` such as a database store's). */
 export interface CreateAgentOptions<S extends AnySession = AnySession> {

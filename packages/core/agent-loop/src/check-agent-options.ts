@@ -1,7 +1,7 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, userMessage, type UserMessage } from '@deepseek-ai/dsh-llm'
 import type { CreateAgentOptions, RunOptions } from './agent-types.ts'
-import { invalidArgument } from './errors.ts'
+import { invalidArgument } from './base/errors.ts'
 
 /** Validation of what callers hand to `createAgent`, `run`, `stream` and `resume`. */
 export function checkAgentOptions(options: CreateAgentOptions, where: string): void {

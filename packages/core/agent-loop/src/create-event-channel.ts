@@ -1,4 +1,4 @@
-import { AgentLoopError } from './errors.ts'
+import { AgentLoopError } from './base/errors.ts'
 
 /** A single-consumer async queue: the producer pushes, then ends or fails it. */
 export interface EventChannel<T> {

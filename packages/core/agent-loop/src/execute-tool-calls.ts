@@ -1,5 +1,5 @@
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
-import { openStepBatch } from './open-step-batch.ts'
+import { openStepBatch } from './step-batch/open-step-batch.ts'
 import {
   WHERE,
   readExecuteToolCallsOptions,

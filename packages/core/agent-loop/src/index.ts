@@ -9,20 +9,20 @@ export type {
   RunOptions,
   StreamOptions,
 } from './agent-types.ts'
-export type { ApprovalReply } from './answer-pending-approval.ts'
-export type { ModelRetryOptions } from './model-retry.ts'
+export type { ApprovalReply } from './turn/answer-pending-approval.ts'
+export type { ModelRetryOptions } from './step/model-retry.ts'
 export { resumeAgent } from './resume-agent.ts'
-export { historyFromSession } from './history-from-session.ts'
-export { appendToolCall } from './append-tool-call.ts'
-export type { AppendToolCallOptions } from './append-tool-call.ts'
-export { appendToolResult } from './append-tool-result.ts'
-export type { AppendToolResultOptions } from './append-tool-result.ts'
-export { appendToolLateOutcome } from './append-tool-late-outcome.ts'
-export type { AppendToolLateOutcomeOptions } from './append-tool-late-outcome.ts'
-export { answerInterruptedCalls } from './answer-interrupted-calls.ts'
+export { historyFromSession } from './log/history-from-session.ts'
+export { appendToolCall } from './log/append-tool-call.ts'
+export type { AppendToolCallOptions } from './log/append-tool-call.ts'
+export { appendToolResult } from './log/append-tool-result.ts'
+export type { AppendToolResultOptions } from './log/append-tool-result.ts'
+export { appendToolLateOutcome } from './log/append-tool-late-outcome.ts'
+export type { AppendToolLateOutcomeOptions } from './log/append-tool-late-outcome.ts'
+export { answerInterruptedCalls } from './log/answer-interrupted-calls.ts'
 export { DEFAULT_AGENT_LOOP_CONFIG, resolveAgentLoopConfig } from './resolve-agent-loop-config.ts'
-export { AgentLoopError } from './errors.ts'
-export type { AgentLoopErrorCode, AgentLoopErrorDetails, AgentLoopErrorOptions } from './errors.ts'
+export { AgentLoopError } from './base/errors.ts'
+export type { AgentLoopErrorCode, AgentLoopErrorDetails, AgentLoopErrorOptions } from './base/errors.ts'
 export type {
   AgentEvent,
   AgentLoopConfig,
@@ -52,4 +52,4 @@ export type {
   ToolLateOutcomeEventData,
   TurnStartEventData,
   UserMessageEventData,
-} from './types.ts'
+} from './base/types.ts'

@@ -1,7 +1,7 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { AgentLoopError } from './errors.ts'
-import type { AgentLoopService } from './types.ts'
+import { AgentLoopError } from './base/errors.ts'
+import type { AgentLoopService } from './base/types.ts'
 
 /**
  * `ctx.agentLoop`, checked: a hand-made service gets the same validation as `createAgent`'s

@@ -1,17 +1,13 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolRuntime } from '@deepseek-ai/dsh-tools'
-import { AgentLoopError, invalidArgument } from './errors.ts'
+import { AgentLoopError, invalidArgument } from './base/errors.ts'
 import { readAgentLoopService } from './read-agent-loop-service.ts'
-import type { AgentLoopService, ToolCallProgressEvent } from './types.ts'
+import type { AcceptContext, AgentLoopService, ToolCallProgressEvent } from './base/types.ts'
+
+export type { AcceptContext } from './base/types.ts'
 
 export const WHERE = 'executeToolCalls(options)'
-
-/** Receives one deferred context (T27); called in model order after the step's batch committed. */
-export type AcceptContext = (
-  text: string,
-  source: { readonly callId: string; readonly toolName: string },
-) => void
 
 /** One assistant step to run. */
 export interface ExecuteToolCallsOptions {

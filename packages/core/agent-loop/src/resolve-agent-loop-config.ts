@@ -1,6 +1,6 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { AgentLoopError } from './errors.ts'
-import type { AgentLoopConfig } from './types.ts'
+import { AgentLoopError } from './base/errors.ts'
+import type { AgentLoopConfig } from './base/types.ts'
 
 /** The defaults `createAgent` fills in. */
 export const DEFAULT_AGENT_LOOP_CONFIG: AgentLoopConfig = Object.freeze({

@@ -1,7 +1,7 @@
 import type { AnySession } from '@deepseek-ai/dsh-session'
 import type { Agent, CreateAgentOptions, ResumeOptions } from './agent-types.ts'
 import { createAgent } from './create-agent.ts'
-import type { TurnResult } from './types.ts'
+import type { TurnResult } from './base/types.ts'
 
 /**
  * `createAgent` then `agent.resume()`: for a session reopened after a crash (e.g. with

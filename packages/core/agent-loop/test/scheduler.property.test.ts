@@ -72,10 +72,14 @@ async function holds(spec: StepSpec, s: fc.Scheduler): Promise<void> {
   expect(checkStepTrace(trace)).toEqual([])
 }
 
+// A guard against a hang, not a duration: alone a property takes seconds, but with the whole suite
+// on 2 cores (load average 15–20) one took over 60 s.
+const HANG_GUARD_MS = 240_000
+
 describe('executeToolCalls over random steps (fc.scheduler decides when each body ends)', () => {
   it(
     'T21–T25: pool cap, barriers, keys, rolling starts, model-order commits and one result per call',
-    { timeout: 60_000 },
+    { timeout: HANG_GUARD_MS },
     async () => {
       await fc.assert(fc.asyncProperty(stepArb({ abort: false, changes: false }), fc.scheduler(), holds), {
         numRuns: RUNS,
@@ -85,7 +89,7 @@ describe('executeToolCalls over random steps (fc.scheduler decides when each bod
 
   it(
     'T24: modes changed by running tools (flags and re-registration) are read again before each start',
-    { timeout: 60_000 },
+    { timeout: HANG_GUARD_MS },
     async () => {
       await fc.assert(fc.asyncProperty(stepArb({ abort: false, changes: true }), fc.scheduler(), holds), {
         numRuns: RUNS,
@@ -95,7 +99,7 @@ describe('executeToolCalls over random steps (fc.scheduler decides when each bod
 
   it(
     'T26: at a random abort moment started calls drain, the rest get ABORTED_BEFORE_DISPATCH, the log replays',
-    { timeout: 60_000 },
+    { timeout: HANG_GUARD_MS },
     async () => {
       await fc.assert(fc.asyncProperty(stepArb({ abort: true, changes: true }), fc.scheduler(), holds), {
         numRuns: RUNS,
@@ -105,7 +109,7 @@ describe('executeToolCalls over random steps (fc.scheduler decides when each bod
 
   it(
     'T25/T26: when the session refuses an append, every recorded call is answered in order or reported',
-    { timeout: 60_000 },
+    { timeout: HANG_GUARD_MS },
     async () => {
       await fc.assert(
         fc.asyncProperty(faultyStepArb, fc.scheduler(), async (spec, s) => {
@@ -119,7 +123,7 @@ describe('executeToolCalls over random steps (fc.scheduler decides when each bod
 
   it(
     'T25: with an asynchronous session (every append awaited) the same rules hold at every quiescent point',
-    { timeout: 60_000 },
+    { timeout: HANG_GUARD_MS },
     async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -136,7 +140,7 @@ describe('executeToolCalls over random steps (fc.scheduler decides when each bod
 
   it(
     'T25/T26: when an asynchronous session fails a write, every recorded call is answered in order or reported',
-    { timeout: 60_000 },
+    { timeout: HANG_GUARD_MS },
     async () => {
       await fc.assert(
         fc.asyncProperty(

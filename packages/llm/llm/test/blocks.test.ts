@@ -59,6 +59,15 @@ describe('createToolResultMessage', () => {
 })
 
 describe('blocks', () => {
+  it('T29: toolCallBlock refuses an empty id or name (a result could never pair with it)', () => {
+    expect(() => toolCallBlock({ id: '', name: 't', args: {} })).toThrow(
+      'toolCallBlock(options): options.id must not be empty',
+    )
+    expect(() => toolCallBlock({ id: 'a', name: '', args: {} })).toThrow(
+      'toolCallBlock(options): options.name must not be empty',
+    )
+  })
+
   it('toolCallBlock keeps a raw argument string verbatim and serializes values', () => {
     expect(toolCallBlock({ id: 'a', name: 't', args: '{"x":' }).arguments).toBe('{"x":')
     expect(toolCallBlock({ id: 'a', name: 't', args: { x: 1 } }).arguments).toBe('{"x":1}')

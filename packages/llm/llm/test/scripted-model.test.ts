@@ -48,6 +48,17 @@ describe('createScriptedModel', () => {
     expect((error as LlmError).code).toBe('ABORTED')
   })
 
+  it('a request aborted before it starts rejects ABORTED without using a turn or being recorded', async () => {
+    const model = createScriptedModel({ turns: [[textBlock('a')]] })
+    const error: unknown = await model
+      .step({ messages: history, tools: [], signal: AbortSignal.abort() })
+      .catch((e: unknown) => e)
+    expect(LlmError.isInstance(error) && error.code).toBe('ABORTED')
+    expect(model.remaining).toBe(1)
+    expect(model.requests).toEqual([])
+    expect((await model.step({ messages: history, tools: [] })).message.content).toEqual([textBlock('a')])
+  })
+
   it('streams text deltas, tool calls and a final finish part', async () => {
     const model = createScriptedModel({
       turns: [[textBlock('a'), toolCallBlock({ id: 'c', name: 't', args: {} })]],

@@ -31,4 +31,13 @@ describe('job state as the caller reads it (D8)', () => {
       reply: { v: 1 },
     })
   })
+
+  it('D8: a finished job whose stored result is not JSON is failed (INTERRUPTED), never read as a reply', () => {
+    expect(
+      jobOutcome(true, fields({ processedOn: '1', finishedOn: '2', returnvalue: '{"v":1' }), false),
+    ).toEqual({
+      kind: 'failed',
+      reason: 'its stored result is not JSON',
+    })
+  })
 })

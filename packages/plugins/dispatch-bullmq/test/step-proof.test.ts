@@ -70,7 +70,7 @@ describe('a step of 50 calls on 3 worker processes', { timeout: 60_000 }, () => 
       spawnWorker(queue, name, { lockDurationMs: LOCK_MS, concurrency: 4, forFile: true }),
     )
     await Promise.all(workers.map((w) => w.ready))
-  }, 60_000)
+  }, 180_000) // three cold Node processes with BullMQ at a high load average take tens of seconds
   beforeEach(async () => {
     const who = await caller(queue)
     const keys = await who.rec.redis.keys(`${queue}:*`)

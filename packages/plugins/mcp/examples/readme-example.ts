@@ -19,7 +19,7 @@ const mcp = mcpTools(ctx, {
 })
 const [weather] = await mcp.ready
 const names = weather?.tools.map((tool) => tool.name)
-console.log(weather?.state, names) // connected [ 'mcp__weather__forecast', 'mcp__weather__set_units' ]
+console.log(weather?.state, names) // connected [ 'mcp__weather__forecast', 'mcp__weather__set_units', 'mcp__weather__reading' ]
 
 // Ordinary tools from here on. readOnlyHint makes forecast parallel-safe; set_units is exclusive.
 const forecast = { callId: 'c0', name: 'mcp__weather__forecast', arguments: { city: 'Oslo' } }
@@ -32,6 +32,15 @@ const ok = await ctx.tools.execute({
   arguments: { city: 'Oslo' },
 })
 console.log(ok.content) // [ { type: 'text', text: 'Oslo: 4°C, light rain' } ]
+
+// A tool with an outputSchema: its structuredContent is checked against it and is the result's value
+// (a Code Mode program gets it typed as { celsius: number; sky: string }).
+const reading = await ctx.tools.execute({
+  callId: 'c3',
+  name: 'mcp__weather__reading',
+  arguments: { city: 'Oslo' },
+})
+console.log(!reading.isError && reading.value) // { celsius: 4, sky: 'rain' }
 
 const failed = await ctx.tools.execute({
   callId: 'c2',

@@ -30,4 +30,17 @@ server.registerTool(
     return { content: [{ type: 'text', text: `units: ${units}` }] }
   },
 )
+server.registerTool(
+  'reading',
+  {
+    description: 'The current reading of a city, as data',
+    inputSchema: { city: z.string() },
+    outputSchema: { celsius: z.number(), sky: z.string() },
+    annotations: { readOnlyHint: true },
+  },
+  ({ city }) => {
+    const reading = { celsius: city === 'Oslo' ? 4 : 19, sky: city === 'Oslo' ? 'rain' : 'sun' }
+    return { content: [{ type: 'text', text: JSON.stringify(reading) }], structuredContent: reading }
+  },
+)
 await server.connect(new StdioServerTransport())

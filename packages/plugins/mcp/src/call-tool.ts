@@ -1,13 +1,16 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod/v4'
 import type { JsonObject, ToolResultContent } from '@deepseek-ai/dsh-llm'
 import type { ToolExecContext } from '@deepseek-ai/dsh-tools'
 import { McpErrorNames, type McpErrorName } from './codes.ts'
+import { callTask, TaskEndedError } from './call-task.ts'
 import { checkAlive } from './connection.ts'
 import { describeError } from './describe-error.ts'
 import { failureEnvelope, successEnvelope, type Envelope, type EnvelopeSource } from './envelope.ts'
 import { mapContent } from './map-content.ts'
+import type { TaskSupport } from './read-listing.ts'
 import type { ServerRuntime } from './server-runtime.ts'
 
 /** The SDK parses every answer with a schema; the answer is read by hand below (`readAnswer`). */
@@ -51,12 +54,39 @@ function errorText(content: readonly ToolResultContent[]): string {
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text
 }
 
+/** What a registered tool calls: an MCP tool, or `resources/read` (the resource reader). */
+export interface CallTarget {
+  readonly kind: 'tool' | 'read-resource'
+  readonly name: string
+  readonly taskSupport: TaskSupport
+}
+
+/** A `ReadResourceResult` as the content of a tool result: each of its contents an embedded resource. */
+function resourceAnswer(answer: unknown): unknown {
+  const contents = (answer as { contents?: unknown } | null)?.contents
+  if (!Array.isArray(contents)) return undefined
+  return { content: contents.map((resource: unknown) => ({ type: 'resource', resource })) }
+}
+
+const isReconnecting = (server: ServerRuntime): boolean => server.state === 'reconnecting'
+
+type Verdict = { readonly name: McpErrorName; readonly message: string } | 'retry'
+
+function interruptedMessage(server: ServerRuntime, tool: string): string {
+  return `MCP server "${server.name}" lost its connection while tool "${tool}" was running (${server.reason ?? 'the connection closed'}); the plugin reconnects. Whether the call took effect on the server is unknown.`
+}
+
 async function classify(
   server: ServerRuntime,
+  client: Client,
   tool: string,
   error: unknown,
-): Promise<{ readonly name: McpErrorName; readonly message: string }> {
-  const closed = { name: McpErrorNames.SERVER_CLOSED, message: closedMessage(server) }
+): Promise<Verdict> {
+  // The call went out on a connection that is gone, and the plugin reconnects: it was interrupted.
+  const lostOrClosed = () =>
+    server.state === 'reconnecting' || (server.state === 'connected' && server.client !== client)
+      ? { name: McpErrorNames.INTERRUPTED, message: interruptedMessage(server, tool) }
+      : { name: McpErrorNames.SERVER_CLOSED, message: closedMessage(server) }
   const failed = (why: string) => ({
     name: McpErrorNames.REQUEST_FAILED,
     message: `MCP server "${server.name}" could not run tool "${tool}": ${why}`,
@@ -68,53 +98,121 @@ async function classify(
         message: `MCP server "${server.name}" did not answer tool "${tool}" within ${server.timeoutMs} ms.`,
       }
     }
-    if (error.code === ErrorCode.ConnectionClosed) return closed
+    if (error.code === ErrorCode.ConnectionClosed) return lostOrClosed()
     // A server that threw an McpError sends its message with the prefix, and the client adds it again.
     return failed(error.message.replace(/^(MCP error -?\d+: )\1+/, '$1'))
   }
-  if (server.state !== 'connected') return closed
-  if (error instanceof StreamableHTTPError) return failed(error.message)
-  // Failed below MCP (a POST that found nobody): a dead HTTP server is closed, not just one failure.
-  if (server.config.transport === 'http' && !(await checkAlive(server))) return closed
+  if (error instanceof TaskEndedError) {
+    return {
+      name: McpErrorNames.TOOL_ERROR,
+      message: `MCP tool "${tool}" of server "${server.name}": ${error.message}`,
+    }
+  }
+  if (server.state !== 'connected' || server.client !== client) return lostOrClosed()
+  if (error instanceof StreamableHTTPError) {
+    // 404 is what MCP prescribes for an unknown session; some servers (server-everything) answer 400.
+    // The server refused the request, so it never ran: once reconnected, it is sent again.
+    if ((error.code === 404 || error.code === 400) && !(await checkAlive(server))) {
+      // (checkAlive may have changed the state: read it again)
+      return isReconnecting(server) ? 'retry' : lostOrClosed()
+    }
+    return failed(error.message)
+  }
+  // Failed below MCP (a POST that found nobody): a dead HTTP server is lost, not just one failure.
+  if (server.config.transport === 'http' && !(await checkAlive(server))) return lostOrClosed()
   return failed(describeError(error))
+}
+
+/** Waits for a running reconnect; the call's signal ends the wait (the pipeline answers the call). */
+async function reconnected(server: ServerRuntime, signal: AbortSignal): Promise<void> {
+  const reconnecting = server.reconnecting
+  if (reconnecting === undefined) return
+  let stop!: () => void
+  const aborted = new Promise<void>((resolve) => {
+    stop = resolve
+  })
+  signal.addEventListener('abort', stop, { once: true })
+  try {
+    await Promise.race([reconnecting, aborted])
+  } finally {
+    signal.removeEventListener('abort', stop)
+  }
+  signal.throwIfAborted()
+}
+
+/** One request on `client`, with a signal of its own, linked to the call's only while it runs. */
+async function send(
+  server: ServerRuntime,
+  client: Client,
+  target: CallTarget,
+  args: JsonObject,
+  signal: AbortSignal,
+): Promise<unknown> {
+  // The SDK never removes the abort listener it adds, and the call's signal may be the caller's
+  // long-lived one: give it a signal of this request's own, linked only while the request runs (so a
+  // later abort of the caller's signal sends no cancellation for a request that already finished).
+  const own = new AbortController()
+  const forward = (): void => own.abort(signal.reason)
+  if (signal.aborted) forward()
+  else signal.addEventListener('abort', forward, { once: true })
+  try {
+    if (target.kind === 'read-resource') {
+      const answer = await client.request(
+        { method: 'resources/read', params: { uri: String(args.uri) } },
+        anyAnswer,
+        {
+          signal: own.signal,
+          timeout: server.timeoutMs,
+        },
+      )
+      return resourceAnswer(answer)
+    }
+    if (target.taskSupport === 'required') {
+      return await callTask({ server, client, tool: target.name, args, signal: own.signal })
+    }
+    return await client.request(
+      { method: 'tools/call', params: { name: target.name, arguments: args } },
+      anyAnswer,
+      { signal: own.signal, timeout: server.timeoutMs },
+    )
+  } finally {
+    signal.removeEventListener('abort', forward)
+  }
 }
 
 /**
  * The body of every MCP tool: one `tools/call` with the call's signal, so an abort (or the timeout
  * wrapper) sends `notifications/cancelled` to the server. Never throws for a server-side problem:
- * it answers an envelope that the plugin's wrapper turns into the error result.
+ * it answers an envelope that the plugin's wrapper turns into the error result. While an HTTP server
+ * reconnects, a call waits for it; a call the server refused for a lost session is sent once more.
  */
 export async function callTool(
   server: ServerRuntime,
-  tool: string,
+  target: CallTarget,
   args: JsonObject,
   exec: ToolExecContext,
 ): Promise<Envelope> {
+  const tool = target.name
   const source: EnvelopeSource = { nonce: server.nonce, server: server.name, tool }
-  const client = server.client
-  if (server.state !== 'connected' || client === undefined) {
-    return failureEnvelope(source, McpErrorNames.SERVER_CLOSED, closedMessage(server))
-  }
-  // The SDK never removes the abort listener it adds, and the call's signal may be the caller's
-  // long-lived one: give it a signal of this request's own, linked only while the request runs (so a
-  // later abort of the caller's signal sends no cancellation for a request that already finished).
-  const own = new AbortController()
-  const forward = (): void => own.abort(exec.signal.reason)
-  if (exec.signal.aborted) forward()
-  else exec.signal.addEventListener('abort', forward, { once: true })
   let raw: unknown
-  try {
-    raw = await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, anyAnswer, {
-      signal: own.signal,
-      timeout: server.timeoutMs,
-    })
-  } catch (error) {
-    // Aborted or timed out by the pipeline: it answers the call itself (ABORTED / TIMEOUT).
-    if (exec.signal.aborted) throw error
-    const { name, message } = await classify(server, tool, error)
-    return failureEnvelope(source, name, message)
-  } finally {
-    exec.signal.removeEventListener('abort', forward)
+  for (let attempt = 0; ; attempt++) {
+    if (server.state === 'reconnecting') await reconnected(server, exec.signal)
+    const client = server.client
+    if (server.state !== 'connected' || client === undefined) {
+      return failureEnvelope(source, McpErrorNames.SERVER_CLOSED, closedMessage(server))
+    }
+    try {
+      raw = await send(server, client, target, args, exec.signal)
+      break
+    } catch (error) {
+      // Aborted or timed out by the pipeline: it answers the call itself (ABORTED / TIMEOUT).
+      if (exec.signal.aborted) throw error
+      const verdict = await classify(server, client, tool, error)
+      if (verdict === 'retry' && attempt === 0) continue
+      const { name, message } =
+        verdict === 'retry' ? { name: McpErrorNames.SERVER_CLOSED, message: closedMessage(server) } : verdict
+      return failureEnvelope(source, name, message)
+    }
   }
   const answer = readAnswer(raw)
   if (answer === undefined) {

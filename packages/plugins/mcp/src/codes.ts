@@ -9,9 +9,15 @@ export const McpErrorNames = {
   /**
    * The connection is gone: the stdio server process exited (before or during the call), the HTTP
    * server stopped answering, or the plugin was disposed. Every later call of that server's tools
-   * gets this too, at once (no automatic reconnect).
+   * gets this too, at once (an HTTP server that reconnects is only closed once its attempts failed).
    */
   SERVER_CLOSED: 'McpServerClosed',
+  /**
+   * The connection was lost while the call was running (an HTTP session that expired, a server that
+   * restarted) and the plugin is reconnecting: whether the call took effect on the server is unknown.
+   * Code `INTERRUPTED`, as for a call a resumed session answers.
+   */
+  INTERRUPTED: 'McpInterrupted',
   /** The server did not answer within the server's `timeoutMs` (the call was cancelled on the server). */
   TIMEOUT: 'McpTimeout',
   /**
@@ -24,9 +30,10 @@ export const McpErrorNames = {
 export type McpErrorName = (typeof McpErrorNames)[keyof typeof McpErrorNames]
 
 /** The suite code (`error.info.code`) each name is reported with. */
-export const MCP_ERROR_CODES: Readonly<Record<McpErrorName, 'TOOL_FAILED' | 'TIMEOUT'>> = {
+export const MCP_ERROR_CODES: Readonly<Record<McpErrorName, 'TOOL_FAILED' | 'TIMEOUT' | 'INTERRUPTED'>> = {
   McpToolError: 'TOOL_FAILED',
   McpServerClosed: 'TOOL_FAILED',
+  McpInterrupted: 'INTERRUPTED',
   McpTimeout: 'TIMEOUT',
   McpRequestFailed: 'TOOL_FAILED',
 }

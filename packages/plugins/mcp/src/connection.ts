@@ -5,7 +5,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import manifest from '../package.json' with { type: 'json' }
 import { describeError } from './describe-error.ts'
-import type { McpServerConfig } from './read-config.ts'
+import { backoffDelay } from '@deepseek-ai/dsh-tools'
+import { DEFAULT_RECONNECT, startupTimeoutMs, type McpServerConfig } from './read-config.ts'
 import type { ServerRuntime } from './server-runtime.ts'
 
 /** How long closing may wait for an HTTP server to end its session before giving up on it. */
@@ -26,6 +27,7 @@ function createTransport(config: McpServerConfig): Transport {
     case 'http':
       return new StreamableHTTPClientTransport(new URL(config.url), {
         ...(config.headers === undefined ? {} : { requestInit: { headers: config.headers } }),
+        ...(config.authProvider === undefined ? {} : { authProvider: config.authProvider }),
       })
     default: {
       const never: never = config
@@ -34,26 +36,97 @@ function createTransport(config: McpServerConfig): Transport {
   }
 }
 
-/**
- * The connection is gone for good (dsh-mcp does not reconnect by itself): the server's tools stay
- * registered and answer `McpServerClosed`, so the model learns why instead of seeing them vanish.
- */
-export function markClosed(server: ServerRuntime, reason: string): void {
-  if (server.state !== 'connected') return
-  server.state = 'closed'
-  server.reason = reason
-  if (!server.disposed) {
-    server.ctx.logger.warn(
-      `MCP server "${server.name}" is closed: ${reason}; its ${server.tools.size} tools answer McpServerClosed from now on (no automatic reconnect)`,
-      { server: server.name, reason },
-    )
+/** The reconnect policy of a server, or `undefined` when it never reconnects (stdio, `reconnect: false`). */
+function reconnectPolicy(config: McpServerConfig): ReconnectPolicy | undefined {
+  if (config.transport !== 'http' || config.reconnect === false) return undefined
+  const set = config.reconnect
+  return {
+    attempts: set?.attempts ?? DEFAULT_RECONNECT.attempts,
+    baseDelayMs: set?.baseDelayMs ?? DEFAULT_RECONNECT.baseDelayMs,
+    maxDelayMs: set?.maxDelayMs ?? DEFAULT_RECONNECT.maxDelayMs,
   }
-  void closeClient(server)
+}
+
+interface ReconnectPolicy {
+  readonly attempts: number
+  readonly baseDelayMs: number
+  readonly maxDelayMs: number
+}
+
+/**
+ * The connection is gone. An HTTP server with a reconnect policy becomes `reconnecting`: the old
+ * client is closed (its calls in flight answer `McpInterrupted`) and a new session is opened with
+ * backoff, then the tools are listed again. Otherwise (stdio, `reconnect: false`) it is gone for
+ * good: the server's tools stay registered and answer `McpServerClosed`, so the model learns why
+ * instead of seeing them vanish.
+ */
+export function connectionLost(server: ServerRuntime, reason: string): void {
+  if (server.state !== 'connected') return
+  server.reason = reason
+  const policy = server.disposed ? undefined : reconnectPolicy(server.config)
+  if (policy === undefined) {
+    server.state = 'closed'
+    if (!server.disposed) {
+      server.ctx.logger.warn(
+        `MCP server "${server.name}" is closed: ${reason}; its ${server.tools.size} tools answer McpServerClosed from now on (no automatic reconnect)`,
+        { server: server.name, reason },
+      )
+    }
+    void closeClient(server)
+    return
+  }
+  server.state = 'reconnecting'
+  server.ctx.logger.warn(`MCP server "${server.name}" lost its connection: ${reason}; reconnecting`, {
+    server: server.name,
+    reason,
+  })
+  const run = reconnect(server, policy, reason, closeClient(server))
+  server.reconnecting = server.track(
+    run.finally(() => {
+      server.reconnecting = undefined
+    }),
+  )
+}
+
+async function reconnect(
+  server: ServerRuntime,
+  policy: ReconnectPolicy,
+  reason: string,
+  closing: Promise<void>,
+): Promise<boolean> {
+  await closing
+  let last = ''
+  for (let attempt = 1; attempt <= policy.attempts; attempt++) {
+    await delay(backoffDelay({ attempt, baseDelayMs: policy.baseDelayMs, maxDelayMs: policy.maxDelayMs }))
+    if (server.disposed) return false
+    const failure = await openClient(server)
+    if (failure === undefined) {
+      server.state = 'connected'
+      server.reason = undefined
+      server.ctx.logger.info(
+        `MCP server "${server.name}" reconnected (attempt ${attempt}); listing its tools again`,
+        {
+          server: server.name,
+        },
+      )
+      await server.relist()
+      return true
+    }
+    if (server.disposed) return false
+    last = failure
+  }
+  server.state = 'closed'
+  server.reason = `${reason}; ${policy.attempts} reconnect attempts failed (the last: ${last})`
+  server.ctx.logger.warn(
+    `MCP server "${server.name}" is closed: ${server.reason}; its ${server.tools.size} tools answer McpServerClosed from now on`,
+    { server: server.name },
+  )
+  return false
 }
 
 /**
  * After a transport error, or a call that failed below MCP, on an HTTP server: is it still there?
- * One ping at a time per server; a failed ping closes the connection.
+ * One ping at a time per server; a failed ping means the connection is lost (see `connectionLost`).
  */
 export function checkAlive(server: ServerRuntime): Promise<boolean> {
   const client = server.client
@@ -63,7 +136,7 @@ export function checkAlive(server: ServerRuntime): Promise<boolean> {
     .then(
       () => true,
       (error: unknown) => {
-        markClosed(server, `it stopped answering (${describeError(error)})`)
+        if (server.client === client) connectionLost(server, `it stopped answering (${describeError(error)})`)
         return false
       },
     )
@@ -74,38 +147,56 @@ export function checkAlive(server: ServerRuntime): Promise<boolean> {
 }
 
 /**
- * Starts the server (stdio) or opens the session (HTTP) and runs the MCP handshake. Never rejects:
- * a failure leaves the server `failed` with the reason, logged.
+ * Opens a client: starts the server (stdio) or a session (HTTP) and runs the MCP handshake. Answers
+ * `undefined` when connected (the client is `server.client`), else why not. Never rejects.
  */
-export async function connect(server: ServerRuntime, onListChanged: () => void): Promise<boolean> {
+async function openClient(server: ServerRuntime): Promise<string | undefined> {
   const client = new Client({ name: manifest.name, version: manifest.version }, { capabilities: {} })
+  // Handlers of a client that is no longer the server's (closed, replaced by a reconnect) do nothing.
   client.onerror = (error) => {
-    if (server.disposed) return
+    if (server.disposed || server.client !== client) return
     server.ctx.logger.debug(`MCP server "${server.name}": transport error: ${describeError(error)}`)
     if (server.config.transport === 'http') void checkAlive(server)
   }
   client.onclose = () => {
-    markClosed(server, server.config.transport === 'stdio' ? 'its process exited' : 'the connection closed')
+    if (server.client !== client) return
+    connectionLost(
+      server,
+      server.config.transport === 'stdio' ? 'its process exited' : 'the connection closed',
+    )
   }
-  client.setNotificationHandler(ToolListChangedNotificationSchema, onListChanged)
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    if (server.client === client) void server.track(server.relist())
+  })
   server.client = client
   try {
-    await client.connect(createTransport(server.config), { timeout: server.timeoutMs })
+    await client.connect(createTransport(server.config), { timeout: startupTimeoutMs(server.timeoutMs) })
   } catch (error) {
-    if (!server.disposed) {
-      server.state = 'failed'
-      server.reason = `could not connect: ${describeError(error)}`
-      server.ctx.logger.error(`MCP server "${server.name}" ${server.reason}`, { server: server.name })
-    }
     await closeClient(server)
-    return false
+    return `could not connect: ${describeError(error)}`
   }
   if (server.disposed) {
     await closeClient(server)
-    return false
+    return 'the MCP plugin was disposed'
   }
-  server.state = 'connected'
-  return true
+  return undefined
+}
+
+/**
+ * The first connect. Never rejects: a failure leaves the server `failed` with the reason, logged.
+ */
+export async function connect(server: ServerRuntime): Promise<boolean> {
+  const failure = await openClient(server)
+  if (failure === undefined) {
+    server.state = 'connected'
+    return true
+  }
+  if (!server.disposed) {
+    server.state = 'failed'
+    server.reason = failure
+    server.ctx.logger.error(`MCP server "${server.name}" ${server.reason}`, { server: server.name })
+  }
+  return false
 }
 
 function delay(ms: number): Promise<void> {

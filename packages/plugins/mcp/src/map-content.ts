@@ -18,6 +18,21 @@ function describeResource(uri: string, mimeType: string | undefined): string {
   return mimeType === undefined ? uri : `${uri} (${mimeType})`
 }
 
+/** MIME types whose blobs are text: `text/*`, JSON, XML, YAML, JavaScript, and `+json` / `+xml`. */
+const TEXT_MIME =
+  /^(?:text\/[^;]+|application\/(?:json|xml|yaml|x-yaml|javascript|ecmascript|x-sh|toml|sql|graphql|[^;]+\+(?:json|xml)))(?:\s*;.*)?$/i
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** The text of a base64 blob of a text MIME type, or `undefined` when it is not valid UTF-8. */
+function blobText(blob: string): string | undefined {
+  try {
+    return utf8.decode(Buffer.from(blob, 'base64'))
+  } catch {
+    return undefined
+  }
+}
+
 function mapResource(resource: unknown): ToolResultContent[] {
   if (typeof resource !== 'object' || resource === null) return [note('embedded resource without contents')]
   const { uri, mimeType, text, blob } = resource as Block
@@ -28,6 +43,8 @@ function mapResource(resource: unknown): ToolResultContent[] {
     if (mime !== undefined && mime.startsWith('image/')) {
       return [note(`resource ${where}`), { type: 'image', mediaType: mime, data: blob }]
     }
+    const decoded = mime !== undefined && TEXT_MIME.test(mime) ? blobText(blob) : undefined
+    if (decoded !== undefined) return [{ type: 'text', text: `[resource ${where}]\n${decoded}` }]
     return [note(`resource ${where}: ${base64Bytes(blob)} bytes of binary data, not shown`)]
   }
   return [note(`resource ${where} without text or data`)]

@@ -39,7 +39,9 @@ export interface McpTools extends Disposer {
 }
 
 function status(server: ServerRuntime): McpServerStatus {
-  const tools = [...server.tools.values()].map(({ name, mcpName, readOnly }) => ({ name, mcpName, readOnly }))
+  const registered = [...server.tools.values()]
+  if (server.resourceReader !== undefined) registered.push(server.resourceReader)
+  const tools = registered.map(({ name, mcpName, readOnly }) => ({ name, mcpName, readOnly }))
   return {
     name: server.name,
     transport: server.config.transport,
@@ -83,6 +85,15 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
   const { servers: configured } = readConfig(WHERE, config)
   const nonce = randomUUID()
   const known = new Map<string, { readonly server: string; readonly tool: string }>()
+  const pending = new Set<Promise<unknown>>()
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    pending.add(promise)
+    const forget = (): void => {
+      pending.delete(promise)
+    }
+    promise.then(forget, forget)
+    return promise
+  }
   const servers: ServerRuntime[] = Object.entries(configured).map(([name, serverConfig]) => ({
     name,
     config: serverConfig,
@@ -94,27 +105,24 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
     client: undefined,
     reason: undefined,
     tools: new Map(),
+    resourceReader: undefined,
     skipped: [],
     sync: undefined,
     syncAgain: false,
     probe: undefined,
+    reconnecting: undefined,
+    track,
+    relist(this: ServerRuntime) {
+      return syncTools(this)
+    },
     disposed: false,
   }))
   const removeWrapper = scope.on('tools/execute', createResultWrapper(nonce, known), {
     priority: WRAPPER_PRIORITY,
   })
-  const pending = new Set<Promise<unknown>>()
-  const track = <T>(promise: Promise<T>): Promise<T> => {
-    pending.add(promise)
-    const forget = (): void => {
-      pending.delete(promise)
-    }
-    promise.then(forget, forget)
-    return promise
-  }
   const start = async (server: ServerRuntime): Promise<void> => {
     try {
-      if (await connect(server, () => void track(syncTools(server)))) await syncTools(server)
+      if (await connect(server)) await syncTools(server)
     } catch (error) {
       // Not expected (connect and syncTools report their own failures); never let it reject `ready`.
       server.state = 'failed'
@@ -137,7 +145,8 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
     const closing = servers.map((server) => {
       server.disposed = true
       for (const tool of server.tools.values()) tool.dispose()
-      if (server.state === 'connecting' || server.state === 'connected') {
+      server.resourceReader?.dispose()
+      if (server.state === 'connecting' || server.state === 'connected' || server.state === 'reconnecting') {
         server.state = 'closed'
         server.reason = 'the MCP plugin was disposed'
       }

@@ -1,9 +1,17 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { z } from 'zod/v4'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { McpPluginError } from './errors.ts'
 
 /** The default for a server's `timeoutMs`: the MCP SDK's own request timeout. */
 export const DEFAULT_TIMEOUT_MS = 60_000
+
+/**
+ * The limit on the handshake and on listing tools: the server's `timeoutMs`, but never less than
+ * the default. A short `timeoutMs` is about tool calls; starting a server process (or `npx`
+ * fetching one) on a busy machine routinely takes seconds, and failing it then loses every tool.
+ */
+export const startupTimeoutMs = (timeoutMs: number): number => Math.max(timeoutMs, DEFAULT_TIMEOUT_MS)
 
 // No `__` inside and no `_` at either end: the first `__` of a tool name then always separates the
 // server from the tool, so two servers can never produce the same name.
@@ -36,6 +44,9 @@ const httpUrl = z.string().refine(
   { message: 'must be an http: or https: URL' },
 )
 
+/** `false`: no `mcp__<server>__read_resource` tool even when the server declares `resources`. */
+const resources = z.boolean().optional()
+
 const stdioServer = z.strictObject({
   transport: z.literal('stdio'),
   /** The program to start; it speaks MCP on its stdin/stdout. */
@@ -46,8 +57,33 @@ const stdioServer = z.strictObject({
   cwd: z.string().min(1).optional(),
   /** What happens to the server's stderr (default `inherit`). */
   stderr: z.enum(['inherit', 'ignore']).optional(),
+  resources,
   timeoutMs,
 })
+
+/** The SDK's OAuth client: only its shape is checked here; the SDK's transport drives it. */
+const authProvider = z.custom<OAuthClientProvider>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<OAuthClientProvider>).tokens === 'function' &&
+    typeof (value as Partial<OAuthClientProvider>).clientInformation === 'function',
+  {
+    message:
+      'must be an OAuthClientProvider of the MCP SDK (an object with tokens(), clientInformation(), …)',
+  },
+)
+
+const reconnect = z.union([
+  z.literal(false),
+  z.strictObject({
+    /** How many times a lost connection is opened again before the server is closed for good. */
+    attempts: z.number().int().min(1).max(100).optional(),
+    /** The first wait; it doubles per attempt (with jitter) up to `maxDelayMs`. */
+    baseDelayMs: z.number().int().min(0).max(60_000).optional(),
+    maxDelayMs: z.number().int().min(0).max(600_000).optional(),
+  }),
+])
 
 const httpServer = z.strictObject({
   transport: z.literal('http'),
@@ -55,8 +91,15 @@ const httpServer = z.strictObject({
   url: httpUrl,
   /** Sent with every request (e.g. `authorization`). */
   headers: z.record(z.string(), z.string()).optional(),
+  /** Passed to the SDK's Streamable HTTP transport, which runs the OAuth flow with it. */
+  authProvider: authProvider.optional(),
+  /** After a lost session or a server restart (default: 8 attempts, 250 ms doubling to 5 s); `false`: never. */
+  reconnect: reconnect.optional(),
+  resources,
   timeoutMs,
 })
+
+export const DEFAULT_RECONNECT = { attempts: 8, baseDelayMs: 250, maxDelayMs: 5_000 } as const
 
 /** `{ servers: { [name]: stdio | http } }`; each server's tools are registered as `mcp__name__tool`. */
 export const mcpConfigSchema = z.strictObject({

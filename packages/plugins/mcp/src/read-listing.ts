@@ -6,9 +6,15 @@ export interface ToolListing {
   readonly description: string | undefined
   readonly inputSchema: JsonObject
   readonly readOnly: boolean
+  /** The declared `outputSchema` (root `type: "object"`), if any: `structuredContent` must match it. */
+  readonly outputSchema: JsonObject | undefined
+  /** `execution.taskSupport`: `required` tools are called task-augmented (see call-task.ts). */
+  readonly taskSupport: TaskSupport
   /** Everything registration depends on; a listing with another fingerprint is a changed tool. */
   readonly fingerprint: string
 }
+
+export type TaskSupport = 'forbidden' | 'optional' | 'required'
 
 export type ListingCheck =
   | { readonly ok: true; readonly tool: ToolListing }
@@ -34,7 +40,7 @@ export function readListing(raw: unknown, index: number): ListingCheck {
   const tool = shownName(isPlainObject(raw) ? raw.name : undefined, index)
   const fail = (reason: string): ListingCheck => ({ ok: false, tool, reason })
   if (!isPlainObject(raw)) return fail('the listing entry is not an object')
-  const { name, description, inputSchema, annotations } = raw
+  const { name, description, inputSchema, outputSchema, annotations, execution } = raw
   if (typeof name !== 'string' || name === '') return fail('it has no name')
   if (description !== undefined && typeof description !== 'string')
     return fail('its description is not a string')
@@ -46,10 +52,45 @@ export function readListing(raw: unknown, index: number): ListingCheck {
   }
   if (annotations !== undefined && !isPlainObject(annotations))
     return fail('its annotations are not an object')
+  if (outputSchema !== undefined) {
+    if (!isPlainObject(outputSchema)) return fail('its outputSchema is not an object')
+    if (outputSchema.type !== 'object') {
+      return fail(
+        `its outputSchema must have type "object" at the root, got ${JSON.stringify(outputSchema.type) ?? 'none'}`,
+      )
+    }
+  }
+  if (execution !== undefined && !isPlainObject(execution)) return fail('its execution is not an object')
+  const declared = execution?.taskSupport
+  if (
+    declared !== undefined &&
+    declared !== 'forbidden' &&
+    declared !== 'optional' &&
+    declared !== 'required'
+  ) {
+    return fail(
+      `its execution.taskSupport must be "forbidden", "optional" or "required", got ${JSON.stringify(declared)}`,
+    )
+  }
+  const taskSupport: TaskSupport = declared ?? 'forbidden'
   const readOnly = annotations?.readOnlyHint === true
-  const fingerprint = JSON.stringify([description ?? null, inputSchema, readOnly])
+  const fingerprint = JSON.stringify([
+    description ?? null,
+    inputSchema,
+    readOnly,
+    outputSchema ?? null,
+    taskSupport,
+  ])
   return {
     ok: true,
-    tool: { name, description, inputSchema: inputSchema as JsonObject, readOnly, fingerprint },
+    tool: {
+      name,
+      description,
+      inputSchema: inputSchema as JsonObject,
+      readOnly,
+      outputSchema: outputSchema as JsonObject | undefined,
+      taskSupport,
+      fingerprint,
+    },
   }
 }

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Context, Disposer } from '@deepseek-ai/dsh-context'
 import type { McpServerConfig } from './read-config.ts'
 
-export type McpServerState = 'connecting' | 'connected' | 'failed' | 'closed'
+export type McpServerState = 'connecting' | 'connected' | 'reconnecting' | 'failed' | 'closed'
 
 /** One MCP tool registered as a dsh tool. */
 export interface RegisteredTool {
@@ -38,11 +38,19 @@ export interface ServerRuntime {
   /** Why connecting failed, or why the connection is closed. */
   reason: string | undefined
   tools: Map<string, RegisteredTool>
+  /** `mcp__<server>__read_resource`, registered while the server declares `resources`. */
+  resourceReader: RegisteredTool | undefined
   skipped: readonly SkippedTool[]
   /** The running tools/list sync, if any; `syncAgain` asks it to list once more when it ends. */
   sync: Promise<void> | undefined
   syncAgain: boolean
   /** A liveness check of an HTTP server in progress (after a transport error). */
   probe: Promise<boolean> | undefined
+  /** The running reconnect (HTTP), settling `true` once the server is connected and listed again. */
+  reconnecting: Promise<boolean> | undefined
+  /** Lists the tools and applies the listing (`syncTools`): on `list_changed` and after a reconnect. */
+  readonly relist: () => Promise<void>
+  /** Keeps a background promise (a re-listing, a reconnect) in what `idle()` waits for. */
+  readonly track: <T>(promise: Promise<T>) => Promise<T>
   disposed: boolean
 }

@@ -2,10 +2,12 @@ import { z } from 'zod/v4'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import { defineJsonSchemaTool } from '@deepseek-ai/dsh-tools/json-schema'
 import { callTool } from './call-tool.ts'
+import { checkStructured } from './check-structured.ts'
 import { describeError } from './describe-error.ts'
 import type { Envelope } from './envelope.ts'
 import { readListing, type ToolListing } from './read-listing.ts'
 import type { RegisteredTool, ServerRuntime, SkippedTool } from './server-runtime.ts'
+import { startupTimeoutMs } from './read-config.ts'
 import { toolName } from './tool-name.ts'
 
 /** Enough for any real server; a server whose cursors never end is cut off here (and logged). */
@@ -22,7 +24,7 @@ async function listTools(server: ServerRuntime): Promise<unknown[]> {
     const answer = await client.request(
       { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
       listAnswer,
-      { timeout: server.timeoutMs },
+      { timeout: startupTimeoutMs(server.timeoutMs) },
     )
     tools.push(...answer.tools)
     cursor = answer.nextCursor
@@ -36,18 +38,83 @@ async function listTools(server: ServerRuntime): Promise<unknown[]> {
 
 function register(server: ServerRuntime, listing: ToolListing, name: string): RegisteredTool {
   const mcpName = listing.name
-  const definition = defineJsonSchemaTool<JsonObject, Envelope>({
+  const defined = defineJsonSchemaTool<JsonObject, Envelope>({
     name,
     description: listing.description ?? `Tool "${mcpName}" of MCP server "${server.name}".`,
     parameters: listing.inputSchema,
     timeoutMs: server.timeoutMs,
     ...(listing.readOnly ? { isConcurrencySafe: () => true } : {}),
-    execute: (args, exec) => callTool(server, mcpName, args, exec),
+    ...(listing.outputSchema === undefined ? {} : { outputSchema: listing.outputSchema }),
+    execute: (args, exec) =>
+      callTool(server, { kind: 'tool', name: mcpName, taskSupport: listing.taskSupport }, args, exec),
     toContent: (envelope) => envelope.content,
   })
+  const checkOutput = defined.validateOutput
+  const definition =
+    checkOutput === undefined ? defined : { ...defined, validateOutput: checkStructured(checkOutput) }
   const dispose = server.ctx.tools.register(definition, { registrant: `dsh-mcp server "${server.name}"` })
   server.known.set(name, { server: server.name, tool: mcpName })
   return { name, mcpName, readOnly: listing.readOnly, fingerprint: listing.fingerprint, dispose }
+}
+
+/** The reader's name on the MCP side: not a tool of the server, so it is spelled apart from them. */
+export const READ_RESOURCE = 'read_resource'
+
+/**
+ * A server that declares the `resources` capability gets one more tool, `mcp__<server>__read_resource`
+ * (`{ uri }` → `resources/read`), so a model handed a `resource_link` can follow it. A server tool
+ * whose name becomes the same keeps it, and the reader is skipped.
+ */
+function syncResourceReader(
+  server: ServerRuntime,
+  taken: ReadonlyMap<string, string>,
+  skipped: SkippedTool[],
+): void {
+  const wanted =
+    server.config.resources !== false && server.client?.getServerCapabilities()?.resources !== undefined
+  const name = toolName(server.name, READ_RESOURCE)
+  const holder = taken.get(name)
+  if (!wanted || holder !== undefined) {
+    server.resourceReader?.dispose()
+    server.resourceReader = undefined
+    if (wanted)
+      skipped.push({
+        tool: READ_RESOURCE,
+        reason: `its name "${name}" is taken by tool "${holder}" of this server`,
+      })
+    return
+  }
+  if (server.resourceReader !== undefined) return
+  const definition = defineJsonSchemaTool<JsonObject, Envelope>({
+    name,
+    description: `Reads a resource of MCP server "${server.name}" by its URI: a resource link one of its tools returned, or a resource it lists.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        uri: { type: 'string', minLength: 1, description: 'The resource URI, as the server gave it' },
+      },
+      required: ['uri'],
+      additionalProperties: false,
+    },
+    timeoutMs: server.timeoutMs,
+    isConcurrencySafe: () => true,
+    execute: (args, exec) =>
+      callTool(server, { kind: 'read-resource', name: READ_RESOURCE, taskSupport: 'forbidden' }, args, exec),
+    toContent: (envelope) => envelope.content,
+  })
+  try {
+    const dispose = server.ctx.tools.register(definition, { registrant: `dsh-mcp server "${server.name}"` })
+    server.known.set(name, { server: server.name, tool: READ_RESOURCE })
+    server.resourceReader = {
+      name,
+      mcpName: READ_RESOURCE,
+      readOnly: true,
+      fingerprint: READ_RESOURCE,
+      dispose,
+    }
+  } catch (error) {
+    skipped.push({ tool: READ_RESOURCE, reason: describeError(error) })
+  }
 }
 
 /**
@@ -98,6 +165,7 @@ export function applyListing(server: ServerRuntime, listed: readonly unknown[]):
     }
   }
   server.tools = next
+  syncResourceReader(server, taken, skipped)
   server.skipped = skipped
   for (const { tool, reason } of skipped) {
     server.ctx.logger.warn(`MCP server "${server.name}": skipped tool "${tool}": ${reason}`, {

@@ -9,12 +9,13 @@ afterEach(async () => {
   http = undefined
 })
 
-async function httpSetup(timeoutMs?: number) {
+async function httpSetup(timeoutMs?: number, options: { readonly reconnect?: false } = {}) {
   http = await startHttpFixture()
   const server = {
     transport: 'http',
     url: http.url,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...options,
   } as const
   return { ...(await setup({ servers: { web: server } })), fixture: http }
 }
@@ -57,8 +58,8 @@ describe('streamable HTTP on 127.0.0.1', () => {
     expect(await events(ctx, 'web')).not.toContain('slow:released:h')
   })
 
-  it('T13: an HTTP server that dies mid-call: the call, and every later one, get McpServerClosed without hanging', async () => {
-    const { ctx, mcp } = await httpSetup()
+  it('T13: with reconnect: false, an HTTP server that dies mid-call: the call, and every later one, get McpServerClosed without hanging', async () => {
+    const { ctx, mcp } = await httpSetup(undefined, { reconnect: false })
     const result = await call(ctx, 'mcp__web__crash')
     expect(result.isError && result.error.info).toEqual(closed)
     expect(mcp.servers()[0]?.state).toBe('closed')
@@ -67,12 +68,41 @@ describe('streamable HTTP on 127.0.0.1', () => {
     expect(later.isError && later.error.info).toEqual(closed)
   })
 
-  it('T13: an HTTP server that went away while idle: the next call finds out and answers McpServerClosed', async () => {
-    const { ctx, mcp, fixture } = await httpSetup()
+  it('T13: with reconnect: false, an HTTP server that went away while idle: the next call finds out and answers McpServerClosed', async () => {
+    const { ctx, mcp, fixture } = await httpSetup(undefined, { reconnect: false })
     await fixture.stop()
     const result = await call(ctx, 'mcp__web__echo', { text: 'hello?' })
     expect(result.isError && result.error.info).toEqual(closed)
     expect(mcp.servers()[0]?.state).toBe('closed')
+  })
+
+  it('T15: an authProvider is passed to the SDK transport: its token is sent as the bearer', async () => {
+    http = await startHttpFixture()
+    const authProvider = {
+      redirectUrl: 'http://127.0.0.1/callback',
+      clientMetadata: { redirect_uris: ['http://127.0.0.1/callback'] },
+      clientInformation: () => ({ client_id: 'dsh' }),
+      tokens: () => ({ access_token: 'token-42', token_type: 'Bearer' }),
+      saveTokens: () => {},
+      redirectToAuthorization: () => {},
+      saveCodeVerifier: () => {},
+      codeVerifier: () => 'verifier',
+    }
+    const { ctx } = await setup({ servers: { web: { transport: 'http', url: http.url, authProvider } } })
+    expect(await events(ctx, 'web')).toContain('authorization:Bearer token-42')
+  })
+
+  it("T15: structuredContent is checked against the tool's outputSchema, as the SDK client checks it", async () => {
+    const { ctx } = await httpSetup()
+    const good = await call(ctx, 'mcp__web__typed', { send: 'good' })
+    expect(!good.isError && good.value).toEqual({ total: 3, unit: 'kg' })
+    for (const send of ['wrong_type', 'none']) {
+      const bad = await call(ctx, 'mcp__web__typed', { send })
+      expect(bad.isError && bad.error.info?.code).toBe('INVALID_TOOL_OUTPUT')
+      expect(bad.isError && bad.error.message).toMatch(/structuredContent/)
+    }
+    // (The SDK's own client cannot be the oracle here: its strict tools/list refuses this fixture's
+    // deliberately broken listing. Against server-everything it is, in everything.test.ts.)
   })
 
   it('T11: dispose ends the HTTP session on the server', async () => {

@@ -8,7 +8,7 @@ vi.setConfig({ testTimeout: 60_000 })
 
 describe('README', () => {
   it('T8: shows the example verbatim, and the example prints what its comments say against a real server', async () => {
-    await checkReadmeExample({ packageUrl, load: () => import('../examples/readme-example.ts'), lines: 5 })
+    await checkReadmeExample({ packageUrl, load: () => import('../examples/readme-example.ts'), lines: 6 })
   })
 
   it('T8: every runnable block is the example, and the server it starts is shown verbatim too', () => {

@@ -1,9 +1,10 @@
 import { getEventListeners } from 'node:events'
+import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createContext, createMemoryLogger } from '@deepseek-ai/dsh-context'
 import { installTools } from '@deepseek-ai/dsh-tools'
 import { McpErrorNames, TOOL_NAME_RULE } from '../src/index.ts'
-import { call, cleanup, events, setup, stdioServer, text } from './helpers.ts'
+import { FIXTURE, call, cleanup, events, setup, stdioServer, text } from './helpers.ts'
 
 afterEach(cleanup)
 
@@ -35,6 +36,17 @@ describe('registration over stdio', () => {
       description: 'Echo a text',
       parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     })
+  })
+
+  it('T13: a server slower to start than its timeoutMs still connects: the handshake and listing get at least the default', async () => {
+    // the fixture starts 1.5 s late, three times its 500 ms call timeout
+    const late = `setTimeout(() => import(${JSON.stringify(pathToFileURL(FIXTURE).href)}), 1500)`
+    const { ctx, mcp } = await setup({
+      servers: { fx: { ...stdioServer(500), args: ['-e', late] } },
+    })
+    expect(mcp.servers()[0]?.state).toBe('connected')
+    expect(ctx.tools.get('mcp__fx__echo')?.timeoutMs).toBe(500)
+    expect(text(await call(ctx, 'mcp__fx__echo', { text: 'late' }))).toContain('late')
   })
 
   it('T13: a tool whose schema is invalid is skipped with a logged reason; the rest of the server still registers', async () => {

@@ -47,11 +47,12 @@ await agent.run('Read a and b, then write c.')
 
 // The file is read without taking its lock: the agent may still be writing it.
 const { events } = readJsonlSession(path)
-const timeline = buildTimeline(events, { title: 'session.jsonl' })
+const timeline = buildTimeline(events, { file: 'session.jsonl' })
 const [step] = timeline.steps
 console.log(timeline.totals.calls, timeline.totals.byStatus.ok) // 3 3
 console.log(step?.calls.map((call) => `${call.name}:${call.mode}`)) // [ 'read:parallel', 'read:parallel', 'write:exclusive' ]
 console.log(step?.barriers.length) // 1
+console.log(timeline.subject) // Read a and b, then write c.
 
 writeFileSync(join(dir, 'timeline.html'), renderTimelineHtml(timeline))
 console.log(readFileSync(join(dir, 'timeline.html'), 'utf8').startsWith('<!doctype html>')) // true

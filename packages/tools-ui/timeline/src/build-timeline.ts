@@ -1,9 +1,11 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { assignLanes } from './assign-lanes.ts'
 import { collectToolCalls, type CollectedCall } from './collect-tool-calls.ts'
+import { countPeakParallel, LOG_RESOLUTION_MS } from './count-peak-parallel.ts'
 import { cutText } from './cut-text.ts'
 import { argumentsText, lateOutcomeText, resultText } from './describe-content.ts'
 import { TimelineError } from './errors.ts'
+import { findSessionSubject } from './find-session-subject.ts'
 import { inferModes } from './infer-modes.ts'
 import type {
   CallStatus,
@@ -16,16 +18,25 @@ import type {
 } from './types.ts'
 
 export interface BuildTimelineOptions {
-  /** Shown as the page's title (the CLI passes the file name). */
+  /**
+   * The page's title (the CLI's `--title`). Without one the page is named after the session's first
+   * user message and `file`.
+   */
   readonly title?: string
+  /** The session file's name, shown with the title (the CLI passes it). */
+  readonly file?: string
 }
+
+/** How long a bar of no duration holds its lane: less than anything a log can measure. */
+const INSTANT_MS = 1e-6
 
 const STATUSES: readonly CallStatus[] = ['ok', 'error', 'aborted', 'not-started', 'interrupted', 'no-result']
 
 /**
- * Lays out a session's tool calls as a timeline: one panel per step, its calls on one lane per pool
- * slot (nested Code Mode calls on rows under their parent's lane), exclusive calls as barriers,
- * errors and aborts marked, previews of arguments and results for tooltips.
+ * Lays out a session's tool calls as a timeline: one panel per step, its calls on lanes where no two
+ * bars overlap, the wait for the commit turn included (nested Code Mode calls on rows under their
+ * parent's lane), exclusive calls as barriers, errors and aborts marked, previews of arguments and
+ * results for tooltips.
  *
  * `events` is what a session holds (`session.events()`, `readJsonlSession(path).events`); it is
  * untrusted: malformed events are skipped and listed in `notes`, nothing in them can make this
@@ -53,6 +64,12 @@ export function buildTimeline(events: readonly unknown[], options: BuildTimeline
       code: 'INVALID_ARGUMENT',
       message: `${where}: options.title must be a string, got ${describeValue(title)}`,
     })
+  const file: unknown = options.file
+  if (file !== undefined && typeof file !== 'string')
+    throw new TimelineError({
+      code: 'INVALID_ARGUMENT',
+      message: `${where}: options.file must be a string, got ${describeValue(file)}`,
+    })
 
   const collected = collectToolCalls(events)
   const lastTime = collected.lastTime ?? 0
@@ -78,6 +95,8 @@ export function buildTimeline(events: readonly unknown[], options: BuildTimeline
   for (const step of steps) for (const call of step.calls) byStatus[call.status] += 1
   return {
     title,
+    file,
+    ...findSessionSubject(events),
     steps,
     totals: {
       events: events.length,
@@ -109,8 +128,18 @@ function layoutStep(topLevel: readonly CollectedCall[], context: StepContext): T
     const unstarted = siblings.filter((call) => statusOf(call) === 'not-started')
     const modes = inferModes(started)
     const spans = started.map((call) => span(call, t0, context.lastTime))
-    const { lanes, count } = assignLanes(spans)
-    const lane = lanesAreSlots(started, context.timings) ? 'slot' : 'lane'
+    // A lane holds a bar from its start to the end of all that is drawn of it (its wait for the
+    // commit turn, a late outcome), so no later call is drawn over what an earlier one left. A bar
+    // of no duration is still drawn a few pixels wide: it keeps its lane at its instant.
+    const { lanes, count } = assignLanes(
+      spans.map(({ start, drawnEnd }) => ({ start, end: Math.max(drawnEnd, start + INSTANT_MS) })),
+    )
+    // Such lanes are also pool slots when the claims (start to settled) need as many: then no lane
+    // holds two claims at once and there are no more lanes than slots held at once (claims a log's
+    // rounding shows overlapping by less than a millisecond were a slot handed on).
+    const slots =
+      lanesAreSlots(started, context.timings) && assignLanes(spans, LOG_RESOLUTION_MS).count === count
+    const lane = slots ? 'slot' : 'lane'
     const pending: { call: CollectedCall; index: number }[] = []
     for (let slot = 0; slot < count; slot += 1) {
       const row = rows.length
@@ -140,7 +169,7 @@ function layoutStep(topLevel: readonly CollectedCall[], context: StepContext): T
             row,
             depth,
             t0,
-            span: { start: call.time - t0, end: at, settled: undefined, runEnd: at },
+            span: { start: call.time - t0, end: at, settled: undefined, runEnd: at, drawnEnd: at },
             mode: { mode: undefined, source: undefined },
           }),
         )
@@ -187,6 +216,8 @@ interface Span {
   readonly settled: number | undefined
   /** End of the run shown solid: settled, else committed, else the end of the session. */
   readonly runEnd: number
+  /** End of everything drawn of the call: its claim, its wait for the commit turn, a late outcome. */
+  readonly drawnEnd: number
 }
 
 /**
@@ -209,7 +240,8 @@ function span(call: CollectedCall, t0: number, lastTime: number): Span {
     settled ?? (call.result === undefined ? lastTime - t0 : call.result.time - t0),
   )
   const end = Math.max(runEnd, call.late === undefined ? runEnd : call.late.time - t0)
-  return { start, end, settled, runEnd }
+  const drawnEnd = Math.max(end, call.result === undefined ? end : call.result.time - t0)
+  return { start, end, settled, runEnd, drawnEnd }
 }
 
 /**
@@ -290,24 +322,21 @@ function zeroCounts(): Record<CallStatus, number> {
 function stepStats(calls: readonly TimelineCall[]): TimelineStepStats {
   const byStatus = zeroCounts()
   for (const call of calls) byStatus[call.status] += 1
-  const running = calls
-    .filter((call) => call.depth === 0 && call.status !== 'not-started')
-    .map((call) => ({ seq: call.seq, start: call.start, end: call.settled ?? call.committed ?? call.end }))
-  // Calls running when each one started: those that started before it (or in the same millisecond
-  // but earlier in the log) and had not ended yet.
-  let peakParallel = 0
-  for (const at of running) {
-    let count = 1
-    for (const other of running) {
-      if (other === at || other.start > at.start || at.start >= other.end) continue
-      if (other.start < at.start || other.seq < at.seq) count += 1
-    }
-    peakParallel = Math.max(peakParallel, count)
-  }
+  const claims = calls
+    .filter((call) => call.status !== 'not-started')
+    .map((call) => ({
+      depth: call.depth,
+      start: call.start,
+      end: call.settled ?? call.committed ?? call.end,
+      nested: call.depth > 0,
+    }))
+  const peak = countPeakParallel(claims)
+  // the serial cost and the wall time are the step's own calls: a program's run holds its nested ones
+  const running = claims.filter((claim) => claim.depth === 0)
   const busyMs = running.reduce((sum, call) => sum + (call.end - call.start), 0)
   const wallMs =
     running.length === 0
       ? 0
       : Math.max(...running.map((call) => call.end)) - Math.min(...running.map((call) => call.start))
-  return { calls: calls.length, byStatus, peakParallel, busyMs, wallMs }
+  return { calls: calls.length, byStatus, peakParallel: peak.peak, peakNested: peak.nested, busyMs, wallMs }
 }

@@ -66,9 +66,13 @@ export interface TimelineCall {
 }
 
 export type TimelineRowKind =
-  /** A slot of the step's pool (a lane). */
+  /**
+   * A lane of the step's calls: no two bars on it overlap, waits for the commit turn included. It is
+   * one of the pool's slots when its label says `slot`, which holds when no wait needed a lane of
+   * its own.
+   */
   | 'slot'
-  /** A slot of the pool of nested calls under the slot above it. */
+  /** A lane of the nested calls of the program on the lane above it, labelled the same way. */
   | 'nested'
   /** Calls an abort kept from starting (they held no slot). */
   | 'not-started'
@@ -96,8 +100,14 @@ export interface TimelineBarrier {
 export interface TimelineStepStats {
   readonly calls: number
   readonly byStatus: Readonly<Record<CallStatus, number>>
-  /** Most calls of the step (not nested ones) running at one moment. */
+  /**
+   * Most calls running at one moment (start to settled), nested calls included: a program and the
+   * calls it runs count each. Claims that overlap by less than the log's resolution (1 ms: its times
+   * are whole milliseconds) count as one handing its slot to the next, not as running together.
+   */
   readonly peakParallel: number
+  /** How many of the `peakParallel` calls running at that moment were nested (Code Mode) calls. */
+  readonly peakNested: number
   /** Sum of the step's calls' run times (to `settled`, else `committed`): the serial cost. */
   readonly busyMs: number
   /** From the first start to the last end. */
@@ -122,7 +132,14 @@ export interface TimelineStep {
 }
 
 export interface Timeline {
+  /** The title given (`--title`); the page is otherwise named after `subject` and `file`. */
   readonly title: string | undefined
+  /** The session file's name, when the timeline was built from a file. */
+  readonly file: string | undefined
+  /** What the session is about: the first line of its first user message, cut to 120 characters. */
+  readonly subject: string | undefined
+  /** ISO time of the session's first event. */
+  readonly startTime: string | undefined
   readonly steps: readonly TimelineStep[]
   readonly totals: {
     readonly events: number

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readJsonlSession } from '@deepseek-ai/dsh-session'
@@ -72,6 +72,74 @@ function panels(page: Page) {
   )
 }
 
+interface Box {
+  readonly left: number
+  readonly top: number
+  readonly right: number
+  readonly bottom: number
+}
+
+/**
+ * Per step panel, in page pixels: each started call's bar (run and wait for the commit turn, one
+ * box) with its row, and each drawn name with what `elementFromPoint` finds under its middle.
+ */
+function drawnGeometry(page: Page) {
+  return page.$$eval('section.step', (sections) =>
+    sections.map((section) => {
+      const seqOf = (element: (typeof section)['parentElement']): number =>
+        Number(element?.closest('g.call')?.getAttribute('data-seq') ?? Number.NaN)
+      const bars = [...section.querySelectorAll('g.call')].flatMap((call) => {
+        const parts = [...call.querySelectorAll('.run, .wait')].map((part) => part.getBoundingClientRect())
+        if (parts.length === 0) return []
+        return [
+          {
+            seq: seqOf(call),
+            row: Math.round(parts[0]!.top + parts[0]!.height / 2),
+            left: Math.min(...parts.map((part) => part.left)),
+            right: Math.max(...parts.map((part) => part.right)),
+          },
+        ]
+      })
+      const labels = [...section.querySelectorAll('g.call .name')].map((name) => {
+        // the name is clipped by the <svg> around it, whose own box is its content's: use its viewport
+        const clip = name.parentElement!
+        const chart = name.closest('svg.chart')!.getBoundingClientRect()
+        const at = (attribute: string): number => Number(clip.getAttribute(attribute))
+        const text = name.getBoundingClientRect()
+        const box = {
+          left: Math.max(chart.left + at('x'), text.left),
+          top: Math.max(chart.top + at('y'), text.top),
+          right: Math.min(chart.left + at('x') + at('width'), text.right),
+          bottom: Math.min(chart.top + at('y') + at('height'), text.bottom),
+        }
+        const under = section.ownerDocument.elementFromPoint(
+          (box.left + box.right) / 2,
+          (box.top + box.bottom) / 2,
+        )
+        return {
+          seq: seqOf(name),
+          under: seqOf(under),
+          inside: !name.parentElement!.classList.contains('outside'),
+          box,
+        }
+      })
+      return { bars, labels }
+    }),
+  )
+}
+
+/** Pixels of exactly this colour inside `box` (page pixels; the screenshot is at scale 1). */
+function pixelsIn(png: ReturnType<typeof decodePng>, box: Box, hex: string): number {
+  const target = Number.parseInt(hex.slice(1), 16)
+  let count = 0
+  for (let y = Math.ceil(box.top); y < Math.floor(box.bottom); y += 1)
+    for (let x = Math.ceil(box.left); x < Math.floor(box.right); x += 1) {
+      const i = (y * png.width + x) * png.channels
+      if (((png.pixels[i]! << 16) | (png.pixels[i + 1]! << 8) | png.pixels[i + 2]!) === target) count += 1
+    }
+  return count
+}
+
 describe('the timeline page in a real browser (Chromium)', () => {
   it(
     'T22, T23, T26: draws the recorded demo session — lanes, barriers and calls in order — shows a tooltip on hover, and its screenshot is not blank',
@@ -90,7 +158,7 @@ describe('the timeline page in a real browser (Chromium)', () => {
       expect(drawn.map((panel) => panel.rows.map((row) => row.label))).toEqual([
         ['slot 1', 'slot 2', 'slot 3'],
         ['slot 1', 'slot 2', 'slot 3', 'not started'],
-        ['slot 1', 'slot 2'],
+        ['lane 1', 'lane 2', 'lane 3'],
       ])
       for (const panel of drawn) {
         const ys = panel.rows.map((row) => row.y)
@@ -168,6 +236,85 @@ describe('the timeline page in a real browser (Chromium)', () => {
     },
     BROWSER_TEST,
   )
+
+  describe('the demo’s own sessions, as `npm start` recorded them (test/fixtures)', () => {
+    const fixture = (name: string) =>
+      buildTimeline(readJsonlSession(fileURLToPath(new URL(`fixtures/${name}`, import.meta.url))).events, {
+        file: name,
+      })
+
+    it(
+      'T25: a call’s wait for its commit turn never covers the next call of its slot: bars on one row do not meet, and every name is on its own bar, unpainted by another',
+      async () => {
+        const timeline = fixture('demo-native.jsonl')
+        const { page, watch, url } = await open('demo-native', timeline)
+        expect(await page.title()).toBe(
+          '“Give me a tour of the docs folder, and leave a note in the …” · demo-native.jsonl · timeline',
+        )
+        expect(await page.textContent('h1')).toBe(
+          '“Give me a tour of the docs folder, and leave a note in the scratch folder with what you found.”',
+        )
+        expect(await page.textContent('p.source')).toBe('demo-native.jsonl · 2026-12-01T17:16:03.480Z')
+        const geometry = await drawnGeometry(page)
+        // the first step: eleven calls in a pool of 3, most of them waiting for the slow ones to commit
+        expect(geometry[0]!.bars.length).toBe(11)
+        for (const [index, step] of geometry.entries()) {
+          for (const [i, a] of step.bars.entries())
+            for (const b of step.bars.slice(i + 1))
+              if (a.row === b.row)
+                expect(
+                  a.right <= b.left + 0.5 || b.right <= a.left + 0.5,
+                  `step ${index + 1}: seq ${a.seq} [${a.left}, ${a.right}] and seq ${b.seq} [${b.left}, ${b.right}] meet on row ${a.row}`,
+                ).toBe(true)
+          // what the browser finds under the middle of each name is its own call (names ignore the pointer)
+          for (const label of step.labels)
+            expect(label.under, `step ${index + 1}: the name of seq ${label.seq}`).toBe(label.seq)
+        }
+        const labels = geometry.flatMap((step) => step.labels)
+        expect(labels.length).toBeGreaterThanOrEqual(15)
+        // and in the picture: no name inside a bar has the lighter colour of a wait painted over it
+        // (a few pixels of it are white text anti-aliased on the bar's blue: the two blend to it)
+        const png = decodePng(await page.screenshot({ fullPage: true }))
+        for (const label of labels.filter((candidate) => candidate.inside)) {
+          const { left, top, right, bottom } = label.box
+          const area = (right - left) * (bottom - top)
+          expect(area).toBeGreaterThan(100)
+          expect(pixelsIn(png, label.box, '#a6bcd4'), `the name of seq ${label.seq}`).toBeLessThan(area / 10)
+        }
+        expect(pixelsOfColour(png, '#a6bcd4')).toBeGreaterThan(2_000)
+        expectQuiet(watch, url)
+      },
+      BROWSER_TEST,
+    )
+
+    it(
+      'T33: a Code Mode session’s header counts the nested calls running with their program',
+      async () => {
+        const timeline = fixture('demo-code.jsonl')
+        const { page, watch, url } = await open('demo-code', timeline)
+        const metas = await page.$$eval('section.step .meta', (nodes) =>
+          nodes.map((node) => node.textContent),
+        )
+        // the tour: the program and three of its calls at once (its nested pool holds 3)
+        expect(metas[0]).toContain('· peak 4 in parallel (3 of them nested) ·')
+        expect(metas.map((meta) => /peak (\d+) in parallel/.exec(meta ?? '')?.[1])).toEqual([
+          '4',
+          '2',
+          '3',
+          '4',
+        ])
+        expect(await page.locator('section.step').first().locator('.row-label').allTextContents()).toEqual([
+          'slot 1',
+          '↳ nested lane 1',
+          '↳ nested lane 2',
+          '↳ nested lane 3',
+          '↳ nested lane 4',
+        ])
+        expectQuiet(watch, url)
+      },
+      BROWSER_TEST,
+    )
+  })
 
   it(
     'T33, T38: nested calls get rows under their parent lane; recorded barriers are solid; commit waits and late outcomes are drawn',

@@ -91,10 +91,12 @@ describe('a session recorded by the real loop (it records each call’s mode and
 
   it('T21: a call whose arguments do not validate ran alone, then the pool took the rest', () => {
     const step = timeline.steps[2]!
+    // the call that ran alone took no time, but its bar is drawn at its instant: the two calls that
+    // started in the same millisecond take lanes of their own, so the rows are no longer slots
     expect(callsOf(step)).toEqual([
-      ['read_file', 'slot 1', 0, 0, 'error', 'exclusive'],
-      ['calc', 'slot 1', 0, 5, 'ok', 'parallel'],
-      ['list_dir', 'slot 2', 0, 20, 'ok', 'parallel'],
+      ['read_file', 'lane 1', 0, 0, 'error', 'exclusive'],
+      ['calc', 'lane 2', 0, 5, 'ok', 'parallel'],
+      ['list_dir', 'lane 3', 0, 20, 'ok', 'parallel'],
     ])
     expect(step.calls[0]!.error?.code).toBe('INVALID_ARGUMENTS')
     expect(step.barriers.map((barrier) => [barrier.start, barrier.end])).toEqual([[0, 0]])
@@ -148,7 +150,12 @@ describe('a session that records mode, timings and nested calls', () => {
     expect([deploy!.settled, deploy!.committed, deploy!.late, deploy!.end]).toEqual([50, 50, 80, 80])
     expect(deploy!.error).toEqual({ code: 'TIMEOUT', name: 'ToolError' })
     expect(deploy!.lateOutcome).toEqual({ text: 'returned "deployed"', omitted: 0 })
-    expect(timeline.steps[0]!.stats).toMatchObject({ peakParallel: 2, busyMs: 62, wallMs: 50 })
+    // the serial cost and the wall time are the step's own calls (a program's run holds its nested ones)
+    expect(timeline.steps[0]!.stats).toMatchObject({ busyMs: 62, wallMs: 50 })
+  })
+
+  it('T33: peak parallelism counts nested calls: at 2 ms the program, the other read and two nested calls ran', () => {
+    expect(timeline.steps[0]!.stats).toMatchObject({ peakParallel: 4, peakNested: 2 })
   })
 
   it('marks an interrupted call and one the log never answered', () => {
@@ -347,5 +354,181 @@ describe('untrusted content', () => {
       expect((error as TimelineError).code).toBe('INVALID_ARGUMENT')
       expect((error as TimelineError).message).toMatch(message)
     }
+  })
+})
+
+/** A step of parallel calls written at chosen times (ms since 2025-01-01), timings as given. */
+function recordedStep(
+  calls: readonly {
+    readonly id: string
+    readonly start: number
+    readonly settled: number
+    readonly committed: number
+    readonly parent?: string
+  }[],
+  extra: (session: ReturnType<typeof createMemorySession>, at: (ms: number) => void) => void = () => {},
+): readonly SessionEvent[] {
+  let now = 0
+  const session = createMemorySession({ clock: () => new Date(Date.UTC(2025, 0, 1) + Math.floor(now)) })
+  const at = (ms: number): void => {
+    now = ms
+  }
+  extra(session, at)
+  const seqs = new Map<string, number>()
+  const appends = [
+    ...calls.map((call, order) => ({
+      time: call.start,
+      order,
+      run: () => {
+        seqs.set(
+          call.id,
+          session.append('tool/call', {
+            turn: 1,
+            step: 1,
+            callId: call.id,
+            name: call.id,
+            arguments: '{}',
+            mode: 'parallel',
+            ...(call.parent === undefined ? {} : { parentCallId: call.parent }),
+          }).seq,
+        )
+      },
+    })),
+    ...calls.map((call, order) => ({
+      time: call.committed,
+      order: calls.length + order,
+      run: () => {
+        session.append(
+          'tool/result',
+          {
+            turn: 1,
+            step: 1,
+            message: createToolResultMessage({ callId: call.id, content: 'ok', isError: false }),
+            timings: {
+              queueMs: 0,
+              runMs: call.settled - call.start,
+              commitMs: call.committed - call.settled,
+            },
+          },
+          { surfaceOp: 'append', sourceEventSeqs: [seqs.get(call.id)!] },
+        )
+      },
+    })),
+  ].sort((a, b) => a.time - b.time || a.order - b.order)
+  for (const append of appends) {
+    at(append.time)
+    append.run()
+  }
+  return session.events()
+}
+
+describe('lanes and the wait for the commit turn', () => {
+  it('T25: a call waiting for its commit turn keeps its lane until it commits; the call that took its freed slot goes on another', () => {
+    // a pool of 2: a settles at 10 but commits after b at 50; c takes a's slot at 10
+    const [step] = buildTimeline(
+      recordedStep([
+        { id: 'a', start: 0, settled: 10, committed: 50 },
+        { id: 'b', start: 0, settled: 50, committed: 50 },
+        { id: 'c', start: 10, settled: 20, committed: 50 },
+      ]),
+    ).steps
+    expect(
+      step!.calls.map((call) => [call.callId, call.row, call.start, call.settled, call.committed]),
+    ).toEqual([
+      ['a', 0, 0, 10, 50],
+      ['b', 1, 0, 50, 50],
+      ['c', 2, 10, 20, 50],
+    ])
+    // three lanes for two slots: the rows are lanes, not slots
+    expect(step!.rows.map((row) => row.label)).toEqual(['lane 1', 'lane 2', 'lane 3'])
+    expect(step!.stats).toMatchObject({ peakParallel: 2, peakNested: 0 })
+  })
+
+  it('T23: when no call waits to commit, the lanes are the pool’s slots, each freed slot refilled', () => {
+    const [step] = buildTimeline(
+      recordedStep([
+        { id: 'a', start: 0, settled: 10, committed: 10 },
+        { id: 'b', start: 0, settled: 50, committed: 50 },
+        { id: 'c', start: 10, settled: 20, committed: 50 },
+      ]),
+    ).steps
+    expect(step!.calls.map((call) => call.row)).toEqual([0, 1, 0])
+    expect(step!.rows.map((row) => row.label)).toEqual(['slot 1', 'slot 2'])
+  })
+
+  it('T33: a slot handed on within the log’s millisecond is not two calls at once', () => {
+    // the program p runs two nested calls at a time; n3 takes n1's slot at 40.0, and the log (whole
+    // milliseconds, cut) puts n1's end at 40.3: the recorded timings say so, as a real log did
+    const [step] = buildTimeline(
+      recordedStep([
+        { id: 'p', start: 0, settled: 100, committed: 100 },
+        { id: 'n1', parent: 'p', start: 10, settled: 40.3, committed: 41 },
+        { id: 'n2', parent: 'p', start: 10, settled: 60, committed: 61 },
+        { id: 'n3', parent: 'p', start: 40, settled: 70, committed: 71 },
+      ]),
+    ).steps
+    expect(step!.stats).toMatchObject({ peakParallel: 3, peakNested: 2 })
+    // the same overlap a millisecond long is real: three nested calls at once
+    const [real] = buildTimeline(
+      recordedStep([
+        { id: 'p', start: 0, settled: 100, committed: 100 },
+        { id: 'n1', parent: 'p', start: 10, settled: 41, committed: 41 },
+        { id: 'n2', parent: 'p', start: 10, settled: 60, committed: 61 },
+        { id: 'n3', parent: 'p', start: 40, settled: 70, committed: 71 },
+      ]),
+    ).steps
+    expect(real!.stats).toMatchObject({ peakParallel: 4, peakNested: 3 })
+  })
+})
+
+describe('what the page is named after', () => {
+  const withMessages = (...texts: unknown[]) =>
+    recordedStep([{ id: 'a', start: 5, settled: 6, committed: 6 }], (session, at) => {
+      at(1)
+      for (const text of texts)
+        session.append('user/message', {
+          turn: 1,
+          step: 1,
+          message: { role: 'user', content: typeof text === 'string' ? [{ type: 'text', text }] : text },
+          source: 'user',
+        })
+    })
+
+  it('the first line of the first user message, the file and the first event’s time', () => {
+    const timeline = buildTimeline(withMessages('\n  Tour the docs, please.  \nAnd more.', 'Later'), {
+      file: 'run.jsonl',
+    })
+    expect([timeline.title, timeline.subject, timeline.file, timeline.startTime]).toEqual([
+      undefined,
+      'Tour the docs, please.',
+      'run.jsonl',
+      '2025-01-01T00:00:00.001Z',
+    ])
+    expect(buildTimeline(withMessages('x'), { title: 'Friday', file: 'f.jsonl' })).toMatchObject({
+      title: 'Friday',
+      subject: 'x',
+      file: 'f.jsonl',
+    })
+  })
+
+  it('a long message is cut at 120 code points, never inside a pair; no readable message is no subject', () => {
+    const long = `${'a'.repeat(118)}😀😀 and more`
+    expect(buildTimeline(withMessages(long)).subject).toBe(`${'a'.repeat(118)}😀…`)
+    expect(buildTimeline(withMessages([{ type: 'image' }], '', 'second')).subject).toBe('second')
+    expect(buildTimeline(withMessages([{ type: 'image' }])).subject).toBeUndefined()
+    const hostile = Object.defineProperty(
+      { type: 'user/message', time: '2025-01-01T00:00:00.000Z' },
+      'data',
+      {
+        get() {
+          throw new Error('boom')
+        },
+        enumerable: true,
+      },
+    )
+    expect(buildTimeline([hostile, ...withMessages('fine')]).subject).toBe('fine')
+    expect(() => buildTimeline([], { file: 3 } as never)).toThrow(
+      /options.file must be a string, got the number 3/,
+    )
   })
 })

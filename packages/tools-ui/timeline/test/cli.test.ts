@@ -20,7 +20,9 @@ function run(...args: string[]) {
 }
 
 /** The timeline JSON a page carries. */
-const dataOf = (html: string): { title: string; totals: { calls: number } } =>
+const dataOf = (
+  html: string,
+): { title?: string; file: string; subject: string; startTime: string; totals: { calls: number } } =>
   JSON.parse(/<script type="application\/json" id="dsh-timeline-data">([\s\S]*?)<\/script>/.exec(html)![1]!)
 
 describe('dsh-timeline', () => {
@@ -29,18 +31,25 @@ describe('dsh-timeline', () => {
     session = (await recordDemoSession(tempDir())).path
   })
 
-  it('writes the page to standard output, titled with the file name', () => {
+  it('writes the page to standard output, named after the session’s first user message and its file', () => {
     const { code, stdout, stderr } = run(session)
     expect([code, stderr]).toEqual([0, ''])
     expect(stdout.startsWith('<!doctype html>')).toBe(true)
-    expect(dataOf(stdout)).toMatchObject({ title: 'demo.jsonl', totals: { calls: 16 } })
+    const data = dataOf(stdout)
+    expect(data).toMatchObject({
+      file: 'demo.jsonl',
+      subject: 'Look around the docs and write a note.',
+      startTime: '2025-01-01T09:00:00.000Z',
+      totals: { calls: 16 },
+    })
+    expect(data.title).toBeUndefined()
   })
 
   it('-o writes a file, --title names the page', () => {
     const out = join(tempDir(), 'page.html')
     const { code, stdout } = run('-o', out, '--title', 'Friday run', session)
     expect([code, stdout]).toEqual([0, ''])
-    expect(dataOf(readFileSync(out, 'utf8')).title).toBe('Friday run')
+    expect(dataOf(readFileSync(out, 'utf8'))).toMatchObject({ title: 'Friday run', file: 'demo.jsonl' })
   })
 
   it('refuses to write over the session file it reads', () => {

@@ -13,7 +13,8 @@ import {
 } from './scanner.ts'
 import type { ShellWord } from './shell-word.ts'
 
-const RESERVED = new Set([
+/** Bash's reserved words (where a command name would stand). */
+export const RESERVED = new Set([
   '!',
   '{',
   '}',

@@ -219,7 +219,8 @@ export function commandArbitraries(options: GeneratorOptions): CommandArbitrarie
           'xargs -n1',
           'xargs -r',
           'xargs -I{}',
-          'flock lockfile',
+          // -n: a nested flock on the same file fails at once instead of waiting forever for its parent
+          'flock -n lockfile',
         )
       : forParser
         ? pick(

@@ -16,7 +16,8 @@ lock is taken), so a running agent may still be writing it.
 
 Options:
   -o, --output <file>  write the page to <file> instead of standard output
-  -t, --title <text>   the page title (default: the session file's name)
+  -t, --title <text>   the page title (default: the session's first user message
+                       and the file's name)
   -h, --help           show this help
   -v, --version        show the version
 
@@ -68,7 +69,12 @@ export function runTimelineCli(args: readonly string[], io: TimelineCliIo): numb
       io.stderr(
         `dsh-timeline: ${unreadTail.bytes} bytes after the last whole line were left out (an append in progress, or a torn tail)\n`,
       )
-    const html = renderTimelineHtml(buildTimeline(events, { title: values.title ?? basename(input) }))
+    const html = renderTimelineHtml(
+      buildTimeline(events, {
+        file: basename(input),
+        ...(values.title === undefined ? {} : { title: values.title }),
+      }),
+    )
     if (output === undefined) io.stdout(html)
     else writeFileSync(output, html)
     return 0

@@ -6,6 +6,7 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 main { padding: 20px 24px 40px; }
 h1 { font-size: 20px; margin: 0 0 4px; word-break: break-all; }
 h2 { font-size: 15px; margin: 0; }
+.source { margin: 0 0 2px; color: var(--muted); font-size: 12px; word-break: break-all; }
 .summary { margin: 0 0 10px; color: var(--muted); }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 16px; list-style: none; padding: 0; margin: 0 0 10px; color: var(--muted); font-size: 12px; }
 .legend li { display: flex; align-items: center; gap: 6px; }
@@ -36,6 +37,7 @@ svg.chart { display: block; font-size: 11px; }
 .call .late { stroke: #59636e; stroke-width: 1.5; stroke-dasharray: 3 2; }
 .call .mark { fill: #8c959f; stroke: #424a53; }
 .call .name { fill: #fff; font-weight: 600; pointer-events: none; }
+.call .outside .name { fill: var(--ink); font-weight: 500; }
 .call:hover .run, .call:focus .run, .call:hover .mark, .call:focus .mark { stroke: #0d1117; stroke-width: 2; }
 .swatch rect { fill: #4c78a8; }
 .swatch.error rect { fill: #d1242f; }

@@ -33,11 +33,21 @@ export function timelineClient(doc: ClientDocument): void {
     value < 1000 ? `${Math.round(value * 10) / 10} ms` : `${(value / 1000).toFixed(2)} s`
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
 
-  const title = data.title ?? 'dsh session timeline'
-  doc.title = `${title} · timeline`
+  // Named after what the session is about (its first user message) and its file, unless titled.
+  const subject = data.subject === undefined ? undefined : `“${data.subject}”`
+  const heading = data.title ?? subject ?? data.file ?? 'dsh session timeline'
+  // a window title shows less than a heading: the first 60 code points
+  const points = data.subject === undefined ? [] : [...data.subject]
+  const shortSubject = points.length > 60 ? `“${points.slice(0, 59).join('')}…”` : subject
+  const named = [data.title ?? shortSubject, data.file].filter((part) => part !== undefined)
+  doc.title = `${named.length === 0 ? 'dsh session' : named.join(' · ')} · timeline`
   const root = el('main')
   doc.body.appendChild(root)
-  root.appendChild(el('h1', undefined, title))
+  root.appendChild(el('h1', undefined, heading))
+  const about = [heading === data.file ? undefined : data.file, data.startTime].filter(
+    (part) => part !== undefined,
+  )
+  if (about.length > 0) root.appendChild(el('p', 'source', about.join(' · ')))
 
   const counts = data.totals.byStatus
   const parts = [plural(data.totals.steps, 'step'), plural(data.totals.calls, 'call'), `${counts.ok} ok`]
@@ -180,7 +190,9 @@ export function timelineClient(doc: ClientDocument): void {
       plural(s.calls, 'call'),
       `${ms(s.wallMs)} wall`,
       `${ms(s.busyMs)} if run one after another`,
-      `peak ${s.peakParallel} in parallel`,
+      s.peakNested > 0
+        ? `peak ${s.peakParallel} in parallel (${s.peakNested} of them nested)`
+        : `peak ${s.peakParallel} in parallel`,
       step.startTime,
     ]
     section.appendChild(el('p', 'meta', meta.join(' · ')))
@@ -235,6 +247,20 @@ export function timelineClient(doc: ClientDocument): void {
     }
 
     const bars = svgEl('g', { class: 'calls' }, svg)
+    // Bars of one row never overlap (the layout sees to it), so a name too long for its run can go
+    // after it, up to where the next bar of its row starts.
+    const nextStart = new Map<TimelineCall, number>()
+    const byRow = new Map<number, TimelineCall[]>()
+    for (const call of step.calls) {
+      if (call.status === 'not-started') continue
+      const row = byRow.get(call.row)
+      if (row === undefined) byRow.set(call.row, [call])
+      else row.push(call)
+    }
+    for (const row of byRow.values()) {
+      row.sort((a, b) => a.start - b.start || a.seq - b.seq)
+      row.forEach((call, index) => nextStart.set(call, row[index + 1]?.start ?? Number.POSITIVE_INFINITY))
+    }
     // longest first, so a short call drawn where a long one starts stays visible (and hoverable)
     const drawOrder = step.calls.slice().sort((a, b) => b.end - b.start - (a.end - a.start) || a.seq - b.seq)
     for (const call of drawOrder) {
@@ -252,7 +278,9 @@ export function timelineClient(doc: ClientDocument): void {
       } else {
         const runEnd = call.settled ?? call.committed ?? call.end
         const x0 = x(call.start)
-        const runWidth = Math.max(4, x(runEnd) - x0)
+        const next = nextStart.get(call) ?? Number.POSITIVE_INFINITY
+        // a run too short to see is drawn 4 px wide, but never into the next bar of its row
+        const runWidth = Math.max(Math.min(4, x(next) - x0), x(runEnd) - x0)
         svgEl('rect', { class: 'run', x: x0, y, width: runWidth, height: BAR, rx: 2 }, group)
         if (call.settled !== undefined && call.committed !== undefined && call.committed > call.settled)
           svgEl(
@@ -279,11 +307,23 @@ export function timelineClient(doc: ClientDocument): void {
             group,
           )
         }
+        // a nested <svg> clips the name to the room it has
         if (runWidth > 28) {
-          // a nested <svg> clips the name to the bar
           const clip = svgEl('svg', { x: x0 + 4, y, width: runWidth - 8, height: BAR }, group)
           const name = svgEl('text', { class: 'name', x: 0, y: BAR / 2 + 4 }, clip)
           name.textContent = call.name
+        } else {
+          const from = x0 + runWidth + 3
+          const room = Math.min(width, x(next)) - from - 4
+          if (room > 28) {
+            const clip = svgEl(
+              'svg',
+              { class: 'outside', x: from, y, width: Math.min(room, 160), height: BAR },
+              group,
+            )
+            const name = svgEl('text', { class: 'name', x: 0, y: BAR / 2 + 4 }, clip)
+            name.textContent = call.name
+          }
         }
       }
       group.addEventListener('mouseenter', (event: ClientEvent) =>

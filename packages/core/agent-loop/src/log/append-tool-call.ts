@@ -1,0 +1,51 @@
+import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import type { AnySession, AsyncSession, Session, ToolCallEventData } from '@deepseek-ai/dsh-session'
+import type { ExecutionMode } from '@deepseek-ai/dsh-tools'
+import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
+
+/** The options of `appendToolCall`, for a session of type `S`. */
+export interface AppendToolCallOptions<S extends AnySession = AnySession> {
+  readonly session: S
+  readonly turn: number
+  readonly step: number
+  readonly block: ToolCallBlock
+  readonly messageSeq?: number
+  readonly mode?: ExecutionMode
+  /**
+   * The id the model wrote, when `block.id` is another one the call is recorded under (an id unique
+   * in the session, T28): recorded as `modelCallId`, so the call is matched with its tool-call block
+   * and the provider gets its own id back.
+   */
+  readonly modelCallId?: string
+}
+
+/**
+ * Records one call as `tool/call` (T28): `{ turn, step, callId, name, arguments }`, `arguments`
+ * being the raw string the model wrote, plus `mode` when given (how the scheduler runs it) and
+ * `modelCallId` when the call is recorded under another id than the model's (`block.id` is then
+ * the session's id). With
+ * `messageSeq` (the seq of the `assistant/message` that holds the call) the event cites it:
+ * `sourceEventSeqs: [messageSeq]` (T40). Returns the event's seq, which the result must cite (a
+ * promise of it for an asynchronous session, resolved once the event is durable). Throws or rejects
+ * with whatever the session does; nothing is recorded then.
+ */
+export function appendToolCall(options: AppendToolCallOptions<Session>): number
+export function appendToolCall(options: AppendToolCallOptions<AsyncSession>): Promise<number>
+export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number>
+export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number> {
+  const { session, turn, step, block, messageSeq, mode, modelCallId } = options
+  const data: ToolCallEventData = {
+    turn,
+    step,
+    callId: block.id,
+    ...(modelCallId === undefined || modelCallId === block.id ? {} : { modelCallId }),
+    name: block.name,
+    arguments: block.arguments,
+    ...(mode === undefined ? {} : { mode }),
+  }
+  const recorded =
+    messageSeq === undefined
+      ? session.append('tool/call', data)
+      : session.append('tool/call', data, { sourceEventSeqs: [messageSeq] })
+  return andThen(recorded, seqOf)
+}

@@ -1,0 +1,209 @@
+import type { AnySession, ToolCallEventData } from '@deepseek-ai/dsh-session'
+import type { ExecutionMode, ToolBatchHooks, ToolExecutionInput } from '@deepseek-ai/dsh-tools'
+import { appendToolLateOutcome } from '../log/append-tool-late-outcome.ts'
+import { appendToolResult } from '../log/append-tool-result.ts'
+import { AgentLoopError } from '../base/errors.ts'
+import { isPromiseLike } from '../base/maybe-async.ts'
+import { measureRecordedTimings } from './measure-recorded-timings.ts'
+import type { NestedCall, StepCalls } from './step-calls.ts'
+
+/**
+ * Records the nested calls of one step (T33): the calls a `run_code` program makes, each as its own
+ * `tool/call` / `tool/result` pair. The link to the outer call travels explicitly: every input of the
+ * step carries `hooks` as `nestedCallHooks`, the transport runs the program's calls as a batch with
+ * them, and each nested input names its outer call in `parent`. A nested `tool/call` carries
+ * `parentCallId` and cites the outer call's seq (`sourceEventSeqs`); the outer call's own
+ * `tool/result` waits (`afterNested`) until every nested call it made has its result, so the log
+ * keeps each nested pair inside its parent's and `verifyToolPairs` holds. With an asynchronous
+ * session each hook returns the append's promise (the nested batch awaits it), and a nested call
+ * counts as answered only once its `tool/result` is durable.
+ *
+ * Like the step's own calls (T28), a nested call that started records the `mode` the program's batch
+ * ran it in on its `tool/call`, and `timings` (queue, run, commit) on its `tool/result`, measured
+ * from the nested batch's hooks when the step is timed.
+ */
+export interface NestedCallRecorder {
+  /** The hooks every input of the step carries as `nestedCallHooks`. */
+  readonly hooks: ToolBatchHooks
+  /**
+   * Runs `record` (appending the outer call's `tool/result`) once no nested call of `parentCallId`
+   * is open: at once (its return value) when none is, else later (a promise of it). From then on
+   * the outer call takes no new nested call: one would be refused, failing the program's batch.
+   */
+  afterNested(parentCallId: string, record: () => void | Promise<void>): void | Promise<void>
+}
+
+function refuse(message: string): AgentLoopError {
+  return new AgentLoopError({
+    code: 'INVALID_ARGUMENT',
+    kind: 'system',
+    message: `executeToolCalls: ${message}`,
+  })
+}
+
+export function createNestedCallRecorder(options: {
+  readonly session: AnySession
+  readonly turn: number
+  readonly step: number
+  /** The step's calls: the outer calls (their `tool/call` seqs) and the nested calls' records. */
+  readonly calls: StepCalls
+  /**
+   * While the step's assistant message streams (eager dispatch, T40), a promise that settles when it
+   * is recorded or refused: an outer call that started meanwhile has its `tool/call` held back
+   * until then, and its nested calls wait for it (undefined: nothing is held back).
+   */
+  readonly messageLanding: () => Promise<void> | undefined
+  /** Whether to read the clock for each nested call's `timings` (as the step does for its own calls). */
+  readonly timed: boolean
+}): NestedCallRecorder {
+  const { session, turn, step, calls, messageLanding, timed } = options
+  /** The seq of the outer call's `tool/call`, if it was recorded in this step. */
+  const parentSeq = (callId: string): number | undefined => calls.byId(callId)?.callSeq
+
+  /** The record of a nested call, counted among its parent's open calls; throws when it may not be. */
+  const admit = (input: ToolExecutionInput): NestedCall => {
+    const known = calls.nested(input.callId)
+    if (known !== undefined) return known
+    const parentId = input.parent?.callId
+    if (parentId === undefined) throw refuse(`nested call "${input.callId}" carries no parent token`)
+    const record = calls.admitNested(input.callId, parentId, timed ? performance.now() : undefined)
+    if (record === undefined) {
+      throw refuse(`nested call "${input.callId}" came after its outer call "${parentId}" was answered`)
+    }
+    return record
+  }
+
+  /** Appends the nested `tool/call`, citing its outer call's; refuses when that is not recorded. */
+  const recordCall = (
+    input: ToolExecutionInput,
+    record: NestedCall,
+    mode: ExecutionMode | undefined,
+  ): void | Promise<void> => {
+    const parentId = input.parent!.callId
+    const outerSeq = parentSeq(parentId)
+    if (outerSeq === undefined) {
+      throw refuse(
+        `nested call "${input.callId}" names "${parentId}", which is not a recorded call of this step`,
+      )
+    }
+    const data: ToolCallEventData = {
+      turn,
+      step,
+      callId: input.callId,
+      name: input.name,
+      arguments: typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
+      parentCallId: parentId,
+      ...(mode === undefined ? {} : { mode }),
+    }
+    const recorded = session.append('tool/call', data, { sourceEventSeqs: [outerSeq] })
+    if (!isPromiseLike(recorded)) {
+      record.callSeq = recorded.seq
+      return
+    }
+    return recorded.then((event) => void (record.callSeq = event.seq))
+  }
+
+  /** Records the start; as for the step's own calls, the run is timed from its durable `tool/call`. */
+  const recordStart = (
+    input: ToolExecutionInput,
+    record: NestedCall,
+    mode: ExecutionMode | undefined,
+  ): void | Promise<void> => {
+    const recorded = recordCall(input, record, mode)
+    if (!timed || mode === undefined) return recorded
+    if (recorded === undefined) return void (record.startedAt = performance.now())
+    return recorded.then(() => void (record.startedAt = performance.now()))
+  }
+
+  const hooks: ToolBatchHooks = {
+    onQueued: (_index, input) => void admit(input),
+    onStart: (_index, input, mode) => {
+      const record = admit(input)
+      if (record.callSeq !== undefined) return
+      if (parentSeq(input.parent!.callId) === undefined) {
+        // Its outer call started while the message streamed: no nested call is recorded before it.
+        const landing = messageLanding()
+        if (landing !== undefined) return landing.then(() => recordStart(input, record, mode))
+      }
+      return recordStart(input, record, mode)
+    },
+    onSettled: (_index, input) => {
+      const record = calls.nested(input.callId)
+      // a body that settles after its result was recorded (a late outcome) changes no timing
+      if (timed && record !== undefined && record.resultSeq === undefined)
+        record.settledAt ??= performance.now()
+    },
+    onCommit: (_index, input, result) => {
+      const record = calls.nested(input.callId)
+      if (record === undefined) return
+      let recorded: number | Promise<number>
+      try {
+        // a retry after a failed batch offers the same result again: recorded once
+        if (record.callSeq === undefined || record.resultSeq !== undefined) return calls.releaseNested(record)
+        const timings = timed ? measureRecordedTimings(record, performance.now()) : undefined
+        recorded = appendToolResult({
+          session,
+          turn,
+          step,
+          callId: input.callId,
+          callSeq: record.callSeq,
+          result,
+          ...(timings === undefined ? {} : { timings }),
+        })
+      } catch (error) {
+        // even when the session refused it: the outer call must not wait forever (it is reported)
+        calls.releaseNested(record)
+        throw error
+      }
+      if (!isPromiseLike(recorded)) {
+        record.resultSeq = recorded
+        return calls.releaseNested(record)
+      }
+      return recorded.then(
+        (seq) => {
+          record.resultSeq = seq
+          calls.releaseNested(record)
+        },
+        (error: unknown) => {
+          calls.releaseNested(record)
+          throw error
+        },
+      )
+    },
+    onLateOutcome: (_index, input, outcome) => {
+      const record = calls.nested(input.callId)
+      if (record?.callSeq === undefined) return
+      const recorded = appendToolLateOutcome({
+        session,
+        turn,
+        step,
+        callId: input.callId,
+        callSeq: record.callSeq,
+        resultSeq: record.resultSeq,
+        outcome,
+      })
+      if (isPromiseLike(recorded)) return recorded.then(() => undefined)
+    },
+  }
+
+  return {
+    hooks,
+    afterNested(parentCallId, record) {
+      const parent = calls.parent(parentCallId)
+      if (parent.open === 0) {
+        parent.answered = true
+        return record()
+      }
+      return new Promise<void>((resolve, reject) => {
+        parent.waiter = () => {
+          parent.answered = true
+          try {
+            resolve(record())
+          } catch (error) {
+            reject(error)
+          }
+        }
+      })
+    },
+  }
+}

@@ -1,0 +1,224 @@
+import type { ExecutionMode, LateToolOutcome } from '@deepseek-ai/dsh-tools'
+import type { RecordedCallBlock } from '../log/create-call-id-allocator.ts'
+import type { CallTimePoints } from './measure-recorded-timings.ts'
+
+/**
+ * What the session and the clock know of one call, the step's own or a nested one. The moments are
+ * `performance.now()` readings, set only when the step is timed.
+ */
+export interface CallRecord extends CallTimePoints {
+  /** Seq of its `tool/call`, once recorded. */
+  callSeq: number | undefined
+  /** Seq of its `tool/result`, once recorded. */
+  resultSeq: number | undefined
+  queuedAt: number | undefined
+  startedAt: number | undefined
+  settledAt: number | undefined
+}
+
+/**
+ * One call of the step, from the batch's hand-off to the session: the block it runs and is
+ * recorded under, the mode it started in, its seqs, its moments, and a late outcome held back
+ * until its result is recorded. The ledger, the progress events and the nested recorder each read
+ * and write this one record; none keeps a parallel array of its own.
+ */
+export interface StepCall extends CallRecord {
+  /** Its place in model order (the batch's index). */
+  readonly index: number
+  readonly block: RecordedCallBlock
+  /** The mode it started in; undefined for a call announced without starting (or not yet). */
+  mode: ExecutionMode | undefined
+  /** When its result was committed (timed steps); a body that settles later changes no timing. */
+  committedAt: number | undefined
+  /** A late outcome that came before its `tool/result` was recorded. */
+  heldLate: LateToolOutcome | undefined
+}
+
+/** A call a `run_code` program made (T33), counted among its outer call's open nested calls. */
+export interface NestedCall extends CallRecord {
+  readonly callId: string
+  readonly parent: NestedParent
+  /** Still counted among `parent.open`. */
+  counted: boolean
+}
+
+/** An outer call as its nested calls see it. */
+export interface NestedParent {
+  /** Nested calls that have no recorded result yet (or whose recording failed: they are released). */
+  open: number
+  /** Its own `tool/result` is being recorded: it takes no new nested call. */
+  answered: boolean
+  /** Runs once `open` drops to 0 (the outer call's result waits for it). */
+  waiter: (() => void) | undefined
+}
+
+/** A recorded call without a recorded result. */
+export interface UnansweredCall {
+  readonly callId: string
+  readonly callSeq: number
+}
+
+/**
+ * The record of one step's calls (`createStepCalls`): pure state, no session and no clock, so it
+ * is tested on its own (test/step-calls.test.ts) like the tools package's batch state.
+ *
+ * Calls are announced (`tool/call` recorded or held back) and answered (`tool/result` recorded) in
+ * model order, so the answered calls are a prefix of the announced ones.
+ */
+export interface StepCalls {
+  /** The step's calls in model order (grows while the message streams). */
+  readonly list: readonly StepCall[]
+  /** Adds the next call in model order. */
+  add(block: RecordedCallBlock): StepCall
+  /** The first call of the step recorded under `callId` (ids are unique in a step). */
+  byId(callId: string): StepCall | undefined
+  /** How many calls were announced: the index the next announced call must have. */
+  readonly announced: number
+  /** Call `announced` was announced. */
+  announce(): void
+  /** How many calls have their result recorded: the index the next result must have. */
+  readonly answered: number
+  /** `call`'s `tool/result` was recorded at `resultSeq` (it is call `answered`). */
+  answer(call: StepCall, resultSeq: number): void
+  /** Holds `outcome` until `call`'s result is recorded (`takeHeld`) or the batch ends (`drainHeld`). */
+  hold(call: StepCall, outcome: LateToolOutcome): void
+  /** The outcome held for `call`, no longer held. */
+  takeHeld(call: StepCall): LateToolOutcome | undefined
+  /** Every held outcome in the order they came, none held afterwards. */
+  drainHeld(): { readonly call: StepCall; readonly outcome: LateToolOutcome }[]
+  /** The outer call `callId` as its nested calls see it (created on first sight). */
+  parent(callId: string): NestedParent
+  /** The nested call `callId`, if admitted. */
+  nested(callId: string): NestedCall | undefined
+  /**
+   * Admits nested call `callId` under `parentId`, counted among its open calls: undefined when the
+   * outer call was answered already (the caller refuses it). An admitted call is returned as it is.
+   */
+  admitNested(callId: string, parentId: string, queuedAt: number | undefined): NestedCall | undefined
+  /** `call` no longer counts among its parent's open calls; runs the parent's waiter at 0. */
+  releaseNested(call: NestedCall): void
+  /** Recorded calls without a recorded result, the step's and the nested, in log order. */
+  unanswered(): UnansweredCall[]
+}
+
+export function createStepCalls(): StepCalls {
+  const list: StepCall[] = []
+  /** callId → the first call recorded under it, indexed up to `indexed` (the list grows). */
+  const ids = new Map<string, StepCall>()
+  let indexed = 0
+  let announced = 0
+  let answered = 0
+  /** Held late outcomes, in the order they came (a Set keeps insertion order). */
+  let held: Set<StepCall> | undefined
+  let parents: Map<string, NestedParent> | undefined
+  let nestedCalls: Map<string, NestedCall> | undefined
+
+  const parentOf = (callId: string): NestedParent => {
+    let parent = (parents ??= new Map()).get(callId)
+    if (parent === undefined) parents.set(callId, (parent = { open: 0, answered: false, waiter: undefined }))
+    return parent
+  }
+
+  return {
+    list,
+    add(block) {
+      const call: StepCall = {
+        index: list.length,
+        block,
+        mode: undefined,
+        callSeq: undefined,
+        resultSeq: undefined,
+        queuedAt: undefined,
+        startedAt: undefined,
+        settledAt: undefined,
+        committedAt: undefined,
+        heldLate: undefined,
+      }
+      list.push(call)
+      return call
+    },
+    byId(callId) {
+      for (; indexed < list.length; indexed++) {
+        const call = list[indexed]!
+        if (!ids.has(call.block.id)) ids.set(call.block.id, call)
+      }
+      return ids.get(callId)
+    },
+    get announced() {
+      return announced
+    },
+    announce() {
+      announced++
+    },
+    get answered() {
+      return answered
+    },
+    answer(call, resultSeq) {
+      call.resultSeq = resultSeq
+      answered = call.index + 1
+    },
+    hold(call, outcome) {
+      call.heldLate = outcome
+      ;(held ??= new Set()).add(call)
+    },
+    takeHeld(call) {
+      const outcome = call.heldLate
+      if (outcome === undefined) return undefined
+      call.heldLate = undefined
+      held?.delete(call)
+      return outcome
+    },
+    drainHeld() {
+      const out: { call: StepCall; outcome: LateToolOutcome }[] = []
+      if (held === undefined) return out
+      for (const call of held) {
+        out.push({ call, outcome: call.heldLate! })
+        call.heldLate = undefined
+      }
+      held.clear()
+      return out
+    },
+    parent: parentOf,
+    nested: (callId) => nestedCalls?.get(callId),
+    admitNested(callId, parentId, queuedAt) {
+      const known = nestedCalls?.get(callId)
+      if (known !== undefined) return known
+      const parent = parentOf(parentId)
+      if (parent.answered) return undefined
+      parent.open++
+      const call: NestedCall = {
+        callId,
+        parent,
+        counted: true,
+        callSeq: undefined,
+        resultSeq: undefined,
+        queuedAt,
+        startedAt: undefined,
+        settledAt: undefined,
+      }
+      ;(nestedCalls ??= new Map()).set(callId, call)
+      return call
+    },
+    releaseNested(call) {
+      if (!call.counted) return
+      call.counted = false
+      const { parent } = call
+      parent.open--
+      if (parent.open === 0 && parent.waiter !== undefined) {
+        const waiter = parent.waiter
+        parent.waiter = undefined
+        waiter()
+      }
+    },
+    unanswered() {
+      const open: UnansweredCall[] = []
+      for (let index = answered; list[index]?.callSeq !== undefined; index++) {
+        open.push({ callId: list[index]!.block.id, callSeq: list[index]!.callSeq! })
+      }
+      for (const [callId, call] of nestedCalls ?? [])
+        if (call.callSeq !== undefined && call.resultSeq === undefined)
+          open.push({ callId, callSeq: call.callSeq })
+      return open.sort((a, b) => a.callSeq - b.callSeq)
+    },
+  }
+}

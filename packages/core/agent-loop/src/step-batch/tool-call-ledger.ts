@@ -1,0 +1,294 @@
+import type { AnySession, ApprovalRequestEventData, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
+import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import { appendToolCall } from '../log/append-tool-call.ts'
+import { appendToolResult } from '../log/append-tool-result.ts'
+import { AgentLoopError } from '../base/errors.ts'
+import { andThen, isPromiseLike, seqOf, type MaybePromise } from '../base/maybe-async.ts'
+import { createLateOutcomeLedger } from './late-outcome-ledger.ts'
+import type { StepCall, StepCalls } from './step-calls.ts'
+
+/**
+ * Where the assistant message holding the step's calls stands. `recorded`: it is in the session
+ * (at `seq`, which each `tool/call` then cites; `undefined` when the caller did not say). `pending`:
+ * the model is still streaming it; calls that start meanwhile are recorded when it lands.
+ */
+export type LedgerMessage =
+  { readonly kind: 'recorded'; readonly seq: number | undefined } | { readonly kind: 'pending' }
+
+/**
+ * What one step recorded in the session. Calls are recorded in model order and answered in model
+ * order, so the answered calls are always a prefix of the recorded ones: a result offered while an
+ * earlier one is missing is refused. That keeps a failed step's log replayable, or repairable by
+ * `resume` (which answers the unanswered tail with `INTERRUPTED`).
+ *
+ * Eager dispatch (T40): nothing of a step is recorded before its assistant message. A call that
+ * starts while the message still streams has its `tool/call` held back and appended when the message
+ * lands (`messageRecorded`), in model order, before any result; a result that is ready earlier waits
+ * for it (`recordResult` then returns a promise, which the batch awaits). If the message is never
+ * recorded (`messageRefused`), nothing of the step is.
+ *
+ * With an asynchronous session (`AsyncSession`) every recording returns a promise that resolves once
+ * the event is durable, and the batch awaits it (T25): a call's body starts only after its
+ * `tool/call` is durable, and a result counts as committed only once its `tool/result` is. With a
+ * synchronous one nothing here allocates a promise.
+ */
+export interface ToolCallLedger {
+  /**
+   * Appends `tool/call` for call `index` (or holds it back until the message lands), with the mode
+   * it started in (undefined for a call announced without starting).
+   */
+  recordCall(index: number, mode: ExecutionMode | undefined): void | Promise<void>
+  /** Appends `tool/result` for call `index`; refuses to answer out of model order. */
+  recordResult(index: number, result: ToolExecutionResult): void | Promise<void>
+  /**
+   * Appends `tool/late-outcome` for call `index`, citing its call and result; one that comes before
+   * its result is recorded is held until then (or until `settle`).
+   */
+  recordLateOutcome(index: number, outcome: LateToolOutcome): void | Promise<void>
+  /**
+   * The batch is over: late outcomes still held are recorded citing their call only (or reported);
+   * the promise (asynchronous sessions) resolves once they are settled, and never rejects.
+   */
+  settle(): void | Promise<void>
+  /**
+   * The assistant message was appended at `seq`: the held-back `tool/call`s are appended now, in
+   * model order. When the session refuses one, it and every later call stay unrecorded and their
+   * results are refused with the session's error (the batch then fails, and `resume` records them).
+   */
+  messageRecorded(seq: number): void
+  /** The assistant message could not be recorded: no call or result of this step will be. */
+  messageRefused(): void
+  /**
+   * Durable approvals: appends `approval/request` for call `index` (its approval is pending, every
+   * earlier call answered), citing its `tool/call`; waits for the message like a result does.
+   * Returns the request's seq.
+   */
+  recordApprovalRequest(
+    index: number,
+    extra: {
+      readonly reason: string | undefined
+      readonly contexts: readonly string[]
+      readonly concludesTurn: boolean
+    },
+  ): number | Promise<number>
+  /**
+   * While the assistant message streams: a promise that settles when it is recorded (the held-back
+   * calls then are) or refused. Undefined once either happened.
+   */
+  messageLanding(): Promise<void> | undefined
+}
+
+export function createToolCallLedger(options: {
+  readonly session: AnySession
+  readonly turn: number
+  readonly step: number
+  /** The step's calls in model order, under their session ids; may grow while the message streams. */
+  readonly calls: StepCalls
+  readonly message: LedgerMessage
+  /** A late outcome held back until the message landed could not be recorded after all. */
+  readonly lateFailed: (index: number, outcome: LateToolOutcome, error: unknown) => void
+  /** Seq of call 0's `tool/call` when it is already in the log (a step continued after its approval). */
+  readonly firstCallSeq?: number
+  /** A call's timings as its `tool/result` is appended (undefined: it never started). */
+  readonly timings: (call: StepCall) => ToolCallRecordedTimings | undefined
+}): ToolCallLedger {
+  const { session, turn, step, calls, lateFailed, firstCallSeq } = options
+  const { list } = calls
+  let message: LedgerMessage | { readonly kind: 'refused' } = options.message
+  /** Why held-back calls could not be recorded when the message landed. */
+  let broken: { readonly error: unknown } | undefined
+  /** Until the message is recorded and the held-back calls with it, results wait for `landed`. */
+  let holding = options.message.kind === 'pending'
+  let landed: Promise<void> | undefined
+  let land: (() => void) | undefined
+  const landing = (): Promise<void> => (landed ??= new Promise<void>((resolve) => (land = resolve)))
+  let settled = false
+  const lates = createLateOutcomeLedger({ session, turn, step, calls, lateFailed })
+
+  const messageSeq = (): number | undefined => (message.kind === 'recorded' ? message.seq : undefined)
+  const idOf = (index: number): string | number => list[index]?.block.id ?? index
+
+  const appendCall = (call: StepCall): void | Promise<void> => {
+    if (broken !== undefined) throw broken.error
+    if (call.index === 0 && firstCallSeq !== undefined) {
+      call.callSeq = firstCallSeq
+      return
+    }
+    const seq = messageSeq()
+    const { block, mode } = call
+    const callSeq = appendToolCall({
+      session,
+      turn,
+      step,
+      block,
+      ...(block.modelCallId === undefined ? {} : { modelCallId: block.modelCallId }),
+      ...(seq === undefined ? {} : { messageSeq: seq }),
+      ...(mode === undefined ? {} : { mode }),
+    })
+    if (!isPromiseLike(callSeq)) {
+      call.callSeq = callSeq
+      return
+    }
+    return callSeq.then((recorded) => void (call.callSeq = recorded))
+  }
+
+  /** The call whose result (or approval request) comes next, recorded as `tool/call`; else throws. */
+  const nextToAnswer = (index: number, what: 'result' | 'approval request'): StepCall => {
+    const { answered } = calls
+    if (index !== answered) {
+      // An earlier result could not be recorded: writing this one would break model order (T25).
+      const missing = what === 'result' ? 'none' : 'no result'
+      throw new AgentLoopError({
+        code: 'UNRECORDED_RESULTS',
+        kind: 'system',
+        message: `executeToolCalls: not recording the ${what} of "${idOf(index)}" while "${idOf(answered)}" has ${missing}`,
+      })
+    }
+    const call = list[index]
+    if (call?.callSeq === undefined) {
+      if (broken !== undefined) throw broken.error
+      const early =
+        what === 'result'
+          ? `the scheduler committed call ${index} before it was recorded as tool/call`
+          : `call ${index} asked for approval before it was recorded as tool/call`
+      throw new AgentLoopError({
+        code: 'INVALID_ARGUMENT',
+        kind: 'system',
+        message: `executeToolCalls: ${early}`,
+      })
+    }
+    return call
+  }
+
+  const append = (index: number, result: ToolExecutionResult): void | Promise<void> => {
+    if (message.kind === 'refused') return
+    const call = nextToAnswer(index, 'result')
+    const timings = options.timings(call)
+    const resultSeq = appendToolResult({
+      session,
+      turn,
+      step,
+      callId: call.block.id,
+      callSeq: call.callSeq!,
+      result,
+      ...(timings === undefined ? {} : { timings }),
+    })
+    if (!isPromiseLike(resultSeq)) return answer(call, resultSeq)
+    return resultSeq.then((recorded) => answer(call, recorded))
+  }
+
+  const answer = (call: StepCall, resultSeq: number): void => {
+    calls.answer(call, resultSeq)
+    lates.answered(call)
+  }
+
+  /** Held-back calls are recorded (or refused): results may follow now. */
+  const release = (): void => {
+    holding = false
+    land?.()
+  }
+
+  const requestApproval = (
+    index: number,
+    extra: Parameters<ToolCallLedger['recordApprovalRequest']>[1],
+  ): MaybePromise<number> => {
+    if (message.kind === 'refused') throw new Error('the assistant message of its step was not recorded')
+    const call = nextToAnswer(index, 'approval request')
+    const { block } = call
+    const data: ApprovalRequestEventData = {
+      turn,
+      step,
+      callId: block.id,
+      name: block.name,
+      arguments: block.arguments,
+      ...(extra.reason === undefined ? {} : { reason: extra.reason }),
+      ...(extra.contexts.length === 0 ? {} : { contexts: [...extra.contexts] }),
+      ...(extra.concludesTurn ? { concludesTurn: true } : {}),
+    }
+    return andThen(session.append('approval/request', data, { sourceEventSeqs: [call.callSeq!] }), seqOf)
+  }
+
+  return {
+    recordCall(index, mode) {
+      if (index !== calls.announced) {
+        throw new AgentLoopError({
+          code: 'INVALID_ARGUMENT',
+          kind: 'system',
+          message: `executeToolCalls: the scheduler started call ${index} out of model order (expected ${calls.announced})`,
+        })
+      }
+      const call = list[index]!
+      call.mode = mode
+      if (message.kind !== 'recorded') {
+        calls.announce()
+        return
+      }
+      // a call the session refused stays unannounced: the next one is then refused as out of order
+      const recorded = appendCall(call)
+      if (recorded === undefined) {
+        calls.announce()
+        return
+      }
+      return recorded.then(() => calls.announce())
+    },
+
+    recordResult(index, result) {
+      if (!holding) return append(index, result)
+      return landing().then(() => append(index, result))
+    },
+
+    recordLateOutcome(index, outcome) {
+      const call = list[index]
+      if (
+        !settled &&
+        call !== undefined &&
+        call.resultSeq === undefined &&
+        message.kind !== 'refused' &&
+        index < calls.announced
+      ) {
+        lates.hold(call, outcome)
+        return
+      }
+      return lates.record(index, outcome)
+    },
+
+    settle() {
+      settled = true
+      return lates.settle()
+    },
+
+    messageRecorded(seq) {
+      if (message.kind !== 'pending') return
+      message = { kind: 'recorded', seq }
+      // Appended in model order, back to back: an asynchronous session numbers them in call order.
+      const pending: Promise<void>[] = []
+      try {
+        for (let index = 0; index < calls.announced; index++) {
+          const recorded = appendCall(list[index]!)
+          if (recorded !== undefined) pending.push(recorded)
+        }
+      } catch (error) {
+        broken = { error }
+      }
+      if (pending.length === 0) return release()
+      Promise.all(pending).then(release, (error: unknown) => {
+        broken ??= { error }
+        release()
+      })
+    },
+
+    messageRefused() {
+      if (message.kind !== 'pending') return
+      message = { kind: 'refused' }
+      release()
+      lates.refuse()
+    },
+
+    recordApprovalRequest(index, extra) {
+      if (message.kind !== 'pending') return requestApproval(index, extra)
+      return landing().then(() => requestApproval(index, extra))
+    },
+
+    messageLanding: () => (holding ? landing() : undefined),
+  }
+}

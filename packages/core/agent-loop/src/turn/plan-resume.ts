@@ -1,0 +1,89 @@
+import { textOf, toolCallsOf } from '@deepseek-ai/dsh-llm'
+import { pendingApprovals, type AnySession } from '@deepseek-ai/dsh-session'
+import type { ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
+import { answerInterruptedCalls } from '../log/answer-interrupted-calls.ts'
+import { answerPendingApproval, type ApprovalReply } from './answer-pending-approval.ts'
+import { readLastTurn } from '../log/read-last-turn.ts'
+import type { TurnStart } from './run-turn.ts'
+import { ZERO_USAGE } from '../log/session-records.ts'
+import type { TurnResult } from '../base/types.ts'
+
+export type ResumePlan =
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'ended'; readonly result: TurnResult }
+  /** Durable approvals: the session waits for an answer and none was given. */
+  | { readonly kind: 'paused'; readonly result: TurnResult }
+  | { readonly kind: 'continue'; readonly start: TurnStart }
+
+/**
+ * Repairs the session (every unanswered call gets `INTERRUPTED`) and says what resuming means: nothing
+ * (no turn yet), the last turn's result (it ended), or where its unfinished turn continues. A session
+ * paused at a pending approval is not repaired: without `reply` it stays paused (its result says on
+ * what); with a reply naming the pending call, the answer is recorded and the paused step continues;
+ * a reply naming any other call is refused (`APPROVAL_NOT_PENDING`).
+ */
+export async function planResume(
+  session: AnySession,
+  scheduler: ToolRuntimeScheduler,
+  reply: ApprovalReply | undefined,
+  where: string,
+): Promise<ResumePlan> {
+  const before = session.events()
+  const pending = pendingApprovals(before)
+  if (pending.length > 0 || reply !== undefined) {
+    const last = readLastTurn(before)
+    if (reply === undefined) {
+      const message = last?.lastAssistant
+      const result: TurnResult = Object.freeze({
+        turn: last?.turn ?? pending[0]!.turn,
+        reason: 'paused',
+        steps: last?.steps ?? 0,
+        message,
+        text: message === undefined ? '' : textOf(message.content),
+        usage: last?.usage ?? ZERO_USAGE,
+        pendingApproval: pending[0]!,
+      })
+      return { kind: 'paused', result }
+    }
+    const paused = await answerPendingApproval({ where, session, events: before, pending, last, reply })
+    return {
+      kind: 'continue',
+      start: {
+        turn: last!.turn,
+        resumed: true,
+        steps: last!.steps,
+        lastMessage: last!.lastAssistant,
+        usage: last!.usage,
+        paused,
+      },
+    }
+  }
+  await answerInterruptedCalls({ session, scheduler })
+  const last = readLastTurn(session.events())
+  if (last === undefined) return { kind: 'empty' }
+  const message = last.lastAssistant
+  if (last.end !== undefined) {
+    const result: TurnResult = Object.freeze({
+      turn: last.turn,
+      reason: last.end.reason,
+      steps: last.end.steps,
+      message,
+      text: message === undefined ? '' : textOf(message.content),
+      usage: last.usage,
+    })
+    return { kind: 'ended', result }
+  }
+  // A last step without tool calls was the model's answer: the turn only lacks its turn/end.
+  const answered = message !== undefined && toolCallsOf(message).length === 0
+  return {
+    kind: 'continue',
+    start: {
+      turn: last.turn,
+      resumed: true,
+      steps: last.steps,
+      lastMessage: message,
+      usage: last.usage,
+      ...(answered ? { done: 'completed' as const } : {}),
+    },
+  }
+}

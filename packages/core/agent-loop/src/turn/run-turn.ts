@@ -1,0 +1,215 @@
+import type { Context } from '@deepseek-ai/dsh-context'
+import {
+  textOf,
+  type AssistantMessage,
+  type ModelRequest,
+  type TokenUsage,
+  type ToolSchema,
+} from '@deepseek-ai/dsh-llm'
+import type { PendingApproval } from '@deepseek-ai/dsh-session'
+import { continuePausedStep, type PausedStep } from '../step/continue-paused-step.ts'
+import { historyFromSession } from '../log/history-from-session.ts'
+import { runPlainStep } from '../step/run-plain-step.ts'
+import { runStreamedStep } from '../step/run-streamed-step.ts'
+import { readSessionGrants } from '../log/session-grants.ts'
+import { addUsage } from '../log/session-records.ts'
+import type { StepReport, StepRun, TurnRunner } from '../step/step-types.ts'
+
+export type { TurnRunner } from '../step/step-types.ts'
+import type {
+  AgentEvent,
+  TurnEndEventData,
+  TurnEndReason,
+  TurnOutcomeReason,
+  TurnResult,
+} from '../base/types.ts'
+
+/** Where a turn starts: a new turn (0 steps) or an unfinished one read back from the session. */
+export interface TurnStart {
+  readonly turn: number
+  readonly resumed: boolean
+  readonly steps: number
+  readonly lastMessage: AssistantMessage | undefined
+  readonly usage: TokenUsage
+  /** Session writes that open the turn; a failure there ends the turn with `error`. */
+  readonly prelude?: () => unknown
+  /** Set when the turn already has its answer and only needs its `turn/end`. */
+  readonly done?: TurnEndReason
+  /** Set when the turn continues a step that paused at an approval, now answered (durable approvals). */
+  readonly paused?: PausedStep
+}
+
+/**
+ * What the model is told this step. With `ctx.systemPrompt` the prompt is assembled there: the
+ * agent's `system` first, then the sections, and the tools in the presentation mode's form (T5).
+ */
+function modelPrompt(
+  ctx: Context,
+  provider: string,
+  system: string | undefined,
+): { readonly system: string | undefined; readonly tools: readonly ToolSchema[] } {
+  const prompt = ctx.systemPrompt
+  if (prompt === undefined) return { system, tools: ctx.tools.schemas() }
+  return { system: prompt.text({ provider, system }), tools: prompt.tools(provider) }
+}
+
+function failed(error: unknown): { failed: true; error: unknown } {
+  return { failed: true, error }
+}
+
+/**
+ * The step loop (docs/spec.md §7): build the request from the session, call the model (streamed,
+ * with eager dispatch, T40, when it can stream), record its message, run its tool calls, feed
+ * deferred contexts into the next step, and stop when the model calls no tool, a result concludes
+ * the turn, `maxSteps` is reached, the signal aborts, or something fails. Always records `turn/end`
+ * (when the session lets it); rejects with the failure for reason `error`.
+ */
+export async function runTurn(
+  runner: TurnRunner,
+  start: TurnStart,
+  options: { readonly signal: AbortSignal | undefined; readonly emit: (event: AgentEvent) => void },
+): Promise<TurnResult> {
+  const { ctx, model, session, system, config } = runner
+  const { signal, emit } = options
+  const { turn } = start
+  const turnStartedAt = performance.now()
+  let steps = start.steps
+  let lastMessage = start.lastMessage
+  let usage = start.usage
+  let reason: TurnEndReason | undefined = start.done
+  let failure: { failed: true; error: unknown } | undefined
+  let paused: PendingApproval | undefined
+
+  emit({ type: 'turn-start', turn, at: turnStartedAt, resumed: start.resumed })
+  if (start.paused !== undefined) {
+    const { step, firstCallId, answer } = start.paused
+    emit({
+      type: 'approval-answered',
+      turn,
+      step,
+      at: performance.now(),
+      callId: firstCallId,
+      answer: answer.answer,
+    })
+  }
+  try {
+    await start.prelude?.()
+    // `session` answers recorded earlier answer later asks in this turn (durable approvals)
+    const grants = readSessionGrants(session.events())
+    const base = { runner, turn, signal, emit, grants }
+    /** What a step's report means for the turn; true when the turn stops here. */
+    const settleStep = (step: number, stepStartedAt: number, report: StepReport): boolean => {
+      const stepEndedAt = performance.now()
+      emit({
+        type: 'step-end',
+        turn,
+        step,
+        at: stepEndedAt,
+        durationMs: stepEndedAt - stepStartedAt,
+        toolCalls: report.toolCalls,
+        concludesTurn: report.concludesTurn,
+        ...(report.eager === undefined ? {} : { eager: report.eager }),
+      })
+      // A recorded pause wins: the log waits for the answer, whatever else the step met.
+      if (report.paused !== undefined) {
+        paused = report.paused
+        return true
+      }
+      if (report.stop?.kind === 'failed') throw report.stop.error
+      if (report.stop?.kind === 'aborted') {
+        reason = 'aborted'
+        return true
+      }
+      if (report.toolCalls === 0) reason = 'completed'
+      else if (report.concludesTurn && !signal?.aborted) reason = 'concluded'
+      return reason !== undefined
+    }
+    if (start.paused !== undefined && reason === undefined) {
+      const step = start.paused.step
+      const stepStartedAt = performance.now()
+      emit({ type: 'step-start', turn, step, at: stepStartedAt })
+      const report = await continuePausedStep({ ...base, step }, start.paused)
+      settleStep(step, stepStartedAt, report)
+    }
+    while (reason === undefined && paused === undefined) {
+      if (signal?.aborted) {
+        reason = 'aborted'
+        break
+      }
+      if (steps >= config.maxSteps) {
+        reason = 'max-steps'
+        break
+      }
+      const step = steps + 1
+      const stepStartedAt = performance.now()
+      emit({ type: 'step-start', turn, step, at: stepStartedAt })
+      const prompt = modelPrompt(ctx, model.provider, system)
+      const request: ModelRequest = {
+        ...(prompt.system === undefined ? {} : { system: prompt.system }),
+        messages: historyFromSession(session.events()),
+        tools: prompt.tools,
+        ...(signal === undefined ? {} : { signal }),
+      }
+      emit({
+        type: 'model-call-start',
+        turn,
+        step,
+        at: performance.now(),
+        attempt: 1,
+        messages: request.messages.length,
+        tools: request.tools.length,
+      })
+      const run: StepRun = {
+        ...base,
+        step,
+        request,
+        onRecorded: (message, stepUsage) => {
+          steps = step
+          lastMessage = message
+          usage = addUsage(usage, stepUsage)
+        },
+      }
+      const streaming = runner.eagerToolExecution && typeof model.stream === 'function'
+      const report = streaming ? await runStreamedStep(run) : await runPlainStep(run)
+      if (settleStep(step, stepStartedAt, report)) break
+    }
+  } catch (error) {
+    failure = failed(error)
+    reason = 'error'
+  }
+
+  const pending = paused as PendingApproval | undefined
+  const final: TurnOutcomeReason =
+    pending !== undefined && failure === undefined ? 'paused' : (reason ?? 'error')
+  try {
+    // a paused turn has not ended: resume continues it once the approval is answered
+    if (final !== 'paused') {
+      const data: TurnEndEventData = { turn, reason: final, steps }
+      await session.append('turn/end', data)
+    }
+  } catch (error) {
+    // The turn's own failure matters more than the missing turn/end; resume() closes the turn later.
+    if (failure === undefined) failure = failed(error)
+    else ctx.logger.error(`agent turn ${turn}: could not record turn/end after the turn failed`, { error })
+  }
+  const result: TurnResult = Object.freeze({
+    turn,
+    reason: failure === undefined ? final : 'error',
+    steps,
+    message: lastMessage,
+    text: lastMessage === undefined ? '' : textOf(lastMessage.content),
+    usage,
+    ...(final === 'paused' && pending !== undefined ? { pendingApproval: pending } : {}),
+  })
+  const endedAt = performance.now()
+  emit({
+    type: 'turn-end',
+    turn,
+    at: endedAt,
+    durationMs: endedAt - turnStartedAt,
+    result,
+    ...(failure === undefined ? {} : { error: failure.error }),
+  })
+  if (failure !== undefined) throw failure.error
+  return result
+}
