@@ -1306,7 +1306,7 @@ export const mutants = [
   // ---------------------------------------------------------------- session: snapshot and freeze
   {
     id: 'snap-nan-accepted',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: 'if (raw - raw !== 0) return new Failure(at(entry, key), numberProblem(raw))',
     replace: 'if (raw - raw !== 0 && raw === raw) return new Failure(at(entry, key), numberProblem(raw))',
@@ -1316,7 +1316,7 @@ export const mutants = [
   },
   {
     id: 'snap-nan-in-long-array',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/walk-frame.ts`,
     find: 'if (value - value !== 0) break',
     replace: 'if (value - value !== 0 && value === value) break',
@@ -1326,7 +1326,7 @@ export const mutants = [
   },
   {
     id: 'snap-negative-zero-kept',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: 'store(entry, key, raw === 0 ? 0 : raw)',
     replace: 'store(entry, key, raw)',
@@ -1336,7 +1336,7 @@ export const mutants = [
   },
   {
     id: 'snap-negative-zero-long-array',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/walk-frame.ts`,
     find: 'if (value === 0) values[index] = 0',
     replace: 'void values',
@@ -1346,7 +1346,7 @@ export const mutants = [
   },
   {
     id: 'snap-bigint-root-accepted',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/json-primitives.ts`,
     find: "return 'is a BigInt'",
     replace: 'return undefined',
@@ -1356,7 +1356,7 @@ export const mutants = [
   },
   {
     id: 'snap-getter-read-twice',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: 'raw = source[key] // runs a getter, once',
     replace: 'raw = (source[key], source[key])',
@@ -1368,7 +1368,7 @@ export const mutants = [
   },
   {
     id: 'snap-getter-read-twice-frame-walk',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: 'raw = source[key] // runs a getter, once',
     replace: 'raw = (source[key], source[key])',
@@ -1380,7 +1380,7 @@ export const mutants = [
   },
   {
     id: 'snap-proxy-accepted',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: "if (isProxy(source)) return new Failure(at(entry, key), 'is a Proxy')",
     replace: 'void source',
@@ -1390,7 +1390,7 @@ export const mutants = [
   },
   {
     id: 'snap-cycle-as-shared',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/snapshot-walker.ts`,
     find: 'if (!visited.done) {',
     replace: 'if (false) {',
@@ -1400,7 +1400,7 @@ export const mutants = [
   },
   {
     id: 'snap-depth-off-by-one',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/open-container.ts`,
     find: 'if (level > maxDepth) {',
     replace: 'if (level > maxDepth + 1) {',
@@ -1410,7 +1410,7 @@ export const mutants = [
   },
   {
     id: 'snap-class-instance-accepted',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/open-container.ts`,
     find: 'if (proto !== OBJECT_PROTOTYPE && proto !== null) {',
     replace: 'if (false) {',
@@ -1422,7 +1422,7 @@ export const mutants = [
   },
   {
     id: 'snap-class-instance-accepted-frame-walk',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/open-container.ts`,
     find: 'if (proto !== OBJECT_PROTOTYPE && proto !== null) {',
     replace: 'if (false) {',
@@ -1435,7 +1435,7 @@ export const mutants = [
   },
   {
     id: 'freeze-skipped',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/deep-freeze.ts`,
     find: '    Object.freeze(next)',
     replace: '    void next',
@@ -1445,7 +1445,7 @@ export const mutants = [
   },
   {
     id: 'freeze-shallow',
-    package: 'session',
+    package: 'llm',
     file: `packages/llm/llm/src/json/deep-freeze.ts`,
     find: 'pending.push(child)',
     replace: 'void child',
@@ -3089,8 +3089,7 @@ export const firstTests = {
   ],
   context: [],
   session: [
-    [/^snapshot\//, ['snapshot.test.ts', 'snapshot-frozen.test.ts']],
-    [/^deep-freeze/, ['deep-freeze.test.ts', 'snapshot-frozen.test.ts', 'session-contract.test.ts']],
+    [/^snapshot-json-value/, ['snapshot-reexport.test.ts']],
     [/^verify-tool-pairs/, ['verify-tool-pairs.test.ts', 'verify-message-calls.test.ts']],
     [/^lock\//, ['lock-ownership.test.ts', 'lock-races.test.ts', 'lock-identity.test.ts']],
     [/^create-async-session/, ['async-session.test.ts', 'session-contract.test.ts']],
@@ -3175,7 +3174,11 @@ export const firstTests = {
     ],
     [/^(create-output-budget|quickjs\/)/, ['run.test.ts', 'sandbox-escape.test.ts']],
   ],
-  llm: [[/./, ['blocks.test.ts', 'scripted-model.test.ts']]],
+  llm: [
+    [/^json\/deep-freeze/, ['deep-freeze.test.ts', 'snapshot-frozen.test.ts']],
+    [/^json\//, ['snapshot.test.ts', 'snapshot-frozen.test.ts']],
+    [/./, ['blocks.test.ts', 'scripted-model.test.ts']],
+  ],
   'llm-openai': [
     [
       /^create-chunk-assembler/,
