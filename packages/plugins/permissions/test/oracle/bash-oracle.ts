@@ -122,7 +122,7 @@ const SHELLS: Readonly<Record<string, string>> = { bash: '/bin/bash', sh: '/bin/
 // the splitter (the README says so; rules name `.` and `source` themselves), and the stub's own
 // lines run in the sourcing shell would be recorded as commands of the driver's.
 const STUB = `#!/bin/dash
-case \${BASH_SOURCE-} in ''|"\$0") ;; *) return 0 ;; esac
+case \${BASH_SOURCE-} in ''|"$0") ;; *) return 0 ;; esac
 r=''
 for a in "\${0##*/}" "$@"; do r="$r\${#a}:$a "; done
 set -C
