@@ -308,6 +308,7 @@ export function createAgentTrace(options: {
         return stepEvent(event)
       // Tool calls are traced by the pipeline itself, with every stage; these add nothing to it.
       case 'tool-call-queued':
+      case 'tool-call-progress':
       case 'tool-call-settled':
       case 'tool-call-end':
         return
