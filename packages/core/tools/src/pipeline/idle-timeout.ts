@@ -2,7 +2,7 @@
  * Carried by the call a `tools/execute` wrapper gets (and by its spread copies), so the shipped
  * timeout wrapper reads the same clock as the pipeline's direct timeout.
  */
-export const CALL_PROGRESS: unique symbol = Symbol('dsh.callProgress')
+export const CALL_PROGRESS: unique symbol = Symbol.for('@deepseek-ai/dsh-tools.callProgress')
 
 /** What an idle timeout reads: when the body last reported progress (performance.now()). */
 export interface ProgressClock {
