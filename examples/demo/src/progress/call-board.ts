@@ -232,6 +232,11 @@ export function createCallBoard(options: CallBoardOptions) {
       case 'model-call-retry':
       case 'approval-requested':
       case 'approval-answered':
+      // The demo prepares no step and draws a call once it is queued, not while it is written.
+      case 'step-prepared':
+      case 'tool-input-start':
+      case 'tool-input-delta':
+      case 'tool-input-end':
         return
       default: {
         const never: never = event

@@ -310,6 +310,12 @@ export function createAgentTrace(options: {
       case 'tool-call-queued':
       case 'tool-call-settled':
       case 'tool-call-end':
+      // Arguments being written (a delta per token or so) would flood the trace; the call's own span
+      // has its final arguments. What prepareStep chose is on the session (step/prepare).
+      case 'tool-input-start':
+      case 'tool-input-delta':
+      case 'tool-input-end':
+      case 'step-prepared':
         return
       default: {
         const never: never = event

@@ -73,8 +73,11 @@ function codeOf(result: ToolExecutionResult): string | undefined {
   return result.isError ? result.error.info?.code : undefined
 }
 
+/** The tool's own `timeoutMs` wins; 0 or Infinity there means none, whatever the default (T47). */
 function timeoutOf(run: RunState): number | undefined {
-  return run.tool?.definition.timeoutMs ?? run.state.registry.options.defaultTimeoutMs
+  const own = run.tool?.definition.timeoutMs
+  if (own === undefined) return run.state.registry.options.defaultTimeoutMs
+  return own === 0 || own === Infinity ? undefined : own
 }
 
 async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {
