@@ -4,9 +4,11 @@ import type {
   JsonValue,
   ProviderOptions,
   TokenUsage,
+  ToolCallBlock,
   ToolChoice,
   UserMessage,
 } from '@deepseek-ai/dsh-llm'
+import type { MaybePromise } from './maybe-async.ts'
 import type { AnySession, ApprovalAnswerKind, PendingApproval } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 
@@ -47,6 +49,31 @@ declare module '@deepseek-ai/dsh-context' {
 
 /** Why a turn ended (`stopped`: a `stopWhen` condition said so, T46). */
 export type TurnEndReason = 'completed' | 'concluded' | 'stopped' | 'max-steps' | 'aborted' | 'error'
+
+/** A step whose results are all committed, as a `stopWhen` condition sees it. */
+export interface CommittedStep {
+  readonly step: number
+  /** The step's recorded assistant message. */
+  readonly message: AssistantMessage
+  /** Its tool calls, in model order (the model's blocks). */
+  readonly toolCalls: readonly ToolCallBlock[]
+  /** One result per call, in model order. */
+  readonly results: readonly ToolExecutionResult[]
+}
+
+export interface StopConditionInput {
+  readonly turn: number
+  /** Steps the turn has taken, this one included (also those taken before a resume). */
+  readonly steps: number
+  /** The step that just committed. */
+  readonly step: CommittedStep
+}
+
+/**
+ * `createAgent({ stopWhen })`: asked after each committed step that would otherwise go on; `true`
+ * ends the turn with reason `stopped`. Its `name` is recorded on `turn/end` (T46).
+ */
+export type StopCondition = (input: StopConditionInput) => MaybePromise<boolean>
 
 /** Which `stopWhen` condition stopped a turn: its place in the list and its name (T46). */
 export interface StoppedBy {

@@ -1,5 +1,5 @@
 import type { SessionEvent } from '@deepseek-ai/dsh-session'
-import type { StepPrepareEventData } from '../step/prepare-step.ts'
+import type { StepPrepareEventData } from '../base/types.ts'
 
 /**
  * What `prepareStep` chose for step `step` of turn `turn`, as the session recorded it (`step/prepare`;

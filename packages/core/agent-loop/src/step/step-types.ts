@@ -2,9 +2,8 @@ import type { Context } from '@deepseek-ai/dsh-context'
 import type { AssistantMessage, LanguageModel, ModelRequest, TokenUsage } from '@deepseek-ai/dsh-llm'
 import type { AnySession, PendingApproval } from '@deepseek-ai/dsh-session'
 import type { RetrySleep, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
-import type { StopCondition } from '../turn/stop-conditions.ts'
 import type { PrepareStep } from './prepare-step.ts'
-import type { AgentEvent, AgentLoopConfig, EagerDispatchFigures } from '../base/types.ts'
+import type { AgentEvent, AgentLoopConfig, EagerDispatchFigures, StopCondition } from '../base/types.ts'
 import type { SessionGrant } from '../log/session-grants.ts'
 
 /** Model-level retry as resolved from `createAgent({ modelRetry })` (`resolveModelRetry`). */

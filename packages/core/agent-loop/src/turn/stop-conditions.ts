@@ -1,33 +1,8 @@
-import { describeValue, type AssistantMessage, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import { describeValue } from '@deepseek-ai/dsh-llm'
 import { AgentLoopError, invalidArgument } from '../base/errors.ts'
-import type { MaybePromise } from '../base/maybe-async.ts'
-import type { StoppedBy } from '../base/types.ts'
+import type { StopCondition, StopConditionInput, StoppedBy } from '../base/types.ts'
 
-/** A step whose results are all committed, as a `stopWhen` condition sees it. */
-export interface CommittedStep {
-  readonly step: number
-  /** The step's recorded assistant message. */
-  readonly message: AssistantMessage
-  /** Its tool calls, in model order (the model's blocks). */
-  readonly toolCalls: readonly ToolCallBlock[]
-  /** One result per call, in model order. */
-  readonly results: readonly ToolExecutionResult[]
-}
-
-export interface StopConditionInput {
-  readonly turn: number
-  /** Steps the turn has taken, this one included (also those taken before a resume). */
-  readonly steps: number
-  /** The step that just committed. */
-  readonly step: CommittedStep
-}
-
-/**
- * `createAgent({ stopWhen })`: asked after each committed step that would otherwise go on; `true`
- * ends the turn with reason `stopped`. Its `name` is recorded on `turn/end` (T46).
- */
-export type StopCondition = (input: StopConditionInput) => MaybePromise<boolean>
+export type { CommittedStep, StopCondition, StopConditionInput } from '../base/types.ts'
 
 function named<F extends StopCondition>(name: string, condition: F): F {
   Object.defineProperty(condition, 'name', { value: name })
