@@ -73,7 +73,10 @@ describe('prepareStep', () => {
           seen.push({ step, tools, history: history.length })
           if (step === 1) return { tools: ['read'], toolChoice: 'required', system: 'Read first.' }
           if (step === 2)
-            return { toolChoice: { type: 'tool', name: 'write' }, providerOptions: { scripted: { temperature: 0 } } }
+            return {
+              toolChoice: { type: 'tool', name: 'write' },
+              providerOptions: { scripted: { temperature: 0 } },
+            }
           return undefined
         },
       },
@@ -95,7 +98,10 @@ describe('prepareStep', () => {
       providerOptions: { scripted: { temperature: 0 } },
     })
     expect(third).not.toHaveProperty('toolChoice')
-    const records = session.events().filter((e) => e.type === 'step/prepare').map((e) => e.data)
+    const records = session
+      .events()
+      .filter((e) => e.type === 'step/prepare')
+      .map((e) => e.data)
     expect(records).toEqual([
       { turn: 1, step: 1, system: 'Read first.', tools: ['read'], toolChoice: 'required' },
       {
@@ -121,7 +127,9 @@ describe('prepareStep', () => {
     expect(ran).toEqual(['read a.ts'])
     const results = session.events().filter((e) => e.type === 'tool/result')
     expect(results).toHaveLength(2)
-    const refused = results[1]!.data as { message: { content: { callId: string; isError: boolean; content: { text: string }[] }[] } }
+    const refused = results[1]!.data as {
+      message: { content: { callId: string; isError: boolean; content: { text: string }[] }[] }
+    }
     expect(refused.message.content[0]).toMatchObject({ callId: 'c2', isError: true })
     expect(refused.message.content[0]!.content[0]!.text).toContain('Unknown tool "write"')
     expect(verifyToolPairs(session.events())).toMatchObject({ ok: true })
@@ -138,7 +146,11 @@ describe('prepareStep', () => {
   })
 
   it('T43: prepareStep may change the model for one step; the record names it by provider and modelId', async () => {
-    const other = createScriptedModel({ turns: [[textBlock('from the other model')]], provider: 'p2', modelId: 'm2' })
+    const other = createScriptedModel({
+      turns: [[textBlock('from the other model')]],
+      provider: 'p2',
+      modelId: 'm2',
+    })
     const { agent, model, session } = agentOn([[call('c1', 'read')]], {
       prepareStep: ({ step }) => (step === 2 ? { model: other } : undefined),
     })
@@ -155,11 +167,17 @@ describe('prepareStep', () => {
 
   it('T43: a tool the scope cannot offer, run_code, an unknown field, a toolChoice naming a hidden tool, or a throw end the turn with INVALID_STEP_PREPARATION', async () => {
     const cases: [StepPreparation | (() => never), string][] = [
-      [{ tools: ['rm'] }, 'names "rm", which this step cannot offer (the agent\'s scope sees: read, write, search)'],
+      [
+        { tools: ['rm'] },
+        'names "rm", which this step cannot offer (the agent\'s scope sees: read, write, search)',
+      ],
       [{ tools: ['run_code'] }, 'the Code Mode transport'],
-      [{ tools: ['read'], toolChoice: { type: 'tool', name: 'write' } }, 'names the tool "write", which is not offered (offered: read)'],
+      [
+        { tools: ['read'], toolChoice: { type: 'tool', name: 'write' } },
+        'names the tool "write", which is not offered (offered: read)',
+      ],
       [{ toolChoice: 'sometimes' as ToolChoice }, "toolChoice must be 'auto', 'none', 'required'"],
-      [{ tools: [] , toolChoice: 'required' }, '"required" needs at least one tool offered'],
+      [{ tools: [], toolChoice: 'required' }, '"required" needs at least one tool offered'],
       [{ temperature: 0 } as StepPreparation, 'unknown field(s) "temperature"'],
       [
         () => {
@@ -197,7 +215,9 @@ describe('prepareStep', () => {
     let asked = 0
     const start = (turns: readonly ScriptedTurn[]) => {
       const { root, ran } = rootWithTools()
-      root.on('tools/pre-execute', (c, next) => (c.toolName === 'read' ? { type: 'ask', reason: 'check' } : next()))
+      root.on('tools/pre-execute', (c, next) =>
+        c.toolName === 'read' ? { type: 'ask', reason: 'check' } : next(),
+      )
       root.provide('approval', { request: async () => ({ type: 'pending' }) })
       const agent = createAgent({
         ctx: root,
@@ -226,8 +246,15 @@ describe('prepareStep', () => {
     expect(resumed).toMatchObject({ reason: 'completed', steps: 2 })
     expect(asked).toBe(2) // once for step 1 (first process), once for the new step 2 only
     expect(second.ran).toEqual(['read a.ts'])
-    expect(ofType(events, 'step-prepared')[0]).toMatchObject({ step: 1, fromRecord: true, prepared: { tools: ['read'] } })
-    const write = session.events().filter((e) => e.type === 'tool/result').at(-1)!.data as {
+    expect(ofType(events, 'step-prepared')[0]).toMatchObject({
+      step: 1,
+      fromRecord: true,
+      prepared: { tools: ['read'] },
+    })
+    const write = session
+      .events()
+      .filter((e) => e.type === 'tool/result')
+      .at(-1)!.data as {
       message: { content: { callId: string; content: { text: string }[] }[] }
     }
     expect(write.message.content[0]).toMatchObject({ callId: 'c2' })
@@ -237,12 +264,17 @@ describe('prepareStep', () => {
 })
 
 describe('stopWhen', () => {
-  const loop = (n: number): ScriptedTurn[] => Array.from({ length: n }, (_, i) => [call(`c${i}`, 'read', `f${i}`)])
+  const loop = (n: number): ScriptedTurn[] =>
+    Array.from({ length: n }, (_, i) => [call(`c${i}`, 'read', `f${i}`)])
 
   it('T46: stepCountIs(n) ends the turn after n committed steps with reason stopped; turn/end records which condition', async () => {
     const { agent, session, ran } = agentOn(loop(5), { stopWhen: stepCountIs(2) })
     const result = await agent.run('go')
-    expect(result).toMatchObject({ reason: 'stopped', steps: 2, stoppedBy: { index: 0, name: 'stepCountIs(2)' } })
+    expect(result).toMatchObject({
+      reason: 'stopped',
+      steps: 2,
+      stoppedBy: { index: 0, name: 'stepCountIs(2)' },
+    })
     expect(ran).toEqual(['read f0', 'read f1'])
     expect(session.events().at(-1)).toMatchObject({
       type: 'turn/end',
@@ -275,12 +307,18 @@ describe('stopWhen', () => {
             seen.push(
               `${input.steps}:${input.step.toolCalls.map((c) => c.name).join()}:${input.step.results.map((r) => (r.isError ? 'err' : r.content[0]?.type === 'text' ? r.content[0].text : '')).join()}`,
             )
-            return input.step.results.some((r) => !r.isError && r.content.some((c) => c.type === 'text' && c.text.includes('f2')))
+            return input.step.results.some(
+              (r) => !r.isError && r.content.some((c) => c.type === 'text' && c.text.includes('f2')),
+            )
           },
         ],
       ],
     })
-    expect(await agent.run('go')).toMatchObject({ reason: 'stopped', steps: 3, stoppedBy: { index: 1, name: 'stopWhen[1]' } })
+    expect(await agent.run('go')).toMatchObject({
+      reason: 'stopped',
+      steps: 3,
+      stoppedBy: { index: 1, name: 'stopWhen[1]' },
+    })
     expect(seen).toEqual(['1:read:read: f0', '2:read:read: f1', '3:read:read: f2'])
   })
 
@@ -307,7 +345,9 @@ describe('stopWhen', () => {
       expect((error as Error).message).toContain(message)
       expect(verifyToolPairs(session.events())).toMatchObject({ ok: true })
     }
-    expect(() => agentOn([], { stopWhen: [stepCountIs(1), 3 as never] })).toThrow('options.stopWhen[1] must be a function')
+    expect(() => agentOn([], { stopWhen: [stepCountIs(1), 3 as never] })).toThrow(
+      'options.stopWhen[1] must be a function',
+    )
     expect(() => stepCountIs(0)).toThrow('count must be a positive integer')
     expect(() => hasToolCall('')).toThrow('name must be a non-empty string')
   })
@@ -321,13 +361,21 @@ describe('stopWhen', () => {
 describe('tool input streaming', () => {
   it('T45: a streamed call emits tool-input-start, one delta per piece with the text so far, and tool-input-end before it is queued', async () => {
     const args = JSON.stringify({ path: 'src/a.ts' })
-    const { agent, events, onEvent, session } = agentOn(
-      [{ content: [call('c1', 'read', 'src/a.ts'), call('c2', 'search', 'x')], toolInputChunkSize: 4 }, [textBlock('ok')]],
-    )
+    const { agent, events, onEvent, session } = agentOn([
+      { content: [call('c1', 'read', 'src/a.ts'), call('c2', 'search', 'x')], toolInputChunkSize: 4 },
+      [textBlock('ok')],
+    ])
     await agent.run('go', { onEvent })
     const input = events.filter((e) => e.type.startsWith('tool-input-') || e.type === 'tool-call-queued')
     const c1 = input.filter((e) => 'callId' in e && e.callId === 'c1')
-    expect(c1[0]).toMatchObject({ type: 'tool-input-start', turn: 1, step: 1, callId: 'c1', name: 'read', index: 0 })
+    expect(c1[0]).toMatchObject({
+      type: 'tool-input-start',
+      turn: 1,
+      step: 1,
+      callId: 'c1',
+      name: 'read',
+      index: 0,
+    })
     const deltas = c1.filter((e) => e.type === 'tool-input-delta') as { delta: string; text: string }[]
     expect(deltas.map((d) => d.delta).join('')).toBe(args)
     expect(deltas.map((d) => d.delta.length)).toEqual(deltas.map((_, i) => Math.min(4, args.length - i * 4)))
@@ -380,7 +428,13 @@ describe('tool input streaming', () => {
           yield* parts as never[]
         },
       }
-      const agent = createAgent({ ctx: root, name: 'x', model, session: createMemorySession(), modelRetry: false })
+      const agent = createAgent({
+        ctx: root,
+        name: 'x',
+        model,
+        session: createMemorySession(),
+        modelRetry: false,
+      })
       await expect(agent.run('go')).rejects.toMatchObject({ code: 'INVALID_MODEL_RESPONSE' })
     }
   })

@@ -141,8 +141,12 @@ describe('the caller’s signal: one shared listener, removed when the calls set
       await vi.advanceTimersByTimeAsync(3_600_000)
       expect(done).toBe(false)
     }
-    expect(() => setup({ defaultTimeoutMs: -1 })).toThrow('options.defaultTimeoutMs must be a positive integer')
-    expect(() => ctx.tools.register({ ...tool('neg'), timeoutMs: -5 })).toThrow('or 0 / Infinity for no timeout')
+    expect(() => setup({ defaultTimeoutMs: -1 })).toThrow(
+      'options.defaultTimeoutMs must be a positive integer',
+    )
+    expect(() => ctx.tools.register({ ...tool('neg'), timeoutMs: -5 })).toThrow(
+      'or 0 / Infinity for no timeout',
+    )
   })
 
   it('T17: the tool’s own timeoutMs wins over the runtime default', async () => {

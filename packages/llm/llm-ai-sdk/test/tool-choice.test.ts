@@ -62,7 +62,8 @@ const cases: readonly Case[] = [
   {
     // https://platform.openai.com/docs/api-reference/chat/create#chat-create-tool_choice
     transcript: openaiCompatibleChat,
-    model: (baseUrl) => createOpenAICompatible({ name: 'deepseek', baseURL: baseUrl, apiKey: 'sk-test' })('deepseek-v4-pro'),
+    model: (baseUrl) =>
+      createOpenAICompatible({ name: 'deepseek', baseURL: baseUrl, apiKey: 'sk-test' })('deepseek-v4-pro'),
     field: 'tool_choice',
     wire: (c) => (typeof c === 'string' ? c : { type: 'function', function: { name: c.name } }),
   },
@@ -77,12 +78,11 @@ const cases: readonly Case[] = [
     // https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#forcing-tool-use
     // ({ type: 'auto' | 'any' | 'tool' | 'none' }; "required" is Anthropic's "any")
     transcript: anthropicMessages,
-    model: (baseUrl) => createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey: 'sk-ant-test' })('claude-sonnet-4-5'),
+    model: (baseUrl) =>
+      createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey: 'sk-ant-test' })('claude-sonnet-4-5'),
     field: 'tool_choice',
     wire: (c) =>
-      typeof c === 'string'
-        ? { type: c === 'required' ? 'any' : c }
-        : { type: 'tool', name: c.name },
+      typeof c === 'string' ? { type: c === 'required' ? 'any' : c } : { type: 'tool', name: c.name },
   },
 ]
 
@@ -101,12 +101,17 @@ describe('toolChoice through the AI SDK provider packages', () => {
 
   it('T44: a request without toolChoice leaves callOptions.toolChoice in force; a named tool not offered is INVALID_REQUEST', async () => {
     server.respond(replay(openaiCompatibleChat.answerStep))
-    const llm = fromAiSdk(cases[0]!.model(server.baseUrl), { callOptions: { toolChoice: { type: 'required' } } })
+    const llm = fromAiSdk(cases[0]!.model(server.baseUrl), {
+      callOptions: { toolChoice: { type: 'required' } },
+    })
     await drain(llm.stream({ messages: [userMessage('Hi')], tools }))
     expect(server.requests.at(-1)!.body.tool_choice).toBe('required')
     await expect(
       drain(llm.stream({ messages: [userMessage('Hi')], tools, toolChoice: { type: 'tool', name: 'rm' } })),
-    ).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('"rm", which is not offered') })
+    ).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('"rm", which is not offered'),
+    })
     expect(server.requests).toHaveLength(1)
   })
 
@@ -130,12 +135,19 @@ describe('tool input streaming through the AI SDK provider packages', () => {
   for (const { transcript, model } of cases) {
     it(`T45: ${transcript.provider}: each call's arguments arrive as tool-input-start / -delta / -end before its tool-call`, async () => {
       server.respond(replay(transcript.toolStep))
-      const parts = await drain(fromAiSdk(model(server.baseUrl)).stream({ messages: [userMessage('Go')], tools }))
+      const parts = await drain(
+        fromAiSdk(model(server.baseUrl)).stream({ messages: [userMessage('Go')], tools }),
+      )
       for (const call of transcript.calls) {
-        const mine = parts.filter((p) => ('id' in p && p.id === call.id) || (p.type === 'tool-call' && p.call.id === call.id))
+        const mine = parts.filter(
+          (p) => ('id' in p && p.id === call.id) || (p.type === 'tool-call' && p.call.id === call.id),
+        )
         expect(mine[0]).toEqual({ type: 'tool-input-start', id: call.id, name: call.name })
         expect(mine.at(-2)).toEqual({ type: 'tool-input-end', id: call.id })
-        expect(mine.at(-1)).toMatchObject({ type: 'tool-call', call: { id: call.id, arguments: call.arguments } })
+        expect(mine.at(-1)).toMatchObject({
+          type: 'tool-call',
+          call: { id: call.id, arguments: call.arguments },
+        })
         const text = mine.flatMap((p) => (p.type === 'tool-input-delta' ? [p.delta] : [])).join('')
         expect(JSON.parse(text)).toEqual(JSON.parse(call.arguments))
       }

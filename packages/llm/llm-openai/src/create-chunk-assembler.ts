@@ -115,8 +115,7 @@ export function createChunkAssembler(): ChunkAssembler {
       if (call.args !== '') out.push({ type: 'tool-input-delta', id: call.announced, delta: call.args })
       return
     }
-    if (delta !== undefined && delta !== '')
-      out.push({ type: 'tool-input-delta', id: call.announced, delta })
+    if (delta !== undefined && delta !== '') out.push({ type: 'tool-input-delta', id: call.announced, delta })
   }
 
   function applyToolDelta(raw: unknown, out: ModelStreamPart[]): void {

@@ -76,11 +76,17 @@ describe('a createAgent turn over the OpenAI-compatible adapter', () => {
     const events: AgentEvent[] = []
     const result = await agent.run('Read src/a.ts, then finish.', { onEvent: (e) => void events.push(e) })
 
-    expect(result).toMatchObject({ reason: 'stopped', steps: 2, stoppedBy: { index: 1, name: 'hasToolCall("finish")' } })
+    expect(result).toMatchObject({
+      reason: 'stopped',
+      steps: 2,
+      stoppedBy: { index: 1, name: 'hasToolCall("finish")' },
+    })
     expect(ran).toEqual(['read_file src/a.ts', 'finish report.md'])
     // what went on the wire
     const [first, second] = server.requests.map((r) => r.body)
-    expect((first!.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual(['read_file'])
+    expect((first!.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual([
+      'read_file',
+    ])
     expect(first!.tool_choice).toBe('required')
     expect((second!.tools as { function: { name: string } }[]).map((t) => t.function.name)).toEqual([
       'read_file',
@@ -89,16 +95,25 @@ describe('a createAgent turn over the OpenAI-compatible adapter', () => {
     expect(second!.tool_choice).toEqual({ type: 'function', function: { name: 'finish' } })
     expect(server.requests).toHaveLength(2) // stopWhen: no third request
     // the arguments as the wire delivered them, piece by piece, then the call
-    const read = events.filter((e) => e.type.startsWith('tool-input-') && 'callId' in e && e.callId === 'call_read_1')
-    expect(read[0]).toMatchObject({ type: 'tool-input-start', name: 'read_file', step: 1 })
-    expect(read.filter((e) => e.type === 'tool-input-delta').map((e) => (e as { delta: string }).delta)).toEqual(
-      ['{"p', 'ath', '":"', 'src', '/a.', 'ts"', '}'],
+    const read = events.filter(
+      (e) => e.type.startsWith('tool-input-') && 'callId' in e && e.callId === 'call_read_1',
     )
+    expect(read[0]).toMatchObject({ type: 'tool-input-start', name: 'read_file', step: 1 })
+    expect(
+      read.filter((e) => e.type === 'tool-input-delta').map((e) => (e as { delta: string }).delta),
+    ).toEqual(['{"p', 'ath', '":"', 'src', '/a.', 'ts"', '}'])
     expect(read.at(-1)).toMatchObject({ type: 'tool-input-end', text: '{"path":"src/a.ts"}', complete: true })
     const endAt = events.indexOf(read.at(-1)!)
-    expect(events.findIndex((e) => e.type === 'tool-call-queued' && e.callId === 'call_read_1')).toBeGreaterThan(endAt)
+    expect(
+      events.findIndex((e) => e.type === 'tool-call-queued' && e.callId === 'call_read_1'),
+    ).toBeGreaterThan(endAt)
     // the log: what prepareStep chose, the turn's end and why; it verifies
-    expect(session.events().filter((e) => e.type === 'step/prepare').map((e) => e.data)).toEqual([
+    expect(
+      session
+        .events()
+        .filter((e) => e.type === 'step/prepare')
+        .map((e) => e.data),
+    ).toEqual([
       { turn: 1, step: 1, tools: ['read_file'], toolChoice: 'required' },
       { turn: 1, step: 2, tools: ['read_file', 'finish'], toolChoice: { type: 'tool', name: 'finish' } },
     ])

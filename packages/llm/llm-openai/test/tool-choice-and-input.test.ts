@@ -59,15 +59,18 @@ describe('toolChoice on the wire (tool_choice)', () => {
     expect(await bodyFor({ messages: [userMessage('Hi')], tools: [weatherTool] })).not.toHaveProperty(
       'tool_choice',
     )
-    expect(await bodyFor({ messages: [userMessage('Hi')], tools: [], toolChoice: 'none' })).not.toHaveProperty(
-      'tool_choice',
-    )
+    expect(
+      await bodyFor({ messages: [userMessage('Hi')], tools: [], toolChoice: 'none' }),
+    ).not.toHaveProperty('tool_choice')
   })
 
   it('T44: a named tool that is not offered, required without tools, or a bad shape is INVALID_REQUEST, nothing sent', async () => {
     const model = modelFor(server)
     const bad: [unknown, string][] = [
-      [{ type: 'tool', name: 'rm' }, 'names the tool "rm", which is not offered (offered: get_weather, read_file)'],
+      [
+        { type: 'tool', name: 'rm' },
+        'names the tool "rm", which is not offered (offered: get_weather, read_file)',
+      ],
       ['always', "must be 'auto', 'none', 'required' or { type: 'tool', name }"],
       [{ type: 'function', function: { name: 'read_file' } }, "must be 'auto', 'none', 'required'"],
     ]
@@ -93,7 +96,9 @@ describe('toolChoice on the wire (tool_choice)', () => {
     )
     expect(server.requests).toHaveLength(0)
     expect((await bodyFor(withTools('auto'), { toolChoice: false })).tool_choice).toBe('auto')
-    expect(() => modelFor(server, { toolChoice: 'yes' as never })).toThrow('options.toolChoice must be a boolean')
+    expect(() => modelFor(server, { toolChoice: 'yes' as never })).toThrow(
+      'options.toolChoice must be a boolean',
+    )
   })
 })
 
@@ -102,7 +107,10 @@ describe('providerOptions', () => {
     const body = await bodyFor(
       {
         ...withTools('auto'),
-        providerOptions: { deepseek: { temperature: 0.2, thinking: { type: 'disabled' } }, anthropic: { x: 1 } },
+        providerOptions: {
+          deepseek: { temperature: 0.2, thinking: { type: 'disabled' } },
+          anthropic: { x: 1 },
+        },
       },
       { provider: 'deepseek', extraBody: { temperature: 1, top_p: 0.5 } },
     )
@@ -125,14 +133,18 @@ describe('tool input streaming', () => {
   it('T45: function.arguments deltas arrive as tool-input-start / -delta / -end before each tool-call, piece for piece', async () => {
     const chunks = toolCallChunks()
     server.respond(sse(sseText(chunks)))
-    const parts = await collect(modelFor(server).stream({ messages: [userMessage('Hi')], tools: [weatherTool] }))
+    const parts = await collect(
+      modelFor(server).stream({ messages: [userMessage('Hi')], tools: [weatherTool] }),
+    )
     // The pieces the server sent, per call, straight from the wire.
     const wire = new Map<number, string[]>()
     for (const c of chunks) {
-      const calls = (c as { choices: { delta: { tool_calls?: { index: number; function: { arguments: string } }[] } }[] })
-        .choices[0]?.delta.tool_calls
+      const calls = (
+        c as { choices: { delta: { tool_calls?: { index: number; function: { arguments: string } }[] } }[] }
+      ).choices[0]?.delta.tool_calls
       for (const call of calls ?? [])
-        if (call.function.arguments !== '') (wire.get(call.index) ?? wire.set(call.index, []).get(call.index)!).push(call.function.arguments)
+        if (call.function.arguments !== '')
+          (wire.get(call.index) ?? wire.set(call.index, []).get(call.index)!).push(call.function.arguments)
     }
     const names = ['get_weather', 'read_file', 'search']
     toolArgs.forEach((args, index) => {
@@ -145,7 +157,10 @@ describe('tool input streaming', () => {
       expect(deltas.join('')).toBe(JSON.stringify(args))
       // the end comes right before that call's tool-call part
       const end = parts.findIndex((p) => p.type === 'tool-input-end' && p.id === id)
-      expect(parts[end + 1]).toMatchObject({ type: 'tool-call', call: { id, arguments: JSON.stringify(args) } })
+      expect(parts[end + 1]).toMatchObject({
+        type: 'tool-call',
+        call: { id, arguments: JSON.stringify(args) },
+      })
     })
   })
 
@@ -166,7 +181,10 @@ describe('tool input streaming', () => {
     expect(parts.slice(1, 4)).toEqual([
       { type: 'tool-input-delta', id: start.id, delta: '{"path":"a"}' },
       { type: 'tool-input-end', id: start.id },
-      { type: 'tool-call', call: { type: 'tool-call', id: start.id, name: 'read_file', arguments: '{"path":"a"}' } },
+      {
+        type: 'tool-call',
+        call: { type: 'tool-call', id: start.id, name: 'read_file', arguments: '{"path":"a"}' },
+      },
     ])
   })
 
@@ -174,7 +192,11 @@ describe('tool input streaming', () => {
     server.respond(
       sse(
         sseText([
-          chunk({ tool_calls: [{ index: 0, id: 'c', type: 'function', function: { name: 'read_file', arguments: '{"p' } }] }),
+          chunk({
+            tool_calls: [
+              { index: 0, id: 'c', type: 'function', function: { name: 'read_file', arguments: '{"p' } },
+            ],
+          }),
         ]),
       ),
     )

@@ -105,7 +105,11 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
 }
 
 /** A scripted answer that breaks the request's `toolChoice` is a mistake in the script: said, not sent. */
-function checkAgainstChoice(content: readonly AssistantContent[], choice: ToolChoice | undefined, index: number): void {
+function checkAgainstChoice(
+  content: readonly AssistantContent[],
+  choice: ToolChoice | undefined,
+  index: number,
+): void {
   if (choice === undefined || choice === 'auto') return
   const names = content.flatMap((block) => (block.type === 'tool-call' ? [block.name] : []))
   const broken =

@@ -95,8 +95,6 @@ export interface StepPrepareEventData {
   providerOptions?: ProviderOptions
 }
 
-
-
 /**
  * How a run of a turn ended: a `TurnEndReason` (recorded as `turn/end`), or `paused` (durable
  * approvals: a call's approval is pending; nothing ends the turn in the session, and `resume` with

@@ -92,8 +92,7 @@ export async function buildStepRequest(
       ...(prepared?.providerOptions === undefined ? {} : { providerOptions: prepared.providerOptions }),
       ...(signal === undefined ? {} : { signal }),
     }
-    const stepRunner =
-      prepared === undefined ? runner : { ...runner, ctx: scope ?? ctx, model }
+    const stepRunner = prepared === undefined ? runner : { ...runner, ctx: scope ?? ctx, model }
     return { runner: stepRunner, request, prepared: record, scope }
   } catch (error) {
     scope?.dispose()

@@ -88,7 +88,10 @@ export function readStepPreparation(
       typeof m.provider !== 'string' ||
       typeof m.modelId !== 'string'
     )
-      throw invalid(where, `prepareStep's model must be a LanguageModel (provider, modelId, step()), got ${describeValue(model)}`)
+      throw invalid(
+        where,
+        `prepareStep's model must be a LanguageModel (provider, modelId, step()), got ${describeValue(model)}`,
+      )
     out.model = m as LanguageModel
   }
   if (system !== undefined) {
@@ -121,7 +124,10 @@ export function readStepPreparation(
   if (o.toolChoice !== undefined) out.toolChoice = o.toolChoice as ToolChoice // checked against the step's schemas
   if (providerOptions !== undefined) {
     if (typeof providerOptions !== 'object' || providerOptions === null || Array.isArray(providerOptions))
-      throw invalid(where, `prepareStep's providerOptions must be an object keyed by provider, got ${describeValue(providerOptions)}`)
+      throw invalid(
+        where,
+        `prepareStep's providerOptions must be an object keyed by provider, got ${describeValue(providerOptions)}`,
+      )
     let copy: ProviderOptions
     try {
       copy = JSON.parse(JSON.stringify(providerOptions)) as ProviderOptions
@@ -130,7 +136,10 @@ export function readStepPreparation(
     }
     for (const [provider, values] of Object.entries(copy)) {
       if (typeof values !== 'object' || values === null || Array.isArray(values))
-        throw invalid(where, `prepareStep's providerOptions.${provider} must be an object, got ${describeValue(values)}`)
+        throw invalid(
+          where,
+          `prepareStep's providerOptions.${provider} must be an object, got ${describeValue(values)}`,
+        )
     }
     out.providerOptions = copy
   }
@@ -163,7 +172,11 @@ export function stepScope(ctx: Context, tools: readonly string[], turn: number, 
 }
 
 /** The session record of a preparation. */
-export function preparationRecord(turn: number, step: number, prepared: StepPreparation): StepPrepareEventData {
+export function preparationRecord(
+  turn: number,
+  step: number,
+  prepared: StepPreparation,
+): StepPrepareEventData {
   const data: StepPrepareEventData = { turn, step }
   if (prepared.model !== undefined)
     data.model = { provider: prepared.model.provider, modelId: prepared.model.modelId }

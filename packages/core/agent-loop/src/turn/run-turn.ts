@@ -114,7 +114,12 @@ export async function runTurn(
         stoppedBy = await firstStop(runner.stopWhen, {
           turn,
           steps,
-          step: { step, message: lastMessage, toolCalls: toolCallsOf(lastMessage), results: report.results ?? [] },
+          step: {
+            step,
+            message: lastMessage,
+            toolCalls: toolCallsOf(lastMessage),
+            results: report.results ?? [],
+          },
         })
         if (stoppedBy !== undefined) reason = 'stopped'
       }
@@ -148,7 +153,14 @@ export async function runTurn(
       const built = await buildStepRequest(runner, { turn, step, signal })
       if (built.scope !== undefined) stepScopes.push(built.scope)
       if (built.prepared !== undefined)
-        emit({ type: 'step-prepared', turn, step, at: performance.now(), prepared: built.prepared, fromRecord: false })
+        emit({
+          type: 'step-prepared',
+          turn,
+          step,
+          at: performance.now(),
+          prepared: built.prepared,
+          fromRecord: false,
+        })
       const { request } = built
       emit({
         type: 'model-call-start',
