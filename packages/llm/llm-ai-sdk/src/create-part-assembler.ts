@@ -161,7 +161,7 @@ export function createPartAssembler(where: string): PartAssembler {
           throw part.error
         // Tool input streaming, for display; calls the provider runs itself are not the loop's.
         case 'tool-input-start':
-          if (part.providerExecuted === true) return
+          if (part.providerExecuted) return
           inputs.add(part.id)
           out.push({ type: 'tool-input-start', id: part.id, name: part.toolName })
           return
