@@ -410,22 +410,36 @@ describe('tool input streaming', () => {
     expect(verifyToolPairs(session.events())).toMatchObject({ ok: true })
   })
 
-  it('T45: a delta for an input that never began, or a second start for one id, is INVALID_MODEL_RESPONSE', async () => {
-    for (const parts of [
-      [{ type: 'tool-input-delta', id: 'q', delta: 'x' }],
+  it('T45: a delta for an input that never began, or a second start for one id, is INVALID_MODEL_RESPONSE naming it', async () => {
+    const finish = {
+      type: 'finish',
+      response: {
+        message: { role: 'assistant', content: [{ type: 'text', text: 'x' }] },
+        finishReason: 'stop',
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      },
+    }
+    for (const [parts, message] of [
       [
-        { type: 'tool-input-start', id: 'q', name: 'read' },
-        { type: 'tool-input-start', id: 'q', name: 'read' },
+        [{ type: 'tool-input-delta', id: 'q', delta: 'x' }],
+        'a tool-input-delta part for "q" without its tool-input-start',
       ],
-      [{ type: 'tool-input-start', id: 'q', name: '' }],
-    ]) {
+      [
+        [
+          { type: 'tool-input-start', id: 'q', name: 'read' },
+          { type: 'tool-input-start', id: 'q', name: 'read' },
+        ],
+        'a second tool-input-start for the call "q"',
+      ],
+      [[{ type: 'tool-input-start', id: 'q', name: '' }], 'a tool-input-start part with name'],
+    ] as const) {
       const { root } = rootWithTools()
       const model = {
         provider: 'test',
         modelId: 'bad',
         step: () => Promise.reject(new Error('unused')),
         async *stream() {
-          yield* parts as never[]
+          yield* [...parts, finish] as never[]
         },
       }
       const agent = createAgent({
@@ -435,7 +449,9 @@ describe('tool input streaming', () => {
         session: createMemorySession(),
         modelRetry: false,
       })
-      await expect(agent.run('go')).rejects.toMatchObject({ code: 'INVALID_MODEL_RESPONSE' })
+      const error = await agent.run('go').catch((e: unknown) => e)
+      expect(error).toMatchObject({ code: 'INVALID_MODEL_RESPONSE' })
+      expect((error as Error).message).toContain(message)
     }
   })
 })
