@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '@deepseek-ai/dsh-llm'
-import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
+import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
 
 /** Deepest nesting a value may have when it crosses the sandbox boundary (as in session snapshots). */
 export const MAX_JSON_DEPTH = 1000

@@ -1,10 +1,8 @@
-import type { JsonValue } from '@deepseek-ai/dsh-llm'
+import { createJsonSnapshotter, type JsonValue } from '@deepseek-ai/dsh-llm'
 import { SessionError } from './errors.ts'
 import type { EventClock } from './event-clock.ts'
 import { MAX_TYPE_LENGTH, eventTypeProblem } from './event-fields.ts'
 import { readAppendOptions, type AppendFields } from './read-append-options.ts'
-import { DEFAULT_MAX_DEPTH } from './snapshot/snapshot-json-value.ts'
-import { SnapshotWalker } from './snapshot/snapshot-walker.ts'
 import type { AppendOptions, SessionEvent } from './types.ts'
 
 /**
@@ -24,9 +22,9 @@ export type EventBuilder = (
  * it is), its `sourceEventSeqs` a frozen copy, the rest primitives; so no second freezing walk.
  */
 export function createEventBuilder(clock: EventClock): EventBuilder {
-  // One walker serves every append; a getter inside `data` that appends again gets a fresh one.
+  // One snapshotter (one walker) serves every append; a getter inside `data` that appends again gets a fresh walker.
   // Appended data is not remembered as a reusable snapshot: that would cost a weak-map entry per event.
-  const walker = new SnapshotWalker(DEFAULT_MAX_DEPTH, true, false)
+  const snapshotData = createJsonSnapshotter({ freeze: true, remember: false })
   return (type, data, appendOptions, seq) => {
     const where = (): string => appendWhere(type, appendOptions)
     if (typeof type !== 'string' || type.length === 0 || type.length > MAX_TYPE_LENGTH) {
@@ -35,7 +33,7 @@ export function createEventBuilder(clock: EventClock): EventBuilder {
         message: `${where()}: type ${eventTypeProblem(type)}`,
       })
     }
-    const snapshot = (walker.idle ? walker : new SnapshotWalker(DEFAULT_MAX_DEPTH, true, false)).run(data)
+    const snapshot = snapshotData(data)
     if (!snapshot.ok) {
       throw new SessionError({
         code: 'NOT_JSON',

@@ -1,4 +1,4 @@
-import { deepFreeze } from './deep-freeze.ts'
+import { deepFreeze } from '@deepseek-ai/dsh-llm'
 import { sessionEventProblem } from './session-event-problem.ts'
 import type { SessionEvent } from './types.ts'
 

@@ -1,8 +1,7 @@
 import { types } from 'node:util'
-import { describeValue } from '@deepseek-ai/dsh-llm'
+import { describeThrown, describeValue } from '@deepseek-ai/dsh-llm'
 import { SessionError } from './errors.ts'
 import { surfaceOpProblem } from './event-fields.ts'
-import { describeThrown } from './snapshot/describe-thrown.ts'
 import type { SurfaceOp } from './types.ts'
 
 export interface AppendFields {

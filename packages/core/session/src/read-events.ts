@@ -1,7 +1,5 @@
-import { describeValue, type JsonValue } from '@deepseek-ai/dsh-llm'
+import { createJsonSnapshotter, describeValue, type JsonValue } from '@deepseek-ai/dsh-llm'
 import { SessionError } from './errors.ts'
-import { DEFAULT_MAX_DEPTH } from './snapshot/snapshot-json-value.ts'
-import { SnapshotWalker } from './snapshot/snapshot-walker.ts'
 import type { ReadOptions, SessionEvent } from './types.ts'
 
 /**
@@ -44,9 +42,11 @@ function readReadOptions(options: unknown): { afterSeq: number; types: ReadonlyS
   return { afterSeq, types }
 }
 
+const snapshotOptions = createJsonSnapshotter()
+
 /** Read options go through a snapshot, so getters run once and proxies or odd values are refused cleanly. */
 function plainOptions(where: string, options: unknown): Readonly<Record<string, JsonValue>> {
-  const snapshot = new SnapshotWalker(DEFAULT_MAX_DEPTH, false).run(options)
+  const snapshot = snapshotOptions(options)
   if (!snapshot.ok) throw invalid(`${where}: ${snapshot.path.replace(/^\$/, 'options')} ${snapshot.reason}`)
   const value = snapshot.value
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

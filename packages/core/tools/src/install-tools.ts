@@ -1,6 +1,6 @@
 import type { Context, Disposer } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { ToolsError, invalidArgument } from './errors.ts'
+import { ToolsError, invalidArgument } from './contract/errors.ts'
 import { readInstallOptions } from './registry/read-install-options.ts'
 import type { RegistryState } from './registry/scope-state.ts'
 import { createScopeView } from './runtime.ts'
@@ -9,9 +9,10 @@ import {
   TOOL_RUNTIME_SCHEDULER,
   mismatchError,
   protocolsCompatible,
-} from './scheduler/scheduler-key.ts'
-import type { InstallToolsOptions, ToolRuntime } from './types.ts'
-import { createTimeoutWrapper } from './wrappers/timeout.ts'
+} from './contract/scheduler-key.ts'
+import type { InstallToolsOptions } from './contract/types.ts'
+import type { ToolRuntime } from './contract/runtime-types.ts'
+import { installShippedTimeout } from './pipeline/with-timeout.ts'
 
 /**
  * Installs `ctx.tools` on `ctx` and every descendant scope (each gets its own view, a plain
@@ -49,17 +50,11 @@ export function installTools(ctx: Context, options: InstallToolsOptions = {}): D
     logger: ctx.logger,
     scopes: new WeakMap(),
     shippedTimeout: options.enforceTimeouts !== false,
-    sweeper: undefined,
-    recentArguments: [],
   }
   const disposeService = ctx.provideScoped('tools', (scopeCtx) => createScopeView(registry, scopeCtx))
-  const disposeTimeout =
-    options.enforceTimeouts === false
-      ? undefined
-      : ctx.on('tools/execute', createTimeoutWrapper(), { priority: -1000 })
+  const disposeTimeout = installShippedTimeout(ctx, registry)
   return () => {
-    registry.shippedTimeout = false
-    disposeTimeout?.()
+    disposeTimeout()
     disposeService()
   }
 }

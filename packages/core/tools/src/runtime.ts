@@ -1,19 +1,20 @@
 import type { Context } from '@deepseek-ai/dsh-context'
-import { checkExecutionInput, refuseSuspendable } from './pipeline/check-input.ts'
+import { checkExecutionInput, refuseSuspendable } from './contract/check-input.ts'
 import { claimRun } from './pipeline/claim-run.ts'
 import { callConcurrency } from './pipeline/concurrency.ts'
 import { dispatchCall } from './pipeline/dispatch.ts'
 import { finalizeCall, finishCall } from './pipeline/finalize.ts'
 import { materializeResult } from './pipeline/materialize.ts'
 import { callInfoOf, prepareCall } from './pipeline/prepare.ts'
-import { failure } from './pipeline/results.ts'
+import { failure } from './contract/results.ts'
 import type { RunState } from './pipeline/run-state.ts'
 import type { RegistryState, ScopeToolsState } from './registry/scope-state.ts'
 import { executeBatch } from './scheduler/execute-batch.ts'
-import { LOCAL_PROTOCOL, TOOL_RUNTIME_SCHEDULER } from './scheduler/scheduler-key.ts'
-import type { ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
-import type { ToolExecutionInput, ToolExecutionResult, ToolRuntime } from './types.ts'
-import { toolMessages } from './messages.ts'
+import { LOCAL_PROTOCOL, TOOL_RUNTIME_SCHEDULER } from './contract/scheduler-key.ts'
+import type { ToolRuntimeScheduler } from './contract/scheduler-types.ts'
+import type { ToolExecutionInput, ToolExecutionResult } from './contract/types.ts'
+import type { ToolRuntime } from './contract/runtime-types.ts'
+import { toolMessages } from './contract/messages.ts'
 import { createPresentationMethods } from './view/create-presentation-methods.ts'
 import { createReadMethods } from './view/create-read-methods.ts'
 import { createRegistrationMethods } from './view/create-registration-methods.ts'
@@ -39,7 +40,6 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
     local: new Map(),
     restrictions: new Set(),
     guards: [],
-    grants: new WeakMap(),
     mode: undefined,
     cacheVersion: -1,
     visible: new Map(),
@@ -134,7 +134,13 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
     },
 
     executeBatch(inputs, options = {}) {
-      return executeBatch({ tools: view, registry, inputs, options })
+      return executeBatch({
+        tools: view,
+        logger: registry.logger,
+        defaultMaxParallel: registry.options.maxParallelToolCalls,
+        inputs,
+        options,
+      })
     },
   }
   return view

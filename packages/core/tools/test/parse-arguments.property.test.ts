@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { describeValue, type JsonObject } from '@deepseek-ai/dsh-llm'
 import { parseToolArguments, type ParsedArguments } from '../src/pipeline/parse-arguments.ts'
-import { clip, MAX_ECHOED_PREVIEW } from '../src/pipeline/clip.ts'
+import { clip, MAX_ECHOED_PREVIEW } from '../src/contract/clip.ts'
 import { findLossyInteger } from '../src/pipeline/lossy-integer.ts'
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { z } from 'zod'
 import { defineTool, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
-import { clipUtf8 } from '../src/pipeline/clip.ts'
+import { clipUtf8 } from '../src/contract/clip.ts'
 import { call, codeOf, setup, tool } from './fixtures.ts'
 
 const MiB = 1024 * 1024

@@ -25,7 +25,6 @@ const repo = join(toolsDir, '..', '..', '..')
 const workspace = {
   '@deepseek-ai/dsh-llm': join(repo, 'packages/llm/llm'),
   '@deepseek-ai/dsh-context': join(repo, 'packages/core/context'),
-  '@deepseek-ai/dsh-session': join(repo, 'packages/core/session'),
 }
 
 function newestMtime(dir: string): number {

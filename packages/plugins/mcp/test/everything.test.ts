@@ -100,7 +100,15 @@ describe('server-everything (the official reference server) over stdio', () => {
       const body =
         'text' in theirs! ? theirs.text : Buffer.from(String(theirs!.blob), 'base64').toString('utf8')
       expect(theirs?.mimeType).toBe('text/plain')
-      expect(ours.content).toEqual([{ type: 'text', text: `[resource ${uri} (text/plain)]\n${body}` }])
+      // The server writes the time into each read ("created at 11:03:33 PM"), so two reads a second
+      // apart differ there and nowhere else.
+      const clock = /\d{1,2}:\d{2}:\d{2}\s?[AP]M/g
+      expect(ours.content).toHaveLength(1)
+      expect(ours.content[0]?.type).toBe('text')
+      const text = (ours.content[0] as { text: string }).text
+      expect(text.replace(clock, '<time>')).toBe(
+        `[resource ${uri} (text/plain)]\n${body}`.replace(clock, '<time>'),
+      )
       expect(ours.meta).toEqual({ mcp: { server: 'ev', tool: 'read_resource' } })
     }
     const reference = await call(ctx, 'mcp__ev__get-resource-reference', {

@@ -1,5 +1,5 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { deepFreeze } from '../deep-freeze.ts'
+import { deepFreeze } from '@deepseek-ai/dsh-llm'
 import { SessionError } from '../errors.ts'
 import { sessionEventProblem } from '../session-event-problem.ts'
 import type { SessionEvent } from '../types.ts'

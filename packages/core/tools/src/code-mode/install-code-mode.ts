@@ -1,8 +1,8 @@
 import type { Context, Disposer } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { ToolsError, invalidArgument } from '../errors.ts'
+import { ToolsError, invalidArgument } from '../contract/errors.ts'
 import { REGISTER_TRANSPORT, type TransportRegistrar } from '../registry/register-transport.ts'
-import type { AnyToolDefinition } from '../types.ts'
+import type { AnyToolDefinition } from '../contract/types.ts'
 import { createRunCodeTool } from './create-run-code-tool.ts'
 import { readCodeModeOptions, type CodeModeOptions } from './read-code-mode-options.ts'
 

@@ -1,11 +1,12 @@
 import type { JsonValue, ToolResultContent } from '@deepseek-ai/dsh-llm'
 import type { CodeBinding } from '../presentation/code-runtime-types.ts'
-import type { ToolBatchHooks, ToolBatchOutcome } from '../scheduler/batch-types.ts'
-import { readHooks } from '../scheduler/check-batch-input.ts'
+import type { ToolBatchHooks, ToolBatchOutcome } from '../contract/batch-types.ts'
+import { readHooks } from '../contract/check-batch-input.ts'
 import { createToolBatch } from '../scheduler/create-tool-batch.ts'
-import { isThenable } from '../scheduler/run-commit-step.ts'
+import { isThenable } from '../contract/is-thenable.ts'
 import { nestedCallId } from './nested-call-id.ts'
-import type { ToolExecContext, ToolExecutionInput, ToolExecutionResult, ToolRuntime } from '../types.ts'
+import type { ToolExecContext, ToolExecutionInput, ToolExecutionResult } from '../contract/types.ts'
+import type { ToolRuntime } from '../contract/runtime-types.ts'
 
 /** The nested calls of one program: the bindings it calls and the batch they run in. */
 export interface NestedCalls {

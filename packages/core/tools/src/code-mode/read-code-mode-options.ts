@@ -1,7 +1,7 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { invalidArgument } from '../errors.ts'
+import { invalidArgument } from '../contract/errors.ts'
 import type { CodeRunLimits } from '../presentation/code-runtime-types.ts'
-import { DEFAULT_MAX_PARALLEL_TOOL_CALLS } from '../scheduler/check-batch-input.ts'
+import { DEFAULT_MAX_PARALLEL_TOOL_CALLS } from '../contract/check-batch-input.ts'
 
 /** Options of `installCodeMode(ctx, options)`. */
 export interface CodeModeOptions {

@@ -1,7 +1,7 @@
 import { globalRegistry, version as loadedZod } from 'zod/v4/core'
 import type { $ZodType } from 'zod/v4/core'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { ToolsError } from '../errors.ts'
+import { ToolsError } from '../contract/errors.ts'
 
 interface ZodVersion {
   readonly major: number

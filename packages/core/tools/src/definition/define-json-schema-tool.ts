@@ -1,7 +1,7 @@
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
-import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
-import { ToolsError } from '../errors.ts'
-import type { JsonSchemaObject, ToolDefinition } from '../types.ts'
+import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import { ToolsError } from '../contract/errors.ts'
+import type { JsonSchemaObject, ToolDefinition } from '../contract/types.ts'
 import type { ToolBehaviour } from './define-tool.ts'
 import { compileJsonSchema } from './json-schema-validator.ts'
 

@@ -1,14 +1,14 @@
 import { safeParse, toJSONSchema } from 'zod/v4/core'
 import type { $ZodObject, $ZodType, output } from 'zod/v4/core'
 import type { JsonObject, ToolResultContent } from '@deepseek-ai/dsh-llm'
-import { ToolsError } from '../errors.ts'
+import { ToolsError } from '../contract/errors.ts'
 import type {
   ArgumentValidation,
   FinalizeContext,
   ToolDefinition,
   ToolExecContext,
   ToolExecutionResult,
-} from '../types.ts'
+} from '../contract/types.ts'
 import { checkStrictSchema } from './strict-schema.ts'
 import { checkZodSchema } from './check-zod-schema.ts'
 import { makeOptionalsNullable, type OmittedKeysPlan } from './make-optionals-nullable.ts'

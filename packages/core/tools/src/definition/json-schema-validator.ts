@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
-import type { ArgumentValidation } from '../types.ts'
+import type { ArgumentValidation } from '../contract/types.ts'
 
 const OPTIONS = { allErrors: true, strict: false, validateFormats: false } as const
 

@@ -1,8 +1,13 @@
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
-import type { ApprovalAnswer, ApprovalDecision, ToolCallApproval, ToolExecutionFailure } from '../types.ts'
-import { toolMessages } from '../messages.ts'
+import type {
+  ApprovalAnswer,
+  ApprovalDecision,
+  ToolCallApproval,
+  ToolExecutionFailure,
+} from '../contract/types.ts'
+import { toolMessages } from '../contract/messages.ts'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
-import { failure } from './results.ts'
+import { failure } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
 import { argumentsKey, findGrant, readGrantScope, recordGrant, type ReadScope } from './session-grants.ts'
 import { raceRun } from './signals.ts'

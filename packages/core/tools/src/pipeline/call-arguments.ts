@@ -1,12 +1,12 @@
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
-import { deepFreeze } from '@deepseek-ai/dsh-session'
+import { deepFreeze } from '@deepseek-ai/dsh-llm'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { RegistryState } from '../registry/scope-state.ts'
-import type { ToolArguments, ToolExecutionInput } from '../types.ts'
+import type { ToolArguments, ToolExecutionInput } from '../contract/types.ts'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { formatIssues } from './clip.ts'
+import { formatIssues } from '../contract/clip.ts'
 import { parseToolArguments } from './parse-arguments.ts'
-import { describeThrown } from './results.ts'
+import { describeThrown } from '../contract/results.ts'
 
 /**
  * Parsed and validated arguments of one input against one definition. `args` is what the body
@@ -19,7 +19,7 @@ export type CallArguments =
   | { readonly kind: 'invalid'; readonly json: JsonObject; readonly message: string }
   | { readonly kind: 'validator-failed'; readonly json: JsonObject; readonly message: string }
 
-export interface ArgumentCacheEntry {
+interface ArgumentCacheEntry {
   readonly key: object
   readonly tool: RegisteredTool
   readonly raw: ToolExecutionInput['arguments']
@@ -28,6 +28,13 @@ export interface ArgumentCacheEntry {
 
 /** Mode reads kept for the `prepare` that follows; a few, for batches that interleave. */
 const RECENT = 4
+
+/**
+ * Each runtime's table of recent mode reads, owned here rather than stored in the registry's state.
+ * One weak-map read per keyed call (a lookup, not a new entry): the table itself lives as long as
+ * the runtime.
+ */
+const recentArguments = new WeakMap<RegistryState, ArgumentCacheEntry[]>()
 
 /**
  * Arguments are parsed and validated once per (input, definition): the scheduler reads a call's
@@ -48,7 +55,8 @@ export function callArguments(
   keep: boolean,
 ): CallArguments {
   if (key === undefined) return validateArguments(registry, input.arguments, tool)
-  const recent = registry.recentArguments
+  let recent = recentArguments.get(registry)
+  if (recent === undefined) recentArguments.set(registry, (recent = []))
   for (let i = 0; i < recent.length; i++) {
     const hit = recent[i]!
     if (hit.key !== key) continue

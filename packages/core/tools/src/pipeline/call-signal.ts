@@ -1,10 +1,38 @@
-import { endBudget } from './call-budget.ts'
-import { callRef } from './clip.ts'
-import type { RunState } from './run-state.ts'
+import type { CallId } from '@deepseek-ai/dsh-llm'
+import { callRef } from '../contract/clip.ts'
+import type { RegistryState } from '../registry/scope-state.ts'
+
+/**
+ * A call's cancellation, in one room: the caller's signal it follows, its own signal, the policy
+ * budget that bounds its plugin stages, the body's timeout, and the stages racing its abort. It
+ * works on the fields of a run that cancellation owns (`RunState` implements this), so nothing
+ * here needs the run's other stages.
+ */
+export interface CancellableRun {
+  readonly callId: CallId
+  readonly toolName: string
+  readonly state: { readonly registry: RegistryState }
+  readonly stage: string
+  controller: AbortController | undefined
+  cause: AbortCause | undefined
+  callerReason: unknown
+  watch: CallerWatch | undefined
+  waiters: (() => void)[] | undefined
+  races: Set<AbortableRace> | undefined
+  timedOutAfter: number | undefined
+  graceTimer: ReturnType<typeof setTimeout> | undefined
+  budgetDeadline: number | undefined
+  budgetPausedAt: number | undefined
+}
+
+/** A stage racing the call's abort (signals.ts): aborting the call ends the race. */
+export interface AbortableRace {
+  abort(): void
+}
 
 /**
  * Why a call's own signal aborted: the caller's signal fired, or the call ran out of its policy
- * budget (`policyTimeoutMs`, see call-budget.ts).
+ * budget (`policyTimeoutMs`, below).
  */
 export type AbortCause = 'caller' | 'deadline'
 
@@ -15,7 +43,7 @@ export type AbortCause = 'caller' | 'deadline'
  * Node's listener warning and nothing stays attached once the calls are answered. The controller
  * is created on first use, so a call nobody asks a signal of (the hot path) allocates none.
  */
-export function runSignal(run: RunState): AbortSignal {
+export function runSignal(run: CancellableRun): AbortSignal {
   let controller = run.controller
   if (controller === undefined) {
     controller = run.controller = new AbortController()
@@ -32,7 +60,7 @@ export function runSignal(run: RunState): AbortSignal {
  */
 export interface CallerWatch {
   readonly signal: AbortSignal
-  readonly runs: Set<RunState>
+  readonly runs: Set<CancellableRun>
   readonly onAbort: () => void
   attached: boolean
 }
@@ -42,7 +70,7 @@ const watched = new WeakMap<AbortSignal, CallerWatch>()
 function watchOf(caller: AbortSignal): CallerWatch {
   let watch = watched.get(caller)
   if (watch === undefined) {
-    const runs = new Set<RunState>()
+    const runs = new Set<CancellableRun>()
     const onAbort = (): void => {
       watch!.attached = false
       const aborted = [...runs]
@@ -59,7 +87,7 @@ function watchOf(caller: AbortSignal): CallerWatch {
 }
 
 /** Follows the caller's signal for the lifetime of the call (until `releaseRun`). */
-export function linkCaller(run: RunState, caller: AbortSignal | undefined): void {
+export function linkCaller(run: CancellableRun, caller: AbortSignal | undefined): void {
   if (caller === undefined) return
   if (caller.aborted) {
     run.cause = 'caller'
@@ -76,7 +104,7 @@ export function linkCaller(run: RunState, caller: AbortSignal | undefined): void
 }
 
 /** Stops following the caller's signal; the last call in flight on it removes the listener. */
-export function unlinkCaller(run: RunState): void {
+export function unlinkCaller(run: CancellableRun): void {
   const watch = run.watch
   if (watch === undefined) return
   run.watch = undefined
@@ -88,7 +116,7 @@ export function unlinkCaller(run: RunState): void {
   }
 }
 
-export function abortRun(run: RunState, cause: AbortCause, reason?: unknown): void {
+export function abortRun(run: CancellableRun, cause: AbortCause, reason?: unknown): void {
   if (run.cause !== undefined) return
   run.cause = cause
   run.callerReason = reason
@@ -107,7 +135,7 @@ export function abortRun(run: RunState, cause: AbortCause, reason?: unknown): vo
  * way rather than through its `AbortSignal`, which then only exists when someone asks for it.
  * Returns the function that stops waiting.
  */
-export function onRunAbort(run: RunState, wake: () => void): () => void {
+export function onRunAbort(run: CancellableRun, wake: () => void): () => void {
   if (run.cause !== undefined) {
     wake()
     return () => {}
@@ -121,7 +149,7 @@ export function onRunAbort(run: RunState, wake: () => void): () => void {
 }
 
 /** Called once the call has its result: nothing of the call stays attached to the caller's signal. */
-export function releaseRun(run: RunState): void {
+export function releaseRun(run: CancellableRun): void {
   unlinkCaller(run)
   endBudget(run)
   if (run.graceTimer !== undefined) clearTimeout(run.graceTimer)
@@ -133,7 +161,7 @@ export function releaseRun(run: RunState): void {
  * a TimeoutError. The call itself is not aborted: what comes after the body (post-execute) runs as
  * for any other result.
  */
-export function timeOutRun(run: RunState, timeoutMs: number): void {
+export function timeOutRun(run: CancellableRun, timeoutMs: number): void {
   if (run.timedOutAfter !== undefined) return
   run.timedOutAfter = timeoutMs
   const controller = run.controller
@@ -144,7 +172,7 @@ export function timeoutReason(timeoutMs: number): DOMException {
   return new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')
 }
 
-export function abortReason(run: RunState): unknown {
+export function abortReason(run: CancellableRun): unknown {
   if (run.cause === 'deadline') {
     return new DOMException(
       `${callRef(run.toolName, run.callId)} ran out of its ${run.state.registry.options.policyTimeoutMs} ms policy budget`,
@@ -166,4 +194,79 @@ export function linkAbort(target: AbortController, source: AbortSignal): () => v
   const onAbort = (): void => target.abort(source.reason)
   source.addEventListener('abort', onAbort, { once: true })
   return () => source.removeEventListener('abort', onAbort)
+}
+
+// --- the policy budget
+
+/**
+ * The policy budget (`policyTimeoutMs`): the time a call may spend in plugin code around its body
+ * (pre-execute listeners, guards, wrappers before and after `next`, post-execute listeners). It is
+ * paused while the body runs (bounded by `timeoutMs` instead) and while a person answers an
+ * approval, so every call has a deadline of `timeoutMs` + the budget and nothing a plugin does can
+ * hold it forever. Started at the first plugin stage: a call with no listeners never starts it.
+ *
+ * One sweeper per runtime, not one timer per call: it ticks every eighth of the budget (at most
+ * every 5 s) while calls have a budget running and ends those past their deadline, at most one tick
+ * late. Its timer does not keep the process alive by itself (a harness has its own I/O; a script
+ * whose only pending work is a hung hook may exit rather than wait out the budget).
+ */
+export function startBudget(run: CancellableRun): void {
+  if (run.budgetDeadline !== undefined) return resumeBudget(run)
+  const registry = run.state.registry
+  run.budgetDeadline = Date.now() + registry.options.policyTimeoutMs
+  watch(registry, run)
+}
+
+export function pauseBudget(run: CancellableRun): void {
+  if (run.budgetDeadline !== undefined && run.budgetPausedAt === undefined) run.budgetPausedAt = Date.now()
+}
+
+export function resumeBudget(run: CancellableRun): void {
+  const pausedAt = run.budgetPausedAt
+  if (pausedAt === undefined || run.budgetDeadline === undefined) return
+  run.budgetPausedAt = undefined
+  run.budgetDeadline += Date.now() - pausedAt
+}
+
+/** The call has its result: the sweeper forgets it. */
+export function endBudget(run: CancellableRun): void {
+  if (run.budgetDeadline === undefined) return
+  sweepers.get(run.state.registry)?.runs.delete(run)
+}
+
+interface BudgetSweeper {
+  readonly runs: Set<CancellableRun>
+  timer: ReturnType<typeof setTimeout> | undefined
+}
+
+/**
+ * The sweeper of each runtime, kept by the pipeline rather than in the registry's state: it is
+ * looked up when a call starts or ends a budget, never on a call without plugin stages.
+ */
+const sweepers = new WeakMap<RegistryState, BudgetSweeper>()
+
+function watch(registry: RegistryState, run: CancellableRun): void {
+  let sweeper = sweepers.get(registry)
+  if (sweeper === undefined) sweepers.set(registry, (sweeper = { runs: new Set(), timer: undefined }))
+  sweeper.runs.add(run)
+  if (sweeper.timer === undefined) arm(registry, sweeper)
+}
+
+function arm(registry: RegistryState, sweeper: BudgetSweeper): void {
+  const every = Math.min(5_000, Math.max(10, Math.floor(registry.options.policyTimeoutMs / 8)))
+  sweeper.timer = setTimeout(() => sweep(registry, sweeper), every)
+  sweeper.timer.unref?.()
+}
+
+function sweep(registry: RegistryState, sweeper: BudgetSweeper): void {
+  sweeper.timer = undefined
+  const now = Date.now()
+  for (const run of sweeper.runs) {
+    if (run.stage === 'finished') sweeper.runs.delete(run)
+    else if (run.budgetPausedAt === undefined && now >= (run.budgetDeadline ?? Infinity)) {
+      sweeper.runs.delete(run)
+      abortRun(run, 'deadline')
+    }
+  }
+  if (sweeper.runs.size > 0) arm(registry, sweeper)
 }

@@ -1,7 +1,7 @@
-import { mayCallTool, type ToolCallOrigin } from '../presentation/may-call-tool.ts'
+import { mayCallTool, type ToolCallOrigin } from '../contract/may-call-tool.ts'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import { presentationOf, visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
-import type { ToolExecutionInput } from '../types.ts'
+import type { ToolExecutionInput } from '../contract/types.ts'
 
 /** A call with a parent token was made by a `run_code` program; any other is model-direct (T7). */
 export function originOf(input: ToolExecutionInput): ToolCallOrigin {

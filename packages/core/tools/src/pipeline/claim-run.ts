@@ -1,8 +1,8 @@
-import { ToolsError } from '../errors.ts'
+import { ToolsError } from '../contract/errors.ts'
 import type { RegistryState } from '../registry/scope-state.ts'
-import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
-import type { ToolExecutionResult } from '../types.ts'
-import { clip, MAX_ECHOED_NAME, MAX_ECHOED_PREVIEW } from './clip.ts'
+import type { ToolRunContext } from '../contract/scheduler-types.ts'
+import type { ToolExecutionResult } from '../contract/types.ts'
+import { clip, MAX_ECHOED_NAME, MAX_ECHOED_PREVIEW } from '../contract/clip.ts'
 import { RunState } from './run-state.ts'
 
 type Method = 'dispatch' | 'finalize' | 'finish'

@@ -1,5 +1,5 @@
 import type { ScopeToolsState } from '../registry/scope-state.ts'
-import type { CallConcurrency, ToolExecutionInput } from '../types.ts'
+import type { CallConcurrency, ToolExecutionInput } from '../contract/types.ts'
 import { callArguments } from './call-arguments.ts'
 import { callableTool } from './callable-tool.ts'
 

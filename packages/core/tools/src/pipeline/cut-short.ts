@@ -1,6 +1,6 @@
-import { toolMessages } from '../messages.ts'
-import type { ToolExecutionFailure } from '../types.ts'
-import { failure } from './results.ts'
+import { toolMessages } from '../contract/messages.ts'
+import type { ToolExecutionFailure } from '../contract/types.ts'
+import { failure } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
 
 /**

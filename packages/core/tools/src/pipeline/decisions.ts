@@ -1,5 +1,5 @@
 import { describeValue, type JsonObject, type ToolResultContent } from '@deepseek-ai/dsh-llm'
-import type { GuardVerdict, PostExecuteDecision, PreExecuteDecision } from '../types.ts'
+import type { GuardVerdict, PostExecuteDecision, PreExecuteDecision } from '../contract/types.ts'
 
 // Listener return values are untrusted: a plugin may return anything. These checks read each
 // field once, so a getter cannot answer differently the second time.

@@ -1,16 +1,17 @@
-import { toolMessages } from '../messages.ts'
-import type { ScheduledToolDispatch } from '../scheduler/scheduler-types.ts'
-import type { ExecuteCall, ToolBody, ToolExecutionResult } from '../types.ts'
-import { pauseBudget, startBudget } from './call-budget.ts'
+import { toolMessages } from '../contract/messages.ts'
+import type { ScheduledToolDispatch } from '../contract/scheduler-types.ts'
+import type { ExecuteCall, ToolBody, ToolExecutionResult } from '../contract/types.ts'
 import { trackLateOutcome } from './late-outcome.ts'
 import { materializeResult } from './materialize.ts'
-import { failure } from './results.ts'
+import { failure } from '../contract/results.ts'
 import { notStarted, runBody } from './run-body.ts'
 import type { RunState } from './run-state.ts'
 import { raceRun } from './signals.ts'
 import { valueResult } from './value-result.ts'
 import { withBodyExtras } from './with-body-extras.ts'
 import { WrapperCall } from './wrapper-call.ts'
+import { pauseBudget, startBudget } from './call-signal.ts'
+import { timeoutAppliesDirectly, timeoutOf } from './with-timeout.ts'
 
 function looksLikeResult(value: unknown): value is ToolExecutionResult {
   if (typeof value !== 'object' || value === null) return false
@@ -44,7 +45,7 @@ export function dispatchCall(run: RunState): ScheduledToolDispatch | Promise<Sch
   if (run.cause !== undefined) result = notStarted(run)
   else {
     const wrappers = ctx.listenerCount('tools/execute')
-    if (wrappers === 0 || (wrappers === 1 && registry.shippedTimeout)) {
+    if (wrappers === 0 || timeoutAppliesDirectly(registry, wrappers)) {
       const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
       result = runBody(run, undefined, timeoutMs)
     } else result = throughWrappers(run)
@@ -71,13 +72,6 @@ function handOut(run: RunState, dispatched: ToolExecutionResult): ScheduledToolD
 
 function codeOf(result: ToolExecutionResult): string | undefined {
   return result.isError ? result.error.info?.code : undefined
-}
-
-/** The tool's own `timeoutMs` wins; 0 or Infinity there means none, whatever the default (T47). */
-function timeoutOf(run: RunState): number | undefined {
-  const own = run.tool?.definition.timeoutMs
-  if (own === undefined) return run.state.registry.options.defaultTimeoutMs
-  return own === 0 || own === Infinity ? undefined : own
 }
 
 async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {

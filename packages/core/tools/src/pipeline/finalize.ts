@@ -1,13 +1,13 @@
-import type { PostExecuteCall, PostExecuteDecision, ToolExecutionResult } from '../types.ts'
+import type { PostExecuteCall, PostExecuteDecision, ToolExecutionResult } from '../contract/types.ts'
 import { readPostExecuteDecision } from './decisions.ts'
 import { materializeResult } from './materialize.ts'
-import { failure, toBlocks } from './results.ts'
+import { failure, toBlocks } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
-import { toolMessages } from '../messages.ts'
-import { pauseBudget, startBudget } from './call-budget.ts'
-import { releaseRun } from './call-signal.ts'
+import { toolMessages } from '../contract/messages.ts'
+import { pauseBudget, releaseRun, startBudget } from './call-signal.ts'
 import { raceRun } from './signals.ts'
 import { valueResult } from './value-result.ts'
+import { isThenable } from '../contract/is-thenable.ts'
 
 const ACCEPT: PostExecuteDecision = Object.freeze({ type: 'accept' })
 
@@ -140,7 +140,7 @@ export function finishCall(run: RunState, result: ToolExecutionResult): ToolExec
         { callId: run.callId, toolName: run.toolName, ctx: run.scope },
         draft,
       )
-      if (typeof (content as { then?: unknown } | null)?.then === 'function') {
+      if (isThenable(content)) {
         candidate = keepContexts(
           failure('PIPELINE_FAILED', toolMessages.finalizeContentAsync(run.toolName)),
           draft,

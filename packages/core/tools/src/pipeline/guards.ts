@@ -1,12 +1,13 @@
 import type { ScopeToolsState } from '../registry/scope-state.ts'
-import type { GuardVerdict, ToolExecutionFailure, ToolGuard } from '../types.ts'
+import type { GuardVerdict, ToolExecutionFailure, ToolGuard } from '../contract/types.ts'
 import { readGuardVerdict } from './decisions.ts'
-import { toolMessages } from '../messages.ts'
-import { failure } from './results.ts'
+import { toolMessages } from '../contract/messages.ts'
+import { failure } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
-import { startBudget } from './call-budget.ts'
 import { cutShort } from './cut-short.ts'
 import { raceRun } from './signals.ts'
+import { startBudget } from './call-signal.ts'
+import { isThenable } from '../contract/is-thenable.ts'
 
 /** The guards of the scope and its ancestors, or undefined when there are none. */
 export function guardsOnChain(state: ScopeToolsState): ToolGuard[] | undefined {
@@ -29,7 +30,7 @@ export async function runGuards(run: RunState): Promise<ToolExecutionFailure | u
     let verdict: unknown
     try {
       const raw = guard(run.call)
-      if (typeof (raw as { then?: unknown } | null | undefined)?.then === 'function') {
+      if (isThenable(raw)) {
         startBudget(run)
         const settled = await raceRun(run, Promise.resolve(raw as Promise<GuardVerdict>), false)
         if (settled.kind === 'aborted') return cutShort(run, 'a guard')

@@ -1,8 +1,8 @@
-import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
-import type { LateToolOutcome } from '../scheduler/scheduler-types.ts'
-import type { ToolExecutionResult } from '../types.ts'
-import { callRef } from './clip.ts'
-import { describeThrown } from './results.ts'
+import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import type { LateToolOutcome } from '../contract/scheduler-types.ts'
+import type { ToolExecutionResult } from '../contract/types.ts'
+import { callRef } from '../contract/clip.ts'
+import { describeThrown } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
 
 /**

@@ -1,11 +1,11 @@
 import { describeValue, type JsonValue } from '@deepseek-ai/dsh-llm'
-import { ToolErrorCodes } from '../codes.ts'
-import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
-import type { ToolExecutionResult } from '../types.ts'
-import { toolMessages } from '../messages.ts'
-import { clipUtf8 } from './clip.ts'
+import { ToolErrorCodes } from '../contract/codes.ts'
+import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import type { ToolExecutionResult } from '../contract/types.ts'
+import { toolMessages } from '../contract/messages.ts'
+import { clipUtf8 } from '../contract/clip.ts'
 import { contentOver, textOver, textsOver } from './result-size.ts'
-import { failure, isTrusted } from './results.ts'
+import { failure, isTrusted } from '../contract/results.ts'
 
 const CODES: ReadonlySet<unknown> = new Set(Object.values(ToolErrorCodes))
 

@@ -1,6 +1,6 @@
 import { describeValue, type JsonObject } from '@deepseek-ai/dsh-llm'
-import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
-import { clip, MAX_ECHOED_PREVIEW } from './clip.ts'
+import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import { clip, MAX_ECHOED_PREVIEW } from '../contract/clip.ts'
 import { findLossyInteger } from './lossy-integer.ts'
 
 export interface ArgumentLimits {

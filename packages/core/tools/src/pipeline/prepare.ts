@@ -1,10 +1,10 @@
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
-import { deepFreeze } from '@deepseek-ai/dsh-session'
+import { deepFreeze } from '@deepseek-ai/dsh-llm'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
-import { callableToolNames } from '../presentation/may-call-tool.ts'
+import { callableToolNames } from '../contract/may-call-tool.ts'
 import { presentationOf, visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
-import type { ScheduledToolPreparation } from '../scheduler/scheduler-types.ts'
-import { CALL_DEFINITION } from '../is-call-to.ts'
+import type { ScheduledToolPreparation } from '../contract/scheduler-types.ts'
+import { CALL_DEFINITION } from '../contract/is-call-to.ts'
 import type {
   AnyToolDefinition,
   PreExecuteDecision,
@@ -13,9 +13,9 @@ import type {
   ToolCallInfo,
   ToolExecutionInput,
   ToolExecutionResult,
-} from '../types.ts'
+} from '../contract/types.ts'
 import { rejectedByAnswer, resolveApproval, SUSPEND } from './approval.ts'
-import { releaseRun } from './call-signal.ts'
+import { pauseBudget, releaseRun, startBudget } from './call-signal.ts'
 import { readPreExecuteDecision } from './decisions.ts'
 import { guardsOnChain, runGuards } from './guards.ts'
 import { callArguments } from './call-arguments.ts'
@@ -23,12 +23,11 @@ import { rewriteArguments } from './rewrite-arguments.ts'
 import { valueResult } from './value-result.ts'
 import { argumentsKey } from './session-grants.ts'
 import { parseToolArguments } from './parse-arguments.ts'
-import { failure, success, toBlocks } from './results.ts'
+import { failure, success, toBlocks } from '../contract/results.ts'
 import { createRun, handOut, type RunState } from './run-state.ts'
-import { toolMessages } from '../messages.ts'
+import { toolMessages } from '../contract/messages.ts'
 import { raceRun } from './signals.ts'
 import { cutShort } from './cut-short.ts'
-import { pauseBudget, startBudget } from './call-budget.ts'
 import { callableTool, originOf } from './callable-tool.ts'
 
 const ALLOW: PreExecuteDecision = Object.freeze({ type: 'allow' })

@@ -1,10 +1,10 @@
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
-import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
-import { toolMessages } from '../messages.ts'
+import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import { toolMessages } from '../contract/messages.ts'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
-import type { ToolArguments, ToolExecutionFailure } from '../types.ts'
+import type { ToolArguments, ToolExecutionFailure } from '../contract/types.ts'
 import { validateArguments } from './call-arguments.ts'
-import { failure } from './results.ts'
+import { failure } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
 
 /** Arguments a policy rewrote a call to, as the model's are: parsed JSON, validated arguments, text. */

@@ -2,11 +2,17 @@ import type { Context } from '@deepseek-ai/dsh-context'
 import type { CallId } from '@deepseek-ai/dsh-llm'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { RegistryState, ScopeToolsState } from '../registry/scope-state.ts'
-import type { ToolRunContext } from '../scheduler/scheduler-types.ts'
-import type { ToolBatchHooks } from '../scheduler/batch-types.ts'
-import type { FinalizeContext, ToolCallInfo, ToolExecutionResult } from '../types.ts'
-import { linkCaller, runSignal, type AbortCause, type CallerWatch } from './call-signal.ts'
-import type { StageRace } from './signals.ts'
+import type { ToolRunContext } from '../contract/scheduler-types.ts'
+import type { ToolBatchHooks } from '../contract/batch-types.ts'
+import type { FinalizeContext, ToolCallInfo, ToolExecutionResult } from '../contract/types.ts'
+import {
+  linkCaller,
+  runSignal,
+  type AbortableRace,
+  type AbortCause,
+  type CallerWatch,
+  type CancellableRun,
+} from './call-signal.ts'
 
 /**
  * Where a run is (T39). `dispatch`, `post-result` and `final-result` are the stages a run is
@@ -22,7 +28,7 @@ export type RunStage =
  * so only the runtime that prepared a run will advance it, and creating one is a plain constructor
  * call on the hot path (no per-call getter or closure).
  */
-export class RunState implements ToolRunContext {
+export class RunState implements ToolRunContext, CancellableRun {
   readonly callId: CallId
   readonly toolName: string
   /** Replaced (with `args`) when policy rewrites the arguments (T36, rewrite-arguments.ts). */
@@ -64,14 +70,14 @@ export class RunState implements ToolRunContext {
   /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
   waiters: (() => void)[] | undefined = undefined
   /** Stages racing the call's abort right now (signals.ts). */
-  races: Set<StageRace> | undefined = undefined
+  races: Set<AbortableRace> | undefined = undefined
   /** Set when the body ran past `timeoutMs` (the pipeline's own timeout): its signal aborts with a TimeoutError. */
   timedOutAfter: number | undefined = undefined
   /** The abort grace window (T38), shared by every stage of the call. */
   grace: Promise<void> | undefined = undefined
   graceTimer: ReturnType<typeof setTimeout> | undefined = undefined
 
-  // --- the policy budget (call-budget.ts)
+  // --- the policy budget (call-signal.ts)
   budgetDeadline: number | undefined = undefined
   budgetPausedAt: number | undefined = undefined
 

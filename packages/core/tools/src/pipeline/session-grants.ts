@@ -1,11 +1,11 @@
 import type { JsonObject, JsonValue } from '@deepseek-ai/dsh-llm'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { ScopeToolsState } from '../registry/scope-state.ts'
-import type { ApprovalGrantScope, ToolCallInfo } from '../types.ts'
-import { callRef } from './clip.ts'
+import type { ApprovalGrantScope, ToolCallInfo } from '../contract/types.ts'
+import { callRef } from '../contract/clip.ts'
 
 /** What `allowed-for-session` answers remembered for one registration in one scope. */
-export interface ToolGrants {
+interface ToolGrants {
   /** `scope: 'tool'`: every call of this registration. */
   any: boolean
   /** `scope: 'arguments'`: canonical JSON of the exact arguments approved. */
@@ -13,6 +13,12 @@ export interface ToolGrants {
   /** Rules the approver returned. */
   readonly rules: ((call: ToolCallInfo) => boolean)[]
 }
+
+/**
+ * The grants given in each scope, per registration. Kept by the pipeline, keyed by the scope's
+ * state: a scope that goes away takes its grants with it, and the registry knows nothing of them.
+ */
+const grantsByScope = new WeakMap<ScopeToolsState, WeakMap<RegisteredTool, ToolGrants>>()
 
 /**
  * The arguments as the model sent them, with object keys sorted: the same request spelled in
@@ -52,7 +58,7 @@ export function findGrant(
   key: () => string,
 ): boolean {
   for (let s: ScopeToolsState | undefined = state; s !== undefined; s = s.parent) {
-    const grants = s.grants.get(tool)
+    const grants = grantsByScope.get(s)?.get(tool)
     if (grants === undefined) continue
     if (grants.any || (grants.exact.size > 0 && grants.exact.has(key()))) return true
     for (const rule of grants.rules) {
@@ -75,8 +81,10 @@ export function recordGrant(
   scope: ReadScope,
   key: () => string,
 ): void {
-  let grants = state.grants.get(tool)
-  if (grants === undefined) state.grants.set(tool, (grants = { any: false, exact: new Set(), rules: [] }))
+  let inScope = grantsByScope.get(state)
+  if (inScope === undefined) grantsByScope.set(state, (inScope = new WeakMap()))
+  let grants = inScope.get(tool)
+  if (grants === undefined) inScope.set(tool, (grants = { any: false, exact: new Set(), rules: [] }))
   switch (scope.kind) {
     case 'tool':
       grants.any = true

@@ -1,11 +1,11 @@
 import type { JsonValue, ToolResultContent } from '@deepseek-ai/dsh-llm'
-import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
-import { toolMessages } from '../messages.ts'
-import type { ToolExecutionResult } from '../types.ts'
-import { formatIssues } from './clip.ts'
+import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import { toolMessages } from '../contract/messages.ts'
+import type { ToolExecutionResult } from '../contract/types.ts'
+import { formatIssues } from '../contract/clip.ts'
 import { defaultText } from './materialize.ts'
 import { jsonSizeFloor, textOver } from './result-size.ts'
-import { failure, success, toBlocks } from './results.ts'
+import { failure, success, toBlocks } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
 
 /**

@@ -1,6 +1,6 @@
-import type { ToolExecutionResult } from '../types.ts'
-import { toolMessages } from '../messages.ts'
-import { failure, isTrusted, trust } from './results.ts'
+import type { ToolExecutionResult } from '../contract/types.ts'
+import { toolMessages } from '../contract/messages.ts'
+import { failure, isTrusted, trust } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
 
 /**

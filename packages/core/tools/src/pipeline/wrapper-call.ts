@@ -1,7 +1,7 @@
 import type { ScopeInfo } from '@deepseek-ai/dsh-context'
 import type { CallId } from '@deepseek-ai/dsh-llm'
-import { CALL_DEFINITION } from '../is-call-to.ts'
-import type { AnyToolDefinition, ExecuteCall, ToolArguments } from '../types.ts'
+import { CALL_DEFINITION } from '../contract/is-call-to.ts'
+import type { AnyToolDefinition, ExecuteCall, ToolArguments } from '../contract/types.ts'
 import { runSignal } from './call-signal.ts'
 import type { RunState } from './run-state.ts'
 

@@ -1,6 +1,6 @@
-import { RUN_CODE_TOOL_NAME } from '../codes.ts'
-import type { PresentationMode } from '../types.ts'
-import { callableToolNames, mayCallTool } from './may-call-tool.ts'
+import { RUN_CODE_TOOL_NAME } from '../contract/codes.ts'
+import type { PresentationMode } from '../contract/types.ts'
+import { callableToolNames, mayCallTool } from '../contract/may-call-tool.ts'
 
 /** The built-in section that carries the Code Mode rule and the SDK; no other section may use the name. */
 export const CODE_MODE_SECTION = 'code-mode'

@@ -1,4 +1,4 @@
-import { RUN_CODE_TOOL_NAME } from '../codes.ts'
+import { RUN_CODE_TOOL_NAME } from '../contract/codes.ts'
 
 /** `run_code` first, then by UTF-16 code units: locale-free, so every machine agrees. */
 function byDefaultRank(a: string, b: string): number {

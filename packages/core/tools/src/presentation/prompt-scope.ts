@@ -1,5 +1,5 @@
 import type { Context, ScopeInfo } from '@deepseek-ai/dsh-context'
-import type { ToolRuntime } from '../types.ts'
+import type { ToolRuntime } from '../contract/runtime-types.ts'
 import { SystemPromptError } from './system-prompt-error.ts'
 import type { SystemPromptSection } from './system-prompt-types.ts'
 

@@ -1,5 +1,5 @@
 import type { ToolSchema } from '@deepseek-ai/dsh-llm'
-import { RUN_CODE_TOOL_NAME } from '../codes.ts'
+import { RUN_CODE_TOOL_NAME } from '../contract/codes.ts'
 
 const DESCRIPTION =
   'Run a TypeScript program that calls tools. `code` is the body of an async function: call tools ' +

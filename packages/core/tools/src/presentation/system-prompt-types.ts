@@ -1,6 +1,6 @@
 import type { Context, Disposer } from '@deepseek-ai/dsh-context'
 import type { ToolSchema } from '@deepseek-ai/dsh-llm'
-import type { PresentationMode } from '../types.ts'
+import type { PresentationMode } from '../contract/types.ts'
 import type { CodeRuntime } from './code-runtime-types.ts'
 
 /** What a section's `text` is told about the prompt being assembled. */

@@ -1,8 +1,8 @@
 import { describeValue, type JsonObject } from '@deepseek-ai/dsh-llm'
-import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
-import { RUN_CODE_TOOL_NAME } from '../codes.ts'
-import { ToolsError } from '../errors.ts'
-import type { AnyToolDefinition, ArgumentValidation } from '../types.ts'
+import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import { RUN_CODE_TOOL_NAME } from '../contract/codes.ts'
+import { ToolsError } from '../contract/errors.ts'
+import type { AnyToolDefinition, ArgumentValidation } from '../contract/types.ts'
 
 /** A definition as the registry keeps it: checked once at registration, frozen schema, a validator. */
 export interface RegisteredTool {

@@ -1,7 +1,7 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { invalidArgument } from '../errors.ts'
-import type { InstallToolsOptions } from '../types.ts'
-import { DEFAULT_MAX_PARALLEL_TOOL_CALLS } from '../scheduler/check-batch-input.ts'
+import { invalidArgument } from '../contract/errors.ts'
+import type { InstallToolsOptions } from '../contract/types.ts'
+import { DEFAULT_MAX_PARALLEL_TOOL_CALLS } from '../contract/check-batch-input.ts'
 import { PRESENTATION_MODES, type RuntimeOptions } from './scope-state.ts'
 
 // the longest delay Node timers accept; ample for the counts too

@@ -1,5 +1,5 @@
 import type { Disposer } from '@deepseek-ai/dsh-context'
-import type { AnyToolDefinition } from '../types.ts'
+import type { AnyToolDefinition } from '../contract/types.ts'
 
 /**
  * The key of the one way to register the reserved `run_code` name: a method of each `ctx.tools`

@@ -1,7 +1,7 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { RUN_CODE_TOOL_NAME } from '../codes.ts'
-import { ToolsError } from '../errors.ts'
-import type { Restriction } from '../types.ts'
+import { RUN_CODE_TOOL_NAME } from '../contract/codes.ts'
+import { ToolsError } from '../contract/errors.ts'
+import type { Restriction } from '../contract/types.ts'
 import type { CompiledRestriction } from './scope-state.ts'
 
 function refuse(message: string): ToolsError {

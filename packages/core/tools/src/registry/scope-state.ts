@@ -1,9 +1,6 @@
 import type { Context, Logger } from '@deepseek-ai/dsh-context'
-import { RUN_CODE_TOOL_NAME } from '../codes.ts'
-import type { PresentationMode, ToolGuard } from '../types.ts'
-import type { ArgumentCacheEntry } from '../pipeline/call-arguments.ts'
-import type { BudgetSweeper } from '../pipeline/call-budget.ts'
-import type { ToolGrants } from '../pipeline/session-grants.ts'
+import { RUN_CODE_TOOL_NAME } from '../contract/codes.ts'
+import type { PresentationMode, ToolGuard } from '../contract/types.ts'
 import type { RegisteredTool } from './normalize-definition.ts'
 
 export const PRESENTATION_MODES: readonly PresentationMode[] = ['native', 'code', 'both']
@@ -34,13 +31,13 @@ export interface RegistryState {
   readonly scopes: WeakMap<object, ScopeToolsState>
   /** The shipped timeout wrapper is registered: dispatch may apply it without a waterfall pass. */
   shippedTimeout: boolean
-  /** Watches the policy budget of calls in flight (call-budget.ts); created on first use. */
-  sweeper: BudgetSweeper | undefined
-  /** Arguments parsed for a mode read, kept for the `prepare` that follows (call-arguments.ts). */
-  readonly recentArguments: ArgumentCacheEntry[]
 }
 
-/** One scope's layer: its registrations, restrictions, guards, approval grants and mode cell. */
+/**
+ * One scope's layer: its registrations, restrictions, guards and mode cell. What the pipeline keeps
+ * per scope or per runtime (approval grants, parsed arguments, the budget sweeper) it keys by this
+ * state or by `RegistryState` in tables of its own.
+ */
 export interface ScopeToolsState {
   readonly ctx: Context
   readonly parent: ScopeToolsState | undefined
@@ -48,8 +45,6 @@ export interface ScopeToolsState {
   readonly local: Map<string, RegisteredTool>
   readonly restrictions: Set<CompiledRestriction>
   readonly guards: ToolGuard[]
-  /** `allowed-for-session` answers given in this scope, per registration (see session-grants.ts). */
-  readonly grants: WeakMap<RegisteredTool, ToolGrants>
   mode: PresentationMode | undefined
   cacheVersion: number
   visible: ReadonlyMap<string, RegisteredTool>

@@ -1,8 +1,8 @@
-import type { ExecutionMode, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
-import type { BatchState, BatchStop, CallPhase, PendingResult } from './batch-state-types.ts'
+import type { ExecutionMode, ToolExecutionInput, ToolExecutionResult } from '../contract/types.ts'
+import type { BatchState, BatchStop, CallPhase, PendingResult } from '../contract/batch-state-types.ts'
 import type { KeyLocks } from './key-locks.ts'
 
-export type { BatchState, BatchView, CommitStep, PendingResult } from './batch-state-types.ts'
+export type { BatchState, BatchView, CommitStep, PendingResult } from '../contract/batch-state-types.ts'
 
 interface CallEntry {
   readonly input: ToolExecutionInput

@@ -1,12 +1,17 @@
 import type { Logger } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { ToolsError, invalidArgument } from '../errors.ts'
-import { describeThrown } from '../pipeline/results.ts'
-import type { CheckedInput } from '../pipeline/check-input.ts'
-import type { ToolExecutionInput } from '../types.ts'
+import { ToolsError, invalidArgument } from '../contract/errors.ts'
+import { describeThrown } from '../contract/results.ts'
+import type { CheckedInput } from '../contract/check-input.ts'
+import type { ToolExecutionInput } from '../contract/types.ts'
 import { createBatchSignals } from './batch-signals.ts'
 import { createBatchState, type PendingResult } from './batch-state.ts'
-import type { CreateToolBatchOptions, ToolBatch, ToolBatchHooks, ToolBatchOutcome } from './batch-types.ts'
+import type {
+  CreateToolBatchOptions,
+  ToolBatch,
+  ToolBatchHooks,
+  ToolBatchOutcome,
+} from '../contract/batch-types.ts'
 import {
   DEFAULT_MAX_PARALLEL_TOOL_CALLS,
   checkBatchCall,
@@ -15,12 +20,17 @@ import {
   checkOptionsObject,
   checkSignal,
   readHooks,
-} from './check-batch-input.ts'
+} from '../contract/check-batch-input.ts'
 import { keyLocksFor } from './key-locks.ts'
 import { lateOutcomeOf } from './late-outcome-of.ts'
-import { isThenable, runCommitStep } from './run-commit-step.ts'
-import { resolveToolRuntimeScheduler } from './scheduler-key.ts'
-import type { LateToolOutcome, ScheduledToolDispatch, ToolRuntimeScheduler } from './scheduler-types.ts'
+import { runCommitStep } from './run-commit-step.ts'
+import { isThenable } from '../contract/is-thenable.ts'
+import { resolveToolRuntimeScheduler } from '../contract/scheduler-key.ts'
+import type {
+  LateToolOutcome,
+  ScheduledToolDispatch,
+  ToolRuntimeScheduler,
+} from '../contract/scheduler-types.ts'
 
 /** The scope logger behind `tools`, if it has one (late-outcome hook failures go there). */
 export function loggerOf(tools: unknown): Logger | undefined {

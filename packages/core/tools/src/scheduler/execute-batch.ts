@@ -1,8 +1,13 @@
-import type { RegistryState } from '../registry/scope-state.ts'
-import type { BatchOptions, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
-import { checkMaxParallel, checkOptionsObject, checkSignal, copyCalls } from './check-batch-input.ts'
+import type { Logger } from '@deepseek-ai/dsh-context'
+import type { BatchOptions, ToolExecutionInput, ToolExecutionResult } from '../contract/types.ts'
+import {
+  checkMaxParallel,
+  checkOptionsObject,
+  checkSignal,
+  copyCalls,
+} from '../contract/check-batch-input.ts'
 import { openToolBatch } from './create-tool-batch.ts'
-import { resolveToolRuntimeScheduler } from './scheduler-key.ts'
+import { resolveToolRuntimeScheduler } from '../contract/scheduler-key.ts'
 
 /**
  * `ctx.tools.executeBatch`: `runToolBatch` for plugins, which never rejects for a batch failure.
@@ -11,8 +16,10 @@ import { resolveToolRuntimeScheduler } from './scheduler-key.ts'
  */
 export async function executeBatch(options: {
   readonly tools: unknown
-  /** The installed runtime: its `maxParallelToolCalls` is the pool size when the call names none. */
-  readonly registry: RegistryState
+  /** The installed runtime's logger: a failed batch is logged there. */
+  readonly logger: Logger
+  /** The installed runtime's `maxParallelToolCalls`: the pool size when the call names none. */
+  readonly defaultMaxParallel: number
   readonly inputs: readonly ToolExecutionInput[]
   readonly options: BatchOptions
 }): Promise<ToolExecutionResult[]> {
@@ -23,13 +30,9 @@ export async function executeBatch(options: {
   const batch = openToolBatch(
     {
       scheduler: resolveToolRuntimeScheduler(options.tools),
-      logger: options.registry.logger,
+      logger: options.logger,
       signal: checkSignal(where, 'options.signal', signal),
-      maxParallel: checkMaxParallel(
-        where,
-        'options.maxParallel',
-        maxParallel ?? options.registry.options.maxParallelToolCalls,
-      ),
+      maxParallel: checkMaxParallel(where, 'options.maxParallel', maxParallel ?? options.defaultMaxParallel),
       hooks: {},
       eager: undefined,
     },
@@ -37,7 +40,7 @@ export async function executeBatch(options: {
   )
   const outcome = await batch.outcome
   if (outcome.kind === 'failed') {
-    options.registry.logger.error(`${where}: the batch failed; calls without a result got SCHEDULER_FAILED`, {
+    options.logger.error(`${where}: the batch failed; calls without a result got SCHEDULER_FAILED`, {
       error: outcome.error,
     })
   }

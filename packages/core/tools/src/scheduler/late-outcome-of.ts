@@ -1,6 +1,6 @@
-import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-session'
-import type { ToolExecutionResult } from '../types.ts'
-import type { LateToolOutcome } from './scheduler-types.ts'
+import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import type { ToolExecutionResult } from '../contract/types.ts'
+import type { LateToolOutcome } from '../contract/scheduler-types.ts'
 
 /**
  * What a body ended with, read from the result its dispatch returned, for a call that was answered

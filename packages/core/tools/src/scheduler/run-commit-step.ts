@@ -1,13 +1,11 @@
-import { deepFreeze } from '@deepseek-ai/dsh-session'
-import { toolMessages } from '../messages.ts'
-import { failure } from '../pipeline/results.ts'
-import type { ToolExecutionInput, ToolExecutionResult } from '../types.ts'
+import { deepFreeze } from '@deepseek-ai/dsh-llm'
+import { toolMessages } from '../contract/messages.ts'
+import { failure } from '../contract/results.ts'
+import type { ToolExecutionInput, ToolExecutionResult } from '../contract/types.ts'
 import type { BatchState, CommitStep, PendingResult } from './batch-state.ts'
-import type { ToolBatchHooks } from './batch-types.ts'
-import type { ToolRuntimeScheduler } from './scheduler-types.ts'
-
-export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
+import type { ToolBatchHooks } from '../contract/batch-types.ts'
+import type { ToolRuntimeScheduler } from '../contract/scheduler-types.ts'
+import { isThenable } from '../contract/is-thenable.ts'
 
 /** A hook's return, as a promise only when it returned one (an asynchronous store). */
 function settleHook(returned: unknown): Promise<unknown> | undefined {

@@ -1,5 +1,5 @@
-import type { ToolExecutionInput, ToolExecutionResult } from '../types.ts'
-import type { ToolBatchHooks, ToolBatchOutcome } from './batch-types.ts'
+import type { ToolExecutionInput, ToolExecutionResult } from '../contract/types.ts'
+import type { ToolBatchHooks, ToolBatchOutcome } from '../contract/batch-types.ts'
 import {
   DEFAULT_MAX_PARALLEL_TOOL_CALLS,
   checkMaxParallel,
@@ -7,9 +7,9 @@ import {
   checkSignal,
   copyCalls,
   readHooks,
-} from './check-batch-input.ts'
+} from '../contract/check-batch-input.ts'
 import { loggerOf, openToolBatch } from './create-tool-batch.ts'
-import { resolveToolRuntimeScheduler } from './scheduler-key.ts'
+import { resolveToolRuntimeScheduler } from '../contract/scheduler-key.ts'
 
 export interface RunToolBatchOptions {
   /** A `ctx.tools` (any compatible copy of the package). */

@@ -1,6 +1,6 @@
 import { describeValue, type JsonObject, type JsonValue } from '@deepseek-ai/dsh-llm'
-import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
-import { invalidArgument } from '../errors.ts'
+import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import { invalidArgument } from '../contract/errors.ts'
 import { docLines } from './doc-lines.ts'
 import {
   createTypeNames,

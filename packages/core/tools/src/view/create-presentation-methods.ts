@@ -1,9 +1,10 @@
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
-import { clip, MAX_ECHOED_NAME } from '../pipeline/clip.ts'
+import { clip, MAX_ECHOED_NAME } from '../contract/clip.ts'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
-import { mayCallTool, type ToolCallOrigin } from '../presentation/may-call-tool.ts'
+import { mayCallTool, type ToolCallOrigin } from '../contract/may-call-tool.ts'
 import { presentationOf, visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
-import type { ToolExecutionResult, ToolRuntime } from '../types.ts'
+import type { ToolExecutionResult } from '../contract/types.ts'
+import type { ToolRuntime } from '../contract/runtime-types.ts'
 
 /** Longest UI label (a tool's own or the default one). */
 const MAX_LABEL = 200

@@ -1,10 +1,11 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, type ToolSchema } from '@deepseek-ai/dsh-llm'
-import { RUN_CODE_TOOL_NAME } from '../codes.ts'
-import { invalidArgument } from '../errors.ts'
+import { RUN_CODE_TOOL_NAME } from '../contract/codes.ts'
+import { invalidArgument } from '../contract/errors.ts'
 import { presentationOf, visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
-import type { ToolRuntimeScheduler } from '../scheduler/scheduler-types.ts'
-import type { AnyToolDefinition, ToolRuntime } from '../types.ts'
+import type { ToolRuntimeScheduler } from '../contract/scheduler-types.ts'
+import type { AnyToolDefinition } from '../contract/types.ts'
+import type { ToolRuntime } from '../contract/runtime-types.ts'
 
 /**
  * What reads a scope's view: the visible definitions and schemas (T2, T4), the presentation mode

@@ -1,12 +1,13 @@
 import type { Disposer } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { RUN_CODE_TOOL_NAME } from '../codes.ts'
-import { ToolsError, invalidArgument } from '../errors.ts'
+import { RUN_CODE_TOOL_NAME } from '../contract/codes.ts'
+import { ToolsError, invalidArgument } from '../contract/errors.ts'
 import { normalizeDefinition } from '../registry/normalize-definition.ts'
 import { REGISTER_TRANSPORT, type TransportRegistrar } from '../registry/register-transport.ts'
 import { compileRestriction, rootRestriction } from '../registry/restriction.ts'
 import { PRESENTATION_MODES, restrictableNames, type ScopeToolsState } from '../registry/scope-state.ts'
-import type { AnyToolDefinition, ToolRuntime, ToolsChange } from '../types.ts'
+import type { AnyToolDefinition, ToolsChange } from '../contract/types.ts'
+import type { ToolRuntime } from '../contract/runtime-types.ts'
 
 /**
  * What changes a scope's registry layer: `register`, `restrict`, `guard` and `presentAs`. Each

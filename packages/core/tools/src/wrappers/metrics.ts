@@ -1,5 +1,5 @@
 import type { WaterfallListener } from '@deepseek-ai/dsh-context'
-import type { ExecuteCall, ToolExecutionResult } from '../types.ts'
+import type { ExecuteCall, ToolExecutionResult } from '../contract/types.ts'
 
 export interface ToolMetric {
   readonly toolName: string

@@ -1,4 +1,4 @@
-import type { JsonValue } from '@deepseek-ai/dsh-llm'
+import type { JsonValue } from '../types.ts'
 import type { ShapeProblem } from './container-shape.ts'
 import type { JsonLocation } from './json-path.ts'
 

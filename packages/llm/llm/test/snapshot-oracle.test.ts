@@ -1,7 +1,7 @@
 import { isDeepStrictEqual, types } from 'node:util'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
+import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
 import { referenceSnapshot } from './support/reference-snapshot.ts'
 
 // The fast walker (bulk reads, cheap key checks, frozen-snapshot reuse) must answer exactly like the

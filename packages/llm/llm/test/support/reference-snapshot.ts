@@ -3,7 +3,7 @@
 // every value (see snapshot-oracle.test.ts), apart from the documented differences listed there.
 import { types } from 'node:util'
 import { describeValue, type JsonValue } from '@deepseek-ai/dsh-llm'
-import { formatJsonPath, type JsonLocation } from '../../src/snapshot/json-path.ts'
+import { formatJsonPath, type JsonLocation } from '../../../../llm/llm/src/json/json-path.ts'
 
 export type ReferenceResult =
   | { readonly ok: true; readonly value: JsonValue }

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import manifest from '../package.json' with { type: 'json' }
+import manifest from '../../package.json' with { type: 'json' }
 
 // The name and version are inlined into the build (the bundler copies the manifest into dist), so
 // nothing reads `../package.json` at run time: a consumer's esbuild or webpack bundle has no

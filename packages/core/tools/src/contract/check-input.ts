@@ -1,7 +1,7 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { invalidArgument } from '../errors.ts'
+import { invalidArgument } from './errors.ts'
 import { describeThrown } from './results.ts'
-import type { ApprovalAnswer, ToolCallApproval, ToolCallParent, ToolExecutionInput } from '../types.ts'
+import type { ApprovalAnswer, ToolCallApproval, ToolCallParent, ToolExecutionInput } from './types.ts'
 
 /**
  * An input this copy of the package checked and copied (`checkExecutionInput`): frozen, every field

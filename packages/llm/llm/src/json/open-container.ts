@@ -1,5 +1,5 @@
 import { types } from 'node:util'
-import type { JsonValue } from '@deepseek-ai/dsh-llm'
+import type { JsonValue } from '../types.ts'
 import { nonPlainName } from './container-shape.ts'
 import type { JsonLocation } from './json-path.ts'
 import { LONG_ARRAY, readLongArray, shortArrayProblem } from './read-array-elements.ts'

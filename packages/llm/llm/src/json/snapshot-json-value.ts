@@ -1,6 +1,6 @@
 import { types } from 'node:util'
-import { describeValue } from '@deepseek-ai/dsh-llm'
-import { SessionError } from '../errors.ts'
+import { describeValue } from '../describe-value.ts'
+import { LlmError } from '../errors.ts'
 import { SnapshotWalker, snapshotPrimitive, type SnapshotResult } from './snapshot-walker.ts'
 
 export type { SnapshotResult } from './snapshot-walker.ts'
@@ -44,7 +44,8 @@ const DEFAULTS = { maxDepth: DEFAULT_MAX_DEPTH, freeze: false }
  *
  * Never throws for any `value` (hostile proxies and throwing getters are reported; nesting past the
  * first 64 levels is walked without recursion, so depth is bounded by `maxDepth` only); throws
- * `SessionError` `INVALID_ARGUMENT` only for invalid `options`.
+ * `LlmError` `INVALID_ARGUMENT` only for invalid `options` (`SessionError` when called through
+ * `@deepseek-ai/dsh-session`, which re-exports it).
  *
  * @example
  * snapshotJsonValue({ a: [1, 2n] }) // { ok: false, path: '$.a[1]', reason: 'is a BigInt' }
@@ -58,21 +59,21 @@ export function snapshotJsonValue(value: unknown, options?: SnapshotOptions): Sn
 function readOptions(options: SnapshotOptions): { maxDepth: number; freeze: boolean } {
   const where = 'snapshotJsonValue(value, options)'
   if (typeof options !== 'object' || options === null || types.isProxy(options)) {
-    throw new SessionError({
+    throw new LlmError({
       code: 'INVALID_ARGUMENT',
       message: `${where}: options must be a plain object, got ${describeValue(options)}`,
     })
   }
   const { maxDepth, freeze } = options
   if (freeze !== undefined && typeof freeze !== 'boolean') {
-    throw new SessionError({
+    throw new LlmError({
       code: 'INVALID_ARGUMENT',
       message: `${where}: options.freeze must be a boolean, got ${describeValue(freeze)}`,
     })
   }
   if (maxDepth === undefined) return { maxDepth: DEFAULT_MAX_DEPTH, freeze: freeze === true }
   if (typeof maxDepth !== 'number' || !Number.isSafeInteger(maxDepth) || maxDepth < 0) {
-    throw new SessionError({
+    throw new LlmError({
       code: 'INVALID_ARGUMENT',
       message: `${where}: options.maxDepth must be a non-negative integer, got ${describeValue(maxDepth)}`,
     })

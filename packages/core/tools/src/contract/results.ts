@@ -1,6 +1,6 @@
 import type { JsonValue, ToolResultContent } from '@deepseek-ai/dsh-llm'
-import type { ToolErrorCode } from '../codes.ts'
-import type { ToolExecutionFailure, ToolExecutionSuccess } from '../types.ts'
+import type { ToolErrorCode } from './codes.ts'
+import type { ToolExecutionFailure, ToolExecutionSuccess } from './types.ts'
 
 const NAMES: Record<ToolErrorCode, string> = {
   UNKNOWN_TOOL: 'UnknownTool',

@@ -1,5 +1,5 @@
-import { clip, MAX_ECHOED_NAME } from './pipeline/clip.ts'
-import { describeThrown } from './pipeline/results.ts'
+import { clip, MAX_ECHOED_NAME } from './clip.ts'
+import { describeThrown } from './results.ts'
 
 /** A tool name as the model may have made it up: clipped, so an echo stays short. */
 const named = (toolName: string): string => clip(toolName, MAX_ECHOED_NAME)

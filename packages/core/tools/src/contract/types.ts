@@ -1,10 +1,7 @@
-import type { Context, Disposer, EmitEvent, ScopeInfo, WaterfallEvent } from '@deepseek-ai/dsh-context'
-import type { CallId, JsonObject, JsonValue, ToolResultContent, ToolSchema } from '@deepseek-ai/dsh-llm'
+import type { Context, EmitEvent, ScopeInfo, WaterfallEvent } from '@deepseek-ai/dsh-context'
+import type { CallId, JsonObject, JsonValue, ToolResultContent } from '@deepseek-ai/dsh-llm'
 import type { ToolErrorCode } from './codes.ts'
-import type { ToolCallOrigin } from './presentation/may-call-tool.ts'
-import type { ToolBatchHooks } from './scheduler/batch-types.ts'
-import type { TOOL_RUNTIME_SCHEDULER } from './scheduler/scheduler-key.ts'
-import type { LateToolOutcome, ToolRuntimeScheduler } from './scheduler/scheduler-types.ts'
+import type { LateToolOutcome } from './late-tool-outcome.ts'
 
 /** A JSON Schema object describing a tool's arguments (root `type: "object"`). */
 export type JsonSchemaObject = JsonObject
@@ -329,6 +326,9 @@ export interface CallConcurrency {
 
 export type PresentationMode = 'native' | 'code' | 'both'
 
+/** Who is calling: the model directly (a tool-call block) or a `run_code` program (a nested call). */
+export type ToolCallOrigin = 'model' | 'program'
+
 export interface ToolsChange {
   readonly scope: ScopeInfo
   readonly reason: 'register' | 'unregister' | 'restrict' | 'unrestrict' | 'present'
@@ -349,48 +349,6 @@ export interface BatchOptions {
   readonly signal?: AbortSignal
   /** Pool size for parallel calls (default: `installTools`' `maxParallelToolCalls`, else 10). */
   readonly maxParallel?: number
-}
-
-/** `ctx.tools`: the scoped registry view of one scope. */
-export interface ToolRuntime {
-  readonly scope: Context
-  /** The staged pipeline for schedulers (T18, T19); read it with `resolveToolRuntimeScheduler`. */
-  readonly [TOOL_RUNTIME_SCHEDULER]: ToolRuntimeScheduler
-  /** Registers in this scope (global from the root ctx). Returns a disposer. */
-  register(definition: AnyToolDefinition, options?: RegisterOptions): Disposer
-  /** Filters inherited tools for this scope and its descendants; restrictions intersect (T9–T12). */
-  restrict(restriction: Restriction): Disposer
-  /** Adds a monotonic guard for calls in this scope and its descendants. */
-  guard(guard: ToolGuard): Disposer
-  /** The visible definition, or undefined (hidden and unknown look the same). */
-  get(name: string, scope?: Context): AnyToolDefinition | undefined
-  /** Visible definitions in a stable order. */
-  list(scope?: Context): readonly AnyToolDefinition[]
-  /** Model-facing schemas: an allow-listed, detached projection (T2). */
-  schemas(scope?: Context): ToolSchema[]
-  executionMode(input: ToolExecutionInput): ExecutionMode
-  concurrency(input: ToolExecutionInput): CallConcurrency
-  /** Runs one call through every stage (T20). Never rejects. */
-  execute(input: ToolExecutionInput): Promise<ToolExecutionResult>
-  /** Runs calls with the loop's scheduling contract; results in model order (T20). Never rejects. */
-  executeBatch(inputs: readonly ToolExecutionInput[], options?: BatchOptions): Promise<ToolExecutionResult[]>
-  /** Declares the presentation mode for this scope (T6). */
-  presentAs(mode: PresentationMode): Disposer
-  /** The mode in force here: nearest declaration on the chain, else the deployment default. */
-  presentation(scope?: Context): PresentationMode
-  /**
-   * One-line UI label for a call: the tool's `presentCall` with the validated arguments, or a
-   * default `name(args)` line when it has none, the arguments are invalid or it fails. Never throws.
-   * A call the presentation mode refuses for `origin` (default `'model'`: a direct call, T7) gets
-   * the default line, as an unknown tool would.
-   */
-  describeCall(name: string, args: JsonObject, origin?: ToolCallOrigin): string
-  /**
-   * One-line UI label for a committed result (docs/spec.md §5 step 12): the tool's `presentResult`, or a
-   * default `name: first line` / `name failed (CODE): message` line. Never throws. `origin` as for
-   * `describeCall`.
-   */
-  describeResult(name: string, args: JsonObject, result: ToolExecutionResult, origin?: ToolCallOrigin): string
 }
 
 /** Options of `installTools(ctx, options)`; every limit is validated at install time. */
@@ -437,7 +395,6 @@ export interface InstallToolsOptions {
 
 declare module '@deepseek-ai/dsh-context' {
   interface Services {
-    tools: ToolRuntime
     approval?: ApprovalService
   }
   interface Events {
@@ -468,6 +425,62 @@ export interface ToolAttempt {
   readonly retryable?: boolean
   /** For `error`: the wait before the next attempt, when there is one (else the error is final). */
   readonly retryInMs?: number
+}
+
+/**
+ * Observation points of a batch, in the order they can happen for one call. `onStart` and
+ * `onCommit` are where a loop records `tool/call` and `tool/result`: both run in model order, and
+ * when either returns a promise the batch waits for it before the next start or commit (so an
+ * asynchronous store keeps its order). A hook that throws or rejects fails the batch, except
+ * `onLateOutcome`, whose failures are logged.
+ */
+export interface ToolBatchHooks {
+  /** The call was added (for `runToolBatch`: every call, at once, when the batch begins). */
+  readonly onQueued?: (index: number, input: ToolExecutionInput) => void
+  /**
+   * The call takes its slot (parallel) or turn (exclusive), right before its policy stage. `mode` is
+   * undefined for a call that never started (an abort skipped it, or the batch failed first).
+   */
+  readonly onStart?: (
+    index: number,
+    input: ToolExecutionInput,
+    mode: ExecutionMode | undefined,
+  ) => void | PromiseLike<void>
+  /**
+   * Durable approvals: the call's approval is pending (its input was `approval: suspendable` and the
+   * approver answered `pending`), every call before it has committed, and nothing after it will
+   * start. `reason` is the policy's `ask` reason. The batch then ends `suspended`; a hook that throws
+   * fails it instead (recovery answers every call).
+   */
+  readonly onSuspend?: (
+    index: number,
+    input: ToolExecutionInput,
+    reason: string | undefined,
+  ) => void | PromiseLike<void>
+  /** A candidate result exists (before post-execute and commit). */
+  readonly onSettled?: (index: number, input: ToolExecutionInput) => void
+  /**
+   * The call's final, frozen result, in model order. After a failed batch the same result may be
+   * offered again for a call whose `onCommit` threw: treat it as a retry, not a second result.
+   */
+  readonly onCommit?: (
+    index: number,
+    input: ToolExecutionInput,
+    result: ToolExecutionResult,
+  ) => void | PromiseLike<void>
+  /**
+   * The body of a call whose result does not carry what it did has settled now: what it ended with.
+   * Either the result was produced while the body still ran (a `TIMEOUT`, or `ABORTED` after the
+   * abort grace; possibly after the batch ended: the call kept its claim, keys, pool slot or
+   * barrier, until this moment), or the batch failed and answered the call (`SCHEDULER_FAILED`)
+   * while its body ran, or after it returned a result that never became final: then it comes before
+   * the batch's outcome settles, which waits for what this returns. Called at most once per call.
+   */
+  readonly onLateOutcome?: (
+    index: number,
+    input: ToolExecutionInput,
+    late: LateToolOutcome,
+  ) => void | PromiseLike<void>
 }
 
 export type { ToolErrorCode }

@@ -1,7 +1,9 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { ToolsError } from '../errors.ts'
-import { PACKAGE_NAME, PACKAGE_PATH, PACKAGE_VERSION } from '../package-info.ts'
-import type { ToolRuntimeScheduler } from './scheduler-types.ts'
+import { ToolsError } from './errors.ts'
+import { PACKAGE_NAME, PACKAGE_PATH, PACKAGE_VERSION } from './package-info.ts'
+import type { SchedulerProtocol, ToolRuntimeScheduler } from './scheduler-types.ts'
+
+export type { SchedulerProtocol } from './scheduler-types.ts'
 
 /**
  * The key under which `ctx.tools` exposes its scheduler. `Symbol.for` makes every physical copy of
@@ -9,12 +11,6 @@ import type { ToolRuntimeScheduler } from './scheduler-types.ts'
  * installed `ctx.tools` speaks its version (T19).
  */
 export const TOOL_RUNTIME_SCHEDULER: unique symbol = Symbol.for('@deepseek-ai/dsh-tools.runtime-scheduler')
-
-export interface SchedulerProtocol {
-  readonly packageName: string
-  readonly version: string
-  readonly path: string
-}
 
 export const LOCAL_PROTOCOL: SchedulerProtocol = Object.freeze({
   packageName: PACKAGE_NAME,

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { SessionError, snapshotJsonValue, type SnapshotResult } from '@deepseek-ai/dsh-session'
+import { LlmError, snapshotJsonValue, type SnapshotResult } from '@deepseek-ai/dsh-llm'
 
 function okValue(result: SnapshotResult): unknown {
   if (!result.ok) throw new Error(`expected ok, got ${result.path} ${result.reason}`)
@@ -412,7 +412,7 @@ describe('snapshotJsonValue: depth', () => {
     try {
       snapshotJsonValue(1, { maxDepth: -1 })
     } catch (error) {
-      expect(SessionError.isInstance(error) && error.code).toBe('INVALID_ARGUMENT')
+      expect(LlmError.isInstance(error) && error.code).toBe('INVALID_ARGUMENT')
     }
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { deepFreeze } from '@deepseek-ai/dsh-session'
+import { deepFreeze } from '@deepseek-ai/dsh-llm'
 
 describe('deepFreeze', () => {
   it('freezes every reachable object and returns its argument', () => {

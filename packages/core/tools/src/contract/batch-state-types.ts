@@ -1,4 +1,4 @@
-import type { CallConcurrency, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
+import type { CallConcurrency, ToolExecutionInput, ToolExecutionResult } from './types.ts'
 import type { ScheduledToolDispatch, ScheduledToolPreparation } from './scheduler-types.ts'
 
 /** A candidate result waiting for its commit turn: what `prepare` or `dispatch` produced. */

@@ -1,7 +1,16 @@
 import type { Context } from '@deepseek-ai/dsh-context'
-import type { CallId, JsonValue } from '@deepseek-ai/dsh-llm'
-import type { CallConcurrency, ToolCallInfo, ToolExecutionInput, ToolExecutionResult } from '../types.ts'
-import type { SchedulerProtocol } from './scheduler-key.ts'
+import type { CallId } from '@deepseek-ai/dsh-llm'
+import type { CallConcurrency, ToolCallInfo, ToolExecutionInput, ToolExecutionResult } from './types.ts'
+import type { LateToolOutcome } from './late-tool-outcome.ts'
+
+export type { LateToolOutcome } from './late-tool-outcome.ts'
+
+/** Which copy of the tools package installed a runtime, so a consumer can tell whether it speaks its version (T19). */
+export interface SchedulerProtocol {
+  readonly packageName: string
+  readonly version: string
+  readonly path: string
+}
 
 /** One call between stages. Opaque: only the scheduler that prepared it may advance it. */
 export interface ToolRunContext {
@@ -24,15 +33,6 @@ export type ScheduledToolPreparation =
   | { readonly stage: 'post-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
   | { readonly stage: 'final-result'; readonly run: ToolRunContext; readonly result: ToolExecutionResult }
   | { readonly stage: 'approval-pending'; readonly run: ToolRunContext; readonly reason: string | undefined }
-
-/**
- * What a body did after its call was answered (T38): it settled with a value (lossless JSON, or
- * `undefined`) or an error, or it was still running when the hard cap (`lateBodyCapMs`) passed.
- */
-export type LateToolOutcome =
-  | { readonly kind: 'value'; readonly value: JsonValue | undefined }
-  | { readonly kind: 'error'; readonly message: string }
-  | { readonly kind: 'abandoned' }
 
 /**
  * What `dispatch` produced. `bodySettled` is present only when the result was produced while the

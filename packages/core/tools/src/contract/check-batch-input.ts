@@ -1,6 +1,6 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
-import { invalidArgument } from '../errors.ts'
-import { checkExecutionInput, refuseSuspendable, type CheckedInput } from '../pipeline/check-input.ts'
+import { invalidArgument } from './errors.ts'
+import { checkExecutionInput, refuseSuspendable, type CheckedInput } from './check-input.ts'
 import type { ToolBatchHooks } from './batch-types.ts'
 
 /** The pool size a batch gets when nobody names one. */

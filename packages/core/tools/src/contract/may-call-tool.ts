@@ -1,8 +1,7 @@
-import { RUN_CODE_TOOL_NAME } from '../codes.ts'
-import type { PresentationMode } from '../types.ts'
+import { RUN_CODE_TOOL_NAME } from './codes.ts'
+import type { PresentationMode, ToolCallOrigin } from './types.ts'
 
-/** Who is calling: the model directly (a tool-call block) or a `run_code` program (a nested call). */
-export type ToolCallOrigin = 'model' | 'program'
+export type { ToolCallOrigin } from './types.ts'
 
 /**
  * T7: the one rule for what may be called under a presentation mode. The prompt (which schemas the

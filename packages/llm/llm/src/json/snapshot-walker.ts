@@ -1,5 +1,5 @@
 import { types } from 'node:util'
-import type { JsonValue } from '@deepseek-ai/dsh-llm'
+import type { JsonValue } from '../types.ts'
 import { describeThrown } from './describe-thrown.ts'
 import { frozenSnapshotFacts, rememberFrozenSnapshot, type SnapshotFacts } from './frozen-snapshots.ts'
 import { formatJsonPath, type JsonLocation } from './json-path.ts'

@@ -1,5 +1,5 @@
 import { types } from 'node:util'
-import { frozenSnapshotFacts } from './snapshot/frozen-snapshots.ts'
+import { frozenSnapshotFacts } from './frozen-snapshots.ts'
 
 /**
  * Freezes `value` and every object reachable through its own data properties (string and symbol

@@ -1,5 +1,5 @@
 import { types } from 'node:util'
-import { describeValue } from '@deepseek-ai/dsh-llm'
+import { describeValue } from '../describe-value.ts'
 
 /** Describes a thrown value without running any of its code (no getters, traps or `toString`). */
 export function describeThrown(error: unknown): string {
