@@ -11,7 +11,7 @@ import { agentWith, shape } from './support/agents.ts'
 // call's start and its end, and nowhere else: not the session, not the model.
 
 describe('tool-call-progress', () => {
-  it('T43: a body that reports progress shows it between tool-call-start and tool-call-end; the log and the next request hold none of it', async () => {
+  it('T48: a body that reports progress shows it between tool-call-start and tool-call-end; the log and the next request hold none of it', async () => {
     const root = createContext({ logger: createMemoryLogger() })
     installTools(root, { progressIntervalMs: 0 })
     root.tools.register(

@@ -28,7 +28,7 @@ function listen(ctx: ReturnType<typeof setup>['ctx']): ToolProgress[] {
 }
 
 describe('exec.reportProgress', () => {
-  it('T43: each report is a frozen tools/progress event naming its call; the result holds none of it', async () => {
+  it('T48: each report is a frozen tools/progress event naming its call; the result holds none of it', async () => {
     const { ctx } = setup({ progressIntervalMs: 0 })
     const seen = listen(ctx)
     ctx.tools.register(
@@ -52,7 +52,7 @@ describe('exec.reportProgress', () => {
     for (const event of seen) expect(Object.isFrozen(event)).toBe(true)
   })
 
-  it('T43: reports closer together than progressIntervalMs are dropped, except the one that reaches total', async () => {
+  it('T48: reports closer together than progressIntervalMs are dropped, except the one that reaches total', async () => {
     vi.useFakeTimers({ toFake: ['performance'] })
     try {
       const { ctx } = setup({ progressIntervalMs: 100 })
@@ -74,7 +74,7 @@ describe('exec.reportProgress', () => {
     }
   })
 
-  it('T43: a report after the result (a body that outlived its timeout) reaches no listener', async () => {
+  it('T48: a report after the result (a body that outlived its timeout) reaches no listener', async () => {
     const { ctx } = setup({ progressIntervalMs: 0 })
     const seen = listen(ctx)
     let late: ToolExecContext | undefined
@@ -94,7 +94,7 @@ describe('exec.reportProgress', () => {
     expect(seen).toEqual([])
   })
 
-  it('T43: a malformed report is a TypeError naming the field, and fails the body like any throw', async () => {
+  it('T48: a malformed report is a TypeError naming the field, and fails the body like any throw', async () => {
     const { ctx } = setup()
     listen(ctx)
     const bad = [
@@ -124,7 +124,7 @@ describe('exec.reportProgress', () => {
     }
   })
 
-  it('T43: a getter on the report is read once, so the event says what the check saw', async () => {
+  it('T48: a getter on the report is read once, so the event says what the check saw', async () => {
     const { ctx } = setup({ progressIntervalMs: 0 })
     const seen = listen(ctx)
     let reads = 0
@@ -144,7 +144,7 @@ describe('exec.reportProgress', () => {
     expect(seen.map((event) => event.progress)).toEqual([1])
   })
 
-  it('T43: a long message is cut to 500 characters; whatever the reports, the call still has exactly one result', async () => {
+  it('T48: a long message is cut to 500 characters; whatever the reports, the call still has exactly one result', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.record({ progress: fc.integer(), message: fc.string({ maxLength: 900 }) }), {
@@ -176,7 +176,7 @@ describe('exec.reportProgress', () => {
     )
   })
 
-  it('T43: progressIntervalMs must be a non-negative integer', () => {
+  it('T48: progressIntervalMs must be a non-negative integer', () => {
     expect(() => setup({ progressIntervalMs: -1 })).toThrow(
       /options\.progressIntervalMs must be a non-negative integer/,
     )
@@ -204,7 +204,7 @@ describe('progressResetsTimeout', () => {
 
   // the direct path (only the shipped timeout wrapper) and the waterfall (another wrapper too)
   for (const path of ['direct', 'wrapper'] as const) {
-    it(`T43 (${path}): progress restarts the timeout: a body that reports every 20 ms outlives a 50 ms timeout; without the flag it does not`, async () => {
+    it(`T48 (${path}): progress restarts the timeout: a body that reports every 20 ms outlives a 50 ms timeout; without the flag it does not`, async () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
       try {
         const { ctx } = setup()
@@ -222,7 +222,7 @@ describe('progressResetsTimeout', () => {
       }
     })
 
-    it(`T43 (${path}): maxMs bounds the whole body whatever it reports; silence past timeoutMs times out`, async () => {
+    it(`T48 (${path}): maxMs bounds the whole body whatever it reports; silence past timeoutMs times out`, async () => {
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
       try {
         const { ctx } = setup()
@@ -261,7 +261,7 @@ describe('progressResetsTimeout', () => {
     })
   }
 
-  it('T43: progressResetsTimeout must be { maxMs: positive integer }', () => {
+  it('T48: progressResetsTimeout must be { maxMs: positive integer }', () => {
     const { ctx } = setup()
     for (const [i, bad] of [{}, { maxMs: 0 }, { maxMs: 1.5 }, 100, null].entries()) {
       expect(() =>

@@ -62,7 +62,7 @@ describe('README', () => {
     })
   })
 
-  it('T43: the progress example reports as its comments say', async () => {
+  it('T48: the progress example reports as its comments say', async () => {
     await checkReadmeExample({
       packageUrl: new URL('../', import.meta.url),
       example: 'examples/readme-progress.ts',

@@ -178,7 +178,7 @@ async function send(
         signal: own.signal,
         timeout: server.timeoutMs,
         // the SDK sends a progress token; each notifications/progress becomes the call's own
-        // progress (T43) and restarts both timeouts, the SDK's and the pipeline's
+        // progress (T48) and restarts both timeouts, the SDK's and the pipeline's
         onprogress: (progress) => forwardProgress(exec, progress),
         resetTimeoutOnProgress: true,
         maxTotalTimeout: server.maxTotalTimeoutMs,

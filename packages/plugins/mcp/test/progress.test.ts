@@ -15,7 +15,7 @@ afterEach(async () => {
 // server-everything's trigger-long-running-operation sends notifications/progress once a
 // second; with a 1.5 s timeout a 4-second operation times out unless progress restarts it.
 describe('MCP progress (server-everything over stdio)', { timeout: 60_000 }, () => {
-  it("T43: notifications/progress become the call's tools/progress, as the SDK client sees them, and restart the timeout", async () => {
+  it("T48: notifications/progress become the call's tools/progress, as the SDK client sees them, and restart the timeout", async () => {
     const { ctx } = await setup({ servers: { ev: { ...everythingStdio(), timeoutMs: 1_500 } } })
     const ours: ToolProgress[] = []
     ctx.on('tools/progress', (progress) => {
@@ -58,7 +58,7 @@ describe('MCP progress (server-everything over stdio)', { timeout: 60_000 }, () 
     for (const p of ours) expect(p.toolName).toBe('mcp__ev__trigger-long-running-operation')
   })
 
-  it('T43: maxTotalTimeoutMs still ends a call that keeps reporting', async () => {
+  it('T48: maxTotalTimeoutMs still ends a call that keeps reporting', async () => {
     const { ctx } = await setup({
       servers: { ev: { ...everythingStdio(), timeoutMs: 1_500, maxTotalTimeoutMs: 2_500 } },
     })

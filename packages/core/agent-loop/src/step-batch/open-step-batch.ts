@@ -156,7 +156,7 @@ export function openStepBatch(options: {
     onEvent,
     streaming: options.eager !== undefined,
   })
-  // T43: what a call's body reports reaches whoever watches the step (top-level calls only)
+  // T48: what a call's body reports reaches whoever watches the step (top-level calls only)
   const stopProgress =
     onEvent === undefined
       ? undefined

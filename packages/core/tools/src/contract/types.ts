@@ -110,10 +110,13 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
    * calls with disjoint keys may. Declaring keys without `isConcurrencySafe` makes a call parallel.
    */
   concurrencyKey?(args: Args): string | readonly string[] | undefined
-  /** Enforced by the shipped `tools/execute` timeout wrapper (T17). */
+  /**
+   * Enforced by the shipped `tools/execute` timeout wrapper (T17); wins over the runtime's
+   * `defaultTimeoutMs` (T47). `0` or `Infinity`: this tool has no timeout.
+   */
   readonly timeoutMs?: number
   /**
-   * T43: each `exec.reportProgress` restarts the call's timeout, so `timeoutMs` (the tool's or the
+   * T48: each `exec.reportProgress` restarts the call's timeout, so `timeoutMs` (the tool's or the
    * runtime default) becomes the longest the body may go without reporting; `maxMs` bounds the
    * whole body whatever it reports. Without a timeout it changes nothing.
    */
@@ -392,8 +395,11 @@ export interface InstallToolsOptions {
   readonly maxArgumentDepth?: number
   /** The deployment default presentation mode (default `native`). */
   readonly defaultPresentation?: PresentationMode
-  /** Timeout for tools that declare none (default: none). */
-  readonly defaultTimeoutMs?: number
+  /**
+   * Timeout for tools that declare none (default 300 000 ms, five minutes; `0`, `Infinity` or
+   * `false`: none). A tool's own `timeoutMs` wins; `timeoutMs: 0` or `Infinity` there opts it out.
+   */
+  readonly defaultTimeoutMs?: number | false
   /**
    * Shortest time between two `tools/progress` events of one call (default 100 ms): a chatty body
    * cannot flood listeners. 0 lets every report through.

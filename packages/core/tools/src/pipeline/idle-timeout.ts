@@ -10,7 +10,7 @@ export interface ProgressClock {
 }
 
 /**
- * T43, a timeout that progress restarts: called when `timeoutMs` has passed since `armedAt`, it
+ * T48, a timeout that progress restarts: called when `timeoutMs` has passed since `armedAt`, it
  * says how much longer the body may run — 0 when it is time to time out. The body has `timeoutMs`
  * from its last report, and never more than `maxMs` from `startedAt`.
  */

@@ -131,7 +131,7 @@ export class StageRace {
   done = false
   /** The body's timeout, when this race has one (`raceBodyTimeout`). */
   timer: ReturnType<typeof setTimeout> | undefined = undefined
-  /** When the body's timeout was armed, for a tool whose progress restarts it (T43). */
+  /** When the body's timeout was armed, for a tool whose progress restarts it (T48). */
   startedAt = 0
   constructor(
     readonly run: RunState,

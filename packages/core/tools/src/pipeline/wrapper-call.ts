@@ -22,7 +22,7 @@ export class WrapperCall implements ExecuteCall {
   /** Set only on a nested call (made by a `run_code` program). */
   declare readonly parentCallId?: CallId
   readonly [CALL_DEFINITION]: AnyToolDefinition | undefined
-  /** The run, as the clock of its last progress report (read by the shipped timeout wrapper, T43). */
+  /** The run, as the clock of its last progress report (read by the shipped timeout wrapper, T48). */
   readonly [CALL_PROGRESS]: ProgressClock
   readonly #run: RunState
 
