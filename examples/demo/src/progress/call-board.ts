@@ -198,6 +198,15 @@ export function createCallBoard(options: CallBoardOptions) {
         reviewWaiting()
         return
       }
+      case 'tool-call-progress': {
+        // the body's own words while it runs: "3/10 copying"
+        const call = byId.get(event.callId)
+        if (call === undefined || call.phase === 'committed') return
+        const count = event.total === undefined ? `${event.progress}` : `${event.progress}/${event.total}`
+        call.detail = event.message === undefined ? count : `${count} ${event.message}`
+        tell(call, false)
+        return
+      }
       case 'tool-call-end': {
         const call = byId.get(event.callId)
         if (call === undefined) return

@@ -8,6 +8,7 @@ describe('README', () => {
       'examples/readme-example.ts',
       'examples/readme-strict.ts',
       'examples/readme-policy.ts',
+      'examples/readme-progress.ts',
       'examples/readme-retry.ts',
       'examples/system-prompt-example.ts',
     ])
@@ -57,6 +58,15 @@ describe('README', () => {
       packageUrl: new URL('../', import.meta.url),
       example: 'examples/readme-retry.ts',
       load: () => import('../examples/readme-retry.ts'),
+      lines: 2,
+    })
+  })
+
+  it('T48: the progress example reports as its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl: new URL('../', import.meta.url),
+      example: 'examples/readme-progress.ts',
+      load: () => import('../examples/readme-progress.ts'),
       lines: 2,
     })
   })

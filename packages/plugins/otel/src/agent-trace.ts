@@ -310,6 +310,7 @@ export function createAgentTrace(options: {
       // Arguments being written (a delta per token or so) would flood the trace; the call's own span
       // has its final arguments. What prepareStep chose is on the session (step/prepare).
       case 'tool-call-queued':
+      case 'tool-call-progress':
       case 'tool-call-settled':
       case 'tool-call-end':
       case 'tool-input-start':

@@ -192,9 +192,25 @@ export interface ToolCallEndEvent extends ToolCallEventBase {
   readonly timings: ToolCallTimings
 }
 
+/**
+ * A running call's body said how far it got (`exec.reportProgress`, T48), rate-limited by the
+ * runtime's `progressIntervalMs`. Never recorded in the session and never shown to the model: a
+ * view for a UI, like the other call events.
+ */
+export interface ToolCallReportedProgressEvent extends ToolCallEventBase {
+  readonly type: 'tool-call-progress'
+  readonly progress: number
+  readonly total: number | undefined
+  readonly message: string | undefined
+}
+
 /** How one step's tool calls move through the scheduler; a UI can draw the pool from these. */
 export type ToolCallProgressEvent =
-  ToolCallQueuedEvent | ToolCallStartEvent | ToolCallSettledEvent | ToolCallEndEvent
+  | ToolCallQueuedEvent
+  | ToolCallStartEvent
+  | ToolCallReportedProgressEvent
+  | ToolCallSettledEvent
+  | ToolCallEndEvent
 
 export interface TurnStartEvent {
   readonly type: 'turn-start'

@@ -156,6 +156,14 @@ export function openStepBatch(options: {
     onEvent,
     streaming: options.eager !== undefined,
   })
+  // T48: what a call's body reports reaches whoever watches the step (top-level calls only)
+  const stopProgress =
+    onEvent === undefined
+      ? undefined
+      : ctx.on('tools/progress', (report) => {
+          const call = calls.byId(report.callId)
+          if (call !== undefined) progress.reported(call, report)
+        })
   const nested = createNestedCallRecorder({
     session,
     turn,
@@ -229,6 +237,7 @@ export function openStepBatch(options: {
     close: () => batch.close(),
     async finish(acceptContext) {
       const outcome = await batch.outcome
+      stopProgress?.()
       await ledger.settle()
       const eager = progress.figures()
       progress.close()

@@ -26,11 +26,41 @@ export interface ToolExecContext {
   /** Ends the turn after this step's batch commits (only on success). */
   concludeTurn(): void
   /**
+   * Says how far the body got (`{ progress: 3, total: 10, message: 'copying' }`): a
+   * `tools/progress` event on the scope (the agent loop turns it into a `tool-call-progress`
+   * event). Progress is never recorded as a result and never reaches the model. Reports closer
+   * together than `progressIntervalMs` are dropped (the one that reaches `total` never is), and so
+   * is anything reported once the call's result exists. Throws a TypeError for a report that is not
+   * `{ progress: finite number, total?: finite number, message?: string }`.
+   */
+  reportProgress(report: ToolProgressReport): void
+  /**
    * The hooks the driver passed on the call's input (`nestedCallHooks`) for the calls this call
    * makes itself: the `run_code` transport runs a program's nested calls as a batch with them, so
    * the loop records each one in the session. `undefined` when the driver records nothing.
    */
   readonly nestedCallHooks?: ToolBatchHooks | undefined
+}
+
+/** What a body reports with `exec.reportProgress`. */
+export interface ToolProgressReport {
+  /** How far the body got, in the body's own unit (a count, bytes, a percentage). */
+  readonly progress: number
+  /** The `progress` that means done, when the body knows it. */
+  readonly total?: number | undefined
+  /** A short line for a person (cut to 500 characters). */
+  readonly message?: string | undefined
+}
+
+/** `tools/progress`: a body's report, with the call it belongs to (frozen). */
+export interface ToolProgress {
+  readonly callId: CallId
+  readonly toolName: string
+  readonly turn: number | undefined
+  readonly step: number | undefined
+  readonly progress: number
+  readonly total: number | undefined
+  readonly message: string | undefined
 }
 
 /** What `finalizeContent` receives: the call's identity (the signal has settled by then). */
@@ -85,6 +115,12 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
    * `defaultTimeoutMs` (T47). `0` or `Infinity`: this tool has no timeout.
    */
   readonly timeoutMs?: number
+  /**
+   * T48: each `exec.reportProgress` restarts the call's timeout, so `timeoutMs` (the tool's or the
+   * runtime default) becomes the longest the body may go without reporting; `maxMs` bounds the
+   * whole body whatever it reports. Without a timeout it changes nothing.
+   */
+  readonly progressResetsTimeout?: { readonly maxMs: number }
   /**
    * `false` keeps a parallel-safe call from starting while the model is still streaming its message
    * (T40): it waits for the stream's end, as an exclusive call does. Default: may start early.
@@ -364,6 +400,11 @@ export interface InstallToolsOptions {
    * `false`: none). A tool's own `timeoutMs` wins; `timeoutMs: 0` or `Infinity` there opts it out.
    */
   readonly defaultTimeoutMs?: number | false
+  /**
+   * Shortest time between two `tools/progress` events of one call (default 100 ms): a chatty body
+   * cannot flood listeners. 0 lets every report through.
+   */
+  readonly progressIntervalMs?: number
   /** Register the shipped timeout wrapper (default true). */
   readonly enforceTimeouts?: boolean
   /**
@@ -405,6 +446,8 @@ declare module '@deepseek-ai/dsh-context' {
     /** A body settled (or was abandoned) after its call was answered: T38, timeouts. */
     'tools/late-outcome': EmitEvent<[late: LateToolOutcome, call: ToolCallInfo]>
     'tools/change': EmitEvent<[change: ToolsChange]>
+    /** A body reported how far it got (`exec.reportProgress`); never a result, never for the model. */
+    'tools/progress': EmitEvent<[progress: ToolProgress]>
     /** One attempt of a body run by `withRetry` ended (each attempt, retried or not). */
     'tools/attempt': EmitEvent<[attempt: ToolAttempt]>
   }

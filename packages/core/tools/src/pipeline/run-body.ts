@@ -1,8 +1,15 @@
 import { toolMessages } from '../contract/messages.ts'
-import type { ToolArguments, ToolBody, ToolExecContext, ToolExecutionResult } from '../contract/types.ts'
+import type {
+  ToolArguments,
+  ToolBody,
+  ToolExecContext,
+  ToolExecutionResult,
+  ToolProgressReport,
+} from '../contract/types.ts'
 import { abortReason, linkAbort, onRunAbort, pauseBudget, resumeBudget, runSignal } from './call-signal.ts'
 import { callRef } from '../contract/clip.ts'
 import { cutShort } from './cut-short.ts'
+import { reportProgress } from './report-progress.ts'
 import { failure } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
 import { graceFor, raceBodyTimeout, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
@@ -26,6 +33,7 @@ class BodyContext implements ToolExecContext {
   readonly #signal: AbortSignal | undefined
   #defer: ((text: string) => void) | undefined = undefined
   #conclude: (() => void) | undefined = undefined
+  #progress: ((report: ToolProgressReport) => void) | undefined = undefined
 
   constructor(run: RunState, signal: AbortSignal | undefined) {
     this.callId = run.callId
@@ -45,6 +53,11 @@ class BodyContext implements ToolExecContext {
   get deferContext(): (text: string) => void {
     const run = this.#run
     return (this.#defer ??= (text) => deferContext(run, text))
+  }
+
+  get reportProgress(): (report: ToolProgressReport) => void {
+    const run = this.#run
+    return (this.#progress ??= (report) => reportProgress(run, report))
   }
 
   get concludeTurn(): () => void {

@@ -47,6 +47,10 @@ export class RunState implements ToolRunContext, CancellableRun {
   /** UTF-8 bytes the body deferred, kept or not (past `maxResultBytes` the call fails, T14). */
   deferredBytes = 0
   concludes = false
+  /** When the last `tools/progress` of this call was emitted (performance.now()), for the rate limit. */
+  progressAt = Number.NEGATIVE_INFINITY
+  /** When the body last reported progress, emitted or not (performance.now()): an idle timeout's clock. */
+  reportedAt = Number.NEGATIVE_INFINITY
   /** The input's `nestedCallHooks`, handed to the body (a transport records its nested calls through them). */
   nestedCallHooks: ToolBatchHooks | undefined = undefined
   stage: RunStage = 'dispatch'

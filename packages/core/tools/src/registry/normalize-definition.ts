@@ -78,6 +78,17 @@ export function normalizeDefinition(
       `definition.timeoutMs must be a positive integer ≤ ${MAX_TIMEOUT_MS} (or 0 / Infinity for no timeout), got ${describeValue(timeoutMs)}`,
     )
   }
+  const resets = def.progressResetsTimeout
+  if (resets !== undefined) {
+    const maxMs: unknown =
+      typeof resets === 'object' && resets !== null ? (resets as { maxMs?: unknown }).maxMs : undefined
+    if (typeof maxMs !== 'number' || !Number.isInteger(maxMs) || maxMs <= 0 || maxMs > MAX_TIMEOUT_MS) {
+      throw bad(
+        at,
+        `definition.progressResetsTimeout must be { maxMs: a positive integer ≤ ${MAX_TIMEOUT_MS} }, got ${describeValue(resets)}`,
+      )
+    }
+  }
   if (def.eager !== undefined && typeof def.eager !== 'boolean') {
     throw bad(at, `definition.eager must be a boolean when present, got ${describeValue(def.eager)}`)
   }

@@ -57,6 +57,7 @@ export function readInstallOptions(options: InstallToolsOptions): RuntimeOptions
     maxArgumentDepth: positiveInteger('maxArgumentDepth', options.maxArgumentDepth, 64)!,
     defaultPresentation,
     defaultTimeoutMs: defaultTimeout(options.defaultTimeoutMs),
+    progressIntervalMs: integerIn('progressIntervalMs', options.progressIntervalMs, 100, 0, MAX_SETTING)!,
     policyTimeoutMs: positiveInteger('policyTimeoutMs', options.policyTimeoutMs, 60_000)!,
     abortGraceMs: integerIn('abortGraceMs', options.abortGraceMs, 2_000, 0, MAX_SETTING)!,
     lateBodyCapMs: positiveInteger('lateBodyCapMs', options.lateBodyCapMs, 60_000)!,
