@@ -93,6 +93,7 @@ export function withRetry<D extends AnyToolDefinition>(definition: D, options: R
         ctx: exec.ctx,
         turn: exec.turn,
         step: exec.step,
+        idempotencyKey: exec.idempotencyKey,
         deferContext: (text) => {
           if (typeof text !== 'string')
             throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)

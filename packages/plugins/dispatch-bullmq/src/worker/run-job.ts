@@ -60,6 +60,7 @@ export async function runJob(
     ctx: environment.ctx,
     turn: data.turn,
     step: data.step,
+    idempotencyKey: data.idempotencyKey ?? data.callId,
     deferContext: (text: unknown) => {
       if (typeof text !== 'string')
         throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)
