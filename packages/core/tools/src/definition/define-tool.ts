@@ -32,6 +32,7 @@ export interface ToolBehaviour<Args, Value> {
   readonly timeoutMs?: number
   readonly eager?: boolean
   readonly idempotent?: boolean
+  readonly effects?: 'external'
 }
 
 /**
