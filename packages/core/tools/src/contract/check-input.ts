@@ -161,6 +161,9 @@ const FIELDS = [
   'effects',
 ] as const
 
+/** Frozen `effects` objects already checked (the common case: one per batch, shared by its calls). */
+const checkedEffects = new WeakSet<object>()
+
 function isOwnData(object: object, key: string): boolean {
   const descriptor = Object.getOwnPropertyDescriptor(object, key)
   return descriptor !== undefined && 'value' in descriptor
@@ -172,6 +175,9 @@ function isOwnData(object: object, key: string): boolean {
  * anything else is copied from the values read here.
  */
 function readEffects(where: string, label: string, effects: unknown): ToolCallEffects {
+  // a batch shares one frozen object across its calls: checked once, then known (it cannot change)
+  if (typeof effects === 'object' && effects !== null && checkedEffects.has(effects))
+    return effects as ToolCallEffects
   if (typeof effects !== 'object' || effects === null)
     throw invalidArgument(`${where}: ${label}.effects must be an object, got ${describeValue(effects)}`)
   const scope = readField(where, `${label}.effects`, effects, 'idempotencyScope')
@@ -188,8 +194,10 @@ function readEffects(where: string, label: string, effects: unknown): ToolCallEf
     Object.isFrozen(effects) &&
     isOwnData(effects, 'idempotencyScope') &&
     (hook === undefined ? !('onBodyStart' in effects) : isOwnData(effects, 'onBodyStart'))
-  )
+  ) {
+    checkedEffects.add(effects)
     return effects as ToolCallEffects
+  }
   return Object.freeze({
     idempotencyScope: scope,
     ...(hook === undefined ? {} : { onBodyStart: hook as NonNullable<ToolCallEffects['onBodyStart']> }),
