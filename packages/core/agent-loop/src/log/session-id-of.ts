@@ -22,15 +22,16 @@ export function newSessionId(): string {
  * The session's id (T43), the scope of its calls' idempotency keys: the `sessionId` its first
  * `turn/start` recorded, so every process that opens the log derives the same keys. A log without
  * one (written before the loop recorded it, or a harness's own log driven by `executeToolCalls`)
- * falls back to `log-<time of its first event>`, equally stable, and an empty one to a random id.
- * Read once per session object and kept (the log is append-only: the answer cannot change).
+ * falls back to `log-<time of its first event>`, equally stable, and an empty one to a random id
+ * (a harness that drives an empty session with `executeToolCalls` gets keys another process would
+ * not derive: record a `turn/start` with a `sessionId` first if that matters). Read once per
+ * session object and kept, so a step pays one WeakMap read.
  */
 export function sessionIdOf(session: AnySession): string {
   const cached = known.get(session)
   if (cached !== undefined) return cached
   const events = session.events()
   const id = recordedSessionId(events) ?? (events[0] === undefined ? newSessionId() : `log-${events[0].time}`)
-  // an id read from turn/start is final; a fallback is kept only once the log has a turn/start
-  if (events.some((event) => event.type === 'turn/start') || events.length === 0) known.set(session, id)
+  known.set(session, id)
   return id
 }
