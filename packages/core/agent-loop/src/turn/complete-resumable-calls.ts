@@ -137,7 +137,7 @@ export async function completeResumableCalls(options: {
         session,
         turn: call.turn,
         step: call.step,
-        block: { id: call.callId, name: call.name, arguments: call.arguments },
+        block: { type: 'tool-call', id: call.callId, name: call.name, arguments: call.arguments },
         ...(call.modelCallId === undefined ? {} : { modelCallId: call.modelCallId }),
         ...(call.messageSeq === undefined ? {} : { messageSeq: call.messageSeq }),
         idempotencyKey: `${scope}:${call.callId}`,
