@@ -156,7 +156,7 @@ describe('effects across a crash: a real process SIGKILLed at each point, then r
     for (const kind of ['idempotent', 'once'] as const) {
       const expected = MATRIX[point][kind]
       const tool = kind === 'idempotent' ? 'idempotent: true' : 'not idempotent'
-      it(`T43–T47: killed ${point}, ${tool}: ${expected.effects} effect, the model sees ${expected.answer === 'real' ? 'the real result' : 'INTERRUPTED'}, verifyEffects ${expected.unknownAfterResume ? 'lists it' : 'is clean'}`, async () => {
+      it(`T49–T53: killed ${point}, ${tool}: ${expected.effects} effect, the model sees ${expected.answer === 'real' ? 'the real result' : 'INTERRUPTED'}, verifyEffects ${expected.unknownAfterResume ? 'lists it' : 'is clean'}`, async () => {
         const dir = tempDir()
         const path = join(dir, 'session.jsonl')
         const first = await processRun([path, dir, kind, 'first', point], point)

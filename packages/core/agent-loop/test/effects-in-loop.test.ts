@@ -9,8 +9,8 @@ function externalTool(root: ReturnType<typeof eagerTools>['root'], journal: stri
   return tool
 }
 
-describe('effects in the loop (T43, T44)', () => {
-  it('T44: a parallel-safe tool with effects: external waits for the end of the stream; tool/began sits between its call and its result', async () => {
+describe('effects in the loop (T49, T50)', () => {
+  it('T50: a parallel-safe tool with effects: external waits for the end of the stream; tool/began sits between its call and its result', async () => {
     const { root, journal } = eagerTools()
     const ext = externalTool(root, journal)
     const gate = deferred()
@@ -47,7 +47,7 @@ describe('effects in the loop (T43, T44)', () => {
     agent.dispose()
   })
 
-  it('T44: when tool/began cannot be recorded the body never runs: TOOL_FAILED, and the log replays', async () => {
+  it('T50: when tool/began cannot be recorded the body never runs: TOOL_FAILED, and the log replays', async () => {
     const { root, journal } = eagerTools()
     externalTool(root, journal)
     const inner = createMemorySession()

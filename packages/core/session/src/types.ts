@@ -178,14 +178,14 @@ export interface ToolCallEventData {
    */
   mode?: 'parallel' | 'exclusive'
   /**
-   * The key the call's body sees as `exec.idempotencyKey` (T43): `<sessionId>:<callId>`, the same
+   * The key the call's body sees as `exec.idempotencyKey` (T49): `<sessionId>:<callId>`, the same
    * for every attempt. Absent in logs written before the loop recorded it.
    */
   idempotencyKey?: string
 }
 
 /**
- * `data` of a `tool/began` event (T44): the body of a call whose tool declares `effects: 'external'`
+ * `data` of a `tool/began` event (T50): the body of a call whose tool declares `effects: 'external'`
  * is about to start; appended (durably) right before it, with `{ sourceEventSeqs: [callSeq] }`.
  * A call with a `tool/call` and no `tool/began` never ran its body. One per attempt: a resume
  * that runs the body again records the next `attempt`.

@@ -49,7 +49,7 @@ function answeredId(data: unknown): string | undefined {
 }
 
 /**
- * T47: from a log alone, every call whose effect is unknown: its body began (`tool/began`, recorded
+ * T53: from a log alone, every call whose effect is unknown: its body began (`tool/began`, recorded
  * for tools with `effects: 'external'`) and it was answered `INTERRUPTED` (the resume could not run
  * it again), or it has no `tool/result` and its tool did not declare `idempotent: true` when it began
  * (an unanswered idempotent call is run again on resume with the same key). These are the calls an operator checks by

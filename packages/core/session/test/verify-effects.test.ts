@@ -36,8 +36,8 @@ function result(session: Session, callSeq: number, callId: string, code?: string
   )
 }
 
-describe('verifyEffects (T47)', () => {
-  it('T47: lists exactly the calls that began and were never answered (not idempotent) or were answered INTERRUPTED', () => {
+describe('verifyEffects (T53)', () => {
+  it('T53: lists exactly the calls that began and were never answered (not idempotent) or were answered INTERRUPTED', () => {
     const session = createMemorySession()
     const never = call(session, 'never') // recorded, never began: nothing ran
     const done = call(session, 'done')
@@ -69,7 +69,7 @@ describe('verifyEffects (T47)', () => {
     expect(report.unknown[0]).toMatchObject({ name: 'deploy', turn: 1, step: 1, idempotencyKey: 's:lost' })
   })
 
-  it('T47: a log without tool/began (or with only answered calls) is clean; malformed events are skipped', () => {
+  it('T53: a log without tool/began (or with only answered calls) is clean; malformed events are skipped', () => {
     const session = createMemorySession()
     const a = call(session, 'a')
     result(session, a, 'a', 'INTERRUPTED')

@@ -23,12 +23,12 @@ ctx.tools.register(
     name: 'charge',
     description: 'Charge a card.',
     parameters: z.object({ cents: z.number().int() }),
-    effects: 'external', // the agent loop records tool/began before the body (T44)
-    idempotent: true, // the API dedupes by key: running the body again is safe (T45)
+    effects: 'external', // the agent loop records tool/began before the body (T50)
+    idempotent: true, // the API dedupes by key: running the body again is safe (T51)
     execute: async ({ cents }, exec) => {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'Idempotency-Key': exec.idempotencyKey }, // `<session id>:<call id>` (T43)
+        headers: { 'Idempotency-Key': exec.idempotencyKey }, // `<session id>:<call id>` (T49)
         body: JSON.stringify({ cents }),
         signal: exec.signal,
       })

@@ -44,8 +44,8 @@ function setup() {
   return { ctx, seen, order }
 }
 
-describe('idempotency keys and the body-start hook (T43, T44)', () => {
-  it('T43: the key is <scope>:<callId>, the call id without a scope, the same on every run of a call', async () => {
+describe('idempotency keys and the body-start hook (T49, T50)', () => {
+  it('T49: the key is <scope>:<callId>, the call id without a scope, the same on every run of a call', async () => {
     const { ctx, seen } = setup()
     const effects: ToolCallEffects = Object.freeze({ idempotencyScope: 'sess-1' })
     await ctx.tools.execute({ callId: 'c1', name: 'ship', arguments: '{"to":"Oslo"}', effects })
@@ -55,7 +55,7 @@ describe('idempotency keys and the body-start hook (T43, T44)', () => {
     expect(seen).toEqual(['sess-1:c1', 'sess-1:c1', 'sess-1:c2', 'c3'])
   })
 
-  it('T43: withRetry hands every attempt the one key', async () => {
+  it('T49: withRetry hands every attempt the one key', async () => {
     const ctx = createContext()
     installTools(ctx)
     const keys: string[] = []
@@ -86,7 +86,7 @@ describe('idempotency keys and the body-start hook (T43, T44)', () => {
     expect(keys).toEqual(['s:p1', 's:p1', 's:p1'])
   })
 
-  it('T44: onBodyStart runs after policy and before the body of an external tool only, and is awaited', async () => {
+  it('T50: onBodyStart runs after policy and before the body of an external tool only, and is awaited', async () => {
     const { ctx, order } = setup()
     ctx.on('tools/pre-execute', (call, next) => {
       order.push(`policy ${call.toolName}`)
@@ -108,7 +108,7 @@ describe('idempotency keys and the body-start hook (T43, T44)', () => {
     expect(starts).toEqual([{ callId: 'c1', toolName: 'ship', idempotent: false, idempotencyKey: 's:c1' }])
   })
 
-  it('T44: a marker that cannot be recorded keeps the body from running: TOOL_FAILED naming why', async () => {
+  it('T50: a marker that cannot be recorded keeps the body from running: TOOL_FAILED naming why', async () => {
     for (const onBodyStart of [
       () => {
         throw new Error('disk full')
@@ -130,7 +130,7 @@ describe('idempotency keys and the body-start hook (T43, T44)', () => {
     }
   })
 
-  it('T43/T44: a bad effects field is refused by name; a mutable one is copied once checked', async () => {
+  it('T49/T50: a bad effects field is refused by name; a mutable one is copied once checked', async () => {
     const { ctx, seen } = setup()
     for (const [effects, message] of [
       [7, /effects must be an object/],
@@ -153,7 +153,7 @@ describe('idempotency keys and the body-start hook (T43, T44)', () => {
     expect(seen).toEqual(['checked:c9'])
   })
 
-  it("T44: a definition's effects must be 'external' when present", () => {
+  it("T50: a definition's effects must be 'external' when present", () => {
     const { ctx } = setup()
     expect(() =>
       ctx.tools.register({

@@ -62,7 +62,7 @@ describe('README', () => {
     })
   })
 
-  it('T43: the idempotency example sends one key per call, the same on a re-run, as its comments say', async () => {
+  it('T49: the idempotency example sends one key per call, the same on a re-run, as its comments say', async () => {
     await checkReadmeExample({
       packageUrl: new URL('../', import.meta.url),
       example: 'examples/readme-idempotency.ts',

@@ -4,8 +4,8 @@ import { caller, codeOf, input, localWorker, uniqueQueue, waitForEntries } from 
 
 const effects = (scope: string) => Object.freeze({ idempotencyScope: scope })
 
-describe('T46: the BullMQ job id is the idempotency key', () => {
-  it('T46: the job is stored under jobIdFor(exec.idempotencyKey) and the worker’s body sees the same key', async () => {
+describe('T52: the BullMQ job id is the idempotency key', () => {
+  it('T52: the job is stored under jobIdFor(exec.idempotencyKey) and the worker’s body sees the same key', async () => {
     const queue = uniqueQueue()
     const { rec } = await localWorker(queue)
     const { execute } = await caller(queue)
@@ -17,7 +17,7 @@ describe('T46: the BullMQ job id is the idempotency key', () => {
     expect(await rec.redis.exists(`bull:${queue}:${jobId}`)).toBe(1)
   })
 
-  it('T46: equal call ids of two sessions are two jobs, each run once (no namespace needed)', async () => {
+  it('T52: equal call ids of two sessions are two jobs, each run once (no namespace needed)', async () => {
     const queue = uniqueQueue()
     const { rec } = await localWorker(queue)
     const { execute } = await caller(queue)
@@ -27,7 +27,7 @@ describe('T46: the BullMQ job id is the idempotency key', () => {
     expect(await rec.redis.lrange(`${queue}:keys`, 0, -1)).toEqual(['sa:call_1', 'sb:call_1'])
   })
 
-  it('T46: a resumed caller re-attaches to the running job instead of enqueuing another; a later one gets the stored outcome', async () => {
+  it('T52: a resumed caller re-attaches to the running job instead of enqueuing another; a later one gets the stored outcome', async () => {
     const queue = uniqueQueue()
     const { rec } = await localWorker(queue)
     const crashed = await caller(queue)

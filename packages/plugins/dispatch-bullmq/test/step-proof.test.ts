@@ -175,7 +175,7 @@ describe('a step of 50 calls on 3 worker processes', { timeout: 60_000 }, () => 
     // the survivors' stall checks fail the dead worker's jobs instead of running them again: once
     // BullMQ has failed each of them, no body ran twice (one start per call id, on one worker)
     const q = new Queue(queue, { connection: { url: redisUrl() } })
-    // T46: a job's id is its call's idempotency key, which the loop recorded on the tool/call
+    // T52: a job's id is its call's idempotency key, which the loop recorded on the tool/call
     const keyOf = new Map(
       session
         .events()

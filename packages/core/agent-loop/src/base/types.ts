@@ -299,7 +299,7 @@ export interface TurnStartEventData {
   turn: number
   /**
    * On a session's first `turn/start` only: a random id naming the session, the scope of its calls'
-   * idempotency keys (T43).
+   * idempotency keys (T49).
    */
   sessionId?: string
 }

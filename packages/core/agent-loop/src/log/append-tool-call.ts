@@ -17,7 +17,7 @@ export interface AppendToolCallOptions<S extends AnySession = AnySession> {
    * and the provider gets its own id back.
    */
   readonly modelCallId?: string
-  /** The call's `exec.idempotencyKey` (T43), recorded so the log says what key its body saw. */
+  /** The call's `exec.idempotencyKey` (T49), recorded so the log says what key its body saw. */
   readonly idempotencyKey?: string
 }
 

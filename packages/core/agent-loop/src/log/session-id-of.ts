@@ -19,7 +19,7 @@ export function newSessionId(): string {
 }
 
 /**
- * The session's id (T43), the scope of its calls' idempotency keys: the `sessionId` its first
+ * The session's id (T49), the scope of its calls' idempotency keys: the `sessionId` its first
  * `turn/start` recorded, so every process that opens the log derives the same keys. A log without
  * one (written before the loop recorded it, or a harness's own log driven by `executeToolCalls`)
  * falls back to `log-<time of its first event>`, equally stable, and an empty one to a random id

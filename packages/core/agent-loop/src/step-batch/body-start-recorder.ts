@@ -6,8 +6,8 @@ import type { StepCalls } from './step-calls.ts'
 
 /**
  * The `effects` every input of one step carries (one frozen object for the whole step): the
- * session's id as the idempotency scope (T43), and the hook the pipeline awaits before the body of
- * a tool with `effects: 'external'`, which records `tool/began` (T44). Such a tool never starts
+ * session's id as the idempotency scope (T49), and the hook the pipeline awaits before the body of
+ * a tool with `effects: 'external'`, which records `tool/began` (T50). Such a tool never starts
  * before its message is recorded (run-streamed-step.ts), so its `tool/call` is in the log by then;
  * a call without one is refused, and its body does not run.
  */

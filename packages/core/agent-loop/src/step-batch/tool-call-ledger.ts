@@ -91,7 +91,7 @@ export function createToolCallLedger(options: {
   readonly firstCallSeq?: number
   /** A call's timings as its `tool/result` is appended (undefined: it never started). */
   readonly timings: (call: StepCall) => ToolCallRecordedTimings | undefined
-  /** The scope of the calls' idempotency keys (the session's id, T43), recorded on each `tool/call`. */
+  /** The scope of the calls' idempotency keys (the session's id, T49), recorded on each `tool/call`. */
   readonly idempotencyScope?: string
 }): ToolCallLedger {
   const { session, turn, step, calls, lateFailed, firstCallSeq, idempotencyScope } = options

@@ -20,7 +20,7 @@ const CUT_OFF: readonly FinishReason[] = ['length', 'content-filter', 'error']
 
 /**
  * Eager dispatch (T40): a tool whose definition says `eager: false`, or `effects: 'external'` (its
- * `tool/began` must follow its `tool/call`, T44), never starts before the model has finished its
+ * `tool/began` must follow its `tool/call`, T50), never starts before the model has finished its
  * message, whatever its mode.
  */
 function mayStartEarly(tools: ToolRuntime, name: string): boolean {

@@ -46,7 +46,7 @@ export async function beginNewTurn(
     })
   }
   const turn = (last?.turn ?? 0) + 1
-  // T43: the first turn names the session, and every later process derives its keys from that
+  // T49: the first turn names the session, and every later process derives its keys from that
   const named = recordedSessionId(events) !== undefined || events.some((event) => event.type === 'turn/start')
   const turnStart: TurnStartEventData = named ? { turn } : { turn, sessionId: newSessionId() }
   await session.append('turn/start', turnStart)

@@ -19,7 +19,7 @@ import { sessionIdOf } from '../log/session-id-of.ts'
 
 /**
  * How many times, in all, the body of an idempotent call may begin before a resume stops running it
- * again and answers `INTERRUPTED` (T45): a body that crashes its process every time must not turn
+ * again and answers `INTERRUPTED` (T51): a body that crashes its process every time must not turn
  * every resume into another crash.
  */
 export const RESUME_ATTEMPTS = 3
@@ -29,7 +29,7 @@ export type ResumeVerdict =
   { readonly kind: 'run'; readonly attempt: number } | { readonly kind: 'interrupted' }
 
 /**
- * T44/T45: a call of a tool with `effects: 'external'` whose body never began (no `tool/began`) is
+ * T50/T51: a call of a tool with `effects: 'external'` whose body never began (no `tool/began`) is
  * run; an `idempotent: true` call is run again with the same key while it has attempts left; any
  * other call's effect is unknown, so it is `INTERRUPTED`. A tool without `effects: 'external'`
  * records no start, so a call of it that is not idempotent may have run: `INTERRUPTED`, as before.
@@ -75,8 +75,8 @@ interface OpenCall {
  * Resuming a session that stopped mid-step, before `answerInterruptedCalls`: every top-level call
  * without a result, then every call of the last message that was never recorded, in model order,
  * is run (its `resumeVerdict` says so) or answered `INTERRUPTED`. A run goes through the whole
- * pipeline (`tools.execute`: policy, guards, the body) with the call's own idempotency key (T43),
- * records its attempt as `tool/began` before the body (T44; for an idempotent tool without
+ * pipeline (`tools.execute`: policy, guards, the body) with the call's own idempotency key (T49),
+ * records its attempt as `tool/began` before the body (T50; for an idempotent tool without
  * `effects: 'external'` before the call) and its real result as `tool/result`; what it deferred
  * becomes the next step's message. Nested calls left open (a `run_code` program's) are answered
  * `INTERRUPTED` first, before their outer call, as `verifyToolPairs` requires. Returns how many

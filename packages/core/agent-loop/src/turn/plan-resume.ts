@@ -60,7 +60,7 @@ export async function planResume(
       },
     }
   }
-  // T44/T45: calls that never began, and idempotent ones, are run now; the rest are INTERRUPTED
+  // T50/T51: calls that never began, and idempotent ones, are run now; the rest are INTERRUPTED
   if (tools !== undefined) await completeResumableCalls({ session, tools, scheduler })
   await answerInterruptedCalls({ session, scheduler })
   const last = readLastTurn(session.events())

@@ -221,7 +221,7 @@ function checkSessionMapping(
   const results = events.filter((e) => e.type === 'tool/result')
   calls.forEach((event, index) => {
     const block = blocks[index]
-    // T43: the key the body saw, `<session id>:<call id>`
+    // T49: the key the body saw, `<session id>:<call id>`
     const key = (event.data as { idempotencyKey?: unknown }).idempotencyKey
     if (block !== undefined && (typeof key !== 'string' || !key.endsWith(`:${block.id}`)))
       problems.push(`tool/call ${index} idempotencyKey ${JSON.stringify(key)}`)

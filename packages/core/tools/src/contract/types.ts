@@ -32,7 +32,7 @@ export interface ToolExecContext {
    */
   readonly nestedCallHooks?: ToolBatchHooks | undefined
   /**
-   * The call's idempotency key (T43): the same for every run of this call — a `withRetry` attempt,
+   * The call's idempotency key (T49): the same for every run of this call — a `withRetry` attempt,
    * a re-run after a crash and a resume in another process, a remote redelivery — and different for
    * every other call. The attempt is not part of it: every attempt of a call must land on the one
    * effect. `<scope>:<callId>`, the scope being the one the driver passed (`input.effects`; the agent
@@ -45,7 +45,7 @@ export interface ToolExecContext {
 /**
  * What a driver that records its calls passes on each input (`input.effects`), usually one object
  * shared by every call of a batch: the scope of the calls' idempotency keys, and for tools that
- * declare `effects: 'external'` a hook run (and awaited) right before the body starts (T44).
+ * declare `effects: 'external'` a hook run (and awaited) right before the body starts (T50).
  */
 export interface ToolCallEffects {
   /** Prefix of every `exec.idempotencyKey` (`<idempotencyScope>:<callId>`): a session's id. */
@@ -124,13 +124,13 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
   /**
    * `true` declares that running the body twice for one call has the effect of running it once (a
    * read, a PUT with a key): `withRetry` requires it before it retries the body, and the agent loop
-   * runs such a call again on resume when its body began and was never answered (T45).
+   * runs such a call again on resume when its body began and was never answered (T51).
    */
   readonly idempotent?: boolean
   /**
    * `'external'` declares that the body has effects outside the process (a deploy, a payment, an
    * email). The agent loop then records `tool/began` durably before the body runs, so that after a
-   * crash a call that never began is run on resume and one that began is told apart (T44); such a
+   * crash a call that never began is run on resume and one that began is told apart (T50); such a
    * call never starts before its message has been recorded (as with `eager: false`).
    */
   readonly effects?: 'external'
@@ -167,7 +167,7 @@ export interface ToolExecutionInput {
    * `{ kind: 'suspendable' }`; `execute`, `executeBatch` and `runToolBatch` refuse it.
    */
   readonly approval?: ToolCallApproval
-  /** The idempotency scope and the body-start hook (`ToolCallEffects`, T43, T44). */
+  /** The idempotency scope and the body-start hook (`ToolCallEffects`, T49, T50). */
   readonly effects?: ToolCallEffects
 }
 

@@ -50,7 +50,7 @@ class BodyContext implements ToolExecContext {
     return this.#signal ?? runSignal(this.#run)
   }
 
-  /** T43: built on first read, so a body that never sends it costs no string. */
+  /** T49: built on first read, so a body that never sends it costs no string. */
   get idempotencyKey(): string {
     return (this.#key ??= idempotencyKeyOf(this.#run))
   }
@@ -84,7 +84,7 @@ function deferContext(run: RunState, text: unknown): void {
   if (total <= run.state.registry.options.maxResultBytes) (run.deferred ??= []).push(text)
 }
 
-/** T43: `<scope>:<callId>`, or the call id alone when the driver gave no scope. */
+/** T49: `<scope>:<callId>`, or the call id alone when the driver gave no scope. */
 export function idempotencyKeyOf(run: RunState): string {
   const scope = run.effects?.idempotencyScope
   return scope === undefined ? run.callId : `${scope}:${run.callId}`
@@ -127,7 +127,7 @@ export function runBody(
 }
 
 /**
- * T44: the body of a tool with external effects starts only once the driver's hook has returned
+ * T50: the body of a tool with external effects starts only once the driver's hook has returned
  * (the loop's `tool/began` is durable); a hook that fails keeps the body from running at all.
  */
 function startAfterMarker(

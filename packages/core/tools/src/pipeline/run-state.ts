@@ -54,7 +54,7 @@ export class RunState implements ToolRunContext, CancellableRun {
   concludes = false
   /** The input's `nestedCallHooks`, handed to the body (a transport records its nested calls through them). */
   nestedCallHooks: ToolBatchHooks | undefined = undefined
-  /** The input's `effects` (idempotency scope, body-start hook, T43 T44). */
+  /** The input's `effects` (idempotency scope, body-start hook, T49 T50). */
   effects: ToolCallEffects | undefined = undefined
   stage: RunStage = 'dispatch'
   /** The result handed out with the run at `post-result` / `final-result`: the only one it may commit. */

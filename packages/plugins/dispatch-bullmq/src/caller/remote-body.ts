@@ -54,7 +54,7 @@ export function remoteBody(
       slot.failure = failure
       throw new RemoteOutcome(failure)
     }
-    // T46: the job id is the call's idempotency key, so a caller that resumes after a crash adds
+    // T52: the job id is the call's idempotency key, so a caller that resumes after a crash adds
     // the same id: BullMQ keeps the job already queued, running or finished, and this re-attaches
     const idempotencyKey = exec.idempotencyKey
     const jobId = jobIdFor(idempotencyKey, runtime.namespace)

@@ -14,7 +14,7 @@ export interface RemoteJobData {
   readonly tool: string
   readonly args: JsonObject
   readonly callId: string
-  /** The call's `exec.idempotencyKey` (T43), which the worker's body sees as its own. */
+  /** The call's `exec.idempotencyKey` (T49), which the worker's body sees as its own. */
   readonly idempotencyKey?: string
   readonly turn?: number
   readonly step?: number
@@ -63,7 +63,7 @@ function escapePart(text: string): string {
 }
 
 /**
- * The BullMQ job id of a call: its idempotency key (T43; the call id when the driver gave no
+ * The BullMQ job id of a call: its idempotency key (T49; the call id when the driver gave no
  * scope), so that a second delivery of the same call finds the
  * first job instead of running the body again. BullMQ refuses ids that are integers or contain
  * `:`, so the id is prefixed and every character outside `[A-Za-z0-9_-]` is escaped (`%3A`); a
