@@ -228,10 +228,15 @@ export function createCallBoard(options: CallBoardOptions) {
         })
         return
       // The demo answers approvals in process (never a durable pause), and a retried model call
-      // shows as the same spinner running longer.
+      // shows as the same spinner running longer. It prepares no step and draws a call once it is
+      // queued, not while it is written.
       case 'model-call-retry':
       case 'approval-requested':
       case 'approval-answered':
+      case 'step-prepared':
+      case 'tool-input-start':
+      case 'tool-input-delta':
+      case 'tool-input-end':
         return
       default: {
         const never: never = event

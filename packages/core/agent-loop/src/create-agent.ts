@@ -11,6 +11,7 @@ import { AgentLoopError, invalidArgument } from './base/errors.ts'
 import { planResume } from './turn/plan-resume.ts'
 import { resolveAgentLoopConfig } from './resolve-agent-loop-config.ts'
 import { runTurn, type TurnRunner } from './turn/run-turn.ts'
+import { readStopWhen } from './turn/stop-conditions.ts'
 import type { AgentEvent, AgentLoopService, TurnResult } from './base/types.ts'
 
 /**
@@ -28,6 +29,11 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
   const eagerToolExecution = options.eagerToolExecution !== false
   const config = resolveAgentLoopConfig(options.config ?? {}, where)
   const modelRetry = resolveModelRetry(options.modelRetry, where)
+  const stopWhen = readStopWhen(options.stopWhen, where)
+  if (options.prepareStep !== undefined && typeof options.prepareStep !== 'function')
+    throw invalidArgument(
+      `${where}: options.prepareStep must be a function, got ${describeValue(options.prepareStep)}`,
+    )
   const scope = ctx.createScope({ name })
   let scheduler: ToolRuntimeScheduler
   try {
@@ -38,7 +44,17 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
     scope.dispose()
     throw error
   }
-  const runner: TurnRunner = { ctx: scope, model, session, system, config, eagerToolExecution, modelRetry }
+  const runner: TurnRunner = {
+    ctx: scope,
+    model,
+    session,
+    system,
+    config,
+    eagerToolExecution,
+    modelRetry,
+    prepareStep: options.prepareStep,
+    stopWhen,
+  }
   let running: AbortController | undefined
   let disposed = false
   let disposeWhenIdle = false

@@ -26,6 +26,10 @@ export type AgentLoopErrorCode =
   | 'UNRECORDED_RESULTS'
   /** `resume` was given an answer for a call whose approval is not pending (durable approvals). */
   | 'APPROVAL_NOT_PENDING'
+  /** `prepareStep` threw, or returned a choice the step cannot take (T43). */
+  | 'INVALID_STEP_PREPARATION'
+  /** A `stopWhen` condition threw or answered something other than a boolean (T46). */
+  | 'STOP_CONDITION_FAILED'
 
 /** Machine-readable facts beside the message. */
 export interface AgentLoopErrorDetails {

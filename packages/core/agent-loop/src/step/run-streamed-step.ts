@@ -111,6 +111,22 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
           })
           batch.add(call)
         },
+        onToolInput: (notice) => {
+          const at = performance.now()
+          const common = { turn, step, at, callId: notice.id, name: notice.name, index: notice.index }
+          switch (notice.kind) {
+            case 'start':
+              return emit({ type: 'tool-input-start', ...common })
+            case 'delta':
+              return emit({ type: 'tool-input-delta', ...common, delta: notice.delta, text: notice.text })
+            case 'end':
+              return emit({ type: 'tool-input-end', ...common, text: notice.text, complete: notice.complete })
+            default: {
+              const never: never = notice
+              return never
+            }
+          }
+        },
       })
       // Retry only a stream that failed before any tool call was complete: nothing of the step
       // was recorded, no call was queued or started, and what it streamed was never recorded.
@@ -206,6 +222,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
       concludesTurn: done.concludesTurn,
       eager: done.eager,
       stop,
+      results: done.results,
     }
   } finally {
     signal?.removeEventListener('abort', onAbort)

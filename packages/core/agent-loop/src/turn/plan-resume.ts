@@ -71,6 +71,7 @@ export async function planResume(
       turn: last.turn,
       reason: last.end.reason,
       steps: last.end.steps,
+      ...(last.end.stoppedBy === undefined ? {} : { stoppedBy: last.end.stoppedBy }),
       message,
       text: message === undefined ? '' : textOf(message.content),
       usage: last.usage,

@@ -114,7 +114,10 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
    * calls with disjoint keys may. Declaring keys without `isConcurrencySafe` makes a call parallel.
    */
   concurrencyKey?(args: Args): string | readonly string[] | undefined
-  /** Enforced by the shipped `tools/execute` timeout wrapper (T17). */
+  /**
+   * Enforced by the shipped `tools/execute` timeout wrapper (T17); wins over the runtime's
+   * `defaultTimeoutMs` (T47). `0` or `Infinity`: this tool has no timeout.
+   */
   readonly timeoutMs?: number
   /**
    * `false` keeps a parallel-safe call from starting while the model is still streaming its message
@@ -400,8 +403,11 @@ export interface InstallToolsOptions {
   readonly maxArgumentDepth?: number
   /** The deployment default presentation mode (default `native`). */
   readonly defaultPresentation?: PresentationMode
-  /** Timeout for tools that declare none (default: none). */
-  readonly defaultTimeoutMs?: number
+  /**
+   * Timeout for tools that declare none (default 300 000 ms, five minutes; `0`, `Infinity` or
+   * `false`: none). A tool's own `timeoutMs` wins; `timeoutMs: 0` or `Infinity` there opts it out.
+   */
+  readonly defaultTimeoutMs?: number | false
   /** Register the shipped timeout wrapper (default true). */
   readonly enforceTimeouts?: boolean
   /**

@@ -14,7 +14,10 @@ import type { RunState } from './run-state.ts'
 
 /** The call's `timeoutMs`: the tool's, else the runtime default. */
 export function timeoutOf(run: RunState): number | undefined {
-  return run.tool?.definition.timeoutMs ?? run.state.registry.options.defaultTimeoutMs
+  const own = run.tool?.definition.timeoutMs
+  if (own === undefined) return run.state.registry.options.defaultTimeoutMs
+  // the tool's own value wins; 0 or Infinity there means none, whatever the default (T47)
+  return own === 0 || own === Infinity ? undefined : own
 }
 
 /**

@@ -63,8 +63,11 @@ export function normalizeDefinition(
     }
   }
   const timeoutMs = def.timeoutMs
+  // 0 or Infinity: this tool opts out of the runtime's default timeout (T47)
   if (
     timeoutMs !== undefined &&
+    timeoutMs !== 0 &&
+    timeoutMs !== Infinity &&
     (typeof timeoutMs !== 'number' ||
       !Number.isInteger(timeoutMs) ||
       timeoutMs <= 0 ||
@@ -72,7 +75,7 @@ export function normalizeDefinition(
   ) {
     throw bad(
       at,
-      `definition.timeoutMs must be a positive integer ≤ ${MAX_TIMEOUT_MS}, got ${describeValue(timeoutMs)}`,
+      `definition.timeoutMs must be a positive integer ≤ ${MAX_TIMEOUT_MS} (or 0 / Infinity for no timeout), got ${describeValue(timeoutMs)}`,
     )
   }
   if (def.eager !== undefined && typeof def.eager !== 'boolean') {
