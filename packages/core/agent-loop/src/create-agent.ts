@@ -149,7 +149,7 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
         const where = 'agent.resume(options)'
         const raw = runOptions.approval
         const reply = raw === undefined ? undefined : readApprovalReply(where, raw)
-        const plan = await planResume(session, scheduler, reply, where)
+        const plan = await planResume(session, scheduler, reply, where, scope.tools)
         switch (plan.kind) {
           case 'empty':
             return undefined

@@ -424,6 +424,11 @@ export type AgentEvent =
 /** `data` of a `turn/start` session event. */
 export interface TurnStartEventData {
   turn: number
+  /**
+   * On a session's first `turn/start` only: a random id naming the session, the scope of its calls'
+   * idempotency keys (T49).
+   */
+  sessionId?: string
 }
 
 /** `data` of a `turn/end` session event (`stoppedBy` with reason `stopped`). */

@@ -17,6 +17,8 @@ export interface AppendToolCallOptions<S extends AnySession = AnySession> {
    * and the provider gets its own id back.
    */
   readonly modelCallId?: string
+  /** The call's `exec.idempotencyKey` (T49), recorded so the log says what key its body saw. */
+  readonly idempotencyKey?: string
 }
 
 /**
@@ -33,7 +35,7 @@ export function appendToolCall(options: AppendToolCallOptions<Session>): number
 export function appendToolCall(options: AppendToolCallOptions<AsyncSession>): Promise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number> {
-  const { session, turn, step, block, messageSeq, mode, modelCallId } = options
+  const { session, turn, step, block, messageSeq, mode, modelCallId, idempotencyKey } = options
   const data: ToolCallEventData = {
     turn,
     step,
@@ -42,6 +44,7 @@ export function appendToolCall(options: AppendToolCallOptions): MaybePromise<num
     name: block.name,
     arguments: block.arguments,
     ...(mode === undefined ? {} : { mode }),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   }
   const recorded =
     messageSeq === undefined

@@ -12,6 +12,8 @@ import {
 import { createCallIdAllocator } from '../log/create-call-id-allocator.ts'
 import { AgentLoopError } from '../base/errors.ts'
 import { createNestedCallRecorder } from './nested-call-recorder.ts'
+import { createBodyStartRecorder } from './body-start-recorder.ts'
+import { sessionIdOf } from '../log/session-id-of.ts'
 import { createToolCallLedger, type LedgerMessage } from './tool-call-ledger.ts'
 import { createStepCalls } from './step-calls.ts'
 import { createToolCallProgress } from './tool-call-progress.ts'
@@ -109,11 +111,14 @@ export function openStepBatch(options: {
       outcome,
     })
   }
+  const idempotencyScope = sessionIdOf(session)
+  const effects = createBodyStartRecorder({ session, turn, step, calls, idempotencyScope })
   const ledger = createToolCallLedger({
     session,
     turn,
     step,
     calls,
+    idempotencyScope,
     message: options.message,
     lateFailed: logLate,
     ...(approvals?.firstCallSeq === undefined ? {} : { firstCallSeq: approvals.firstCallSeq }),
@@ -229,6 +234,7 @@ export function openStepBatch(options: {
         step,
         ...(approvals === undefined ? {} : { approval: approvals.forCall(block, index) }),
         nestedCallHooks: nested.hooks,
+        effects,
       })
     },
     streamEnded: (at) => progress.streamEnded(at),

@@ -19,11 +19,13 @@ import type { AssistantMessageEventData } from '../base/types.ts'
 const CUT_OFF: readonly FinishReason[] = ['length', 'content-filter', 'error']
 
 /**
- * Eager dispatch (T40): a tool whose definition says `eager: false`
- * never starts before the model has finished its message, whatever its mode.
+ * Eager dispatch (T40): a tool whose definition says `eager: false`, or `effects: 'external'` (its
+ * `tool/began` must follow its `tool/call`, T50), never starts before the model has finished its
+ * message, whatever its mode.
  */
 function mayStartEarly(tools: ToolRuntime, name: string): boolean {
-  return tools.get(name)?.eager !== false
+  const definition = tools.get(name)
+  return definition?.eager !== false && definition?.effects !== 'external'
 }
 
 function truncated(run: StepRun, finishReason: FinishReason, calls: number): AgentLoopError {

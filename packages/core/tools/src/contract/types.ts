@@ -40,6 +40,40 @@ export interface ToolExecContext {
    * the loop records each one in the session. `undefined` when the driver records nothing.
    */
   readonly nestedCallHooks?: ToolBatchHooks | undefined
+  /**
+   * The call's idempotency key (T49): the same for every run of this call — a `withRetry` attempt,
+   * a re-run after a crash and a resume in another process, a remote redelivery — and different for
+   * every other call. The attempt is not part of it: every attempt of a call must land on the one
+   * effect. `<scope>:<callId>`, the scope being the one the driver passed (`input.effects`; the agent
+   * loop's is the session's id), or the call id alone when the driver passed none. Send it to an
+   * external API (an `Idempotency-Key` header) so the effect happens once. Built on first read.
+   */
+  readonly idempotencyKey: string
+}
+
+/**
+ * What a driver that records its calls passes on each input (`input.effects`), usually one object
+ * shared by every call of a batch: the scope of the calls' idempotency keys, and for tools that
+ * declare `effects: 'external'` a hook run (and awaited) right before the body starts (T50).
+ */
+export interface ToolCallEffects {
+  /** Prefix of every `exec.idempotencyKey` (`<idempotencyScope>:<callId>`): a session's id. */
+  readonly idempotencyScope: string
+  /**
+   * Called right before the body of a tool that declares `effects: 'external'`, after every policy
+   * stage and wrapper, and awaited: the agent loop records `tool/began` durably here. When it throws
+   * or rejects, the body does not run and the call is `TOOL_FAILED`.
+   */
+  readonly onBodyStart?: (call: BodyStart) => void | PromiseLike<void>
+}
+
+/** What `ToolCallEffects.onBodyStart` learns about the body about to start. */
+export interface BodyStart {
+  readonly callId: CallId
+  readonly toolName: string
+  /** The tool's `idempotent` declaration. */
+  readonly idempotent: boolean
+  readonly idempotencyKey: string
 }
 
 /** What a body reports with `exec.reportProgress`. */
@@ -128,9 +162,17 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
   readonly eager?: boolean
   /**
    * `true` declares that running the body twice for one call has the effect of running it once (a
-   * read, a PUT with a key): `withRetry` requires it before it retries the body. Nothing else reads it.
+   * read, a PUT with a key): `withRetry` requires it before it retries the body, and the agent loop
+   * runs such a call again on resume when its body began and was never answered (T51).
    */
   readonly idempotent?: boolean
+  /**
+   * `'external'` declares that the body has effects outside the process (a deploy, a payment, an
+   * email). The agent loop then records `tool/began` durably before the body runs, so that after a
+   * crash a call that never began is run on resume and one that began is told apart (T50); such a
+   * call never starts before its message has been recorded (as with `eager: false`).
+   */
+  readonly effects?: 'external'
 }
 
 /** A definition with its argument and value types erased, as the registry stores it. */
@@ -164,6 +206,8 @@ export interface ToolExecutionInput {
    * `{ kind: 'suspendable' }`; `execute`, `executeBatch` and `runToolBatch` refuse it.
    */
   readonly approval?: ToolCallApproval
+  /** The idempotency scope and the body-start hook (`ToolCallEffects`, T49, T50). */
+  readonly effects?: ToolCallEffects
 }
 
 /** The outer call a nested call belongs to. */

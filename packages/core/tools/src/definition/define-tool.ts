@@ -33,6 +33,7 @@ export interface ToolBehaviour<Args, Value> {
   readonly progressResetsTimeout?: { readonly maxMs: number }
   readonly eager?: boolean
   readonly idempotent?: boolean
+  readonly effects?: 'external'
 }
 
 /**

@@ -98,6 +98,9 @@ export function normalizeDefinition(
       `definition.idempotent must be a boolean when present, got ${describeValue(def.idempotent)}`,
     )
   }
+  if (def.effects !== undefined && def.effects !== 'external') {
+    throw bad(at, `definition.effects must be 'external' when present, got ${describeValue(def.effects)}`)
+  }
   const snapshot = snapshotJsonValue(def.parameters)
   if (!snapshot.ok)
     throw bad(at, `definition.parameters must be plain JSON: ${snapshot.path} ${snapshot.reason}`)

@@ -95,6 +95,7 @@ export function withRetry<D extends AnyToolDefinition>(definition: D, options: R
         step: exec.step,
         // progress is the call's, whichever attempt reports it
         reportProgress: (progress) => exec.reportProgress(progress),
+        idempotencyKey: exec.idempotencyKey,
         deferContext: (text) => {
           if (typeof text !== 'string')
             throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)
