@@ -20,16 +20,59 @@ describe('what the model sees', () => {
     })
   })
 
-  it('T2: mutating a returned schema never changes the registry', () => {
+  it('T2: mutating a returned schema never changes the registry (schemas are deep-frozen)', () => {
     const { ctx } = setup()
     ctx.tools.register(echo)
-    const first = ctx.tools.schemas()[0]!
-    ;(first.parameters as Record<string, unknown>).type = 'string'
-    ;(
-      (first.parameters as { properties: Record<string, unknown> }).properties as Record<string, unknown>
-    ).evil = {}
+    const got = ctx.tools.schemas()
+    const first = got[0]!
+    expect(() => {
+      ;(first.parameters as Record<string, unknown>).type = 'string'
+    }).toThrow(TypeError)
+    expect(() => {
+      ;(
+        (first.parameters as { properties: Record<string, unknown> }).properties as Record<string, unknown>
+      ).evil = {}
+    }).toThrow(TypeError)
+    expect(() => {
+      ;(first as { description: string }).description = 'evil'
+    }).toThrow(TypeError)
+    expect(() => {
+      ;((first.parameters as { required: string[] }).required as string[]).push('evil')
+    }).toThrow(TypeError)
+    // the array is the caller's own: changing it changes no later step's list
+    got.push({ name: 'evil', description: 'evil', parameters: { type: 'object' } })
+    got.reverse()
+    expect(ctx.tools.schemas()).toHaveLength(1)
     expect(ctx.tools.schemas()[0]!.parameters).toEqual(echo.parameters)
     expect(JSON.stringify(ctx.tools.schemas())).not.toContain('evil')
+  })
+
+  it('T2: a definition changed after registration never reaches a schema', () => {
+    const { ctx } = setup()
+    const definition = { ...echo, parameters: structuredClone(echo.parameters) }
+    ctx.tools.register(definition)
+    ctx.tools.schemas()
+    ;(definition as { description: unknown }).description = () => 'leak'
+    ;(definition.parameters as Record<string, unknown>).evil = {}
+    expect(ctx.tools.schemas()).toEqual([
+      { name: 'echo', description: 'Echo the text back', parameters: echo.parameters },
+    ])
+  })
+
+  it('T2: schemas are projected once per registry version and scope set; a change shows at once', () => {
+    const { ctx } = setup()
+    ctx.tools.register(echo)
+    const child = ctx.createScope({ name: 'child' })
+    const a = ctx.tools.schemas()
+    const b = child.tools.schemas()
+    expect(b[0]).toBe(a[0])
+    expect(b).not.toBe(a)
+    ctx.tools.register(tool('later'))
+    expect(child.tools.schemas().map((s) => s.name)).toEqual(['echo', 'later'])
+    expect(child.tools.schemas()[0]).toBe(a[0])
+    child.tools.restrict({ deny: ['echo'] })
+    expect(child.tools.schemas().map((s) => s.name)).toEqual(['later'])
+    expect(ctx.tools.schemas().map((s) => s.name)).toEqual(['echo', 'later'])
   })
 
   it('T2: no function or symbol reaches a schema, even from a raw definition with extras', () => {

@@ -8,6 +8,8 @@ import type { AnyToolDefinition, ArgumentValidation } from '../contract/types.ts
 export interface RegisteredTool {
   readonly name: string
   readonly definition: AnyToolDefinition
+  /** The description as checked at registration: what `schemas()` shows. */
+  readonly description: string
   readonly parameters: JsonObject
   readonly validate: (input: JsonObject) => ArgumentValidation<unknown>
   readonly registrant: string | undefined
@@ -127,6 +129,7 @@ export function normalizeDefinition(
   return Object.freeze({
     name,
     definition: definition as AnyToolDefinition,
+    description: def.description as string,
     parameters: deepFreeze(parameters as JsonObject),
     validate,
     registrant: options.registrant,

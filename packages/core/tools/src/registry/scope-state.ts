@@ -69,6 +69,13 @@ function passes(restrictions: ReadonlySet<CompiledRestriction>, name: string): b
  */
 export function visibleTools(state: ScopeToolsState): ReadonlyMap<string, RegisteredTool> {
   if (state.cacheVersion === state.registry.version) return state.visible
+  // A scope that neither restricts nor registers sees exactly its parent's set: share the map (it is
+  // never written after it is built), so a fresh agent scope costs no copy of a large registry.
+  if (state.parent !== undefined && state.restrictions.size === 0 && state.local.size === 0) {
+    state.visible = visibleTools(state.parent)
+    state.cacheVersion = state.registry.version
+    return state.visible
+  }
   const visible = new Map<string, RegisteredTool>()
   if (state.parent !== undefined) {
     for (const [name, tool] of visibleTools(state.parent))

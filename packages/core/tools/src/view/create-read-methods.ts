@@ -1,10 +1,11 @@
 import type { Context } from '@deepseek-ai/dsh-context'
-import { describeValue, type ToolSchema } from '@deepseek-ai/dsh-llm'
+import { describeValue } from '@deepseek-ai/dsh-llm'
 import { RUN_CODE_TOOL_NAME } from '../contract/codes.ts'
 import { invalidArgument } from '../contract/errors.ts'
 import { presentationOf, visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolRuntimeScheduler } from '../contract/scheduler-types.ts'
 import type { AnyToolDefinition } from '../contract/types.ts'
+import { projectedSchemas } from '../registry/projected-schemas.ts'
 import type { ToolRuntime } from '../contract/runtime-types.ts'
 
 /**
@@ -43,16 +44,7 @@ export function createReadMethods(
     },
 
     schemas(scope) {
-      const out: ToolSchema[] = []
-      for (const tool of visibleTools(stateFor('schemas', scope)).values()) {
-        if (tool.name === RUN_CODE_TOOL_NAME) continue
-        out.push({
-          name: tool.name,
-          description: tool.definition.description,
-          parameters: structuredClone(tool.parameters),
-        })
-      }
-      return out
+      return projectedSchemas(stateFor('schemas', scope)).slice()
     },
 
     executionMode(input) {
