@@ -67,7 +67,7 @@ export async function runCodeModeCase(options: BenchOptions, log: Log): Promise<
   const cold: number[] = []
   for (let round = 0; round < rounds; round++) {
     const root = createContext({ logger: silentLogger })
-    installTools(root, { defaultPresentation: 'code' })
+    installTools(root, { defaultPresentation: 'code', defaultTimeoutMs: false }) // as createDshRuntime
     installCodeMode(root)
     const dispose = installCodeRuntime(root)
     let result: ToolExecutionResult | undefined

@@ -31,10 +31,15 @@ export interface DshRuntime {
   readonly loop: BenchLoopService
 }
 
-/** A root ctx with tools installed the default way (timeouts enforced) and the trivial tools registered. */
+/**
+ * A root ctx with tools installed (timeouts enforced) and the trivial tools registered. The
+ * runtime's default tool timeout (five minutes, T47) is off here, so `add` arms no timer: the AI
+ * SDK's tools arm none either, and what a running timer costs is its own row (`add_timeout`, the
+ * `timeoutMs` goal). With the default on, every call pays that row's difference.
+ */
 export function createDshRuntime(config: Partial<AgentLoopConfig> = {}): DshRuntime {
   const root = createContext({ logger: silentLogger })
-  installTools(root)
+  installTools(root, { defaultTimeoutMs: false })
   const description = 'Add two numbers'
   root.tools.register(
     defineTool({

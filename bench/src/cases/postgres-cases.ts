@@ -161,7 +161,7 @@ const STEP_BODY_MS = 20
 export async function runStepCase(options: BenchOptions, log: Log): Promise<CaseResult[]> {
   const database = await openDatabase()
   const root = createContext({ logger: silentLogger })
-  installTools(root)
+  installTools(root, { defaultTimeoutMs: false }) // as createDshRuntime: no timer per call
   let started: number[] = []
   root.tools.register(
     defineTool({
