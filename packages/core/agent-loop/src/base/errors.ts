@@ -26,6 +26,8 @@ export type AgentLoopErrorCode =
   | 'UNRECORDED_RESULTS'
   /** `resume` was given an answer for a call whose approval is not pending (durable approvals). */
   | 'APPROVAL_NOT_PENDING'
+  /** `prepareHistory` answered a history the loop cannot send: an unknown item, or a tool result parted from its call. */
+  | 'INVALID_HISTORY'
 
 /** Machine-readable facts beside the message. */
 export interface AgentLoopErrorDetails {

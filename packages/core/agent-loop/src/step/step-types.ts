@@ -4,6 +4,7 @@ import type { AnySession, PendingApproval } from '@deepseek-ai/dsh-session'
 import type { RetrySleep } from '@deepseek-ai/dsh-tools'
 import type { AgentEvent, AgentLoopConfig, EagerDispatchFigures } from '../base/types.ts'
 import type { SessionGrant } from '../log/session-grants.ts'
+import type { ContextPolicy } from '../base/context-types.ts'
 
 /** Model-level retry as resolved from `createAgent({ modelRetry })` (`resolveModelRetry`). */
 export interface ModelRetry {
@@ -26,6 +27,8 @@ export interface TurnRunner {
   readonly eagerToolExecution: boolean
   /** Model-level retry (`createAgent({ modelRetry })`). */
   readonly modelRetry: ModelRetry
+  /** Call repair, tool output cut and history compaction (`createAgent`'s context options). */
+  readonly context: ContextPolicy
 }
 
 /** One model step of a turn, as `runTurn` hands it to a step runner. */

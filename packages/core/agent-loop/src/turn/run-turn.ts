@@ -8,7 +8,7 @@ import {
 } from '@deepseek-ai/dsh-llm'
 import type { PendingApproval } from '@deepseek-ai/dsh-session'
 import { continuePausedStep, type PausedStep } from '../step/continue-paused-step.ts'
-import { historyFromSession } from '../log/history-from-session.ts'
+import { prepareModelHistory } from './prepare-model-history.ts'
 import { runPlainStep } from '../step/run-plain-step.ts'
 import { runStreamedStep } from '../step/run-streamed-step.ts'
 import { readSessionGrants } from '../log/session-grants.ts'
@@ -146,7 +146,8 @@ export async function runTurn(
       const prompt = modelPrompt(ctx, model.provider, system)
       const request: ModelRequest = {
         ...(prompt.system === undefined ? {} : { system: prompt.system }),
-        messages: historyFromSession(session.events()),
+        // H3, H4: tool results cut for the model, the history compacted (and the compaction recorded)
+        messages: await prepareModelHistory(runner, { turn, step, system: prompt.system, tools: prompt.tools }),
         tools: prompt.tools,
         ...(signal === undefined ? {} : { signal }),
       }
