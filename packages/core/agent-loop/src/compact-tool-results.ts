@@ -23,7 +23,9 @@ const NOTE = '[Compacted: the output of '
 function share(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !(value > 0 && value <= 1))
-    throw invalidArgument(`compactToolResults(options): ${name} must be a number in (0, 1], got ${String(value)}`)
+    throw invalidArgument(
+      `compactToolResults(options): ${name} must be a number in (0, 1], got ${String(value)}`,
+    )
   return value
 }
 
@@ -38,12 +40,16 @@ function share(name: string, value: unknown, fallback: number): number {
 export function compactToolResults(options: CompactToolResultsOptions): PrepareHistory {
   const window = options?.windowTokens
   if (typeof window !== 'number' || !Number.isInteger(window) || window <= 0)
-    throw invalidArgument(`compactToolResults(options): windowTokens must be a positive integer, got ${String(window)}`)
+    throw invalidArgument(
+      `compactToolResults(options): windowTokens must be a positive integer, got ${String(window)}`,
+    )
   const start = share('share', options.share, 0.5)
   const target = share('targetShare', options.targetShare, start / 2)
   const keepLast = options.keepLast ?? 2
   if (!Number.isInteger(keepLast) || keepLast < 0)
-    throw invalidArgument(`compactToolResults(options): keepLast must be a non-negative integer, got ${String(keepLast)}`)
+    throw invalidArgument(
+      `compactToolResults(options): keepLast must be a non-negative integer, got ${String(keepLast)}`,
+    )
   const readable = options.readToolOutput === true
   return ({ items, estimate }) => {
     if (estimate.tokens <= start * window) return undefined

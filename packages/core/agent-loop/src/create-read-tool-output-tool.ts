@@ -55,7 +55,11 @@ export function createReadToolOutputTool(options: {
       properties: {
         callId: { type: 'string', description: 'The call whose output to read.' },
         offset: { type: 'integer', minimum: 0, description: 'Character offset to start at (default 0).' },
-        length: { type: 'integer', minimum: 1, description: `Characters to read (default and most ${maxChars}).` },
+        length: {
+          type: 'integer',
+          minimum: 1,
+          description: `Characters to read (default and most ${maxChars}).`,
+        },
       },
       required: ['callId'],
       additionalProperties: false,
@@ -65,13 +69,24 @@ export function createReadToolOutputTool(options: {
     validate(input: JsonObject) {
       const { callId, offset = 0, length = maxChars } = input
       const issues: { path: string; message: string }[] = []
-      if (typeof callId !== 'string' || callId === '') issues.push({ path: 'callId', message: 'must be a non-empty string' })
-      if (!Number.isInteger(offset) || (offset as number) < 0) issues.push({ path: 'offset', message: 'must be an integer ≥ 0' })
-      if (!Number.isInteger(length) || (length as number) < 1) issues.push({ path: 'length', message: 'must be an integer ≥ 1' })
+      if (typeof callId !== 'string' || callId === '')
+        issues.push({ path: 'callId', message: 'must be a non-empty string' })
+      if (!Number.isInteger(offset) || (offset as number) < 0)
+        issues.push({ path: 'offset', message: 'must be an integer ≥ 0' })
+      if (!Number.isInteger(length) || (length as number) < 1)
+        issues.push({ path: 'length', message: 'must be an integer ≥ 1' })
       for (const key of Object.keys(input))
-        if (key !== 'callId' && key !== 'offset' && key !== 'length') issues.push({ path: key, message: 'is not an argument of this tool' })
+        if (key !== 'callId' && key !== 'offset' && key !== 'length')
+          issues.push({ path: key, message: 'is not an argument of this tool' })
       if (issues.length > 0) return { ok: false, issues }
-      return { ok: true, value: { callId: callId as string, offset: offset as number, length: Math.min(length as number, maxChars) } }
+      return {
+        ok: true,
+        value: {
+          callId: callId as string,
+          offset: offset as number,
+          length: Math.min(length as number, maxChars),
+        },
+      }
     },
     execute({ callId, offset, length }) {
       const message = findResult(session.events(), callId)
@@ -79,9 +94,13 @@ export function createReadToolOutputTool(options: {
       let text = ''
       for (const block of message.content[0]!.content)
         if (block.type === 'text') text += text === '' ? block.text : `\n${block.text}`
-      if (offset >= text.length) return `[offset ${offset} is at or past the end: the output has ${text.length} characters]`
+      if (offset >= text.length)
+        return `[offset ${offset} is at or past the end: the output has ${text.length} characters]`
       const end = Math.min(text.length, offset + length)
-      const rest = end < text.length ? `\n\n[characters ${offset}–${end} of ${text.length}; read on from offset ${end}]` : ''
+      const rest =
+        end < text.length
+          ? `\n\n[characters ${offset}–${end} of ${text.length}; read on from offset ${end}]`
+          : ''
       return `${text.slice(offset, end)}${rest}`
     },
   }

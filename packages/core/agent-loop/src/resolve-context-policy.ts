@@ -27,13 +27,18 @@ export function resolveContextPolicy(
   if (typeof toolOutput !== 'object' || toolOutput === null)
     throw invalidArgument(`${where}: options.toolOutput must be an object, got ${describeValue(toolOutput)}`)
   const maxChars = toolOutput.maxChars ?? DEFAULT_TOOL_OUTPUT_CHARS
-  if (typeof maxChars !== 'number' || !(maxChars === Infinity || (Number.isInteger(maxChars) && maxChars >= 100)))
+  if (
+    typeof maxChars !== 'number' ||
+    !(maxChars === Infinity || (Number.isInteger(maxChars) && maxChars >= 100))
+  )
     throw invalidArgument(
       `${where}: options.toolOutput.maxChars must be an integer ≥ 100 or Infinity, got ${describeValue(maxChars)}`,
     )
   const headShare = toolOutput.headShare ?? 0.6
   if (typeof headShare !== 'number' || !(headShare >= 0 && headShare <= 1))
-    throw invalidArgument(`${where}: options.toolOutput.headShare must be a number in [0, 1], got ${describeValue(headShare)}`)
+    throw invalidArgument(
+      `${where}: options.toolOutput.headShare must be a number in [0, 1], got ${describeValue(headShare)}`,
+    )
   const { toModelContent } = toolOutput
   if (toModelContent !== undefined && typeof toModelContent !== 'function')
     throw invalidArgument(
@@ -42,6 +47,10 @@ export function resolveContextPolicy(
   return Object.freeze({
     repairToolCall,
     prepareHistory,
-    toolOutput: Object.freeze({ maxChars, headShare, ...(toModelContent === undefined ? {} : { toModelContent }) }),
+    toolOutput: Object.freeze({
+      maxChars,
+      headShare,
+      ...(toModelContent === undefined ? {} : { toModelContent }),
+    }),
   })
 }

@@ -8,6 +8,9 @@ const examples = [
   'examples/readme-eager.ts',
   'examples/readme-resume.ts',
   'examples/readme-approvals.ts',
+  'examples/readme-repair.ts',
+  'examples/readme-tool-output.ts',
+  'examples/readme-compaction.ts',
   'examples/readme-call-ids.ts',
 ] as const
 
@@ -68,6 +71,33 @@ describe('README', () => {
       example: 'examples/readme-call-ids.ts',
       load: () => import('../examples/readme-call-ids.ts'),
       lines: 3,
+    })
+  })
+
+  it('H1, H2: repairJsonSyntax: the example mends the call, records both texts and replays valid JSON', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-repair.ts',
+      load: () => import('../examples/readme-repair.ts'),
+      lines: 4,
+    })
+  })
+
+  it('H3: toolOutput: the example cuts a 50 KB result for the model, keeps it whole and reads the rest', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-tool-output.ts',
+      load: () => import('../examples/readme-tool-output.ts'),
+      lines: 4,
+    })
+  })
+
+  it('H4: compactToolResults: the example records its compactions and the log rebuilds what was sent', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-compaction.ts',
+      load: () => import('../examples/readme-compaction.ts'),
+      lines: 4,
     })
   })
 })

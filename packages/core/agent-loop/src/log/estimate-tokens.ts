@@ -30,7 +30,8 @@ export function estimateTokens(messages: readonly Message[]): number {
         case 'tool-result':
           chars += block.callId.length
           for (const part of block.content)
-            chars += part.type === 'text' ? part.text.length : (part.data?.length ?? 0) + (part.url?.length ?? 0)
+            chars +=
+              part.type === 'text' ? part.text.length : (part.data?.length ?? 0) + (part.url?.length ?? 0)
           break
         case 'image':
           chars += (block.data?.length ?? 0) + (block.url?.length ?? 0)

@@ -27,7 +27,13 @@ function safeEnd(text: string, end: number): number {
  */
 function cutText(
   text: string,
-  options: { readonly maxChars: number; readonly headShare: number; readonly callId: string; readonly seq: number; readonly readable: boolean },
+  options: {
+    readonly maxChars: number
+    readonly headShare: number
+    readonly callId: string
+    readonly seq: number
+    readonly readable: boolean
+  },
 ): string {
   const { maxChars, headShare, callId, seq, readable } = options
   const head = safeEnd(text, Math.floor(maxChars * headShare))
@@ -68,8 +74,19 @@ export function fitToolOutputs(
     }
     const result = message.content[0]!
     if (toModelContent !== undefined) {
-      const content = toModelContent({ message, toolName: names?.get(result.callId), seq: item.seq, maxChars })
-      out.push({ seq: item.seq, message: Object.freeze({ role: 'tool', content: Object.freeze([Object.freeze({ ...result, content: Object.freeze([...content]) })]) }) })
+      const content = toModelContent({
+        message,
+        toolName: names?.get(result.callId),
+        seq: item.seq,
+        maxChars,
+      })
+      out.push({
+        seq: item.seq,
+        message: Object.freeze({
+          role: 'tool',
+          content: Object.freeze([Object.freeze({ ...result, content: Object.freeze([...content]) })]),
+        }),
+      })
       continue
     }
     if (textLength(result.content) <= maxChars) {
@@ -91,7 +108,10 @@ export function fitToolOutputs(
     const fitted: ToolMessage = Object.freeze({
       role: 'tool',
       content: Object.freeze([
-        Object.freeze({ ...result, content: Object.freeze([Object.freeze({ type: 'text' as const, text: cut }), ...others]) }),
+        Object.freeze({
+          ...result,
+          content: Object.freeze([Object.freeze({ type: 'text' as const, text: cut }), ...others]),
+        }),
       ]),
     })
     cutCache.set(message, { key, message: fitted })

@@ -36,7 +36,11 @@ function wireCallOf(data: unknown): WireCall | undefined {
 }
 
 /** `message` with the tool-call block `blockId` written as `call`, frozen; undefined when it holds no such block. */
-function withWireCall(message: AssistantMessage, blockId: string, call: WireCall): AssistantMessage | undefined {
+function withWireCall(
+  message: AssistantMessage,
+  blockId: string,
+  call: WireCall,
+): AssistantMessage | undefined {
   const index = message.content.findIndex((block) => block.type === 'tool-call' && block.id === blockId)
   if (index < 0) return undefined
   const content = message.content.slice()

@@ -57,12 +57,21 @@ export async function repairStepCall(options: {
   if (answer === undefined || answer === null) return unrepaired
   const name = answer.name ?? block.name
   const text = typeof answer.arguments === 'string' ? answer.arguments : JSON.stringify(answer.arguments)
-  const still = typeof name === 'string' && typeof text === 'string' ? tools.checkArguments(name, text) : undefined
+  const still =
+    typeof name === 'string' && typeof text === 'string' ? tools.checkArguments(name, text) : undefined
   if (still?.ok !== true) {
-    logger.warn(`${where}: repairToolCall's answer for call "${block.id}" still fails; it runs as the model wrote it`, {
-      problem: still === undefined ? 'not a name and JSON arguments' : still.message,
-    })
+    logger.warn(
+      `${where}: repairToolCall's answer for call "${block.id}" still fails; it runs as the model wrote it`,
+      {
+        problem: still === undefined ? 'not a name and JSON arguments' : still.message,
+      },
+    )
     return unrepaired
   }
-  return { kind: 'repaired', name, arguments: text, by: typeof answer.by === 'string' ? answer.by : 'repairToolCall' }
+  return {
+    kind: 'repaired',
+    name,
+    arguments: text,
+    by: typeof answer.by === 'string' ? answer.by : 'repairToolCall',
+  }
 }

@@ -20,7 +20,8 @@ function invalidHistory(step: number, problem: string): AgentLoopError {
 /** The tool-call ids of an assistant message, in order. */
 function callIdsOf(message: Message): string[] {
   const ids: string[] = []
-  if (message.role === 'assistant') for (const block of message.content) if (block.type === 'tool-call') ids.push(block.id)
+  if (message.role === 'assistant')
+    for (const block of message.content) if (block.type === 'tool-call') ids.push(block.id)
   return ids
 }
 
@@ -72,18 +73,33 @@ function diffAnswer(
   for (const raw of items as unknown[]) {
     const item = raw as Partial<HistoryItem> | null
     const at = typeof item?.seq === 'number' ? index.get(item.seq) : undefined
-    if (at === undefined) throw invalidHistory(step, `items holds ${describeValue(raw)}, which is not one of the items given`)
+    if (at === undefined)
+      throw invalidHistory(step, `items holds ${describeValue(raw)}, which is not one of the items given`)
     if (at <= last) throw invalidHistory(step, `item seq ${item!.seq} is out of order or repeated`)
     last = at
     const original = given[at]!
     const message = item!.message as Partial<Message> | undefined
     if (message !== original.message) {
-      if (typeof message !== 'object' || message === null || message.role !== original.message.role || !Array.isArray(message.content))
-        throw invalidHistory(step, `item seq ${original.seq} must keep a ${original.message.role} message, got ${describeValue(message)}`)
+      if (
+        typeof message !== 'object' ||
+        message === null ||
+        message.role !== original.message.role ||
+        !Array.isArray(message.content)
+      )
+        throw invalidHistory(
+          step,
+          `item seq ${original.seq} must keep a ${original.message.role} message, got ${describeValue(message)}`,
+        )
       if (original.message.role === 'tool' && answeredCallId(message) !== answeredCallId(original.message))
-        throw invalidHistory(step, `item seq ${original.seq} must answer call "${answeredCallId(original.message)}"`)
+        throw invalidHistory(
+          step,
+          `item seq ${original.seq} must answer call "${answeredCallId(original.message)}"`,
+        )
       if (callIdsOf(message as Message).join('\n') !== callIdsOf(original.message).join('\n'))
-        throw invalidHistory(step, `item seq ${original.seq} must keep its tool calls (${callIdsOf(original.message).join(', ')})`)
+        throw invalidHistory(
+          step,
+          `item seq ${original.seq} must keep its tool calls (${callIdsOf(original.message).join(', ')})`,
+        )
       replaced.push({ seq: original.seq, message: message as Message })
     }
     kept.add(original.seq)

@@ -147,7 +147,12 @@ export async function runTurn(
       const request: ModelRequest = {
         ...(prompt.system === undefined ? {} : { system: prompt.system }),
         // H3, H4: tool results cut for the model, the history compacted (and the compaction recorded)
-        messages: await prepareModelHistory(runner, { turn, step, system: prompt.system, tools: prompt.tools }),
+        messages: await prepareModelHistory(runner, {
+          turn,
+          step,
+          system: prompt.system,
+          tools: prompt.tools,
+        }),
         tools: prompt.tools,
         ...(signal === undefined ? {} : { signal }),
       }
