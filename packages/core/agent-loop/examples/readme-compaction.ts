@@ -30,7 +30,7 @@ await createAgent({ ctx, name: 'long', model, session, prepareHistory }).run('fi
 
 const compactions = session.events().filter((e) => e.type === 'history/compaction')
 console.log(compactions.length) // 3
-const first = compactions[0]!.data as HistoryCompactionEventData
+const first = compactions[0]!.data as unknown as HistoryCompactionEventData
 const notes = first.replaced.map((item) => textOf((item.message as ToolMessage).content[0]!.content))
 console.log(first.step, notes) // 3 [ '[Compacted: the output of search (call "a", 6003 characters) was removed to keep the conversation within the context window; it is kept in the session log.]' ]
 const last = model.requests.at(-1)!.messages

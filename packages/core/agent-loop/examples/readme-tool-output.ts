@@ -31,7 +31,9 @@ const seen = model.requests[1]!.messages.at(-1) as ToolMessage
 const text = textOf(seen.content[0]!.content)
 console.log(text.length) // 10150
 console.log(/\[….*…\]/.exec(text)![0]) // [… 40000 of 50000 characters cut here (characters 6000–46000); call read_tool_output with {"callId": "c1", "offset": 6000} to read the cut part …]
-const stored = session.events().find((e) => e.type === 'tool/result')!.data as { message: ToolMessage }
+const stored = session.events().find((e) => e.type === 'tool/result')!.data as unknown as {
+  message: ToolMessage
+}
 console.log(textOf(stored.message.content[0]!.content).length) // 50000
 const read = model.requests[2]!.messages.at(-1) as ToolMessage
 console.log(JSON.stringify(textOf(read.content[0]!.content))) // "xxxxxxxxxx\n\n[characters 6000–6010 of 50000; read on from offset 6010]"

@@ -24,11 +24,20 @@ import {
 
 const call = (id: string) => [toolCallBlock({ id, name: 'echo', args: { text: `${id} `.repeat(200) } })]
 
-function setup(prepareHistory: PrepareHistory, turns = [call('a'), call('b'), call('c'), [textBlock('done')]], session: Session = createMemorySession()) {
+function setup(
+  prepareHistory: PrepareHistory,
+  turns = [call('a'), call('b'), call('c'), [textBlock('done')]],
+  session: Session = createMemorySession(),
+) {
   const ctx = createContext()
   installTools(ctx)
   ctx.tools.register(
-    defineTool({ name: 'echo', description: 'Echo.', parameters: z.object({ text: z.string() }), execute: ({ text }) => text }),
+    defineTool({
+      name: 'echo',
+      description: 'Echo.',
+      parameters: z.object({ text: z.string() }),
+      execute: ({ text }) => text,
+    }),
   )
   const scripted = createScriptedModel({ turns })
   let step = 0
@@ -39,7 +48,10 @@ function setup(prepareHistory: PrepareHistory, turns = [call('a'), call('b'), ca
     async step(request: ModelRequest) {
       step++
       const response = await scripted.step(request)
-      return { ...response, usage: { inputTokens: 1000 * step, outputTokens: 10, totalTokens: 1000 * step + 10 } }
+      return {
+        ...response,
+        usage: { inputTokens: 1000 * step, outputTokens: 10, totalTokens: 1000 * step + 10 },
+      }
     },
   }
   const agent = createAgent({ ctx, name: 'c', model, session, prepareHistory, eagerToolExecution: false })
@@ -47,12 +59,12 @@ function setup(prepareHistory: PrepareHistory, turns = [call('a'), call('b'), ca
     session
       .events()
       .filter((e) => e.type === 'history/compaction')
-      .map((e) => e.data as HistoryCompactionEventData)
+      .map((e) => e.data as unknown as HistoryCompactionEventData)
   return { agent, session, requests: scripted.requests, compactions }
 }
 
 describe('prepareHistory', () => {
-  it('H4: the hook gets the rebuilt items and an estimate: none reported before step 1, then the last step\'s input + output plus what was added', async () => {
+  it("H4: the hook gets the rebuilt items and an estimate: none reported before step 1, then the last step's input + output plus what was added", async () => {
     const estimates: HistoryEstimate[] = []
     const seqs: number[][] = []
     const { agent, session } = setup(({ items, estimate }) => {
@@ -69,7 +81,9 @@ describe('prepareHistory', () => {
       // what came after the step's assistant message: its tool result
       const messages = events.filter((e) => e.type === 'assistant/message')
       const [from, to] = [messages[i]!.seq, messages[i + 1]!.seq]
-      const added = historyFromSession(events.filter((e) => e.seq > from && e.seq < to && e.type === 'tool/result'))
+      const added = historyFromSession(
+        events.filter((e) => e.seq > from && e.seq < to && e.type === 'tool/result'),
+      )
       expect(estimate.addedTokens).toBe(estimateTokens(added))
       expect(estimate.tokens).toBe(estimate.reportedTokens! + estimate.addedTokens)
     }
@@ -91,21 +105,50 @@ describe('prepareHistory', () => {
     expect(compactions()[0]!.dropped).toHaveLength(2)
     expect(requests[2]!.messages).toHaveLength(3)
     expect(requests[3]!.messages).toHaveLength(5)
-    expect(JSON.stringify(historyFromSession(session.events()).slice(0, 5))).toBe(JSON.stringify(requests[3]!.messages))
+    expect(JSON.stringify(historyFromSession(session.events()).slice(0, 5))).toBe(
+      JSON.stringify(requests[3]!.messages),
+    )
     expect(verifyToolPairs(session.events())).toEqual({ ok: true, problems: [] })
     // a second agent on the same log (a new process) sends the shortened history too
     const next = setup(() => undefined, [[textBlock('again')]], session)
     await next.agent.run('and now?')
-    expect(next.requests[0]!.messages.slice(0, 5)).toEqual(requests[3]!.messages.concat(historyFromSession(session.events()).slice(4, 5)).slice(0, 5))
-    expect(next.requests[0]!.messages.some((m) => m.role === 'tool' && m.content[0]!.callId === 'a')).toBe(false)
+    expect(next.requests[0]!.messages.slice(0, 5)).toEqual(
+      requests[3]!.messages.concat(historyFromSession(session.events()).slice(4, 5)).slice(0, 5),
+    )
+    expect(next.requests[0]!.messages.some((m) => m.role === 'tool' && m.content[0]!.callId === 'a')).toBe(
+      false,
+    )
   })
 
   it('H4: a result parted from its call, a call parted from its result, a changed role, an unknown or repeated item are refused with INVALID_HISTORY; the log still verifies', async () => {
     const cases: [string, PrepareHistory, RegExp][] = [
-      ['result without call', ({ items, step }) => (step === 2 ? { items: items.filter((_, i) => i !== 1) } : undefined), /call "a" \(seq \d+\) was dropped but its result \(seq \d+\) was kept/],
-      ['call without result', ({ items, step }) => (step === 2 ? { items: items.filter((_, i) => i !== 2) } : undefined), /the result of call "a" \(seq \d+\) was dropped but its call \(seq \d+\) was kept/],
-      ['role', ({ items, step }) => (step === 2 ? { items: items.map((item, i) => (i === 2 ? { seq: item.seq, message: { role: 'user', content: [textBlock('x')] } } : item)) } : undefined), /must keep a tool message/],
-      ['unknown', ({ items }) => ({ items: [...items, { seq: 999, message: items[0]!.message }] }), /not one of the items given/],
+      [
+        'result without call',
+        ({ items, step }) => (step === 2 ? { items: items.filter((_, i) => i !== 1) } : undefined),
+        /call "a" \(seq \d+\) was dropped but its result \(seq \d+\) was kept/,
+      ],
+      [
+        'call without result',
+        ({ items, step }) => (step === 2 ? { items: items.filter((_, i) => i !== 2) } : undefined),
+        /the result of call "a" \(seq \d+\) was dropped but its call \(seq \d+\) was kept/,
+      ],
+      [
+        'role',
+        ({ items, step }) =>
+          step === 2
+            ? {
+                items: items.map((item, i) =>
+                  i === 2 ? { seq: item.seq, message: { role: 'user', content: [textBlock('x')] } } : item,
+                ),
+              }
+            : undefined,
+        /must keep a tool message/,
+      ],
+      [
+        'unknown',
+        ({ items }) => ({ items: [...items, { seq: 999, message: items[0]!.message }] }),
+        /not one of the items given/,
+      ],
       ['repeated', ({ items }) => ({ items: [items[0]!, items[0]!] }), /out of order or repeated/],
       ['answer', () => ({ messages: [] }) as never, /expected undefined or \{ items: HistoryItem\[\] \}/],
     ]
@@ -130,19 +173,49 @@ describe('prepareHistory', () => {
         seq: 10 * i + 2,
         message: {
           role: 'tool' as const,
-          content: [{ type: 'tool-result' as const, callId: id, isError: false, content: [textBlock('x'.repeat(800))] }],
+          content: [
+            {
+              type: 'tool-result' as const,
+              callId: id,
+              isError: false,
+              content: [textBlock('x'.repeat(800))],
+            },
+          ],
         },
       },
     ])
-    expect(strategy({ turn: 1, step: 1, items, estimate: { tokens: 500, reportedTokens: undefined, addedTokens: 500 } })).toBeUndefined()
-    const out = await strategy({ turn: 1, step: 1, items, estimate: { tokens: 600, reportedTokens: 400, addedTokens: 200 } })
+    expect(
+      strategy({
+        turn: 1,
+        step: 1,
+        items,
+        estimate: { tokens: 500, reportedTokens: undefined, addedTokens: 500 },
+      }),
+    ).toBeUndefined()
+    const out = await strategy({
+      turn: 1,
+      step: 1,
+      items,
+      estimate: { tokens: 600, reportedTokens: 400, addedTokens: 200 },
+    })
     // 400 tokens over the 200 target: one 800-character result (≈ 200 tokens) is not enough, two are
-    expect(out!.items.map((i) => i.message.role === 'tool' && note(i.message).startsWith('[Compacted'))).toEqual([false, true, false, true, false, false])
-    expect(note(out!.items[1]!.message)).toBe('[Compacted: the output of echo (call "a", 800 characters) was removed to keep the conversation within the context window; it is kept in the session log.]')
+    expect(
+      out!.items.map((i) => i.message.role === 'tool' && note(i.message).startsWith('[Compacted')),
+    ).toEqual([false, true, false, true, false, false])
+    expect(note(out!.items[1]!.message)).toBe(
+      '[Compacted: the output of echo (call "a", 800 characters) was removed to keep the conversation within the context window; it is kept in the session log.]',
+    )
     // already compacted results are not compacted again; the newest stays
-    const again = await strategy({ turn: 1, step: 2, items: out!.items, estimate: { tokens: 600, reportedTokens: 400, addedTokens: 200 } })
+    const again = await strategy({
+      turn: 1,
+      step: 2,
+      items: out!.items,
+      estimate: { tokens: 600, reportedTokens: 400, addedTokens: 200 },
+    })
     expect(again).toBeUndefined()
     expect(() => compactToolResults({ windowTokens: 0 })).toThrow(/windowTokens must be a positive integer/)
-    expect(() => compactToolResults({ windowTokens: 10, share: 2 })).toThrow(/share must be a number in \(0, 1\]/)
+    expect(() => compactToolResults({ windowTokens: 10, share: 2 })).toThrow(
+      /share must be a number in \(0, 1\]/,
+    )
   })
 })

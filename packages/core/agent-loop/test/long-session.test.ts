@@ -54,8 +54,20 @@ describe('a long session inside a 64k window', () => {
 
     // first process: 120 steps, then the turn stops at maxSteps
     let session = openJsonlSession(path, { durability: 'write' })
-    const first = createWindowedModel({ windowTokens: WINDOW, tool: 'read_log', calls: 200, session: () => session })
-    const a = createAgent({ ctx: tools(), name: 'long', model: first, session, prepareHistory, config: { maxSteps: 120 } })
+    const first = createWindowedModel({
+      windowTokens: WINDOW,
+      tool: 'read_log',
+      calls: 200,
+      session: () => session,
+    })
+    const a = createAgent({
+      ctx: tools(),
+      name: 'long',
+      model: first,
+      session,
+      prepareHistory,
+      config: { maxSteps: 120 },
+    })
     const partOne = await a.run('read the whole build log, one part a step')
     expect(partOne.reason).toBe('max-steps')
     a.dispose()
@@ -70,7 +82,14 @@ describe('a long session inside a 64k window', () => {
       first: 121,
       session: () => session,
     })
-    const b = createAgent({ ctx: tools(), name: 'long', model: second, session, prepareHistory, config: { maxSteps: 100 } })
+    const b = createAgent({
+      ctx: tools(),
+      name: 'long',
+      model: second,
+      session,
+      prepareHistory,
+      config: { maxSteps: 100 },
+    })
     const partTwo = await b.run('go on')
     expect(partTwo.reason).toBe('completed')
     expect(partTwo.steps).toBe(81)

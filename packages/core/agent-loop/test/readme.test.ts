@@ -26,7 +26,8 @@ describe('README', () => {
       printed: /^(?:console\.log\(.*\)|agent\.dispose\(\)) \/\/ (.*)$/gm,
       lines: 3,
     })
-  })
+    // the first test of the file pays the cold import of every package (seconds under load)
+  }, 30_000)
 
   it('executeToolCalls with a hand-provided agentLoop service: the example prints what its comments say', async () => {
     await checkReadmeExample({

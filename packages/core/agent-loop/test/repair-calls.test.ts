@@ -71,7 +71,13 @@ function setup(
     session
       .events()
       .filter((e) => e.type === 'tool/result')
-      .map((e) => e.data as { message: { content: { content: { text: string }[]; isError: boolean }[] }; error?: { code: string } })
+      .map(
+        (e) =>
+          e.data as {
+            message: { content: { content: { text: string }[]; isError: boolean }[] }
+            error?: { code: string }
+          },
+      )
   return { agent, session, model, ran, calls, results, logger }
 }
 
@@ -122,7 +128,10 @@ for (const eager of [false, true]) {
       expect(off.ran).toEqual([])
       expect(off.results()[0]!.error?.code).toBe('INVALID_ARGUMENTS')
       expect(off.calls()[0]!.repaired).toBeUndefined()
-      const on = setup([[raw('c1', 'write', text)]], { repairToolCall: repairJsonSyntax({ tools: ['write'] }), eager })
+      const on = setup([[raw('c1', 'write', text)]], {
+        repairToolCall: repairJsonSyntax({ tools: ['write'] }),
+        eager,
+      })
       await on.agent.run('go')
       expect(on.ran).toEqual([{ tool: 'write', args: { path: 'a', text: 'b' } }])
     })
@@ -130,8 +139,10 @@ for (const eager of [false, true]) {
     it('H1: a hook mends an unknown tool name and a schema failure; the history gives the provider each call as it ran', async () => {
       const seen: string[] = []
       const hook: RepairToolCall = ({ call, error, tools, definition }) => {
-        seen.push(`${call.id}:${error.problem}:${definition?.name ?? '-'}:${tools.map((t) => t.name).join('+')}`)
-        if (error.problem === 'unknown-tool') return { name: 'read', by: 'rename' , arguments: call.arguments }
+        seen.push(
+          `${call.id}:${error.problem}:${definition?.name ?? '-'}:${tools.map((t) => t.name).join('+')}`,
+        )
+        if (error.problem === 'unknown-tool') return { name: 'read', by: 'rename', arguments: call.arguments }
         if (error.problem === 'invalid') return { arguments: { path: 'fixed' } }
         return undefined
       }
@@ -155,7 +166,7 @@ for (const eager of [false, true]) {
         ['c2', 'read', '{"path":"fixed"}'],
       ])
       // the session's assistant message keeps what the model wrote
-      const stored = session.events().find((e) => e.type === 'assistant/message')!.data as {
+      const stored = session.events().find((e) => e.type === 'assistant/message')!.data as unknown as {
         message: { content: ToolCallBlock[] }
       }
       expect(stored.message.content.map((b) => b.name)).toEqual(['reed', 'read'])
@@ -194,7 +205,13 @@ for (const eager of [false, true]) {
         return { arguments: '{"path":"late"}' }
       }
       const { agent, session, ran, calls } = setup(
-        [[raw('c1', 'read', '{"path":'), raw('c2', 'read', '{"path":"b"}'), raw('c3', 'read', '{"path":"c"}')]],
+        [
+          [
+            raw('c1', 'read', '{"path":'),
+            raw('c2', 'read', '{"path":"b"}'),
+            raw('c3', 'read', '{"path":"c"}'),
+          ],
+        ],
         { repairToolCall: hook, eager },
       )
       await agent.run('go')
@@ -210,7 +227,8 @@ for (const eager of [false, true]) {
       await agent.run('go')
       expect(calls()[0]!.replayArguments).toBe('{}')
       expect(calls()[0]!.arguments).toBe(text)
-      const sent = model.requests[1]!.messages.find((m) => m.role === 'assistant')!.content[0] as ToolCallBlock
+      const sent = model.requests[1]!.messages.find((m) => m.role === 'assistant')!
+        .content[0] as ToolCallBlock
       expect(sent.arguments).toBe('{}')
       expect(results()[0]!.error?.code).toBe('INVALID_ARGUMENTS')
       expect(results()[0]!.message.content[0]!.content[0]!.text).toContain(text)
@@ -218,7 +236,8 @@ for (const eager of [false, true]) {
       const schema = setup([[raw('c1', 'read', '{"path": 5}')]], { eager })
       await schema.agent.run('go')
       expect(schema.calls()[0]!.replayArguments).toBeUndefined()
-      const again = schema.model.requests[1]!.messages.find((m) => m.role === 'assistant')!.content[0] as ToolCallBlock
+      const again = schema.model.requests[1]!.messages.find((m) => m.role === 'assistant')!
+        .content[0] as ToolCallBlock
       expect(again.arguments).toBe('{"path": 5}')
       expect(verifyToolPairs(session.events()).ok).toBe(true)
     })

@@ -27,7 +27,7 @@ function run(output: string, options: { toolOutput?: ToolOutputPolicy; maxResult
   })
   const seen = () => textOf((model.requests[1]!.messages.at(-1) as ToolMessage).content[0]!.content)
   const stored = () => {
-    const data = session.events().find((e) => e.type === 'tool/result')!.data as {
+    const data = session.events().find((e) => e.type === 'tool/result')!.data as unknown as {
       message: ToolMessage
       error?: { code: string }
     }
@@ -50,7 +50,9 @@ describe('what the model sees of a large result (toolOutput)', () => {
     expect(text.endsWith(output.slice(-12_000))).toBe(true)
     expect(text).not.toContain(output.slice(18_000, 18_100))
     expect(text).toMatch(
-      new RegExp(`\\[… ${output.length - 30_000} of ${output.length} characters cut here \\(characters 18000–${output.length - 12_000}\\); the whole output is kept in the session \\(tool/result seq \\d+\\) …\\]`),
+      new RegExp(
+        `\\[… ${output.length - 30_000} of ${output.length} characters cut here \\(characters 18000–${output.length - 12_000}\\); the whole output is kept in the session \\(tool/result seq \\d+\\) …\\]`,
+      ),
     )
     expect(stored()).toEqual({ text: output, code: undefined })
     expect(verifyToolPairs(session.events()).ok).toBe(true)
@@ -72,7 +74,9 @@ describe('what the model sees of a large result (toolOutput)', () => {
         maxChars: 100,
         toModelContent: ({ message, toolName, maxChars }) => {
           calls.push(`${toolName}:${maxChars}`)
-          return [{ type: 'text', text: `${toolName} wrote ${textOf(message.content[0]!.content).length} chars` }]
+          return [
+            { type: 'text', text: `${toolName} wrote ${textOf(message.content[0]!.content).length} chars` },
+          ]
         },
       },
     })
@@ -101,12 +105,17 @@ describe('what the model sees of a large result (toolOutput)', () => {
         (text, maxChars, headShare) => {
           const message: ToolMessage = {
             role: 'tool',
-            content: [{ type: 'tool-result', callId: 'c1', isError: false, content: [{ type: 'text', text }] }],
+            content: [
+              { type: 'tool-result', callId: 'c1', isError: false, content: [{ type: 'text', text }] },
+            ],
           }
           const [item] = fitToolOutputs([{ seq: 7, message }], { maxChars, headShare }, true)
           const cut = textOf((item!.message as ToolMessage).content[0]!.content)
           if (text.length <= maxChars) return expect(cut).toBe(text)
-          const match = /^([\s\S]*)\n\n\[… (\d+) of (\d+) characters cut here \(characters (\d+)–(\d+)\); call read_tool_output with \{"callId": "c1", "offset": (\d+)\} to read the cut part …\]\n\n([\s\S]*)$/.exec(cut)
+          const match =
+            /^([\s\S]*)\n\n\[… (\d+) of (\d+) characters cut here \(characters (\d+)–(\d+)\); call read_tool_output with \{"callId": "c1", "offset": (\d+)\} to read the cut part …\]\n\n([\s\S]*)$/.exec(
+              cut,
+            )
           expect(match).not.toBeNull()
           const [, head, cutCount, total, from, to, offset, tail] = match!
           expect(text.startsWith(head!)).toBe(true)
@@ -129,8 +138,16 @@ describe('what the model sees of a large result (toolOutput)', () => {
     installTools(ctx)
     const model = createScriptedModel({ turns: [] })
     const make = (toolOutput: unknown) => () =>
-      createAgent({ ctx, name: 'x', model, session: createMemorySession(), toolOutput: toolOutput as ToolOutputPolicy })
-    expect(make({ maxChars: 5 })).toThrow(/options\.toolOutput\.maxChars must be an integer ≥ 100 or Infinity, got .*5/)
+      createAgent({
+        ctx,
+        name: 'x',
+        model,
+        session: createMemorySession(),
+        toolOutput: toolOutput as ToolOutputPolicy,
+      })
+    expect(make({ maxChars: 5 })).toThrow(
+      /options\.toolOutput\.maxChars must be an integer ≥ 100 or Infinity, got .*5/,
+    )
     expect(make({ headShare: 2 })).toThrow(/options\.toolOutput\.headShare must be a number in \[0, 1\]/)
     expect(make({ toModelContent: 'x' })).toThrow(/options\.toolOutput\.toModelContent must be a function/)
   })

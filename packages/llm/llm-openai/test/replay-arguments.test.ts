@@ -101,7 +101,11 @@ describe('what the provider gets back for arguments that are not JSON', () => {
     expect(tool.content).toBe('sunny in Paris')
     const call = session.events().find((e) => e.type === 'tool/call')!.data as unknown as ToolCallEventData
     expect(call.arguments).toBe("{'city': 'Paris',}")
-    expect(call.repaired).toEqual({ name: 'get_weather', arguments: '{"city": "Paris"}', by: 'repairJsonSyntax' })
+    expect(call.repaired).toEqual({
+      name: 'get_weather',
+      arguments: '{"city": "Paris"}',
+      by: 'repairJsonSyntax',
+    })
     expect(verifyToolPairs(session.events()).ok).toBe(true)
   })
 })

@@ -50,9 +50,12 @@ export function createWindowedModel(options: {
       if (count > options.windowTokens) {
         refused.push(count)
         return Promise.reject(
-          Object.assign(new Error(`request of ${count} tokens is over the ${options.windowTokens}-token window`), {
-            code: 'CONTEXT_LENGTH_EXCEEDED',
-          }),
+          Object.assign(
+            new Error(`request of ${count} tokens is over the ${options.windowTokens}-token window`),
+            {
+              code: 'CONTEXT_LENGTH_EXCEEDED',
+            },
+          ),
         )
       }
       tokens.push(count)

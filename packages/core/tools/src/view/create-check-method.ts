@@ -14,13 +14,19 @@ export function createCheckMethod(state: ScopeToolsState): Pick<ToolRuntime, 'ch
   return {
     checkArguments(name, raw) {
       if (typeof name !== 'string') {
-        throw invalidArgument(`tools.checkArguments(name, raw): name must be a string, got ${describeValue(name)}`)
+        throw invalidArgument(
+          `tools.checkArguments(name, raw): name must be a string, got ${describeValue(name)}`,
+        )
       }
       const tool = visibleTools(state).get(name)
       if (tool === undefined) return { ok: false, problem: 'unknown-tool', message: `unknown tool "${name}"` }
       const checked = validateArguments(state.registry, raw, tool)
       if (checked.kind === 'ok') return { ok: true }
-      return { ok: false, problem: checked.kind === 'unparsable' ? 'unparsable' : 'invalid', message: checked.message }
+      return {
+        ok: false,
+        problem: checked.kind === 'unparsable' ? 'unparsable' : 'invalid',
+        message: checked.message,
+      }
     },
   }
 }
