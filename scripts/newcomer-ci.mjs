@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url'
 import { inspect } from 'node:util'
 import { fetchNode } from './fetch-node.mjs'
 import { readmeTaste, writeTaste } from './packed-readme-install.mjs'
-import { TESTED_NODE_PROJECTS, TESTED_NODE_VERSIONS } from './tested-node.mjs'
+import { TESTED_NODE_VERSIONS, testedProjectsOf } from './tested-node.mjs'
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..')
 const packageManager = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).packageManager.split(
@@ -215,7 +215,7 @@ async function main() {
           'exec',
           'vitest',
           'run',
-          ...TESTED_NODE_PROJECTS.flatMap((p) => ['--project', p]),
+          ...testedProjectsOf(version).flatMap((p) => ['--project', p]),
         ],
         // type tests are tsc's, the same on every Node: run once, by npm run ci
         { cwd: clone, env: { ...nodeEnv, DSH_SKIP_TYPE_TESTS: '1' } },

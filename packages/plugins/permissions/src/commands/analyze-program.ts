@@ -1,5 +1,6 @@
 import { checkArithmetic } from '../shell/read-word.ts'
 import { isSensitiveName } from '../shell/parse-commands.ts'
+import { parseShell } from '../shell/parse-shell.ts'
 import type { Notes } from '../shell/scanner.ts'
 import { HOLE, literalWord, type ShellWord } from '../shell/shell-word.ts'
 
@@ -265,6 +266,10 @@ export function analyzeProgram(
       if (read.letters.has('C')) {
         if (callback === undefined || callback.fields !== 'exact')
           return { hidden: `${name} -C runs a callback the shell computes` }
+        if (!keepsLineQuoted(callback.value))
+          return {
+            hidden: `${name} -C's callback does not keep the line it is given quoted, so the line runs as code`,
+          }
         // bash runs the callback with the index and the line appended: `callback 3 'line'`.
         return {
           code: [
@@ -410,4 +415,20 @@ export function analyzeProgram(
         return shellEffects(words, name)
       return NONE
   }
+}
+
+/** A program name no callback names, standing for code a line of input would hold. */
+const PROBE = '__dsh_line_probe__'
+
+/**
+ * Whether bash's `callback <index> '<line>'` keeps the line one quoted word whatever it holds.
+ * bash single-quotes the line (a quote inside it becomes '\''), but a callback that ends in a
+ * comment, an open quote or a here-document operator takes the quote apart: with `-C '#'` and
+ * `-d ''`, a line "x<newline>cmd<newline>" runs `cmd`. The line is probed with a newline and a
+ * command of its own: it must come back as one argument, and the probe as no command.
+ */
+function keepsLineQuoted(callback: string): boolean {
+  const parsed = parseShell(`${callback} 0 'x\n${PROBE} x\n'`)
+  if (!parsed.ok) return false
+  return !parsed.commands.some((command) => command.words.some((word) => word.value === PROBE))
 }

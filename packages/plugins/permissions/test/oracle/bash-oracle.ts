@@ -118,7 +118,11 @@ const SHELLS: Readonly<Record<string, string>> = { bash: '/bin/bash', sh: '/bin/
 
 // Each stub writes its record to a file of its own, so concurrent stubs (`a & b`) never
 // interleave. dash starts in a fraction of bash's time; in the C locale ${#a} counts bytes.
+// A stub sourced by bash (`. bin/test`) returns at once: what a sourced file holds is not read by
+// the splitter (the README says so; rules name `.` and `source` themselves), and the stub's own
+// lines run in the sourcing shell would be recorded as commands of the driver's.
 const STUB = `#!/bin/dash
+case \${BASH_SOURCE-} in ''|"$0") ;; *) return 0 ;; esac
 r=''
 for a in "\${0##*/}" "$@"; do r="$r\${#a}:$a "; done
 set -C
