@@ -4,8 +4,9 @@ import { z } from 'zod'
 import { createContext, createMemoryLogger } from '@deepseek-ai/dsh-context'
 import { createScriptedModel, textBlock, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import { createMemorySession, verifyToolPairs, type ToolCallEventData } from '@deepseek-ai/dsh-session'
-import { defineTool, installTools } from '@deepseek-ai/dsh-tools'
+import { defineTool, installTools, resolveToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import {
+  answerInterruptedCalls,
   createAgent,
   historyFromSession,
   repairJsonSyntax,
@@ -243,3 +244,33 @@ for (const eager of [false, true]) {
     })
   })
 }
+
+describe('calls a crashed process never recorded', () => {
+  it('H2: resume records an unparsable call of the last message with replayArguments {}, so the history it rebuilds parses', () => {
+    const session = createMemorySession()
+    session.append('turn/start', { turn: 1 })
+    session.append('user/message', { turn: 1, message: { role: 'user', content: [textBlock('go')] } })
+    session.append('assistant/message', {
+      turn: 1,
+      step: 1,
+      message: {
+        role: 'assistant',
+        content: [raw('c1', 'read', "{'path': 'a'"), raw('c2', 'read', '{"path":"b"}')],
+      },
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+    })
+    const ctx = createContext()
+    installTools(ctx)
+    expect(answerInterruptedCalls({ session, scheduler: resolveToolRuntimeScheduler(ctx.tools) })).toBe(2)
+    const calls = session
+      .events()
+      .filter((e) => e.type === 'tool/call')
+      .map((e) => e.data as unknown as ToolCallEventData)
+    expect(calls.map((c) => c.replayArguments)).toEqual(['{}', undefined])
+    const sent = historyFromSession(session.events()).find((m) => m.role === 'assistant')!
+      .content as ToolCallBlock[]
+    expect(sent.map((b) => JSON.parse(b.arguments) as unknown)).toEqual([{}, { path: 'b' }])
+    expect(verifyToolPairs(session.events()).ok).toBe(true)
+  })
+})
