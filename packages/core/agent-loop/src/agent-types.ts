@@ -38,17 +38,17 @@ export interface CreateAgentOptions<S extends AnySession = AnySession> {
   readonly modelRetry?: ModelRetryOptions | false
   /**
    * Called before a call runs when its arguments do not parse, fail the tool's schema, or it names
-   * no visible tool (H1): answer a repaired call or nothing. What it did is recorded on the call's
+   * no visible tool (T54): answer a repaired call or nothing. What it did is recorded on the call's
    * `tool/call` (`repaired`, beside the model's own text). `repairJsonSyntax()` is one.
    */
   readonly repairToolCall?: RepairToolCall
   /**
-   * What the model sees of a tool result (H3): by default text past 30 000 characters is cut to
+   * What the model sees of a tool result (T56): by default text past 30 000 characters is cut to
    * its head and tail with a marker saying how to read the rest; the session keeps it whole.
    */
   readonly toolOutput?: ToolOutputPolicy
   /**
-   * Called before each model call with the rebuilt history and a token estimate (H4); may drop or
+   * Called before each model call with the rebuilt history and a token estimate (T57); may drop or
    * replace old items. Recorded as `history/compaction`. `compactToolResults({ windowTokens })` is one.
    */
   readonly prepareHistory?: PrepareHistory

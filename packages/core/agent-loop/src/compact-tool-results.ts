@@ -30,7 +30,7 @@ function share(name: string, value: unknown, fallback: number): number {
 }
 
 /**
- * The out-of-the-box compaction (H4): once the estimate passes `share` of the window, the oldest
+ * The out-of-the-box compaction (T57): once the estimate passes `share` of the window, the oldest
  * tool results (but the newest `keepLast`) are replaced, oldest first, by a one-line note naming
  * the tool, the call and the size, until the estimate is under `targetShare`. Calls and their
  * results stay in place, so no result is parted from its call; the loop records the replacement.

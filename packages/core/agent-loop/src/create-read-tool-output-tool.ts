@@ -30,7 +30,7 @@ function findResult(events: readonly SessionEvent[], callId: string): ToolMessag
 }
 
 /**
- * The `read_tool_output` tool (H3): reads a stored tool result past what the model was shown —
+ * The `read_tool_output` tool (T56): reads a stored tool result past what the model was shown —
  * the text a cut result's marker (or a compaction note) points into, `length` characters from
  * `offset` of the result's text (its text blocks joined by newlines, as the cut counts them).
  * Register it in the agent's scope and the markers name it.

@@ -53,7 +53,7 @@ export type {
   TurnStartEventData,
   UserMessageEventData,
 } from './base/types.ts'
-// issue 24: calls that fit, results that fit, a history that fits (H1–H4)
+// issue 24: calls that fit, results that fit, a history that fits (T54–T57)
 export { historyItemsFromSession } from './log/history-items.ts'
 export { estimateTokens } from './log/estimate-tokens.ts'
 export { repairJsonSyntax } from './repair-json-syntax.ts'

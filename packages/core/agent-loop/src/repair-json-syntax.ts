@@ -13,7 +13,7 @@ export interface RepairJsonSyntaxOptions {
 }
 
 /**
- * A `repairToolCall` for the common syntax mistakes of models (H1): trailing commas, single
+ * A `repairToolCall` for the common syntax mistakes of models (T54): trailing commas, single
  * quotes, unquoted keys, a call wrapped in a Markdown code fence, an object cut off before its
  * end — mended with `jsonrepair`. Only unparsable arguments are touched (not schema failures nor
  * unknown names), and only for the tools `options.tools` allows; the loop records the mended

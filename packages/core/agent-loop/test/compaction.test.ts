@@ -64,7 +64,7 @@ function setup(
 }
 
 describe('prepareHistory', () => {
-  it("H4: the hook gets the rebuilt items and an estimate: none reported before step 1, then the last step's input + output plus what was added", async () => {
+  it("T57: the hook gets the rebuilt items and an estimate: none reported before step 1, then the last step's input + output plus what was added", async () => {
     const estimates: HistoryEstimate[] = []
     const seqs: number[][] = []
     const { agent, session } = setup(({ items, estimate }) => {
@@ -91,7 +91,7 @@ describe('prepareHistory', () => {
     expect(events.some((e) => e.type === 'history/compaction')).toBe(false)
   })
 
-  it('H4: dropping a call with its result is recorded; every later request and a new agent on the session rebuild the same shortened history', async () => {
+  it('T57: dropping a call with its result is recorded; every later request and a new agent on the session rebuild the same shortened history', async () => {
     let dropped = false
     const drop: PrepareHistory = ({ items, step }) => {
       if (step !== 3 || dropped) return undefined
@@ -120,7 +120,7 @@ describe('prepareHistory', () => {
     )
   })
 
-  it('H4: a result parted from its call, a call parted from its result, a changed role, an unknown or repeated item are refused with INVALID_HISTORY; the log still verifies', async () => {
+  it('T57: a result parted from its call, a call parted from its result, a changed role, an unknown or repeated item are refused with INVALID_HISTORY; the log still verifies', async () => {
     const cases: [string, PrepareHistory, RegExp][] = [
       [
         'result without call',
@@ -164,7 +164,7 @@ describe('prepareHistory', () => {
     }
   })
 
-  it('H4: compactToolResults replaces the oldest results but keepLast with a note once the estimate passes its share, down to targetShare', async () => {
+  it('T57: compactToolResults replaces the oldest results but keepLast with a note once the estimate passes its share, down to targetShare', async () => {
     const strategy = compactToolResults({ windowTokens: 1000, share: 0.5, targetShare: 0.2, keepLast: 1 })
     const note = (message: unknown) => textOf((message as ToolMessage).content[0]!.content)
     const items = ['a', 'b', 'c'].flatMap((id, i) => [

@@ -45,7 +45,7 @@ function tools() {
 }
 
 describe('a long session inside a 64k window', () => {
-  it('H3, H4: 200 steps of 50 KB outputs: no request over the window, the log verifies, and every request is what its log prefix rebuilds, across a reopen', async () => {
+  it('T56, T57: 200 steps of 50 KB outputs: no request over the window, the log verifies, and every request is what its log prefix rebuilds, across a reopen', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dsh-long-session-'))
     dirs.push(dir)
     const path = join(dir, 'session.jsonl')

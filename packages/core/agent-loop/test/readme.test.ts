@@ -75,7 +75,7 @@ describe('README', () => {
     })
   })
 
-  it('H1, H2: repairJsonSyntax: the example mends the call, records both texts and replays valid JSON', async () => {
+  it('T54, T55: repairJsonSyntax: the example mends the call, records both texts and replays valid JSON', async () => {
     await checkReadmeExample({
       packageUrl,
       example: 'examples/readme-repair.ts',
@@ -84,7 +84,7 @@ describe('README', () => {
     })
   })
 
-  it('H3: toolOutput: the example cuts a 50 KB result for the model, keeps it whole and reads the rest', async () => {
+  it('T56: toolOutput: the example cuts a 50 KB result for the model, keeps it whole and reads the rest', async () => {
     await checkReadmeExample({
       packageUrl,
       example: 'examples/readme-tool-output.ts',
@@ -93,7 +93,7 @@ describe('README', () => {
     })
   })
 
-  it('H4: compactToolResults: the example records its compactions and the log rebuilds what was sent', async () => {
+  it('T57: compactToolResults: the example records its compactions and the log rebuilds what was sent', async () => {
     await checkReadmeExample({
       packageUrl,
       example: 'examples/readme-compaction.ts',

@@ -93,7 +93,7 @@ const MISTAKES = {
 for (const eager of [false, true]) {
   const mode = eager ? 'streamed (eager)' : 'plain'
   describe(`repairToolCall, ${mode} steps`, () => {
-    it('H1: repairJsonSyntax mends each common mistake for an idempotent tool: the body gets the intended arguments, the tool/call keeps both texts', async () => {
+    it('T54: repairJsonSyntax mends each common mistake for an idempotent tool: the body gets the intended arguments, the tool/call keeps both texts', async () => {
       // generated paths (no quotes or backslashes, which single-quoting would change the meaning of)
       const path = fc.stringMatching(/^[a-z0-9_./-]{1,24}$/)
       await fc.assert(
@@ -122,7 +122,7 @@ for (const eager of [false, true]) {
       )
     })
 
-    it('H1: repairJsonSyntax leaves a tool that is not idempotent alone by default (INVALID_ARGUMENTS), and mends it when named', async () => {
+    it('T54: repairJsonSyntax leaves a tool that is not idempotent alone by default (INVALID_ARGUMENTS), and mends it when named', async () => {
       const text = "{'path': 'a', 'text': 'b',}"
       const off = setup([[raw('c1', 'write', text)]], { repairToolCall: repairJsonSyntax(), eager })
       await off.agent.run('go')
@@ -137,7 +137,7 @@ for (const eager of [false, true]) {
       expect(on.ran).toEqual([{ tool: 'write', args: { path: 'a', text: 'b' } }])
     })
 
-    it('H1: a hook mends an unknown tool name and a schema failure; the history gives the provider each call as it ran', async () => {
+    it('T54: a hook mends an unknown tool name and a schema failure; the history gives the provider each call as it ran', async () => {
       const seen: string[] = []
       const hook: RepairToolCall = ({ call, error, tools, definition }) => {
         seen.push(
@@ -177,7 +177,7 @@ for (const eager of [false, true]) {
       expect(verifyToolPairs(session.events()).ok).toBe(true)
     })
 
-    it('H1: a repair that still fails, or a hook that throws, is not used: the call fails as it would have, once, and the log verifies', async () => {
+    it('T54: a repair that still fails, or a hook that throws, is not used: the call fails as it would have, once, and the log verifies', async () => {
       let n = 0
       const hook: RepairToolCall = () => {
         n++
@@ -198,7 +198,7 @@ for (const eager of [false, true]) {
       expect(verifyToolPairs(session.events()).ok).toBe(true)
     })
 
-    it('H1: an asynchronous repair keeps model order: the calls after it start and are recorded after it', async () => {
+    it('T54: an asynchronous repair keeps model order: the calls after it start and are recorded after it', async () => {
       const order: string[] = []
       const hook: RepairToolCall = async ({ call }) => {
         await new Promise((resolve) => setTimeout(resolve, 30))
@@ -222,7 +222,7 @@ for (const eager of [false, true]) {
       expect(verifyToolPairs(session.events()).ok).toBe(true)
     })
 
-    it('H2: an unparsable call with no repair is recorded with replayArguments {} and sent back as {}; its result quotes the text', async () => {
+    it('T55: an unparsable call with no repair is recorded with replayArguments {} and sent back as {}; its result quotes the text', async () => {
       const text = '{"path": "a", "lines": '
       const { agent, session, model, calls, results } = setup([[raw('c1', 'read', text)]], { eager })
       await agent.run('go')
@@ -246,7 +246,7 @@ for (const eager of [false, true]) {
 }
 
 describe('calls a crashed process never recorded', () => {
-  it('H2: resume records an unparsable call of the last message with replayArguments {}, so the history it rebuilds parses', () => {
+  it('T55: resume records an unparsable call of the last message with replayArguments {}, so the history it rebuilds parses', () => {
     const session = createMemorySession()
     session.append('turn/start', { turn: 1 })
     session.append('user/message', { turn: 1, message: { role: 'user', content: [textBlock('go')] } })

@@ -39,7 +39,7 @@ function run(output: string, options: { toolOutput?: ToolOutputPolicy; maxResult
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 describe('what the model sees of a large result (toolOutput)', () => {
-  it('H3: by default a result over 30 000 characters is cut to head and tail with a marker naming its seq; the session keeps it whole', async () => {
+  it('T56: by default a result over 30 000 characters is cut to head and tail with a marker naming its seq; the session keeps it whole', async () => {
     const output = Array.from({ length: 5000 }, (_, i) => `line ${i}\n`).join('')
     expect(output.length).toBeGreaterThan(40_000)
     const { agent, session, seen, stored } = run(output)
@@ -58,7 +58,7 @@ describe('what the model sees of a large result (toolOutput)', () => {
     expect(verifyToolPairs(session.events()).ok).toBe(true)
   })
 
-  it('H3: a result at the limit is sent as stored; maxChars: Infinity never cuts', async () => {
+  it('T56: a result at the limit is sent as stored; maxChars: Infinity never cuts', async () => {
     const at = run('y'.repeat(30_000))
     await at.agent.run('go')
     expect(at.seen()).toBe('y'.repeat(30_000))
@@ -67,7 +67,7 @@ describe('what the model sees of a large result (toolOutput)', () => {
     expect(off.seen()).toBe('z'.repeat(80_000))
   })
 
-  it('H3: toModelContent replaces the cut, with the tool name and the limit', async () => {
+  it('T56: toModelContent replaces the cut, with the tool name and the limit', async () => {
     const calls: string[] = []
     const { agent, seen, stored } = run('w'.repeat(500), {
       toolOutput: {
@@ -86,7 +86,7 @@ describe('what the model sees of a large result (toolOutput)', () => {
     expect(calls[0]).toBe('dump:100')
   })
 
-  it('H3: maxResultBytes stays the hard ceiling of what is stored: past it the call fails INVALID_TOOL_OUTPUT; under it, it is stored whole and cut', async () => {
+  it('T56: maxResultBytes stays the hard ceiling of what is stored: past it the call fails INVALID_TOOL_OUTPUT; under it, it is stored whole and cut', async () => {
     const over = run('v'.repeat(50_000), { maxResultBytes: 40_000 })
     await over.agent.run('go')
     expect(over.stored().code).toBe('INVALID_TOOL_OUTPUT')
@@ -96,7 +96,7 @@ describe('what the model sees of a large result (toolOutput)', () => {
     expect(under.seen().length).toBeLessThan(31_000)
   })
 
-  it('H3: the cut keeps a prefix and a suffix of at most maxChars characters and never splits a surrogate pair', () => {
+  it('T56: the cut keeps a prefix and a suffix of at most maxChars characters and never splits a surrogate pair', () => {
     fc.assert(
       fc.property(
         fc.string({ unit: 'grapheme', minLength: 150, maxLength: 600 }),
@@ -133,7 +133,7 @@ describe('what the model sees of a large result (toolOutput)', () => {
     )
   })
 
-  it('H3: a bad toolOutput option is refused at createAgent, naming it', () => {
+  it('T56: a bad toolOutput option is refused at createAgent, naming it', () => {
     const ctx = createContext()
     installTools(ctx)
     const model = createScriptedModel({ turns: [] })

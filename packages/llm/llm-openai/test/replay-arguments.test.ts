@@ -66,7 +66,7 @@ function sentArguments(index: number): string {
 }
 
 describe('what the provider gets back for arguments that are not JSON', () => {
-  it('H2: an unparsable call nothing repaired is sent back as {} (valid JSON); its result quotes the text; the session keeps it', async () => {
+  it('T55: an unparsable call nothing repaired is sent back as {} (valid JSON); its result quotes the text; the session keeps it', async () => {
     const { agent, session } = agentWith({ repair: false })
     server.respond(
       sse(sseText(brokenCallStep('call_1', 'get_weather', '{"city": "Paris"'))),
@@ -87,7 +87,7 @@ describe('what the provider gets back for arguments that are not JSON', () => {
     expect(verifyToolPairs(session.events()).ok).toBe(true)
   })
 
-  it('H1, H2: a call repairJsonSyntax mended is sent back as it ran; the tool ran with the mended arguments', async () => {
+  it('T54, T55: a call repairJsonSyntax mended is sent back as it ran; the tool ran with the mended arguments', async () => {
     const { agent, session } = agentWith({ repair: true })
     server.respond(
       sse(sseText(brokenCallStep('call_1', 'get_weather', "{'city': 'Paris',}"))),

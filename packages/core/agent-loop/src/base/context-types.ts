@@ -124,7 +124,7 @@ export interface ContextPolicy {
 }
 
 /**
- * What the loop did to a call before it ran (H1, H2), recorded on its `tool/call`: `repaired`, the
+ * What the loop did to a call before it ran (T54, T55), recorded on its `tool/call`: `repaired`, the
  * call that ran instead; `replay`, the model's text was not JSON and nothing repaired it, so the
  * provider is given `arguments` (`{}`) back in its place.
  */

@@ -92,7 +92,7 @@ export function answerInterruptedCalls(options: {
             step,
             block,
             ...(block.modelCallId === undefined ? {} : { modelCallId: block.modelCallId }),
-            // H2: a text that is no JSON object is given back to the provider as {}
+            // T55: a text that is no JSON object is given back to the provider as {}
             ...(isObjectText(block.arguments) ? {} : { fix: { kind: 'replay' as const, arguments: '{}' } }),
             ...(lastAssistantSeq === undefined ? {} : { messageSeq: lastAssistantSeq }),
           }),

@@ -18,7 +18,7 @@ export interface AppendToolCallOptions<S extends AnySession = AnySession> {
    * and the provider gets its own id back.
    */
   readonly modelCallId?: string
-  /** What the loop did to the call before it ran (H1, H2): recorded as `repaired` or `replayArguments`. */
+  /** What the loop did to the call before it ran (T54, T55): recorded as `repaired` or `replayArguments`. */
   readonly fix?: CallFix
 }
 

@@ -11,7 +11,7 @@ import type { CallFix } from '../base/context-types.ts'
  */
 export interface RecordedCallBlock extends ToolCallBlock {
   readonly modelCallId?: string
-  /** What the loop did to the call before it ran (H1, H2); `name`/`arguments` stay the model's. */
+  /** What the loop did to the call before it ran (T54, T55); `name`/`arguments` stay the model's. */
   readonly fix?: CallFix
 }
 

@@ -7,7 +7,7 @@ const PER_MESSAGE = 4
 
 /**
  * A rough token count of messages (characters / 4, plus a little per message): the part of the
- * history's estimate that no provider has counted yet (H4). Images count by their data length.
+ * history's estimate that no provider has counted yet (T57). Images count by their data length.
  */
 export function estimateTokens(messages: readonly Message[]): number {
   let chars = 0

@@ -48,7 +48,7 @@ function cutText(
 }
 
 /**
- * What the model sees of each tool result (H3): a text longer than `maxChars` keeps its head and
+ * What the model sees of each tool result (T56): a text longer than `maxChars` keeps its head and
  * tail with a marker between (or `toModelContent`'s answer); everything else is the stored message
  * itself. The session keeps the whole result; this is only the view sent, a pure function of the
  * log and the policy, so a resume sends the same. Several text blocks are cut as one text.

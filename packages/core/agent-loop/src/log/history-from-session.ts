@@ -10,7 +10,7 @@ import { historyItemsFromSession } from './history-items.ts'
  * A call the loop recorded under another id than the model's (`modelCallId` on its `tool/call`: the
  * model repeated an id, T28) is answered with the model's id, the one its assistant message holds,
  * so the provider gets back what it sent. A repaired call is written as it ran, an unparsable one
- * with `{}` (H2), and `history/compaction` events shorten the history as recorded (H4) — see
+ * with `{}` (T55), and `history/compaction` events shorten the history as recorded (T57) — see
  * `historyItemsFromSession`, which also gives each message's seq. The messages are the session's
  * frozen objects, except those rewritten, which are frozen copies.
  * Throws `INVALID_SESSION` naming the event when a message event carries no message of its role.

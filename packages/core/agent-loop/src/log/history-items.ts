@@ -18,7 +18,7 @@ function isMessageEvent(type: string): type is MessageEventType {
   return Object.prototype.hasOwnProperty.call(ROLES, type)
 }
 
-/** What the provider is given back for one call instead of what the model wrote (repair, H1–H2). */
+/** What the provider is given back for one call instead of what the model wrote (repair, T54–T55). */
 interface WireCall {
   readonly name: string
   readonly arguments: string

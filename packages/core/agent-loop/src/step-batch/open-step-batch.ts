@@ -93,7 +93,7 @@ export function openStepBatch(options: {
   /** Names the caller in error messages. */
   readonly where: string
   readonly approvals?: StepApprovals
-  /** Broken calls are offered to the repair hook before they run (H1, H2); without it nothing is checked. */
+  /** Broken calls are offered to the repair hook before they run (T54, T55); without it nothing is checked. */
   readonly repair?: StepRepair
 }): StepBatch {
   const { approvals } = options

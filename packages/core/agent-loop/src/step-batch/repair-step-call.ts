@@ -10,7 +10,7 @@ export interface StepRepair {
   readonly history: readonly Message[]
 }
 
-/** The text provider get back for a call whose arguments were not a JSON object (H2). */
+/** The text provider get back for a call whose arguments were not a JSON object (T55). */
 const REPLAY_ARGUMENTS = '{}'
 
 /** `ctx.tools.checkArguments`, or undefined for a tools copy older than it (nothing is checked then). */
@@ -21,7 +21,7 @@ export function checkCall(tools: ToolRuntime, block: ToolCallBlock): ToolCallPro
 }
 
 /**
- * What the loop does to a broken call before it runs (H1, H2): offers it to the repair hook and
+ * What the loop does to a broken call before it runs (T54, T55): offers it to the repair hook and
  * keeps an answer that passes the check (a throw, an answer that still fails, or none: the call runs
  * as the model wrote it and fails as it would have); a call whose text is no JSON object and that
  * was not repaired is given back to the provider as `{}` (its result quotes the text). The answer is

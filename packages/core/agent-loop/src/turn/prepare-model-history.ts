@@ -26,7 +26,7 @@ function callIdsOf(message: Message): string[] {
 }
 
 /**
- * The estimate `prepareHistory` gets (H4): the provider's own count for the last recorded model
+ * The estimate `prepareHistory` gets (T57): the provider's own count for the last recorded model
  * step (its input plus its output, which is now history) plus an estimate of what the log gained
  * after it; with no model step recorded yet, an estimate of everything, system text and tools
  * included. Read from the log, so a resumed session estimates what an uninterrupted one would.
@@ -125,7 +125,7 @@ function diffAnswer(
 }
 
 /**
- * The messages of the next model request (H3, H4): the history rebuilt from the session, each tool
+ * The messages of the next model request (T56, T57): the history rebuilt from the session, each tool
  * result cut to what the model is shown (`toolOutput`), then offered to `prepareHistory` with its
  * token estimate; what that hook changed is recorded as `history/compaction` before the request is
  * sent, so every later rebuild, a resume's included, starts from the same shortened history.

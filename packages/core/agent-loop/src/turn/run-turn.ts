@@ -146,7 +146,7 @@ export async function runTurn(
       const prompt = modelPrompt(ctx, model.provider, system)
       const request: ModelRequest = {
         ...(prompt.system === undefined ? {} : { system: prompt.system }),
-        // H3, H4: tool results cut for the model, the history compacted (and the compaction recorded)
+        // T56, T57: tool results cut for the model, the history compacted (and the compaction recorded)
         messages: await prepareModelHistory(runner, {
           turn,
           step,
