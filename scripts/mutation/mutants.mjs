@@ -640,8 +640,9 @@ export const mutants = [
     id: 'pipe-default-timeout-wins',
     package: 'tools',
     file: `${TOOLS}/pipeline/with-timeout.ts`,
-    find: 'return run.tool?.definition.timeoutMs ?? run.state.registry.options.defaultTimeoutMs',
-    replace: 'return run.state.registry.options.defaultTimeoutMs ?? run.tool?.definition.timeoutMs',
+    find: 'if (own === undefined) return run.state.registry.options.defaultTimeoutMs',
+    replace:
+      'if (own === undefined || run.state.registry.options.defaultTimeoutMs !== undefined) return run.state.registry.options.defaultTimeoutMs',
     kind: 'T17 timeout',
     description: "the runtime default timeout overrides a tool's own timeoutMs",
     attacks: "T17 / issue 7: the tool's own timeoutMs wins over defaultTimeoutMs",

@@ -198,6 +198,15 @@ export function createCallBoard(options: CallBoardOptions) {
         reviewWaiting()
         return
       }
+      case 'tool-call-progress': {
+        // the body's own words while it runs: "3/10 copying"
+        const call = byId.get(event.callId)
+        if (call === undefined || call.phase === 'committed') return
+        const count = event.total === undefined ? `${event.progress}` : `${event.progress}/${event.total}`
+        call.detail = event.message === undefined ? count : `${count} ${event.message}`
+        tell(call, false)
+        return
+      }
       case 'tool-call-end': {
         const call = byId.get(event.callId)
         if (call === undefined) return
@@ -228,10 +237,15 @@ export function createCallBoard(options: CallBoardOptions) {
         })
         return
       // The demo answers approvals in process (never a durable pause), and a retried model call
-      // shows as the same spinner running longer.
+      // shows as the same spinner running longer. It prepares no step and draws a call once it is
+      // queued, not while it is written.
       case 'model-call-retry':
       case 'approval-requested':
       case 'approval-answered':
+      case 'step-prepared':
+      case 'tool-input-start':
+      case 'tool-input-delta':
+      case 'tool-input-end':
         return
       default: {
         const never: never = event

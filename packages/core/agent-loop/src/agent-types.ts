@@ -3,6 +3,8 @@ import type { LanguageModel, UserMessage } from '@deepseek-ai/dsh-llm'
 import type { AnySession } from '@deepseek-ai/dsh-session'
 import type { ApprovalReply } from './turn/answer-pending-approval.ts'
 import type { ModelRetryOptions } from './step/model-retry.ts'
+import type { PrepareStep } from './step/prepare-step.ts'
+import type { StopCondition } from './turn/stop-conditions.ts'
 import type { AgentEvent, AgentLoopConfig, TurnResult } from './base/types.ts'
 import type { PrepareHistory, RepairToolCall, ToolOutputPolicy } from './base/context-types.ts'
 
@@ -52,6 +54,21 @@ export interface CreateAgentOptions<S extends AnySession = AnySession> {
    * replace old items. Recorded as `history/compaction`. `compactToolResults({ windowTokens })` is one.
    */
   readonly prepareHistory?: PrepareHistory
+  /**
+   * Called before each model step (T43) with `{ turn, step, history, model, system, tools }`; may
+   * return, for that step only, the `model`, the `system` text, the `tools` offered (a subset by
+   * name: the step runs in a child scope restricted to them, and a hidden tool the model calls is
+   * refused with one result), a `toolChoice` and `providerOptions`. What it chose is recorded as
+   * `step/prepare`; a resumed step that already ran is rebuilt from that record.
+   */
+  readonly prepareStep?: PrepareStep
+  /**
+   * Stop conditions (T46), checked in order after each committed step that would go on: the first
+   * that answers `true` ends the turn with reason `stopped`, and `turn/end` records it as
+   * `stoppedBy: { index, name }`. Helpers: `stepCountIs(n)`, `hasToolCall(name)`; any
+   * `({ turn, steps, step }) => boolean | Promise<boolean>` works.
+   */
+  readonly stopWhen?: StopCondition | readonly StopCondition[]
 }
 
 export interface RunOptions {

@@ -12,6 +12,7 @@ import { AgentLoopError, invalidArgument } from './base/errors.ts'
 import { planResume } from './turn/plan-resume.ts'
 import { resolveAgentLoopConfig } from './resolve-agent-loop-config.ts'
 import { runTurn, type TurnRunner } from './turn/run-turn.ts'
+import { readStopWhen } from './turn/stop-conditions.ts'
 import type { AgentEvent, AgentLoopService, TurnResult } from './base/types.ts'
 
 /**
@@ -30,6 +31,11 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
   const config = resolveAgentLoopConfig(options.config ?? {}, where)
   const modelRetry = resolveModelRetry(options.modelRetry, where)
   const context = resolveContextPolicy(options, where)
+  const stopWhen = readStopWhen(options.stopWhen, where)
+  if (options.prepareStep !== undefined && typeof options.prepareStep !== 'function')
+    throw invalidArgument(
+      `${where}: options.prepareStep must be a function, got ${describeValue(options.prepareStep)}`,
+    )
   const scope = ctx.createScope({ name })
   let scheduler: ToolRuntimeScheduler
   try {
@@ -49,6 +55,8 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
     eagerToolExecution,
     modelRetry,
     context,
+    prepareStep: options.prepareStep,
+    stopWhen,
   }
   let running: AbortController | undefined
   let disposed = false
@@ -144,7 +152,7 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
         const where = 'agent.resume(options)'
         const raw = runOptions.approval
         const reply = raw === undefined ? undefined : readApprovalReply(where, raw)
-        const plan = await planResume(session, scheduler, reply, where)
+        const plan = await planResume(session, scheduler, reply, where, scope.tools)
         switch (plan.kind) {
           case 'empty':
             return undefined

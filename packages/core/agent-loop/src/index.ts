@@ -12,6 +12,9 @@ export type {
 export type { ApprovalReply } from './turn/answer-pending-approval.ts'
 export type { ModelRetryOptions } from './step/model-retry.ts'
 export { resumeAgent } from './resume-agent.ts'
+export { hasToolCall, stepCountIs } from './turn/stop-conditions.ts'
+export type { CommittedStep, StopCondition, StopConditionInput } from './turn/stop-conditions.ts'
+export type { PrepareStep, PrepareStepInput, StepPreparation } from './step/prepare-step.ts'
 export { historyFromSession } from './log/history-from-session.ts'
 export { appendToolCall } from './log/append-tool-call.ts'
 export type { AppendToolCallOptions } from './log/append-tool-call.ts'
@@ -36,7 +39,14 @@ export type {
   ModelCallEndEvent,
   ModelCallStartEvent,
   StepEndEvent,
+  StepPreparedEvent,
+  StepPrepareEventData,
   StepStartEvent,
+  StoppedBy,
+  ToolInputDeltaEvent,
+  ToolInputEndEvent,
+  ToolInputEvent,
+  ToolInputStartEvent,
   SystemPromptService,
   ToolCallEndEvent,
   ToolCallProgressEvent,

@@ -222,7 +222,7 @@ describe('the step loop', () => {
         .events()
         .filter((e) => e.type === 'turn/start')
         .map((e) => e.data),
-    ).toEqual([{ turn: 1 }, { turn: 2 }])
+    ).toEqual([{ turn: 1, sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/) as unknown }, { turn: 2 }])
   })
 
   it('one turn at a time (BUSY), none after dispose (DISPOSED); dispose aborts a running turn and then disposes the scope', async () => {

@@ -11,6 +11,8 @@ const examples = [
   'examples/readme-repair.ts',
   'examples/readme-tool-output.ts',
   'examples/readme-compaction.ts',
+  'examples/readme-step-controls.ts',
+  'examples/readme-tool-timeout.ts',
   'examples/readme-call-ids.ts',
 ] as const
 
@@ -71,6 +73,24 @@ describe('README', () => {
       packageUrl,
       example: 'examples/readme-call-ids.ts',
       load: () => import('../examples/readme-call-ids.ts'),
+      lines: 3,
+    })
+  })
+
+  it('T43/T44/T45/T46: step controls: the example prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-step-controls.ts',
+      load: () => import('../examples/readme-step-controls.ts'),
+      lines: 6,
+    })
+  })
+
+  it('T47: the default tool timeout: the example prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-tool-timeout.ts',
+      load: () => import('../examples/readme-tool-timeout.ts'),
       lines: 3,
     })
   })

@@ -137,6 +137,7 @@ describe('resume', () => {
       callId: 'a',
       name: 'echo',
       arguments: '{"text":"x"}',
+      idempotencyKey: expect.stringMatching(/^log-.+:a$/) as unknown,
     })
     expect(verifyToolPairs(session.events()).ok).toBe(true)
   })

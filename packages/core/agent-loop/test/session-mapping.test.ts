@@ -22,7 +22,7 @@ import {
 import { setup } from './support/fixtures.ts'
 
 describe('the session mapping (docs/spec.md §8)', () => {
-  it('T28: tool/call data is { turn, step, callId, name, arguments, mode } with the raw argument string', async () => {
+  it('T28, T49: tool/call data is { turn, step, callId, name, arguments, mode, idempotencyKey } with the raw argument string', async () => {
     const { root, ctx, session } = setup()
     root.tools.register(
       defineTool({
@@ -50,6 +50,7 @@ describe('the session mapping (docs/spec.md §8)', () => {
       name: 'echo',
       arguments: raw,
       mode: 'exclusive',
+      idempotencyKey: expect.stringMatching(/^.+:call_1$/) as unknown,
     })
     expect(callEvent!.sourceEventSeqs).toBeUndefined()
   })

@@ -14,6 +14,7 @@ export type {
   SessionLogger,
   SurfaceOp,
   ToolCallEventData,
+  ToolBeganEventData,
   ToolCallRecordedTimings,
   ToolResultEventData,
   ApprovalAnswerEventData,
@@ -34,5 +35,7 @@ export type { SnapshotOptions, SnapshotResult } from '@deepseek-ai/dsh-llm'
 export { deepFreeze } from '@deepseek-ai/dsh-llm'
 export { verifyToolPairs } from './verify-tool-pairs.ts'
 export type { ToolPairProblem, ToolPairProblemKind, ToolPairReport } from './verify-tool-pairs.ts'
+export { verifyEffects } from './verify-effects.ts'
+export type { EffectReport, UnknownEffect } from './verify-effects.ts'
 export { SessionError } from './errors.ts'
 export type { SessionErrorCode, SessionErrorDetails, SessionErrorOptions } from './errors.ts'

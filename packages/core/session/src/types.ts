@@ -189,6 +189,29 @@ export interface ToolCallEventData {
    * call's `tool/result` (INVALID_ARGUMENTS) quotes what the model wrote.
    */
   replayArguments?: string
+  /**
+   * The key the call's body sees as `exec.idempotencyKey` (T49): `<sessionId>:<callId>`, the same
+   * for every attempt. Absent in logs written before the loop recorded it.
+   */
+  idempotencyKey?: string
+}
+
+/**
+ * `data` of a `tool/began` event (T50): the body of a call whose tool declares `effects: 'external'`
+ * is about to start; appended (durably) right before it, with `{ sourceEventSeqs: [callSeq] }`.
+ * A call with a `tool/call` and no `tool/began` never ran its body. One per attempt: a resume
+ * that runs the body again records the next `attempt`.
+ */
+export interface ToolBeganEventData {
+  turn: number
+  step: number
+  callId: string
+  name: string
+  /** 1 for the first run of the body, then one more per re-run on resume. */
+  attempt: number
+  /** The tool's `idempotent` declaration when the body began: whether running it again is safe. */
+  idempotent: boolean
+  idempotencyKey: string
 }
 
 /**

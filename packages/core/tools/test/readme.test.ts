@@ -8,7 +8,9 @@ describe('README', () => {
       'examples/readme-example.ts',
       'examples/readme-strict.ts',
       'examples/readme-policy.ts',
+      'examples/readme-progress.ts',
       'examples/readme-retry.ts',
+      'examples/readme-idempotency.ts',
       'examples/system-prompt-example.ts',
     ])
   })
@@ -57,6 +59,24 @@ describe('README', () => {
       packageUrl: new URL('../', import.meta.url),
       example: 'examples/readme-retry.ts',
       load: () => import('../examples/readme-retry.ts'),
+      lines: 2,
+    })
+  })
+
+  it('T48: the progress example reports as its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl: new URL('../', import.meta.url),
+      example: 'examples/readme-progress.ts',
+      load: () => import('../examples/readme-progress.ts'),
+      lines: 2,
+    })
+  })
+
+  it('T49: the idempotency example sends one key per call, the same on a re-run, as its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl: new URL('../', import.meta.url),
+      example: 'examples/readme-idempotency.ts',
+      load: () => import('../examples/readme-idempotency.ts'),
       lines: 2,
     })
   })

@@ -94,9 +94,9 @@ describe('the caller’s signal: one shared listener, removed when the calls set
     expect(result).toMatchObject({ isError: false, value: 'quick' })
   })
 
-  it('a call without timeoutMs and without listeners arms no timer at all', async () => {
+  it('T47: a call without any timeout (defaultTimeoutMs: false) and without listeners arms no timer at all', async () => {
     vi.useFakeTimers()
-    const { ctx } = setup()
+    const { ctx } = setup({ defaultTimeoutMs: false })
     const gate = deferred<string>()
     ctx.tools.register({ ...tool('plain'), execute: () => gate.promise })
     const pending = ctx.tools.execute(call('plain'))
@@ -104,6 +104,49 @@ describe('the caller’s signal: one shared listener, removed when the calls set
     expect(vi.getTimerCount()).toBe(0)
     gate.resolve('v')
     expect(codeOf(await pending)).toBe('OK')
+  })
+
+  it('T47: by default a tool without timeoutMs times out after five minutes (300 000 ms), not before', async () => {
+    vi.useFakeTimers()
+    const { ctx } = setup()
+    ctx.tools.register({ ...tool('hung'), execute: () => new Promise<never>(() => {}) })
+    let done = false
+    const hung = ctx.tools.execute(call('hung'))
+    void hung.then(() => (done = true))
+    await vi.advanceTimersByTimeAsync(299_999)
+    expect(done).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(await hung).toMatchObject({
+      error: { message: 'Tool "hung" timed out after 300000 ms.', info: { code: 'TIMEOUT' } },
+    })
+  })
+
+  it('T47: defaultTimeoutMs 0, Infinity or false turns the default off; a tool with timeoutMs 0 or Infinity opts out of it', async () => {
+    vi.useFakeTimers()
+    for (const off of [0, Infinity, false] as const) {
+      const { ctx } = setup({ defaultTimeoutMs: off })
+      ctx.tools.register({ ...tool('hung'), execute: () => new Promise<never>(() => {}) })
+      let done = false
+      void ctx.tools.execute(call('hung')).then(() => (done = true))
+      await vi.advanceTimersByTimeAsync(3_600_000)
+      expect(done).toBe(false)
+      expect(vi.getTimerCount()).toBe(0)
+    }
+    const { ctx } = setup({ defaultTimeoutMs: 1_000 })
+    for (const own of [0, Infinity]) {
+      const name = `forever_${own === 0 ? 'zero' : 'inf'}`
+      ctx.tools.register({ ...tool(name), timeoutMs: own, execute: () => new Promise<never>(() => {}) })
+      let done = false
+      void ctx.tools.execute(call(name)).then(() => (done = true))
+      await vi.advanceTimersByTimeAsync(3_600_000)
+      expect(done).toBe(false)
+    }
+    expect(() => setup({ defaultTimeoutMs: -1 })).toThrow(
+      'options.defaultTimeoutMs must be a positive integer',
+    )
+    expect(() => ctx.tools.register({ ...tool('neg'), timeoutMs: -5 })).toThrow(
+      'or 0 / Infinity for no timeout',
+    )
   })
 
   it('T17: the tool’s own timeoutMs wins over the runtime default', async () => {

@@ -68,7 +68,8 @@ function finishReasonOf(reason: LanguageModelV3FinishReason, calls: number): Fin
  * The assembler behind `fromAiSdk`. Text and reasoning deltas pass through and build one block per
  * AI SDK block id, in the order they began; a reasoning block keeps its provider metadata (an
  * Anthropic signature, an OpenAI reasoning item) as JSON in `signature`, so it goes back unchanged.
- * Each complete `tool-call` part is yielded at once, which is what eager dispatch needs; calls the
+ * Each complete `tool-call` part is yielded at once, which is what eager dispatch needs, and the
+ * `tool-input-start` / `-delta` / `-end` parts before it pass through (for display); calls the
  * provider executed itself, their results, files and sources have no place in the suite's message
  * and are left out.
  */
@@ -76,6 +77,8 @@ export function createPartAssembler(where: string): PartAssembler {
   const blocks: (OpenBlock | ToolCallBlock)[] = []
   const open = new Map<string, OpenBlock>()
   const callIds = new Set<string>()
+  /** Ids of the tool inputs being streamed (`tool-input-start` seen, no end yet). */
+  const inputs = new Set<string>()
   let finishReason: LanguageModelV3FinishReason | undefined
   let usage: LanguageModelV3Usage | undefined
 
@@ -156,9 +159,19 @@ export function createPartAssembler(where: string): PartAssembler {
           return
         case 'error':
           throw part.error
+        // Tool input streaming, for display; calls the provider runs itself are not the loop's.
         case 'tool-input-start':
+          if (part.providerExecuted) return
+          inputs.add(part.id)
+          out.push({ type: 'tool-input-start', id: part.id, name: part.toolName })
+          return
         case 'tool-input-delta':
+          if (inputs.has(part.id) && part.delta !== '')
+            out.push({ type: 'tool-input-delta', id: part.id, delta: part.delta })
+          return
         case 'tool-input-end':
+          if (inputs.delete(part.id)) out.push({ type: 'tool-input-end', id: part.id })
+          return
         case 'tool-result':
         case 'tool-approval-request':
         case 'file':

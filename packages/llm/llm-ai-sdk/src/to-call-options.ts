@@ -3,7 +3,7 @@ import type {
   LanguageModelV3FunctionTool,
   LanguageModelV3ToolChoice,
 } from '@ai-sdk/provider'
-import { describeValue, type ModelRequest, type ToolSchema } from '@deepseek-ai/dsh-llm'
+import { checkToolChoice, describeValue, type ModelRequest, type ToolSchema } from '@deepseek-ai/dsh-llm'
 import { AiSdkError } from './errors.ts'
 import { toPrompt } from './to-prompt.ts'
 
@@ -42,24 +42,37 @@ function toTools(tools: readonly ToolSchema[]): LanguageModelV3FunctionTool[] {
   })
 }
 
-const CHOICES: readonly string[] = ['auto', 'none', 'required', 'tool']
-
 /**
- * A `toolChoice` the request carries, when it carries one (the suite's `ModelRequest` does not
- * define the field; a caller or a later version may set it): the AI SDK's own shape, passed through.
+ * The request's `toolChoice` as the AI SDK's (`LanguageModelV3ToolChoice`): `{ type: 'auto' }`,
+ * `{ type: 'none' }`, `{ type: 'required' }`, or `{ type: 'tool', toolName }` for one named tool.
  */
 function requestToolChoice(request: ModelRequest): LanguageModelV3ToolChoice | undefined {
-  const choice: unknown = (request as { readonly toolChoice?: unknown }).toolChoice
+  let choice
+  try {
+    choice = checkToolChoice(request.toolChoice, request.tools, 'request')
+  } catch (error) {
+    throw new AiSdkError({ code: 'INVALID_REQUEST', message: (error as Error).message })
+  }
   if (choice === undefined) return undefined
-  const type = typeof choice === 'object' && choice !== null ? (choice as { type?: unknown }).type : undefined
-  if (typeof type !== 'string' || !CHOICES.includes(type))
-    throw invalid(
-      'toolChoice',
-      `must be { type: 'auto' | 'none' | 'required' } or { type: 'tool', toolName }, got ${describeValue(choice)}`,
-    )
-  if (type === 'tool' && typeof (choice as { toolName?: unknown }).toolName !== 'string')
-    throw invalid('toolChoice.toolName', 'must name a tool')
-  return choice as LanguageModelV3ToolChoice
+  return typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.name }
+}
+
+/** The request's `providerOptions` over the harness's, provider by provider. */
+function providerOptionsOf(
+  request: ModelRequest,
+  base: AiSdkCallOptions,
+): LanguageModelV3CallOptions['providerOptions'] {
+  const more: unknown = request.providerOptions
+  if (more === undefined) return base.providerOptions
+  if (typeof more !== 'object' || more === null || Array.isArray(more))
+    throw invalid('providerOptions', `must be an object keyed by provider, got ${describeValue(more)}`)
+  const merged: Record<string, Record<string, unknown>> = { ...base.providerOptions }
+  for (const [provider, values] of Object.entries(more)) {
+    if (typeof values !== 'object' || values === null || Array.isArray(values))
+      throw invalid(`providerOptions.${provider}`, `must be an object, got ${describeValue(values)}`)
+    merged[provider] = { ...merged[provider], ...(values as Record<string, unknown>) }
+  }
+  return merged as LanguageModelV3CallOptions['providerOptions']
 }
 
 /** One request as the AI SDK's call options: the prompt, the tools, the tool choice, the signal. */
@@ -75,8 +88,10 @@ export function toCallOptions(
     })
   const tools = toTools(request.tools)
   const toolChoice = requestToolChoice(request) ?? base.toolChoice
+  const providerOptions = providerOptionsOf(request, base)
   return {
     ...base,
+    ...(providerOptions === undefined ? {} : { providerOptions }),
     prompt: toPrompt(request.system, request.messages),
     ...(tools.length > 0 ? { tools } : {}),
     ...(toolChoice === undefined ? {} : { toolChoice }),

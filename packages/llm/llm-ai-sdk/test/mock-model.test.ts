@@ -86,10 +86,19 @@ describe('fromAiSdk on MockLanguageModelV3', () => {
       'reasoning-delta',
       'text-delta',
       'text-delta',
+      'tool-input-start',
+      'tool-input-delta',
+      'tool-input-end',
       'tool-call',
       'finish',
     ])
-    expect(parts[3]).toEqual({
+    // T45: the AI SDK's tool-input parts, as the suite's
+    expect(parts.slice(3, 6)).toEqual([
+      { type: 'tool-input-start', id: 'c1', name: 'get_weather' },
+      { type: 'tool-input-delta', id: 'c1', delta: '{"city":"Paris"}' },
+      { type: 'tool-input-end', id: 'c1' },
+    ])
+    expect(parts[6]).toEqual({
       type: 'tool-call',
       call: { type: 'tool-call', id: 'c1', name: 'get_weather', arguments: '{"city":"Paris"}' },
     })

@@ -28,6 +28,8 @@ interface OpenCall {
   id: string
   name: string
   args: string
+  /** The id its `tool-input-start` part announced, once one was yielded. */
+  announced: string | undefined
 }
 
 const FINISH_REASONS: Readonly<Record<string, FinishReason>> = {
@@ -65,8 +67,10 @@ function optionalString(value: unknown, where: string): string | undefined {
  * The assembler behind `stream()`. Text and reasoning deltas pass straight through. Tool-call deltas
  * are grouped by `index`; a call is yielded as a `tool-call` part the moment it is complete — when a
  * later index begins or the choice reports its `finish_reason` — so a loop can start it while the
- * model is still streaming. A delta for a call already yielded is a `MALFORMED_STREAM` error rather
- * than a silent change to arguments someone may already be acting on.
+ * model is still streaming. While a call's `function.arguments` deltas arrive they are also yielded
+ * as `tool-input-start` / `tool-input-delta` / `tool-input-end` parts (for display only). A delta
+ * for a call already yielded is a `MALFORMED_STREAM` error rather than a silent change to arguments
+ * someone may already be acting on.
  */
 export function createChunkAssembler(): ChunkAssembler {
   let text = ''
@@ -84,7 +88,7 @@ export function createChunkAssembler(): ChunkAssembler {
     if (call.name === '') throw malformed(`tool call ${call.position} ended without a function name`)
     const block: ToolCallBlock = {
       type: 'tool-call',
-      id: call.id === '' ? `call_${randomUUID()}` : call.id,
+      id: call.id !== '' ? call.id : (call.announced ?? `call_${randomUUID()}`),
       name: call.name,
       // Some providers send nothing at all for a call without parameters.
       arguments: call.args === '' ? '{}' : call.args,
@@ -93,7 +97,25 @@ export function createChunkAssembler(): ChunkAssembler {
     if (calls.some((earlier) => earlier.id === block.id))
       throw malformed(`tool call ${call.position} reuses the id "${block.id}" of an earlier call`)
     calls.push(block)
+    if (call.announced !== undefined) out.push({ type: 'tool-input-end', id: call.announced })
     out.push({ type: 'tool-call', call: block })
+  }
+
+  /**
+   * Tool input streaming: the call in progress is announced (`tool-input-start`) once its name is
+   * known and its id is too (or its arguments have begun without one: some servers never send
+   * ids), then each arguments delta follows as it arrives.
+   */
+  function announce(call: OpenCall, delta: string | undefined, out: ModelStreamPart[]): void {
+    if (call.announced === undefined) {
+      if (call.name === '' || (call.id === '' && call.args === '')) return
+      call.announced = call.id !== '' ? call.id : `call_${randomUUID()}`
+      out.push({ type: 'tool-input-start', id: call.announced, name: call.name })
+      // what arrived before the call could be announced
+      if (call.args !== '') out.push({ type: 'tool-input-delta', id: call.announced, delta: call.args })
+      return
+    }
+    if (delta !== undefined && delta !== '') out.push({ type: 'tool-input-delta', id: call.announced, delta })
   }
 
   function applyToolDelta(raw: unknown, out: ModelStreamPart[]): void {
@@ -134,7 +156,7 @@ export function createChunkAssembler(): ChunkAssembler {
     }
     if (index > lastIndex || restartsAtIndex) {
       complete(out)
-      open = { index, position: calls.length, id: '', name: '', args: '' }
+      open = { index, position: calls.length, id: '', name: '', args: '', announced: undefined }
       lastIndex = index
     }
     const call = open!
@@ -147,6 +169,7 @@ export function createChunkAssembler(): ChunkAssembler {
       call.name = name
     }
     if (args !== undefined) call.args += args
+    announce(call, args, out)
   }
 
   function applyChoice(choice: unknown, out: ModelStreamPart[]): void {

@@ -21,6 +21,7 @@ const SUMMARY: Readonly<Record<ChatCompletionsErrorCode, string>> = {
   MISSING_MODEL: 'no model',
   INVALID_OPTIONS: 'invalid options',
   INVALID_REQUEST: 'invalid request',
+  UNSUPPORTED_TOOL_CHOICE: 'the server cannot honour the tool choice',
   BAD_REQUEST: 'the provider rejected the request',
   AUTHENTICATION_FAILED: 'the API key was rejected',
   PERMISSION_DENIED: 'the API key may not use this model or endpoint',

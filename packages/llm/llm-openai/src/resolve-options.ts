@@ -76,6 +76,12 @@ export interface OpenAICompatibleModelOptions {
   readonly timeoutMs?: number
   /** A `fetch` to use instead of the global one (proxies, instrumentation). */
   readonly fetch?: typeof fetch
+  /**
+   * Whether the server accepts `tool_choice` (default `true`). `false`: a request whose
+   * `toolChoice` is anything but `auto` fails with `UNSUPPORTED_TOOL_CHOICE` naming it, before
+   * anything is sent, rather than the server ignoring it.
+   */
+  readonly toolChoice?: boolean
 }
 
 export interface ResolvedOptions {
@@ -95,6 +101,7 @@ export interface ResolvedOptions {
   readonly extraBody: Readonly<Record<string, unknown>>
   readonly timeoutMs: number
   readonly fetch: typeof fetch
+  readonly toolChoice: boolean
 }
 
 const OWNED_FIELDS = ['model', 'messages', 'tools', 'stream']
@@ -257,6 +264,8 @@ export function resolveOptions(options: OpenAICompatibleModelOptions | undefined
     throw invalid(
       `options.strictTools must be a boolean or a function of the tool, got ${describeValue(strictTools)}`,
     )
+  if (o.toolChoice !== undefined && typeof o.toolChoice !== 'boolean')
+    throw invalid(`options.toolChoice must be a boolean, got ${describeValue(o.toolChoice)}`)
   const fetchImpl = o.fetch ?? globalThis.fetch
   if (typeof fetchImpl !== 'function')
     throw invalid(`options.fetch must be a function, got ${describeValue(fetchImpl)}`)
@@ -277,5 +286,6 @@ export function resolveOptions(options: OpenAICompatibleModelOptions | undefined
     extraBody: checkExtraBody(o.extraBody),
     timeoutMs: checkPositive(o.timeoutMs, 'timeoutMs', false) ?? DEFAULT_TIMEOUT_MS,
     fetch: fetchImpl,
+    toolChoice: o.toolChoice ?? true,
   })
 }

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DshError } from '@deepseek-ai/dsh-llm'
 import { ChatCompletionsError, type ChatCompletionsErrorCode } from '@deepseek-ai/dsh-llm-openai'
 import { chunk, textChunks, toolCallChunks } from './support/fixtures.ts'
-import { collectUntilError, modelFor, simpleRequest } from './support/model.ts'
+import { callPartTypes, collectUntilError, modelFor, simpleRequest } from './support/model.ts'
 import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { answer, sse, sseText, writePiece, writeSseHead } from './support/sse.ts'
 
@@ -185,7 +185,7 @@ describe('connection and stream failures', () => {
       ),
     )
     const late = await collectUntilError(modelFor(server).stream(simpleRequest))
-    expect(late.parts.map((p) => p.type)).toEqual(['tool-call'])
+    expect(callPartTypes(late.parts)).toEqual(['tool-call'])
     expect(late.error).toMatchObject({ code: 'MALFORMED_STREAM' })
     expect((late.error as Error).message).toContain('tool call 0 changed after it was complete')
     const renamed = await failure()
@@ -211,7 +211,7 @@ describe('connection and stream failures', () => {
       ),
     )
     const { parts, error } = await collectUntilError(modelFor(server).stream(simpleRequest))
-    expect(parts.map((p) => p.type)).toEqual(['tool-call'])
+    expect(callPartTypes(parts)).toEqual(['tool-call'])
     expect(error).toMatchObject({ code: 'MALFORMED_STREAM' })
     expect((error as Error).message).toContain('reuses the id "same"')
   })
@@ -245,7 +245,12 @@ describe('connection and stream failures', () => {
       ),
     )
     const { parts, error } = await collectUntilError(modelFor(server).stream(simpleRequest))
-    expect(parts).toEqual([{ type: 'text-delta', text: 'Working' }])
+    // the call's input was shown as it arrived, but it never ended and the call was never yielded
+    expect(parts).toEqual([
+      { type: 'text-delta', text: 'Working' },
+      { type: 'tool-input-start', id: 'a', name: 'x' },
+      { type: 'tool-input-delta', id: 'a', delta: '{' },
+    ])
     expect(error).toMatchObject({ code: 'INCOMPLETE_STREAM', retryable: true })
     expect((error as Error).message).toContain('[DONE] without a finish_reason')
   })

@@ -42,7 +42,12 @@ export class DshError<Code extends string = string> extends Error {
   }
 }
 
-export type LlmErrorCode = 'INVALID_ARGUMENT' | 'SCRIPT_EXHAUSTED' | 'ABORTED'
+export type LlmErrorCode =
+  | 'INVALID_ARGUMENT'
+  | 'SCRIPT_EXHAUSTED'
+  | 'ABORTED'
+  | 'UNSUPPORTED_TOOL_CHOICE'
+  | 'SCRIPT_VIOLATES_TOOL_CHOICE'
 
 /** Misuse of the llm vocabulary (bad blocks, bad messages) and scripted-model failures. */
 export class LlmError extends DshError<LlmErrorCode> {

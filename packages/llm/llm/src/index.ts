@@ -23,7 +23,10 @@ export type {
   ModelRequest,
   ModelResponse,
   ModelStreamPart,
+  ProviderOptions,
   TokenUsage,
+  ToolChoice,
+  ToolInputStreamPart,
 } from './model.ts'
 export {
   assistantMessage,
@@ -34,6 +37,7 @@ export {
   toolCallsOf,
   userMessage,
 } from './blocks.ts'
+export { checkToolChoice, describeToolChoice } from './tool-choice.ts'
 export { createScriptedModel } from './scripted-model.ts'
 export type { RecordedRequest, ScriptedModel, ScriptedResponse, ScriptedTurn } from './scripted-model.ts'
 export { DshError, LlmError } from './errors.ts'

@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message, ToolCallBlock, ToolSchema } from './types.ts'
+import type { AssistantMessage, CallId, JsonObject, Message, ToolCallBlock, ToolSchema } from './types.ts'
 
 /** Why the model stopped producing this step. */
 export type FinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other'
@@ -15,11 +15,32 @@ export interface TokenUsage {
   readonly reasoningTokens?: number
 }
 
+/**
+ * Whether and which tool the model must call this step: `auto` (the model decides; what a request
+ * without `toolChoice` means), `none` (answer in text), `required` (call at least one tool), or one
+ * named tool (`{ type: 'tool', name }`, which must be among `ModelRequest.tools`).
+ */
+export type ToolChoice = 'auto' | 'none' | 'required' | { readonly type: 'tool'; readonly name: string }
+
+/**
+ * Per-provider request options, keyed by provider: each adapter reads the keys it knows and ignores
+ * the others (the OpenAI-compatible adapter: its `provider` name, whose fields join the request
+ * body; the AI SDK bridge: the whole record, as the AI SDK's `providerOptions`).
+ */
+export type ProviderOptions = Readonly<Record<string, JsonObject>>
+
 /** One model step: the history so far, the tools the model may call, and a cancellation signal. */
 export interface ModelRequest {
   readonly system?: string
   readonly messages: readonly Message[]
   readonly tools: readonly ToolSchema[]
+  /**
+   * See `ToolChoice`; absent means `auto`. A model that cannot honour the choice must reject the
+   * step with an error naming it, never silently ignore it.
+   */
+  readonly toolChoice?: ToolChoice
+  /** See `ProviderOptions`. */
+  readonly providerOptions?: ProviderOptions
   readonly signal?: AbortSignal
 }
 
@@ -37,8 +58,21 @@ export interface ModelResponse {
 export type ModelStreamPart =
   | { readonly type: 'text-delta'; readonly text: string }
   | { readonly type: 'reasoning-delta'; readonly text: string }
+  | ToolInputStreamPart
   | { readonly type: 'tool-call'; readonly call: ToolCallBlock }
   | { readonly type: 'finish'; readonly response: ModelResponse }
+
+/**
+ * A tool call's arguments while the model writes them (optional: a model may yield only the
+ * complete `tool-call`). `tool-input-start` names the call (`id` as its `tool-call` part will
+ * carry it) and tool; each `tool-input-delta` adds the next piece of the raw argument text;
+ * `tool-input-end` says the text is complete, before that call's `tool-call` part. The deltas are
+ * for display: only the `tool-call` part is the call.
+ */
+export type ToolInputStreamPart =
+  | { readonly type: 'tool-input-start'; readonly id: CallId; readonly name: string }
+  | { readonly type: 'tool-input-delta'; readonly id: CallId; readonly delta: string }
+  | { readonly type: 'tool-input-end'; readonly id: CallId }
 
 /**
  * The interface a loop calls. `step` must reject (not resolve) when `request.signal` aborts;

@@ -8,6 +8,8 @@ import type {
   ModelStreamPart,
   TokenUsage,
 } from './model.ts'
+import { checkToolChoice, describeToolChoice } from './tool-choice.ts'
+import type { ProviderOptions, ToolChoice } from './model.ts'
 import type { AssistantContent, Message, ToolSchema } from './types.ts'
 
 /** One scripted assistant turn. */
@@ -18,6 +20,11 @@ export interface ScriptedResponse {
   readonly usage?: TokenUsage
   /** Wait this long before answering (real timers); an abort during the wait rejects. */
   readonly delayMs?: number
+  /**
+   * `stream` yields each tool call's arguments as `tool-input-start`, `tool-input-delta` parts of
+   * this many characters, and `tool-input-end` before its `tool-call` part (default: no input parts).
+   */
+  readonly toolInputChunkSize?: number
 }
 
 /** A turn is a fixed response, or a function of the request (to assert on it or to block until aborted). */
@@ -37,6 +44,8 @@ export interface RecordedRequest {
   readonly system?: string
   readonly messages: readonly Message[]
   readonly tools: readonly ToolSchema[]
+  readonly toolChoice?: ToolChoice
+  readonly providerOptions?: ProviderOptions
 }
 
 export interface ScriptedModel extends LanguageModel {
@@ -95,6 +104,27 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
   })
 }
 
+/** A scripted answer that breaks the request's `toolChoice` is a mistake in the script: said, not sent. */
+function checkAgainstChoice(
+  content: readonly AssistantContent[],
+  choice: ToolChoice | undefined,
+  index: number,
+): void {
+  if (choice === undefined || choice === 'auto') return
+  const names = content.flatMap((block) => (block.type === 'tool-call' ? [block.name] : []))
+  const broken =
+    choice === 'none'
+      ? names.length > 0
+      : choice === 'required'
+        ? names.length === 0
+        : names.length === 0 || names.some((name) => name !== choice.name)
+  if (broken)
+    throw new LlmError({
+      code: 'SCRIPT_VIOLATES_TOOL_CHOICE',
+      message: `scripted turn ${index} calls ${names.length === 0 ? 'no tool' : names.join(', ')} under toolChoice ${describeToolChoice(choice)}`,
+    })
+}
+
 function toResponse(
   raw: ScriptedResponse | readonly AssistantContent[],
   request: ModelRequest,
@@ -123,6 +153,12 @@ export function createScriptedModel(options: {
   turns: readonly ScriptedTurn[]
   provider?: string
   modelId?: string
+  /**
+   * `false`: the model cannot honour a `toolChoice` (a request with one other than `auto` rejects
+   * with `UNSUPPORTED_TOOL_CHOICE` naming it). Default `true`: it honours it, and a scripted turn
+   * that breaks it rejects with `SCRIPT_VIOLATES_TOOL_CHOICE`.
+   */
+  toolChoice?: boolean
 }): ScriptedModel {
   if (typeof options !== 'object' || options === null || !Array.isArray(options.turns)) {
     throw new LlmError({
@@ -133,17 +169,27 @@ export function createScriptedModel(options: {
   const turns = [...options.turns]
   const requests: RecordedRequest[] = []
   let next = 0
+  /** Turn index → its `toolInputChunkSize`, read by `stream` after `step` answered. */
+  const chunkSizes = new Map<number, number>()
 
   async function step(request: ModelRequest): Promise<ModelResponse> {
     const { signal } = request
     if (signal?.aborted) throw abortError(signal)
+    const choice = checkToolChoice(request.toolChoice, request.tools, 'scripted model request')
     const recorded: RecordedRequest = structuredClone({
       ...(request.system === undefined ? {} : { system: request.system }),
       messages: request.messages,
       tools: request.tools,
+      ...(choice === undefined ? {} : { toolChoice: choice }),
+      ...(request.providerOptions === undefined ? {} : { providerOptions: request.providerOptions }),
     })
     requests.push(recorded)
     const index = next
+    if (options.toolChoice === false && choice !== undefined && choice !== 'auto')
+      throw new LlmError({
+        code: 'UNSUPPORTED_TOOL_CHOICE',
+        message: `${options.provider ?? 'scripted'}/${options.modelId ?? 'scripted-model'} cannot honour toolChoice ${describeToolChoice(choice)}`,
+      })
     const turn = turns[index]
     if (turn === undefined) {
       throw new LlmError({
@@ -159,22 +205,40 @@ export function createScriptedModel(options: {
     if (response.delayMs !== undefined) await sleep(response.delayMs, signal)
     if (signal?.aborted) throw abortError(signal)
     const content = structuredClone(response.content) as AssistantContent[]
+    checkAgainstChoice(content, choice, index)
     const hasToolCall = content.some((block) => block.type === 'tool-call')
     const inputTokens = estimateTokens(JSON.stringify(recorded))
     const outputTokens = estimateTokens(JSON.stringify(content))
+    const chunk = response.toolInputChunkSize
+    if (chunk !== undefined && (!Number.isSafeInteger(chunk) || chunk < 1))
+      throw new LlmError({
+        code: 'INVALID_ARGUMENT',
+        message: `scripted turn ${index}: toolInputChunkSize must be a positive integer, got ${describeValue(chunk)}`,
+      })
+    if (chunk !== undefined) chunkSizes.set(index, chunk)
     return {
       message: { role: 'assistant', content },
       finishReason: response.finishReason ?? (hasToolCall ? 'tool-calls' : 'stop'),
       usage: response.usage ?? { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
     }
   }
-
   async function* stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    const index = next
     const response = await step(request)
+    const chunk = chunkSizes.get(index)
+    chunkSizes.delete(index)
     for (const block of response.message.content) {
       if (block.type === 'text') yield { type: 'text-delta', text: block.text }
       else if (block.type === 'reasoning') yield { type: 'reasoning-delta', text: block.text }
-      else yield { type: 'tool-call', call: block }
+      else {
+        if (chunk !== undefined) {
+          yield { type: 'tool-input-start', id: block.id, name: block.name }
+          for (let at = 0; at < block.arguments.length; at += chunk)
+            yield { type: 'tool-input-delta', id: block.id, delta: block.arguments.slice(at, at + chunk) }
+          yield { type: 'tool-input-end', id: block.id }
+        }
+        yield { type: 'tool-call', call: block }
+      }
     }
     yield { type: 'finish', response }
   }

@@ -175,8 +175,18 @@ describe('a step of 50 calls on 3 worker processes', { timeout: 60_000 }, () => 
     // the survivors' stall checks fail the dead worker's jobs instead of running them again: once
     // BullMQ has failed each of them, no body ran twice (one start per call id, on one worker)
     const q = new Queue(queue, { connection: { url: redisUrl() } })
+    // T52: a job's id is its call's idempotency key, which the loop recorded on the tool/call
+    const keyOf = new Map(
+      session
+        .events()
+        .filter((event) => event.type === 'tool/call')
+        .map((event) => {
+          const data = event.data as { callId: string; idempotencyKey: string }
+          return [data.callId, data.idempotencyKey] as const
+        }),
+    )
     for (const id of lost)
-      while ((await q.getJobState(jobIdFor(id, undefined))) !== 'failed')
+      while ((await q.getJobState(jobIdFor(keyOf.get(id)!, undefined))) !== 'failed')
         await who.rec.redis.blpop(`${queue}:idle`, 0.05)
     await q.close()
     for (const id of ids) expect(await who.rec.redis.llen(`${queue}:started:${id}`)).toBeLessThanOrEqual(1)

@@ -146,8 +146,9 @@ async function send(
   client: Client,
   target: CallTarget,
   args: JsonObject,
-  signal: AbortSignal,
+  exec: ToolExecContext,
 ): Promise<unknown> {
+  const { signal } = exec
   // The SDK never removes the abort listener it adds, and the call's signal may be the caller's
   // long-lived one: give it a signal of this request's own, linked only while the request runs (so a
   // later abort of the caller's signal sends no cancellation for a request that already finished).
@@ -173,7 +174,15 @@ async function send(
     return await client.request(
       { method: 'tools/call', params: { name: target.name, arguments: args } },
       anyAnswer,
-      { signal: own.signal, timeout: server.timeoutMs },
+      {
+        signal: own.signal,
+        timeout: server.timeoutMs,
+        // the SDK sends a progress token; each notifications/progress becomes the call's own
+        // progress (T48) and restarts both timeouts, the SDK's and the pipeline's
+        onprogress: (progress) => forwardProgress(exec, progress),
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: server.maxTotalTimeoutMs,
+      },
     )
   } finally {
     signal.removeEventListener('abort', forward)
@@ -202,7 +211,7 @@ export async function callTool(
       return failureEnvelope(source, McpErrorNames.SERVER_CLOSED, closedMessage(server))
     }
     try {
-      raw = await send(server, client, target, args, exec.signal)
+      raw = await send(server, client, target, args, exec)
       break
     } catch (error) {
       // Aborted or timed out by the pipeline: it answers the call itself (ABORTED / TIMEOUT).
@@ -238,4 +247,24 @@ export async function callTool(
     )
   }
   return successEnvelope(source, content, structured)
+}
+
+/** A server's `notifications/progress`, as the call's progress; a malformed one is dropped. */
+function forwardProgress(
+  exec: ToolExecContext,
+  progress: {
+    readonly progress: number
+    readonly total?: number | undefined
+    readonly message?: string | undefined
+  },
+): void {
+  try {
+    exec.reportProgress({
+      progress: progress.progress,
+      ...(progress.total === undefined ? {} : { total: progress.total }),
+      ...(progress.message === undefined ? {} : { message: progress.message }),
+    })
+  } catch {
+    // what the server sent is not a progress report (reportProgress named why): nothing to show
+  }
 }

@@ -5,7 +5,7 @@ import { closeClient, connect } from './connection.ts'
 import { describeError } from './describe-error.ts'
 import { createResultWrapper } from './envelope.ts'
 import { McpPluginError } from './errors.ts'
-import { DEFAULT_TIMEOUT_MS, readConfig, type McpConfig } from './read-config.ts'
+import { DEFAULT_TIMEOUT_MS, readConfig, totalTimeoutMs, type McpConfig } from './read-config.ts'
 import type { McpServerState, ServerRuntime, SkippedTool } from './server-runtime.ts'
 import { syncTools } from './sync-tools.ts'
 
@@ -98,6 +98,10 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
     name,
     config: serverConfig,
     timeoutMs: serverConfig.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxTotalTimeoutMs: totalTimeoutMs(
+      serverConfig.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      serverConfig.maxTotalTimeoutMs,
+    ),
     ctx: scope,
     nonce,
     known,

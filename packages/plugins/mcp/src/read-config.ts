@@ -13,6 +13,14 @@ export const DEFAULT_TIMEOUT_MS = 60_000
  */
 export const startupTimeoutMs = (timeoutMs: number): number => Math.max(timeoutMs, DEFAULT_TIMEOUT_MS)
 
+/**
+ * The longest one tool call may take while the server keeps reporting progress (each
+ * `notifications/progress` restarts `timeoutMs`): ten times `timeoutMs` unless the server's
+ * `maxTotalTimeoutMs` says otherwise, and never less than `timeoutMs`.
+ */
+export const totalTimeoutMs = (timeoutMs: number, configured: number | undefined): number =>
+  Math.max(timeoutMs, configured ?? Math.min(timeoutMs * 10, 2_147_483_647))
+
 // No `__` inside and no `_` at either end: the first `__` of a tool name then always separates the
 // server from the tool, so two servers can never produce the same name.
 const SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/
@@ -59,6 +67,7 @@ const stdioServer = z.strictObject({
   stderr: z.enum(['inherit', 'ignore']).optional(),
   resources,
   timeoutMs,
+  maxTotalTimeoutMs: timeoutMs,
 })
 
 /** The SDK's OAuth client: only its shape is checked here; the SDK's transport drives it. */
@@ -97,6 +106,7 @@ const httpServer = z.strictObject({
   reconnect: reconnect.optional(),
   resources,
   timeoutMs,
+  maxTotalTimeoutMs: timeoutMs,
 })
 
 export const DEFAULT_RECONNECT = { attempts: 8, baseDelayMs: 250, maxDelayMs: 5_000 } as const

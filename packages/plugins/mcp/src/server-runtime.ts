@@ -27,6 +27,8 @@ export interface ServerRuntime {
   readonly name: string
   readonly config: McpServerConfig
   readonly timeoutMs: number
+  /** How long one call may run while the server reports progress (`totalTimeoutMs`). */
+  readonly maxTotalTimeoutMs: number
   /** The scope the tools are registered in. */
   readonly ctx: Context
   /** Per-plugin nonce of result envelopes (see envelope.ts). */

@@ -43,6 +43,8 @@ function register(server: ServerRuntime, listing: ToolListing, name: string): Re
     description: listing.description ?? `Tool "${mcpName}" of MCP server "${server.name}".`,
     parameters: listing.inputSchema,
     timeoutMs: server.timeoutMs,
+    // each notifications/progress restarts the call's timeout, up to maxTotalTimeoutMs (T48)
+    progressResetsTimeout: { maxMs: server.maxTotalTimeoutMs },
     ...(listing.readOnly ? { isConcurrencySafe: () => true } : {}),
     ...(listing.outputSchema === undefined ? {} : { outputSchema: listing.outputSchema }),
     execute: (args, exec) =>

@@ -307,9 +307,16 @@ export function createAgentTrace(options: {
       case 'approval-answered':
         return stepEvent(event)
       // Tool calls are traced by the pipeline itself, with every stage; these add nothing to it.
+      // Arguments being written (a delta per token or so) would flood the trace; the call's own span
+      // has its final arguments. What prepareStep chose is on the session (step/prepare).
       case 'tool-call-queued':
+      case 'tool-call-progress':
       case 'tool-call-settled':
       case 'tool-call-end':
+      case 'tool-input-start':
+      case 'tool-input-delta':
+      case 'tool-input-end':
+      case 'step-prepared':
         return
       default: {
         const never: never = event

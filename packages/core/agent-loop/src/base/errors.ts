@@ -28,6 +28,10 @@ export type AgentLoopErrorCode =
   | 'APPROVAL_NOT_PENDING'
   /** `prepareHistory` answered a history the loop cannot send: an unknown item, or a tool result parted from its call. */
   | 'INVALID_HISTORY'
+  /** `prepareStep` threw, or returned a choice the step cannot take (T43). */
+  | 'INVALID_STEP_PREPARATION'
+  /** A `stopWhen` condition threw or answered something other than a boolean (T46). */
+  | 'STOP_CONDITION_FAILED'
 
 /** Machine-readable facts beside the message. */
 export interface AgentLoopErrorDetails {

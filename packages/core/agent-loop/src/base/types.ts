@@ -1,4 +1,14 @@
-import type { AssistantMessage, FinishReason, JsonValue, TokenUsage, UserMessage } from '@deepseek-ai/dsh-llm'
+import type {
+  AssistantMessage,
+  FinishReason,
+  JsonValue,
+  ProviderOptions,
+  TokenUsage,
+  ToolCallBlock,
+  ToolChoice,
+  UserMessage,
+} from '@deepseek-ai/dsh-llm'
+import type { MaybePromise } from './maybe-async.ts'
 import type { AnySession, ApprovalAnswerKind, PendingApproval } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 
@@ -37,8 +47,53 @@ declare module '@deepseek-ai/dsh-context' {
   }
 }
 
-/** Why a turn ended. */
-export type TurnEndReason = 'completed' | 'concluded' | 'max-steps' | 'aborted' | 'error'
+/** Why a turn ended (`stopped`: a `stopWhen` condition said so, T46). */
+export type TurnEndReason = 'completed' | 'concluded' | 'stopped' | 'max-steps' | 'aborted' | 'error'
+
+/** A step whose results are all committed, as a `stopWhen` condition sees it. */
+export interface CommittedStep {
+  readonly step: number
+  /** The step's recorded assistant message. */
+  readonly message: AssistantMessage
+  /** Its tool calls, in model order (the model's blocks). */
+  readonly toolCalls: readonly ToolCallBlock[]
+  /** One result per call, in model order. */
+  readonly results: readonly ToolExecutionResult[]
+}
+
+export interface StopConditionInput {
+  readonly turn: number
+  /** Steps the turn has taken, this one included (also those taken before a resume). */
+  readonly steps: number
+  /** The step that just committed. */
+  readonly step: CommittedStep
+}
+
+/**
+ * `createAgent({ stopWhen })`: asked after each committed step that would otherwise go on; `true`
+ * ends the turn with reason `stopped`. Its `name` is recorded on `turn/end` (T46).
+ */
+export type StopCondition = (input: StopConditionInput) => MaybePromise<boolean>
+
+/** Which `stopWhen` condition stopped a turn: its place in the list and its name (T46). */
+export interface StoppedBy {
+  readonly index: number
+  readonly name: string
+}
+/**
+ * `data` of a `step/prepare` session event: what `prepareStep` chose for step `step` (only the
+ * fields it set; a model by its `provider` and `modelId`). Appended before the step's model call;
+ * `resume` rebuilds a recorded step from it rather than asking `prepareStep` again.
+ */
+export interface StepPrepareEventData {
+  turn: number
+  step: number
+  model?: { provider: string; modelId: string }
+  system?: string
+  tools?: string[]
+  toolChoice?: ToolChoice
+  providerOptions?: ProviderOptions
+}
 
 /**
  * How a run of a turn ended: a `TurnEndReason` (recorded as `turn/end`), or `paused` (durable
@@ -61,6 +116,8 @@ export interface TurnResult {
   readonly text: string
   /** Token usage summed over the turn's steps. */
   readonly usage: TokenUsage
+  /** Present when `reason` is `stopped`: the `stopWhen` condition that ended the turn. */
+  readonly stoppedBy?: StoppedBy
 }
 
 interface ToolCallEventBase {
@@ -135,9 +192,25 @@ export interface ToolCallEndEvent extends ToolCallEventBase {
   readonly timings: ToolCallTimings
 }
 
+/**
+ * A running call's body said how far it got (`exec.reportProgress`, T48), rate-limited by the
+ * runtime's `progressIntervalMs`. Never recorded in the session and never shown to the model: a
+ * view for a UI, like the other call events.
+ */
+export interface ToolCallReportedProgressEvent extends ToolCallEventBase {
+  readonly type: 'tool-call-progress'
+  readonly progress: number
+  readonly total: number | undefined
+  readonly message: string | undefined
+}
+
 /** How one step's tool calls move through the scheduler; a UI can draw the pool from these. */
 export type ToolCallProgressEvent =
-  ToolCallQueuedEvent | ToolCallStartEvent | ToolCallSettledEvent | ToolCallEndEvent
+  | ToolCallQueuedEvent
+  | ToolCallStartEvent
+  | ToolCallReportedProgressEvent
+  | ToolCallSettledEvent
+  | ToolCallEndEvent
 
 export interface TurnStartEvent {
   readonly type: 'turn-start'
@@ -153,6 +226,57 @@ export interface StepStartEvent {
   readonly step: number
   readonly at: number
 }
+
+/**
+ * `prepareStep` chose something for this step (T43): what was recorded as `step/prepare`.
+ * `fromRecord` when a resumed step was rebuilt from that record instead of asking `prepareStep`.
+ */
+export interface StepPreparedEvent {
+  readonly type: 'step-prepared'
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+  readonly prepared: StepPrepareEventData
+  readonly fromRecord: boolean
+}
+
+interface ToolInputEventBase {
+  readonly turn: number
+  readonly step: number
+  readonly at: number
+  /**
+   * The id the model gave the call. The call's `tool-call-queued` (same `index`) carries its session
+   * id, which differs only when the model reused an id (T28).
+   */
+  readonly callId: string
+  readonly name: string
+  /** The call's position among the step's calls, in the order their inputs began. */
+  readonly index: number
+}
+
+/** The model began writing a tool call's arguments (streamed steps, T45). */
+export interface ToolInputStartEvent extends ToolInputEventBase {
+  readonly type: 'tool-input-start'
+}
+
+/** More of the call's raw argument text: `delta` is the new piece, `text` all of it so far. */
+export interface ToolInputDeltaEvent extends ToolInputEventBase {
+  readonly type: 'tool-input-delta'
+  readonly delta: string
+  readonly text: string
+}
+
+/**
+ * The call's argument text ends here: `complete` when the model finished it (its `tool-call`
+ * follows and is queued), false when the stream failed or was aborted first (no call is made).
+ */
+export interface ToolInputEndEvent extends ToolInputEventBase {
+  readonly type: 'tool-input-end'
+  readonly text: string
+  readonly complete: boolean
+}
+
+export type ToolInputEvent = ToolInputStartEvent | ToolInputDeltaEvent | ToolInputEndEvent
 
 export interface ModelCallStartEvent {
   readonly type: 'model-call-start'
@@ -279,15 +403,18 @@ export interface TurnEndEvent {
 
 /**
  * The model-facing event stream of a turn, one naming rule (`x-start` / `x-end`). In order:
- * `turn-start`, then per step `step-start`, `model-call-start`, `model-call-end`, the tool-call
+ * `turn-start`, then per step `step-start`, `step-prepared` (with `prepareStep`), `model-call-start`,
+ * the `tool-input-*` events while a streamed call is written, `model-call-end`, the tool-call
  * progress events, `step-end`; finally `turn-end`.
  */
 export type AgentEvent =
   | TurnStartEvent
   | StepStartEvent
+  | StepPreparedEvent
   | ModelCallStartEvent
   | ModelCallEndEvent
   | ModelCallRetryEvent
+  | ToolInputEvent
   | ToolCallProgressEvent
   | ApprovalRequestedEvent
   | ApprovalAnsweredEvent
@@ -297,13 +424,19 @@ export type AgentEvent =
 /** `data` of a `turn/start` session event. */
 export interface TurnStartEventData {
   turn: number
+  /**
+   * On a session's first `turn/start` only: a random id naming the session, the scope of its calls'
+   * idempotency keys (T49).
+   */
+  sessionId?: string
 }
 
-/** `data` of a `turn/end` session event. */
+/** `data` of a `turn/end` session event (`stoppedBy` with reason `stopped`). */
 export interface TurnEndEventData {
   turn: number
   reason: TurnEndReason
   steps: number
+  stoppedBy?: StoppedBy
 }
 
 /**

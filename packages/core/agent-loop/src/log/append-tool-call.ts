@@ -20,6 +20,8 @@ export interface AppendToolCallOptions<S extends AnySession = AnySession> {
   readonly modelCallId?: string
   /** What the loop did to the call before it ran (T54, T55): recorded as `repaired` or `replayArguments`. */
   readonly fix?: CallFix
+  /** The call's `exec.idempotencyKey` (T49), recorded so the log says what key its body saw. */
+  readonly idempotencyKey?: string
 }
 
 /**
@@ -36,7 +38,7 @@ export function appendToolCall(options: AppendToolCallOptions<Session>): number
 export function appendToolCall(options: AppendToolCallOptions<AsyncSession>): Promise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number> {
-  const { session, turn, step, block, messageSeq, mode, modelCallId, fix } = options
+  const { session, turn, step, block, messageSeq, mode, modelCallId, fix, idempotencyKey } = options
   const data: ToolCallEventData = {
     turn,
     step,
@@ -50,6 +52,7 @@ export function appendToolCall(options: AppendToolCallOptions): MaybePromise<num
       : fix.kind === 'repaired'
         ? { repaired: { name: fix.name, arguments: fix.arguments, by: fix.by } }
         : { replayArguments: fix.arguments }),
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   }
   const recorded =
     messageSeq === undefined

@@ -1,9 +1,16 @@
 import { describeValue, type AssistantMessage, type TokenUsage } from '@deepseek-ai/dsh-llm'
 import type { SessionEvent, ToolCallEventData } from '@deepseek-ai/dsh-session'
 import { AgentLoopError } from '../base/errors.ts'
-import type { AssistantMessageEventData, TurnEndEventData, TurnEndReason } from '../base/types.ts'
+import type { AssistantMessageEventData, StoppedBy, TurnEndEventData, TurnEndReason } from '../base/types.ts'
 
-const REASONS: readonly TurnEndReason[] = ['completed', 'concluded', 'max-steps', 'aborted', 'error']
+const REASONS: readonly TurnEndReason[] = [
+  'completed',
+  'concluded',
+  'stopped',
+  'max-steps',
+  'aborted',
+  'error',
+]
 
 function invalidSession(event: SessionEvent, problem: string): AgentLoopError {
   return new AgentLoopError({
@@ -42,7 +49,15 @@ export function readTurnEnd(event: SessionEvent): TurnEndEventData {
       event,
       `data.reason must be one of ${REASONS.join(', ')}, got ${describeValue(reason)}`,
     )
-  return { turn: count(event, data, 'turn'), reason, steps: count(event, data, 'steps') }
+  const end: TurnEndEventData = {
+    turn: count(event, data, 'turn'),
+    reason,
+    steps: count(event, data, 'steps'),
+  }
+  const by = data.stoppedBy as Partial<StoppedBy> | undefined
+  if (typeof by?.index === 'number' && typeof by.name === 'string')
+    end.stoppedBy = { index: by.index, name: by.name }
+  return end
 }
 
 export function readAssistantMessage(event: SessionEvent): AssistantMessageEventData {

@@ -12,6 +12,8 @@ import {
 import { createCallIdAllocator } from '../log/create-call-id-allocator.ts'
 import { AgentLoopError } from '../base/errors.ts'
 import { createNestedCallRecorder } from './nested-call-recorder.ts'
+import { createBodyStartRecorder } from './body-start-recorder.ts'
+import { sessionIdOf } from '../log/session-id-of.ts'
 import { createToolCallLedger, type LedgerMessage } from './tool-call-ledger.ts'
 import { createStepCalls } from './step-calls.ts'
 import { createToolCallProgress } from './tool-call-progress.ts'
@@ -116,11 +118,14 @@ export function openStepBatch(options: {
       outcome,
     })
   }
+  const idempotencyScope = sessionIdOf(session)
+  const effects = createBodyStartRecorder({ session, turn, step, calls, idempotencyScope })
   const ledger = createToolCallLedger({
     session,
     turn,
     step,
     calls,
+    idempotencyScope,
     message: options.message,
     lateFailed: logLate,
     ...(approvals?.firstCallSeq === undefined ? {} : { firstCallSeq: approvals.firstCallSeq }),
@@ -163,6 +168,14 @@ export function openStepBatch(options: {
     onEvent,
     streaming: options.eager !== undefined,
   })
+  // T48: what a call's body reports reaches whoever watches the step (top-level calls only)
+  const stopProgress =
+    onEvent === undefined
+      ? undefined
+      : ctx.on('tools/progress', (report) => {
+          const call = calls.byId(report.callId)
+          if (call !== undefined) progress.reported(call, report)
+        })
   const nested = createNestedCallRecorder({
     session,
     turn,
@@ -224,6 +237,7 @@ export function openStepBatch(options: {
       step,
       ...(approvals === undefined ? {} : { approval: approvals.forCall(block, index) }),
       nestedCallHooks: nested.hooks,
+      effects,
     })
   }
   const { repair } = options
@@ -269,6 +283,7 @@ export function openStepBatch(options: {
     close: () => (repairing === undefined ? batch.close() : afterRepairs(() => batch.close())),
     async finish(acceptContext) {
       const outcome = await batch.outcome
+      stopProgress?.()
       await ledger.settle()
       const eager = progress.figures()
       progress.close()

@@ -91,8 +91,10 @@ export function createToolCallLedger(options: {
   readonly firstCallSeq?: number
   /** A call's timings as its `tool/result` is appended (undefined: it never started). */
   readonly timings: (call: StepCall) => ToolCallRecordedTimings | undefined
+  /** The scope of the calls' idempotency keys (the session's id, T49), recorded on each `tool/call`. */
+  readonly idempotencyScope?: string
 }): ToolCallLedger {
-  const { session, turn, step, calls, lateFailed, firstCallSeq } = options
+  const { session, turn, step, calls, lateFailed, firstCallSeq, idempotencyScope } = options
   const { list } = calls
   let message: LedgerMessage | { readonly kind: 'refused' } = options.message
   /** Why held-back calls could not be recorded when the message landed. */
@@ -125,6 +127,7 @@ export function createToolCallLedger(options: {
       ...(block.fix === undefined ? {} : { fix: block.fix }),
       ...(seq === undefined ? {} : { messageSeq: seq }),
       ...(mode === undefined ? {} : { mode }),
+      ...(idempotencyScope === undefined ? {} : { idempotencyKey: `${idempotencyScope}:${block.id}` }),
     })
     if (!isPromiseLike(callSeq)) {
       call.callSeq = callSeq

@@ -1,7 +1,7 @@
 import type { Logger } from '@deepseek-ai/dsh-context'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import type { ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
-import type { ExecutionMode, ToolExecutionResult, ToolRuntime } from '@deepseek-ai/dsh-tools'
+import type { ExecutionMode, ToolExecutionResult, ToolProgress, ToolRuntime } from '@deepseek-ai/dsh-tools'
 import { measureRecordedTimings } from './measure-recorded-timings.ts'
 import type { StepCall, StepCalls } from './step-calls.ts'
 import type { EagerDispatchFigures, ToolCallProgressEvent } from '../base/types.ts'
@@ -14,6 +14,8 @@ export interface ToolCallProgress {
   /** The step's eager-dispatch figures, from the recorded timestamps (streamed steps only). */
   figures(): EagerDispatchFigures | undefined
   started(index: number, mode: ExecutionMode | undefined): void
+  /** The body of `call` reported progress (`tools/progress`). */
+  reported(call: StepCall, report: ToolProgress): void
   settled(index: number): void
   committed(index: number, result: ToolExecutionResult): void
   /**
@@ -111,6 +113,11 @@ export function createToolCallProgress(options: {
         queueMs: at - (call.queuedAt ?? at),
         duringStream: early,
       })
+    },
+    reported(call, report) {
+      if (!open || onEvent === undefined) return
+      const { progress, total, message } = report
+      emit({ type: 'tool-call-progress', ...base(call, performance.now()), progress, total, message })
     },
     settled(index) {
       // After a scheduler failure a call may be answered before its body settles: keep end last.

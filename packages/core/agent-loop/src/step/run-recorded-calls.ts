@@ -56,5 +56,6 @@ export async function runRecordedCalls(
     concludesTurn: approvals.carried.concludesTurn || done.concludesTurn,
     eager: undefined,
     stop: undefined,
+    results: done.results,
   }
 }

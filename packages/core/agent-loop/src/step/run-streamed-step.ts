@@ -19,11 +19,13 @@ import type { AssistantMessageEventData } from '../base/types.ts'
 const CUT_OFF: readonly FinishReason[] = ['length', 'content-filter', 'error']
 
 /**
- * Eager dispatch (T40): a tool whose definition says `eager: false`
- * never starts before the model has finished its message, whatever its mode.
+ * Eager dispatch (T40): a tool whose definition says `eager: false`, or `effects: 'external'` (its
+ * `tool/began` must follow its `tool/call`, T50), never starts before the model has finished its
+ * message, whatever its mode.
  */
 function mayStartEarly(tools: ToolRuntime, name: string): boolean {
-  return tools.get(name)?.eager !== false
+  const definition = tools.get(name)
+  return definition?.eager !== false && definition?.effects !== 'external'
 }
 
 function truncated(run: StepRun, finishReason: FinishReason, calls: number): AgentLoopError {
@@ -109,6 +111,22 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
             repair: { hook: runner.context.repairToolCall, history: request.messages },
           })
           batch.add(call)
+        },
+        onToolInput: (notice) => {
+          const at = performance.now()
+          const common = { turn, step, at, callId: notice.id, name: notice.name, index: notice.index }
+          switch (notice.kind) {
+            case 'start':
+              return emit({ type: 'tool-input-start', ...common })
+            case 'delta':
+              return emit({ type: 'tool-input-delta', ...common, delta: notice.delta, text: notice.text })
+            case 'end':
+              return emit({ type: 'tool-input-end', ...common, text: notice.text, complete: notice.complete })
+            default: {
+              const never: never = notice
+              return never
+            }
+          }
         },
       })
       // Retry only a stream that failed before any tool call was complete: nothing of the step
@@ -205,6 +223,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
       concludesTurn: done.concludesTurn,
       eager: done.eager,
       stop,
+      results: done.results,
     }
   } finally {
     signal?.removeEventListener('abort', onAbort)

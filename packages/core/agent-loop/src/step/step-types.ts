@@ -1,8 +1,9 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import type { AssistantMessage, LanguageModel, ModelRequest, TokenUsage } from '@deepseek-ai/dsh-llm'
 import type { AnySession, PendingApproval } from '@deepseek-ai/dsh-session'
-import type { RetrySleep } from '@deepseek-ai/dsh-tools'
-import type { AgentEvent, AgentLoopConfig, EagerDispatchFigures } from '../base/types.ts'
+import type { RetrySleep, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import type { PrepareStep } from './prepare-step.ts'
+import type { AgentEvent, AgentLoopConfig, EagerDispatchFigures, StopCondition } from '../base/types.ts'
 import type { SessionGrant } from '../log/session-grants.ts'
 import type { ContextPolicy } from '../base/context-types.ts'
 
@@ -29,6 +30,10 @@ export interface TurnRunner {
   readonly modelRetry: ModelRetry
   /** Call repair, tool output cut and history compaction (`createAgent`'s context options). */
   readonly context: ContextPolicy
+  /** `createAgent({ prepareStep })` (T43). */
+  readonly prepareStep: PrepareStep | undefined
+  /** `createAgent({ stopWhen })`, in order (T46). */
+  readonly stopWhen: readonly StopCondition[]
 }
 
 /** One model step of a turn, as `runTurn` hands it to a step runner. */
@@ -57,4 +62,6 @@ export interface StepReport {
     { readonly kind: 'aborted' } | { readonly kind: 'failed'; readonly error: unknown } | undefined
   /** Set when the step paused at a pending approval (recorded): the turn pauses. */
   readonly paused?: PendingApproval
+  /** The committed results of the step's calls, in model order (when its batch finished). */
+  readonly results?: readonly ToolExecutionResult[]
 }

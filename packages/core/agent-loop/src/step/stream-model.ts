@@ -7,6 +7,7 @@ import {
   type ModelResponse,
   type ModelStreamPart,
   type ToolCallBlock,
+  type ToolInputStreamPart,
 } from '@deepseek-ai/dsh-llm'
 import { checkResponse, invalidModelResponse } from './call-model.ts'
 
@@ -29,6 +30,32 @@ export type StreamOutcome =
     }
 
 const SOURCE = 'model.stream(request) yielded'
+
+/** A tool call's arguments as the model writes them (T45), as `streamModel` reports them. */
+export type ToolInputNotice =
+  | { readonly kind: 'start'; readonly id: string; readonly name: string; readonly index: number }
+  | {
+      readonly kind: 'delta'
+      readonly id: string
+      readonly name: string
+      readonly index: number
+      readonly delta: string
+      readonly text: string
+    }
+  | {
+      readonly kind: 'end'
+      readonly id: string
+      readonly name: string
+      readonly index: number
+      readonly text: string
+      readonly complete: boolean
+    }
+
+interface OpenInput {
+  readonly name: string
+  readonly index: number
+  text: string
+}
 
 type Next =
   | { readonly kind: 'part'; readonly part: unknown }
@@ -134,22 +161,69 @@ export async function streamModel(options: {
   readonly signal: AbortSignal | undefined
   /** Throwing ends the stream as an error. */
   readonly onToolCall: (call: ToolCallBlock) => void
+  /** Tool input streaming (T45); must not throw. */
+  readonly onToolInput?: (notice: ToolInputNotice) => void
 }): Promise<StreamOutcome> {
-  const { model, request, signal, onToolCall } = options
+  const { model, request, signal, onToolCall, onToolInput } = options
+  /** Inputs being written, by the id their start part gave; ids of inputs that began, to refuse a repeat. */
+  const inputs = new Map<string, OpenInput>()
+  const begun = new Set<string>()
+  const endInput = (id: string, input: OpenInput, complete: boolean): void => {
+    inputs.delete(id)
+    onToolInput?.({ kind: 'end', id, name: input.name, index: input.index, text: input.text, complete })
+  }
+  /** A stream that ends leaves no input open: those still being written end incomplete. */
+  const closeInputs = (): void => {
+    for (const [id, input] of [...inputs]) endInput(id, input, false)
+  }
   let reasoning = ''
   let text = ''
   const calls: ToolCallBlock[] = []
   const ids = new Set<string>()
   const partial = (): PartialMessage => ({ reasoning, text, calls: [...calls] })
-  const ended = (outcome: { kind: 'aborted' } | { kind: 'error'; error: unknown }): StreamOutcome => ({
-    ...outcome,
-    partial: partial(),
-    endedAt: performance.now(),
-  })
+  const ended = (outcome: { kind: 'aborted' } | { kind: 'error'; error: unknown }): StreamOutcome => {
+    closeInputs()
+    return { ...outcome, partial: partial(), endedAt: performance.now() }
+  }
   const handOver = (call: ToolCallBlock): void => {
+    // a call whose input was still open: its text is complete now
+    const open = inputs.get(call.id)
+    if (open !== undefined) endInput(call.id, open, true)
     ids.add(call.id)
     calls.push(call)
     onToolCall(call)
+  }
+
+  /** One tool-input part, checked: a start names a new call; a delta or end, one being written. */
+  const toolInput = (part: Partial<ToolInputStreamPart>): void => {
+    const id: unknown = part.id
+    if (typeof id !== 'string' || id === '')
+      throw invalidModelResponse(SOURCE, `a ${part.type} part with id ${describeValue(id)}`)
+    if (part.type === 'tool-input-start') {
+      const name: unknown = (part as { name?: unknown }).name
+      if (typeof name !== 'string' || name === '')
+        throw invalidModelResponse(SOURCE, `a tool-input-start part with name ${describeValue(name)}`)
+      if (begun.has(id) || ids.has(id))
+        throw invalidModelResponse(SOURCE, `a second tool-input-start for the call "${id}"`)
+      begun.add(id)
+      const input: OpenInput = { name, index: begun.size - 1, text: '' }
+      inputs.set(id, input)
+      onToolInput?.({ kind: 'start', id, name, index: input.index })
+      return
+    }
+    const input = inputs.get(id)
+    // an input already ended (its call may have come) says nothing new; one never begun is an error
+    if (input === undefined) {
+      if (begun.has(id)) return
+      throw invalidModelResponse(SOURCE, `a ${part.type} part for "${id}" without its tool-input-start`)
+    }
+    if (part.type === 'tool-input-end') return endInput(id, input, true)
+    const delta: unknown = (part as { delta?: unknown }).delta
+    if (typeof delta !== 'string')
+      throw invalidModelResponse(SOURCE, `a tool-input-delta part whose delta is ${describeValue(delta)}`)
+    if (delta === '') return
+    input.text += delta
+    onToolInput?.({ kind: 'delta', id, name: input.name, index: input.index, delta, text: input.text })
   }
 
   if (signal?.aborted) return ended({ kind: 'aborted' })
@@ -197,9 +271,15 @@ export async function streamModel(options: {
         case 'tool-call':
           handOver(checkToolCall(part, ids))
           break
+        case 'tool-input-start':
+        case 'tool-input-delta':
+        case 'tool-input-end':
+          toolInput(part as Partial<ToolInputStreamPart>)
+          break
         case 'finish': {
           const response = checkResponse(part.response, `${SOURCE} a finish part with`)
           for (const call of extraCalls(response, calls)) handOver(call)
+          closeInputs()
           leave(iterator)
           return { kind: 'ok', response, endedAt: performance.now() }
         }

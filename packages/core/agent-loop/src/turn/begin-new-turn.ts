@@ -4,6 +4,7 @@ import { AgentLoopError } from '../base/errors.ts'
 import { findUnansweredCalls } from '../log/find-unanswered-calls.ts'
 import { findUnrecordedCalls } from '../log/find-unrecorded-calls.ts'
 import { readLastTurn } from '../log/read-last-turn.ts'
+import { newSessionId, recordedSessionId } from '../log/session-id-of.ts'
 import type { TurnStart } from './run-turn.ts'
 import { ZERO_USAGE } from '../log/session-records.ts'
 import type { TurnStartEventData, UserMessageEventData } from '../base/types.ts'
@@ -45,7 +46,9 @@ export async function beginNewTurn(
     })
   }
   const turn = (last?.turn ?? 0) + 1
-  const turnStart: TurnStartEventData = { turn }
+  // T49: the first turn names the session, and every later process derives its keys from that
+  const named = recordedSessionId(events) !== undefined || events.some((event) => event.type === 'turn/start')
+  const turnStart: TurnStartEventData = named ? { turn } : { turn, sessionId: newSessionId() }
   await session.append('turn/start', turnStart)
   const input: UserMessageEventData = { turn, step: 1, message, source: 'user' }
   return {

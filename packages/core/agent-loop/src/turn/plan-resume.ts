@@ -1,6 +1,7 @@
 import { textOf, toolCallsOf } from '@deepseek-ai/dsh-llm'
 import { pendingApprovals, type AnySession } from '@deepseek-ai/dsh-session'
-import type { ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
+import type { ToolRuntime, ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
+import { completeResumableCalls } from './complete-resumable-calls.ts'
 import { answerInterruptedCalls } from '../log/answer-interrupted-calls.ts'
 import { answerPendingApproval, type ApprovalReply } from './answer-pending-approval.ts'
 import { readLastTurn } from '../log/read-last-turn.ts'
@@ -27,6 +28,7 @@ export async function planResume(
   scheduler: ToolRuntimeScheduler,
   reply: ApprovalReply | undefined,
   where: string,
+  tools?: ToolRuntime,
 ): Promise<ResumePlan> {
   const before = session.events()
   const pending = pendingApprovals(before)
@@ -58,6 +60,8 @@ export async function planResume(
       },
     }
   }
+  // T50/T51: calls that never began, and idempotent ones, are run now; the rest are INTERRUPTED
+  if (tools !== undefined) await completeResumableCalls({ session, tools, scheduler })
   await answerInterruptedCalls({ session, scheduler })
   const last = readLastTurn(session.events())
   if (last === undefined) return { kind: 'empty' }
@@ -67,6 +71,7 @@ export async function planResume(
       turn: last.turn,
       reason: last.end.reason,
       steps: last.end.steps,
+      ...(last.end.stoppedBy === undefined ? {} : { stoppedBy: last.end.stoppedBy }),
       message,
       text: message === undefined ? '' : textOf(message.content),
       usage: last.usage,

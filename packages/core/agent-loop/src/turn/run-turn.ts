@@ -1,14 +1,10 @@
 import type { Context } from '@deepseek-ai/dsh-context'
-import {
-  textOf,
-  type AssistantMessage,
-  type ModelRequest,
-  type TokenUsage,
-  type ToolSchema,
-} from '@deepseek-ai/dsh-llm'
+import { textOf, toolCallsOf, type AssistantMessage, type TokenUsage } from '@deepseek-ai/dsh-llm'
 import type { PendingApproval } from '@deepseek-ai/dsh-session'
 import { continuePausedStep, type PausedStep } from '../step/continue-paused-step.ts'
-import { prepareModelHistory } from './prepare-model-history.ts'
+import { buildStepRequest, rebuildRecordedStep } from '../step/build-step-request.ts'
+import { recordedPreparation } from '../log/recorded-preparation.ts'
+import { firstStop } from './stop-conditions.ts'
 import { runPlainStep } from '../step/run-plain-step.ts'
 import { runStreamedStep } from '../step/run-streamed-step.ts'
 import { readSessionGrants } from '../log/session-grants.ts'
@@ -18,6 +14,7 @@ import type { StepReport, StepRun, TurnRunner } from '../step/step-types.ts'
 export type { TurnRunner } from '../step/step-types.ts'
 import type {
   AgentEvent,
+  StoppedBy,
   TurnEndEventData,
   TurnEndReason,
   TurnOutcomeReason,
@@ -39,20 +36,6 @@ export interface TurnStart {
   readonly paused?: PausedStep
 }
 
-/**
- * What the model is told this step. With `ctx.systemPrompt` the prompt is assembled there: the
- * agent's `system` first, then the sections, and the tools in the presentation mode's form (T5).
- */
-function modelPrompt(
-  ctx: Context,
-  provider: string,
-  system: string | undefined,
-): { readonly system: string | undefined; readonly tools: readonly ToolSchema[] } {
-  const prompt = ctx.systemPrompt
-  if (prompt === undefined) return { system, tools: ctx.tools.schemas() }
-  return { system: prompt.text({ provider, system }), tools: prompt.tools(provider) }
-}
-
 function failed(error: unknown): { failed: true; error: unknown } {
   return { failed: true, error }
 }
@@ -61,7 +44,9 @@ function failed(error: unknown): { failed: true; error: unknown } {
  * The step loop (docs/spec.md §7): build the request from the session, call the model (streamed,
  * with eager dispatch, T40, when it can stream), record its message, run its tool calls, feed
  * deferred contexts into the next step, and stop when the model calls no tool, a result concludes
- * the turn, `maxSteps` is reached, the signal aborts, or something fails. Always records `turn/end`
+ * the turn, a `stopWhen` condition says so (T46), `maxSteps` is reached, the signal aborts, or
+ * something fails. `prepareStep` (T43) may change a step's model, system, tools, tool choice and
+ * provider options; a step's own scope is disposed when the turn ends. Always records `turn/end`
  * (when the session lets it); rejects with the failure for reason `error`.
  */
 export async function runTurn(
@@ -69,7 +54,7 @@ export async function runTurn(
   start: TurnStart,
   options: { readonly signal: AbortSignal | undefined; readonly emit: (event: AgentEvent) => void },
 ): Promise<TurnResult> {
-  const { ctx, model, session, system, config } = runner
+  const { ctx, session, config } = runner
   const { signal, emit } = options
   const { turn } = start
   const turnStartedAt = performance.now()
@@ -79,6 +64,8 @@ export async function runTurn(
   let reason: TurnEndReason | undefined = start.done
   let failure: { failed: true; error: unknown } | undefined
   let paused: PendingApproval | undefined
+  let stoppedBy: StoppedBy | undefined
+  const stepScopes: Context[] = []
 
   emit({ type: 'turn-start', turn, at: turnStartedAt, resumed: start.resumed })
   if (start.paused !== undefined) {
@@ -98,7 +85,7 @@ export async function runTurn(
     const grants = readSessionGrants(session.events())
     const base = { runner, turn, signal, emit, grants }
     /** What a step's report means for the turn; true when the turn stops here. */
-    const settleStep = (step: number, stepStartedAt: number, report: StepReport): boolean => {
+    const settleStep = async (step: number, stepStartedAt: number, report: StepReport): Promise<boolean> => {
       const stepEndedAt = performance.now()
       emit({
         type: 'step-end',
@@ -122,14 +109,34 @@ export async function runTurn(
       }
       if (report.toolCalls === 0) reason = 'completed'
       else if (report.concludesTurn && !signal?.aborted) reason = 'concluded'
+      // T46: a step that would go on, its results committed, meets the stop conditions in order
+      else if (runner.stopWhen.length > 0 && lastMessage !== undefined && !signal?.aborted) {
+        stoppedBy = await firstStop(runner.stopWhen, {
+          turn,
+          steps,
+          step: {
+            step,
+            message: lastMessage,
+            toolCalls: toolCallsOf(lastMessage),
+            results: report.results ?? [],
+          },
+        })
+        if (stoppedBy !== undefined) reason = 'stopped'
+      }
       return reason !== undefined
     }
     if (start.paused !== undefined && reason === undefined) {
       const step = start.paused.step
       const stepStartedAt = performance.now()
       emit({ type: 'step-start', turn, step, at: stepStartedAt })
-      const report = await continuePausedStep({ ...base, step }, start.paused)
-      settleStep(step, stepStartedAt, report)
+      // T43: the step already ran; it continues under what was recorded for it
+      const record = recordedPreparation(session.events(), turn, step)
+      const rebuilt = rebuildRecordedStep(runner, record)
+      if (rebuilt.scope !== undefined) stepScopes.push(rebuilt.scope)
+      if (record !== undefined)
+        emit({ type: 'step-prepared', turn, step, at: performance.now(), prepared: record, fromRecord: true })
+      const report = await continuePausedStep({ ...base, runner: rebuilt.runner, step }, start.paused)
+      await settleStep(step, stepStartedAt, report)
     }
     while (reason === undefined && paused === undefined) {
       if (signal?.aborted) {
@@ -143,19 +150,18 @@ export async function runTurn(
       const step = steps + 1
       const stepStartedAt = performance.now()
       emit({ type: 'step-start', turn, step, at: stepStartedAt })
-      const prompt = modelPrompt(ctx, model.provider, system)
-      const request: ModelRequest = {
-        ...(prompt.system === undefined ? {} : { system: prompt.system }),
-        // T56, T57: tool results cut for the model, the history compacted (and the compaction recorded)
-        messages: await prepareModelHistory(runner, {
+      const built = await buildStepRequest(runner, { turn, step, signal })
+      if (built.scope !== undefined) stepScopes.push(built.scope)
+      if (built.prepared !== undefined)
+        emit({
+          type: 'step-prepared',
           turn,
           step,
-          system: prompt.system,
-          tools: prompt.tools,
-        }),
-        tools: prompt.tools,
-        ...(signal === undefined ? {} : { signal }),
-      }
+          at: performance.now(),
+          prepared: built.prepared,
+          fromRecord: false,
+        })
+      const { request } = built
       emit({
         type: 'model-call-start',
         turn,
@@ -167,6 +173,7 @@ export async function runTurn(
       })
       const run: StepRun = {
         ...base,
+        runner: built.runner,
         step,
         request,
         onRecorded: (message, stepUsage) => {
@@ -175,9 +182,9 @@ export async function runTurn(
           usage = addUsage(usage, stepUsage)
         },
       }
-      const streaming = runner.eagerToolExecution && typeof model.stream === 'function'
+      const streaming = runner.eagerToolExecution && typeof built.runner.model.stream === 'function'
       const report = streaming ? await runStreamedStep(run) : await runPlainStep(run)
-      if (settleStep(step, stepStartedAt, report)) break
+      if (await settleStep(step, stepStartedAt, report)) break
     }
   } catch (error) {
     failure = failed(error)
@@ -190,7 +197,12 @@ export async function runTurn(
   try {
     // a paused turn has not ended: resume continues it once the approval is answered
     if (final !== 'paused') {
-      const data: TurnEndEventData = { turn, reason: final, steps }
+      const data: TurnEndEventData = {
+        turn,
+        reason: final,
+        steps,
+        ...(final === 'stopped' && stoppedBy !== undefined ? { stoppedBy } : {}),
+      }
       await session.append('turn/end', data)
     }
   } catch (error) {
@@ -206,7 +218,9 @@ export async function runTurn(
     text: lastMessage === undefined ? '' : textOf(lastMessage.content),
     usage,
     ...(final === 'paused' && pending !== undefined ? { pendingApproval: pending } : {}),
+    ...(final === 'stopped' && failure === undefined && stoppedBy !== undefined ? { stoppedBy } : {}),
   })
+  for (const scope of stepScopes) scope.dispose()
   const endedAt = performance.now()
   emit({
     type: 'turn-end',

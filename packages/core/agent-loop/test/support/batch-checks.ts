@@ -221,6 +221,10 @@ function checkSessionMapping(
   const results = events.filter((e) => e.type === 'tool/result')
   calls.forEach((event, index) => {
     const block = blocks[index]
+    // T49: the key the body saw, `<session id>:<call id>`
+    const key = (event.data as { idempotencyKey?: unknown }).idempotencyKey
+    if (block !== undefined && (typeof key !== 'string' || !key.endsWith(`:${block.id}`)))
+      problems.push(`tool/call ${index} idempotencyKey ${JSON.stringify(key)}`)
     const expected = block && {
       turn: TURN,
       step: STEP,
@@ -228,6 +232,7 @@ function checkSessionMapping(
       name: block.name,
       arguments: block.arguments,
       ...(start.has(index) ? { mode: start.get(index)!.mode } : {}),
+      idempotencyKey: key,
     }
     if (JSON.stringify(event.data) !== JSON.stringify(expected))
       problems.push(`tool/call ${index} data ${JSON.stringify(event.data)}`)

@@ -1,7 +1,13 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from './errors.ts'
 import { describeThrown } from './results.ts'
-import type { ApprovalAnswer, ToolCallApproval, ToolCallParent, ToolExecutionInput } from './types.ts'
+import type {
+  ApprovalAnswer,
+  ToolCallApproval,
+  ToolCallEffects,
+  ToolCallParent,
+  ToolExecutionInput,
+} from './types.ts'
 
 /**
  * An input this copy of the package checked and copied (`checkExecutionInput`): frozen, every field
@@ -20,6 +26,7 @@ export class CheckedInput {
   readonly parent: ToolCallParent | undefined
   readonly nestedCallHooks: ToolExecutionInput['nestedCallHooks'] | undefined
   readonly approval: ToolCallApproval | undefined
+  readonly effects: ToolCallEffects | undefined
 
   constructor(fields: Omit<CheckedInput, 'withSignal' | 'input'>, signal: AbortSignal | undefined) {
     this.callId = fields.callId
@@ -31,6 +38,7 @@ export class CheckedInput {
     this.parent = fields.parent
     this.nestedCallHooks = fields.nestedCallHooks
     this.approval = fields.approval
+    this.effects = fields.effects
     Object.freeze(this)
   }
 
@@ -76,7 +84,7 @@ export function checkExecutionInput(
   const raw = input as Record<string, unknown>
   let at = 0
   let callId: unknown, name: unknown, args: unknown, signal: unknown, turn: unknown, step: unknown
-  let parent: unknown, nestedCallHooks: unknown, approval: unknown
+  let parent: unknown, nestedCallHooks: unknown, approval: unknown, effects: unknown
   try {
     callId = raw.callId
     at = 1
@@ -95,6 +103,8 @@ export function checkExecutionInput(
     nestedCallHooks = raw.nestedCallHooks
     at = 8
     approval = raw.approval
+    at = 9
+    effects = raw.effects
   } catch (error) {
     throw invalidArgument(`${where}: reading ${label()}.${FIELDS[at]} threw: ${describeThrown(error)}`)
   }
@@ -131,6 +141,7 @@ export function checkExecutionInput(
       parent: parent === undefined ? undefined : readParent(where, label(), parent),
       nestedCallHooks: nestedCallHooks as ToolExecutionInput['nestedCallHooks'],
       approval: approval === undefined ? undefined : readCallApproval(where, `${label()}.approval`, approval),
+      effects: effects === undefined ? undefined : readEffects(where, label(), effects),
     },
     signal,
   )
@@ -147,7 +158,51 @@ const FIELDS = [
   'parent',
   'nestedCallHooks',
   'approval',
+  'effects',
 ] as const
+
+/** Frozen `effects` objects already checked (the common case: one per batch, shared by its calls). */
+const checkedEffects = new WeakSet<object>()
+
+function isOwnData(object: object, key: string): boolean {
+  const descriptor = Object.getOwnPropertyDescriptor(object, key)
+  return descriptor !== undefined && 'value' in descriptor
+}
+
+/**
+ * `input.effects`: a non-empty string scope and an optional function. A frozen object (what a
+ * driver shares across a batch) is used as it is, since its fields cannot change after this check;
+ * anything else is copied from the values read here.
+ */
+function readEffects(where: string, label: string, effects: unknown): ToolCallEffects {
+  // a batch shares one frozen object across its calls: checked once, then known (it cannot change)
+  if (typeof effects === 'object' && effects !== null && checkedEffects.has(effects))
+    return effects as ToolCallEffects
+  if (typeof effects !== 'object' || effects === null)
+    throw invalidArgument(`${where}: ${label}.effects must be an object, got ${describeValue(effects)}`)
+  const scope = readField(where, `${label}.effects`, effects, 'idempotencyScope')
+  if (typeof scope !== 'string' || scope === '')
+    throw invalidArgument(
+      `${where}: ${label}.effects.idempotencyScope must be a non-empty string, got ${describeValue(scope)}`,
+    )
+  const hook = readField(where, `${label}.effects`, effects, 'onBodyStart')
+  if (hook !== undefined && typeof hook !== 'function')
+    throw invalidArgument(
+      `${where}: ${label}.effects.onBodyStart must be a function when present, got ${describeValue(hook)}`,
+    )
+  if (
+    Object.isFrozen(effects) &&
+    isOwnData(effects, 'idempotencyScope') &&
+    (hook === undefined ? !('onBodyStart' in effects) : isOwnData(effects, 'onBodyStart'))
+  ) {
+    checkedEffects.add(effects)
+    return effects as ToolCallEffects
+  }
+  return Object.freeze({
+    idempotencyScope: scope,
+    ...(hook === undefined ? {} : { onBodyStart: hook as NonNullable<ToolCallEffects['onBodyStart']> }),
+  })
+}
 
 /**
  * `object[key]`, read once. A getter (or a proxy) that throws is the caller's mistake, like a field

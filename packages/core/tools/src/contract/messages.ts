@@ -89,6 +89,8 @@ export const toolMessages = {
     `A tools/execute wrapper failed for "${named(toolName)}": ${describeThrown(error)}`,
   wrapperInvalidResult: (toolName: string): string =>
     `A tools/execute wrapper returned something that is not a tool result for "${named(toolName)}".`,
+  bodyStartRefused: (toolName: string, error: unknown): string =>
+    `Tool "${named(toolName)}" did not run: its start could not be recorded (${describeThrown(error)}).`,
   toolFailed: (toolName: string, error: unknown): string =>
     `Tool "${named(toolName)}" failed: ${describeThrown(error)}`,
   /** `replacedBy`: who replaced the body's value ("A tools/post-execute listener"), if not the body. */

@@ -26,11 +26,75 @@ export interface ToolExecContext {
   /** Ends the turn after this step's batch commits (only on success). */
   concludeTurn(): void
   /**
+   * Says how far the body got (`{ progress: 3, total: 10, message: 'copying' }`): a
+   * `tools/progress` event on the scope (the agent loop turns it into a `tool-call-progress`
+   * event). Progress is never recorded as a result and never reaches the model. Reports closer
+   * together than `progressIntervalMs` are dropped (the one that reaches `total` never is), and so
+   * is anything reported once the call's result exists. Throws a TypeError for a report that is not
+   * `{ progress: finite number, total?: finite number, message?: string }`.
+   */
+  reportProgress(report: ToolProgressReport): void
+  /**
    * The hooks the driver passed on the call's input (`nestedCallHooks`) for the calls this call
    * makes itself: the `run_code` transport runs a program's nested calls as a batch with them, so
    * the loop records each one in the session. `undefined` when the driver records nothing.
    */
   readonly nestedCallHooks?: ToolBatchHooks | undefined
+  /**
+   * The call's idempotency key (T49): the same for every run of this call — a `withRetry` attempt,
+   * a re-run after a crash and a resume in another process, a remote redelivery — and different for
+   * every other call. The attempt is not part of it: every attempt of a call must land on the one
+   * effect. `<scope>:<callId>`, the scope being the one the driver passed (`input.effects`; the agent
+   * loop's is the session's id), or the call id alone when the driver passed none. Send it to an
+   * external API (an `Idempotency-Key` header) so the effect happens once. Built on first read.
+   */
+  readonly idempotencyKey: string
+}
+
+/**
+ * What a driver that records its calls passes on each input (`input.effects`), usually one object
+ * shared by every call of a batch: the scope of the calls' idempotency keys, and for tools that
+ * declare `effects: 'external'` a hook run (and awaited) right before the body starts (T50).
+ */
+export interface ToolCallEffects {
+  /** Prefix of every `exec.idempotencyKey` (`<idempotencyScope>:<callId>`): a session's id. */
+  readonly idempotencyScope: string
+  /**
+   * Called right before the body of a tool that declares `effects: 'external'`, after every policy
+   * stage and wrapper, and awaited: the agent loop records `tool/began` durably here. When it throws
+   * or rejects, the body does not run and the call is `TOOL_FAILED`.
+   */
+  readonly onBodyStart?: (call: BodyStart) => void | PromiseLike<void>
+}
+
+/** What `ToolCallEffects.onBodyStart` learns about the body about to start. */
+export interface BodyStart {
+  readonly callId: CallId
+  readonly toolName: string
+  /** The tool's `idempotent` declaration. */
+  readonly idempotent: boolean
+  readonly idempotencyKey: string
+}
+
+/** What a body reports with `exec.reportProgress`. */
+export interface ToolProgressReport {
+  /** How far the body got, in the body's own unit (a count, bytes, a percentage). */
+  readonly progress: number
+  /** The `progress` that means done, when the body knows it. */
+  readonly total?: number | undefined
+  /** A short line for a person (cut to 500 characters). */
+  readonly message?: string | undefined
+}
+
+/** `tools/progress`: a body's report, with the call it belongs to (frozen). */
+export interface ToolProgress {
+  readonly callId: CallId
+  readonly toolName: string
+  readonly turn: number | undefined
+  readonly step: number | undefined
+  readonly progress: number
+  readonly total: number | undefined
+  readonly message: string | undefined
 }
 
 /** What `finalizeContent` receives: the call's identity (the signal has settled by then). */
@@ -80,8 +144,17 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
    * calls with disjoint keys may. Declaring keys without `isConcurrencySafe` makes a call parallel.
    */
   concurrencyKey?(args: Args): string | readonly string[] | undefined
-  /** Enforced by the shipped `tools/execute` timeout wrapper (T17). */
+  /**
+   * Enforced by the shipped `tools/execute` timeout wrapper (T17); wins over the runtime's
+   * `defaultTimeoutMs` (T47). `0` or `Infinity`: this tool has no timeout.
+   */
   readonly timeoutMs?: number
+  /**
+   * T48: each `exec.reportProgress` restarts the call's timeout, so `timeoutMs` (the tool's or the
+   * runtime default) becomes the longest the body may go without reporting; `maxMs` bounds the
+   * whole body whatever it reports. Without a timeout it changes nothing.
+   */
+  readonly progressResetsTimeout?: { readonly maxMs: number }
   /**
    * `false` keeps a parallel-safe call from starting while the model is still streaming its message
    * (T40): it waits for the stream's end, as an exclusive call does. Default: may start early.
@@ -89,9 +162,17 @@ export interface ToolDefinition<Args = unknown, Value = unknown> {
   readonly eager?: boolean
   /**
    * `true` declares that running the body twice for one call has the effect of running it once (a
-   * read, a PUT with a key): `withRetry` requires it before it retries the body. Nothing else reads it.
+   * read, a PUT with a key): `withRetry` requires it before it retries the body, and the agent loop
+   * runs such a call again on resume when its body began and was never answered (T51).
    */
   readonly idempotent?: boolean
+  /**
+   * `'external'` declares that the body has effects outside the process (a deploy, a payment, an
+   * email). The agent loop then records `tool/began` durably before the body runs, so that after a
+   * crash a call that never began is run on resume and one that began is told apart (T50); such a
+   * call never starts before its message has been recorded (as with `eager: false`).
+   */
+  readonly effects?: 'external'
 }
 
 /** A definition with its argument and value types erased, as the registry stores it. */
@@ -125,6 +206,8 @@ export interface ToolExecutionInput {
    * `{ kind: 'suspendable' }`; `execute`, `executeBatch` and `runToolBatch` refuse it.
    */
   readonly approval?: ToolCallApproval
+  /** The idempotency scope and the body-start hook (`ToolCallEffects`, T49, T50). */
+  readonly effects?: ToolCallEffects
 }
 
 /** The outer call a nested call belongs to. */
@@ -356,8 +439,16 @@ export interface InstallToolsOptions {
   readonly maxArgumentDepth?: number
   /** The deployment default presentation mode (default `native`). */
   readonly defaultPresentation?: PresentationMode
-  /** Timeout for tools that declare none (default: none). */
-  readonly defaultTimeoutMs?: number
+  /**
+   * Timeout for tools that declare none (default 300 000 ms, five minutes; `0`, `Infinity` or
+   * `false`: none). A tool's own `timeoutMs` wins; `timeoutMs: 0` or `Infinity` there opts it out.
+   */
+  readonly defaultTimeoutMs?: number | false
+  /**
+   * Shortest time between two `tools/progress` events of one call (default 100 ms): a chatty body
+   * cannot flood listeners. 0 lets every report through.
+   */
+  readonly progressIntervalMs?: number
   /** Register the shipped timeout wrapper (default true). */
   readonly enforceTimeouts?: boolean
   /**
@@ -399,6 +490,8 @@ declare module '@deepseek-ai/dsh-context' {
     /** A body settled (or was abandoned) after its call was answered: T38, timeouts. */
     'tools/late-outcome': EmitEvent<[late: LateToolOutcome, call: ToolCallInfo]>
     'tools/change': EmitEvent<[change: ToolsChange]>
+    /** A body reported how far it got (`exec.reportProgress`); never a result, never for the model. */
+    'tools/progress': EmitEvent<[progress: ToolProgress]>
     /** One attempt of a body run by `withRetry` ended (each attempt, retried or not). */
     'tools/attempt': EmitEvent<[attempt: ToolAttempt]>
   }

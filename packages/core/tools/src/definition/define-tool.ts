@@ -30,8 +30,10 @@ export interface ToolBehaviour<Args, Value> {
   readonly isConcurrencySafe?: (args: Args) => boolean
   readonly concurrencyKey?: (args: Args) => string | readonly string[] | undefined
   readonly timeoutMs?: number
+  readonly progressResetsTimeout?: { readonly maxMs: number }
   readonly eager?: boolean
   readonly idempotent?: boolean
+  readonly effects?: 'external'
 }
 
 /**

@@ -1,8 +1,17 @@
 import { toolMessages } from '../contract/messages.ts'
-import type { ToolArguments, ToolBody, ToolExecContext, ToolExecutionResult } from '../contract/types.ts'
+import type {
+  ToolArguments,
+  ToolBody,
+  ToolCallEffects,
+  ToolExecContext,
+  ToolExecutionResult,
+  ToolProgressReport,
+} from '../contract/types.ts'
+import { isThenable } from '../contract/is-thenable.ts'
 import { abortReason, linkAbort, onRunAbort, pauseBudget, resumeBudget, runSignal } from './call-signal.ts'
 import { callRef } from '../contract/clip.ts'
 import { cutShort } from './cut-short.ts'
+import { reportProgress } from './report-progress.ts'
 import { failure } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
 import { graceFor, raceBodyTimeout, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
@@ -26,6 +35,8 @@ class BodyContext implements ToolExecContext {
   readonly #signal: AbortSignal | undefined
   #defer: ((text: string) => void) | undefined = undefined
   #conclude: (() => void) | undefined = undefined
+  #progress: ((report: ToolProgressReport) => void) | undefined = undefined
+  #key: string | undefined = undefined
 
   constructor(run: RunState, signal: AbortSignal | undefined) {
     this.callId = run.callId
@@ -42,9 +53,19 @@ class BodyContext implements ToolExecContext {
     return this.#signal ?? runSignal(this.#run)
   }
 
+  /** T49: built on first read, so a body that never sends it costs no string. */
+  get idempotencyKey(): string {
+    return (this.#key ??= idempotencyKeyOf(this.#run))
+  }
+
   get deferContext(): (text: string) => void {
     const run = this.#run
     return (this.#defer ??= (text) => deferContext(run, text))
+  }
+
+  get reportProgress(): (report: ToolProgressReport) => void {
+    const run = this.#run
+    return (this.#progress ??= (report) => reportProgress(run, report))
   }
 
   get concludeTurn(): () => void {
@@ -69,6 +90,12 @@ function deferContext(run: RunState, text: unknown): void {
   // kept (the call fails when its result is produced, see withBodyExtras), only counted
   const total = (run.deferredBytes += Buffer.byteLength(text, 'utf8'))
   if (total <= run.state.registry.options.maxResultBytes) (run.deferred ??= []).push(text)
+}
+
+/** T49: `<scope>:<callId>`, or the call id alone when the driver gave no scope. */
+export function idempotencyKeyOf(run: RunState): string {
+  const scope = run.effects?.idempotencyScope
+  return scope === undefined ? run.callId : `${scope}:${run.callId}`
 }
 
 /** T16: the result of a call whose body never started. */
@@ -101,6 +128,54 @@ export function runBody(
   // only a run prepared at stage dispatch gets here, and such a run always has its tool
   const tool = run.tool!
   if (run.cause !== undefined || replacement?.aborted === true) return notStarted(run)
+  const onBodyStart = run.effects?.onBodyStart
+  if (onBodyStart !== undefined && tool.definition.effects === 'external')
+    return startAfterMarker(run, onBodyStart, replacement, timeoutMs, body)
+  return startBody(run, replacement, timeoutMs, body)
+}
+
+/**
+ * T50: the body of a tool with external effects starts only once the driver's hook has returned
+ * (the loop's `tool/began` is durable); a hook that fails keeps the body from running at all.
+ */
+function startAfterMarker(
+  run: RunState,
+  onBodyStart: NonNullable<ToolCallEffects['onBodyStart']>,
+  replacement: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+  body: ToolBody | undefined,
+): ToolExecutionResult | Promise<ToolExecutionResult> {
+  const tool = run.tool!
+  const refused = (error: unknown): ToolExecutionResult =>
+    failure('TOOL_FAILED', toolMessages.bodyStartRefused(run.toolName, error))
+  let marked: void | PromiseLike<void>
+  try {
+    marked = onBodyStart({
+      callId: run.callId,
+      toolName: run.toolName,
+      idempotent: tool.definition.idempotent === true,
+      idempotencyKey: idempotencyKeyOf(run),
+    })
+  } catch (error) {
+    return refused(error)
+  }
+  if (!isThenable(marked)) return startBody(run, replacement, timeoutMs, body)
+  return Promise.resolve(marked).then(
+    () =>
+      run.cause !== undefined || replacement?.aborted === true
+        ? notStarted(run)
+        : startBody(run, replacement, timeoutMs, body),
+    refused,
+  )
+}
+
+function startBody(
+  run: RunState,
+  replacement: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+  body: ToolBody | undefined,
+): ToolExecutionResult | Promise<ToolExecutionResult> {
+  const tool = run.tool!
   let own: AbortController | undefined
   let unlink: (() => void)[] | undefined
   if (replacement !== undefined && replacement !== run.controller?.signal) {

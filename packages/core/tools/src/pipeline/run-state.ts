@@ -4,7 +4,12 @@ import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { RegistryState, ScopeToolsState } from '../registry/scope-state.ts'
 import type { ToolRunContext } from '../contract/scheduler-types.ts'
 import type { ToolBatchHooks } from '../contract/batch-types.ts'
-import type { FinalizeContext, ToolCallInfo, ToolExecutionResult } from '../contract/types.ts'
+import type {
+  FinalizeContext,
+  ToolCallEffects,
+  ToolCallInfo,
+  ToolExecutionResult,
+} from '../contract/types.ts'
 import {
   linkCaller,
   runSignal,
@@ -47,8 +52,14 @@ export class RunState implements ToolRunContext, CancellableRun {
   /** UTF-8 bytes the body deferred, kept or not (past `maxResultBytes` the call fails, T14). */
   deferredBytes = 0
   concludes = false
+  /** When the last `tools/progress` of this call was emitted (performance.now()), for the rate limit. */
+  progressAt = Number.NEGATIVE_INFINITY
+  /** When the body last reported progress, emitted or not (performance.now()): an idle timeout's clock. */
+  reportedAt = Number.NEGATIVE_INFINITY
   /** The input's `nestedCallHooks`, handed to the body (a transport records its nested calls through them). */
   nestedCallHooks: ToolBatchHooks | undefined = undefined
+  /** The input's `effects` (idempotency scope, body-start hook, T49 T50). */
+  effects: ToolCallEffects | undefined = undefined
   stage: RunStage = 'dispatch'
   /** The result handed out with the run at `post-result` / `final-result`: the only one it may commit. */
   handed: ToolExecutionResult | undefined = undefined

@@ -1,4 +1,5 @@
 import { timeOutRun } from './call-signal.ts'
+import { idleTimeLeft } from './idle-timeout.ts'
 import type { RunState } from './run-state.ts'
 
 export type Settled<T> =
@@ -94,13 +95,31 @@ export function raceBodyTimeout<T>(
     )
     if (run.cause !== undefined) race.abort()
     else if (run.watch !== undefined || run.budgetDeadline !== undefined) (run.races ??= new Set()).add(race)
-    if (!race.done) race.timer = setTimeout(timeUp, timeoutMs, race, timeoutMs)
+    if (race.done) return
+    const resets = run.tool?.definition.progressResetsTimeout
+    if (resets !== undefined) race.startedAt = performance.now()
+    const first = resets === undefined ? timeoutMs : Math.min(timeoutMs, resets.maxMs)
+    race.timer = setTimeout(timeUp, first, race, timeoutMs)
   })
 }
 
 function timeUp(race: StageRace, timeoutMs: number): void {
   race.timer = undefined
   if (race.done) return
+  const resets = race.run.tool?.definition.progressResetsTimeout
+  if (resets !== undefined) {
+    const left = idleTimeLeft({
+      clock: race.run,
+      timeoutMs,
+      maxMs: resets.maxMs,
+      startedAt: race.startedAt,
+      now: performance.now(),
+    })
+    if (left > 0) {
+      race.timer = setTimeout(timeUp, left, race, timeoutMs)
+      return
+    }
+  }
   timeOutRun(race.run, timeoutMs)
   race.settle(ABORTED)
 }
@@ -112,6 +131,8 @@ export class StageRace {
   done = false
   /** The body's timeout, when this race has one (`raceBodyTimeout`). */
   timer: ReturnType<typeof setTimeout> | undefined = undefined
+  /** When the body's timeout was armed, for a tool whose progress restarts it (T48). */
+  startedAt = 0
   constructor(
     readonly run: RunState,
     readonly drain: Drain,

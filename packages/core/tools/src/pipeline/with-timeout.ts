@@ -2,7 +2,9 @@ import type { Context, Disposer, WaterfallListener } from '@deepseek-ai/dsh-cont
 import { deepFreeze } from '@deepseek-ai/dsh-llm'
 import { toolMessages } from '../contract/messages.ts'
 import { failure } from '../contract/results.ts'
-import type { ExecuteCall, ToolExecutionResult } from '../contract/types.ts'
+import { CALL_DEFINITION } from '../contract/is-call-to.ts'
+import type { AnyToolDefinition, ExecuteCall, ToolExecutionResult } from '../contract/types.ts'
+import { CALL_PROGRESS, idleTimeLeft, type ProgressClock } from './idle-timeout.ts'
 import type { RegistryState } from '../registry/scope-state.ts'
 import { timeoutReason } from './call-signal.ts'
 import type { RunState } from './run-state.ts'
@@ -14,7 +16,10 @@ import type { RunState } from './run-state.ts'
 
 /** The call's `timeoutMs`: the tool's, else the runtime default. */
 export function timeoutOf(run: RunState): number | undefined {
-  return run.tool?.definition.timeoutMs ?? run.state.registry.options.defaultTimeoutMs
+  const own = run.tool?.definition.timeoutMs
+  if (own === undefined) return run.state.registry.options.defaultTimeoutMs
+  // the tool's own value wins; 0 or Infinity there means none, whatever the default (T47)
+  return own === 0 || own === Infinity ? undefined : own
 }
 
 /**
@@ -51,7 +56,11 @@ export function createTimeoutWrapper(): WaterfallListener<[call: ExecuteCall], T
   return (call, next) => {
     const timeoutMs = call.timeoutMs
     if (timeoutMs === undefined) return next()
-    return withTimeout(call.toolName, timeoutMs, (signal) => next({ ...call, signal }))
+    const resets = (call as { readonly [CALL_DEFINITION]?: AnyToolDefinition })[CALL_DEFINITION]
+      ?.progressResetsTimeout
+    const clock = (call as { readonly [CALL_PROGRESS]?: ProgressClock })[CALL_PROGRESS]
+    const idle = resets === undefined || clock === undefined ? undefined : { clock, maxMs: resets.maxMs }
+    return withTimeout(call.toolName, timeoutMs, (signal) => next({ ...call, signal }), idle)
   }
 }
 
@@ -65,14 +74,24 @@ export function withTimeout(
   toolName: string,
   timeoutMs: number,
   inner: (signal: AbortSignal) => Promise<ToolExecutionResult>,
+  idle?: { readonly clock: ProgressClock; readonly maxMs: number },
 ): Promise<ToolExecutionResult> {
   const controller = new AbortController()
   return new Promise<ToolExecutionResult>((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const startedAt = idle === undefined ? 0 : performance.now()
+    const timeUp = (): void => {
+      if (idle !== undefined) {
+        const left = idleTimeLeft({ ...idle, timeoutMs, startedAt, now: performance.now() })
+        if (left > 0) {
+          timer = setTimeout(timeUp, left)
+          return
+        }
+      }
       controller.abort(timeoutReason(timeoutMs))
       // frozen like any result a wrapper gets from next() (T14)
       resolve(deepFreeze(failure('TIMEOUT', toolMessages.timedOut(toolName, timeoutMs))))
-    }, timeoutMs)
+    }
+    let timer = setTimeout(timeUp, idle === undefined ? timeoutMs : Math.min(timeoutMs, idle.maxMs))
     inner(controller.signal).then(
       (result) => {
         clearTimeout(timer)

@@ -3,6 +3,7 @@ import type { CallId } from '@deepseek-ai/dsh-llm'
 import { CALL_DEFINITION } from '../contract/is-call-to.ts'
 import type { AnyToolDefinition, ExecuteCall, ToolArguments } from '../contract/types.ts'
 import { runSignal } from './call-signal.ts'
+import { CALL_PROGRESS, type ProgressClock } from './idle-timeout.ts'
 import type { RunState } from './run-state.ts'
 
 /**
@@ -21,6 +22,8 @@ export class WrapperCall implements ExecuteCall {
   /** Set only on a nested call (made by a `run_code` program). */
   declare readonly parentCallId?: CallId
   readonly [CALL_DEFINITION]: AnyToolDefinition | undefined
+  /** The run, as the clock of its last progress report (read by the shipped timeout wrapper, T48). */
+  readonly [CALL_PROGRESS]: ProgressClock
   readonly #run: RunState
 
   constructor(run: RunState, timeoutMs: number | undefined) {
@@ -34,6 +37,7 @@ export class WrapperCall implements ExecuteCall {
     this.timeoutMs = timeoutMs
     if (call.parentCallId !== undefined) (this as { parentCallId?: CallId }).parentCallId = call.parentCallId
     this[CALL_DEFINITION] = (call as { readonly [CALL_DEFINITION]?: AnyToolDefinition })[CALL_DEFINITION]
+    this[CALL_PROGRESS] = run
     this.#run = run
     Object.freeze(this)
   }

@@ -63,8 +63,11 @@ export function normalizeDefinition(
     }
   }
   const timeoutMs = def.timeoutMs
+  // 0 or Infinity: this tool opts out of the runtime's default timeout (T47)
   if (
     timeoutMs !== undefined &&
+    timeoutMs !== 0 &&
+    timeoutMs !== Infinity &&
     (typeof timeoutMs !== 'number' ||
       !Number.isInteger(timeoutMs) ||
       timeoutMs <= 0 ||
@@ -72,8 +75,19 @@ export function normalizeDefinition(
   ) {
     throw bad(
       at,
-      `definition.timeoutMs must be a positive integer ≤ ${MAX_TIMEOUT_MS}, got ${describeValue(timeoutMs)}`,
+      `definition.timeoutMs must be a positive integer ≤ ${MAX_TIMEOUT_MS} (or 0 / Infinity for no timeout), got ${describeValue(timeoutMs)}`,
     )
+  }
+  const resets = def.progressResetsTimeout
+  if (resets !== undefined) {
+    const maxMs: unknown =
+      typeof resets === 'object' && resets !== null ? (resets as { maxMs?: unknown }).maxMs : undefined
+    if (typeof maxMs !== 'number' || !Number.isInteger(maxMs) || maxMs <= 0 || maxMs > MAX_TIMEOUT_MS) {
+      throw bad(
+        at,
+        `definition.progressResetsTimeout must be { maxMs: a positive integer ≤ ${MAX_TIMEOUT_MS} }, got ${describeValue(resets)}`,
+      )
+    }
   }
   if (def.eager !== undefined && typeof def.eager !== 'boolean') {
     throw bad(at, `definition.eager must be a boolean when present, got ${describeValue(def.eager)}`)
@@ -83,6 +97,9 @@ export function normalizeDefinition(
       at,
       `definition.idempotent must be a boolean when present, got ${describeValue(def.idempotent)}`,
     )
+  }
+  if (def.effects !== undefined && def.effects !== 'external') {
+    throw bad(at, `definition.effects must be 'external' when present, got ${describeValue(def.effects)}`)
   }
   const snapshot = snapshotJsonValue(def.parameters)
   if (!snapshot.ok)

@@ -27,6 +27,18 @@ function integerIn(
   return value
 }
 
+/**
+ * Default `timeoutMs` of a tool that declares none (T47): long enough for builds, test runs and
+ * slow network calls, short enough that a hung tool does not hold a turn forever.
+ */
+export const DEFAULT_TOOL_TIMEOUT_MS = 300_000
+
+/** `defaultTimeoutMs`: a positive integer, or `0`, `Infinity` or `false` for no default timeout. */
+function defaultTimeout(value: unknown): number | undefined {
+  if (value === 0 || value === Infinity || value === false) return undefined
+  return positiveInteger('defaultTimeoutMs', value, DEFAULT_TOOL_TIMEOUT_MS)
+}
+
 /** `installTools` options → the runtime's settings, each checked, with its documented default. */
 export function readInstallOptions(options: InstallToolsOptions): RuntimeOptions {
   if (typeof options !== 'object' || options === null) {
@@ -44,7 +56,8 @@ export function readInstallOptions(options: InstallToolsOptions): RuntimeOptions
     maxArgumentBytes: positiveInteger('maxArgumentBytes', options.maxArgumentBytes, 1024 * 1024)!,
     maxArgumentDepth: positiveInteger('maxArgumentDepth', options.maxArgumentDepth, 64)!,
     defaultPresentation,
-    defaultTimeoutMs: positiveInteger('defaultTimeoutMs', options.defaultTimeoutMs, undefined),
+    defaultTimeoutMs: defaultTimeout(options.defaultTimeoutMs),
+    progressIntervalMs: integerIn('progressIntervalMs', options.progressIntervalMs, 100, 0, MAX_SETTING)!,
     policyTimeoutMs: positiveInteger('policyTimeoutMs', options.policyTimeoutMs, 60_000)!,
     abortGraceMs: integerIn('abortGraceMs', options.abortGraceMs, 2_000, 0, MAX_SETTING)!,
     lateBodyCapMs: positiveInteger('lateBodyCapMs', options.lateBodyCapMs, 60_000)!,

@@ -15,6 +15,7 @@ export interface RuntimeOptions {
   readonly maxArgumentDepth: number
   readonly defaultPresentation: PresentationMode
   readonly defaultTimeoutMs: number | undefined
+  readonly progressIntervalMs: number
   readonly maxParallelToolCalls: number
   readonly policyTimeoutMs: number
   readonly abortGraceMs: number

@@ -93,6 +93,9 @@ export function withRetry<D extends AnyToolDefinition>(definition: D, options: R
         ctx: exec.ctx,
         turn: exec.turn,
         step: exec.step,
+        // progress is the call's, whichever attempt reports it
+        reportProgress: (progress) => exec.reportProgress(progress),
+        idempotencyKey: exec.idempotencyKey,
         deferContext: (text) => {
           if (typeof text !== 'string')
             throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)

@@ -52,3 +52,8 @@ export async function collectUntilError(
   }
   throw new Error(`the stream ended without an error after ${parts.length} parts`)
 }
+
+/** The part types, without the tool-input parts (display-only, tested on their own). */
+export function callPartTypes(parts: readonly ModelStreamPart[]): string[] {
+  return parts.map((p) => p.type).filter((type) => !type.startsWith('tool-input-'))
+}

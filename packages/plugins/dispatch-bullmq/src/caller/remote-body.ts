@@ -54,12 +54,16 @@ export function remoteBody(
       slot.failure = failure
       throw new RemoteOutcome(failure)
     }
-    const jobId = jobIdFor(exec.callId, runtime.namespace)
+    // T52: the job id is the call's idempotency key, so a caller that resumes after a crash adds
+    // the same id: BullMQ keeps the job already queued, running or finished, and this re-attaches
+    const idempotencyKey = exec.idempotencyKey
+    const jobId = jobIdFor(idempotencyKey, runtime.namespace)
     const data: RemoteJobData = {
       v: PROTOCOL_VERSION,
       tool: exec.toolName,
       args,
       callId: exec.callId,
+      ...(idempotencyKey === exec.callId ? {} : { idempotencyKey }),
       ...(exec.turn === undefined ? {} : { turn: exec.turn }),
       ...(exec.step === undefined ? {} : { step: exec.step }),
       ...(deadline === undefined ? {} : { deadline }),

@@ -14,6 +14,8 @@ export interface RemoteJobData {
   readonly tool: string
   readonly args: JsonObject
   readonly callId: string
+  /** The call's `exec.idempotencyKey` (T49), which the worker's body sees as its own. */
+  readonly idempotencyKey?: string
   readonly turn?: number
   readonly step?: number
   readonly deadline?: number
@@ -36,10 +38,12 @@ export function readJobData(value: unknown): JobDataCheck {
       ok: false,
       problem: `job data speaks protocol ${String(value.v)}, this worker ${PROTOCOL_VERSION}`,
     }
-  const { tool, args, callId, turn, step, deadline } = value
+  const { tool, args, callId, turn, step, deadline, idempotencyKey } = value
   if (typeof tool !== 'string' || tool === '') return { ok: false, problem: 'job data has no tool name' }
   if (!isRecord(args)) return { ok: false, problem: 'job data has no arguments object' }
   if (typeof callId !== 'string' || callId === '') return { ok: false, problem: 'job data has no call id' }
+  if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey === ''))
+    return { ok: false, problem: 'job data has an idempotency key that is not a non-empty string' }
   if (!optionalNumber(turn) || !optionalNumber(step) || !optionalNumber(deadline))
     return { ok: false, problem: 'job data has a turn, step or deadline that is not a number' }
   return { ok: true, data: value as unknown as RemoteJobData }
@@ -59,13 +63,14 @@ function escapePart(text: string): string {
 }
 
 /**
- * The BullMQ job id of a call: the call id, so that a second delivery of the same call finds the
+ * The BullMQ job id of a call: its idempotency key (T49; the call id when the driver gave no
+ * scope), so that a second delivery of the same call finds the
  * first job instead of running the body again. BullMQ refuses ids that are integers or contain
  * `:`, so the id is prefixed and every character outside `[A-Za-z0-9_-]` is escaped (`%3A`); a
  * namespace (e.g. the session id, when call ids repeat across sessions) comes first, after `.`.
  */
-export function jobIdFor(callId: string, namespace: string | undefined): string {
+export function jobIdFor(idempotencyKey: string, namespace: string | undefined): string {
   return namespace === undefined
-    ? `call-${escapePart(callId)}`
-    : `call-${escapePart(namespace)}.${escapePart(callId)}`
+    ? `call-${escapePart(idempotencyKey)}`
+    : `call-${escapePart(namespace)}.${escapePart(idempotencyKey)}`
 }

@@ -60,6 +60,9 @@ export async function runJob(
     ctx: environment.ctx,
     turn: data.turn,
     step: data.step,
+    // Progress does not cross the queue yet: a remote body may report it, the caller sees none.
+    reportProgress: () => {},
+    idempotencyKey: data.idempotencyKey ?? data.callId,
     deferContext: (text: unknown) => {
       if (typeof text !== 'string')
         throw new TypeError(`exec.deferContext(text): text must be a string, got ${typeof text}`)

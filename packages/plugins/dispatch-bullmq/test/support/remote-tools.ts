@@ -51,6 +51,7 @@ export function remoteTools(rec: Recorder): AnyToolDefinition[] {
       strict: false,
       execute: async ({ value }, exec) => {
         await rec.started(exec.callId)
+        await redis.rpush(`${base}:keys`, exec.idempotencyKey)
         return value
       },
     }),

@@ -7,7 +7,7 @@ import { fitToolOutputs } from '../log/fit-tool-output.ts'
 import { historyItemsFromSession } from '../log/history-items.ts'
 import { answeredCallId } from '../log/nested-calls.ts'
 import { READ_TOOL_OUTPUT } from '../log/read-tool-output-name.ts'
-import type { TurnRunner } from '../step/step-types.ts'
+import type { TurnRunner } from './step-types.ts'
 
 function invalidHistory(step: number, problem: string): AgentLoopError {
   return new AgentLoopError({
