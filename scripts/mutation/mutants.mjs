@@ -1902,9 +1902,9 @@ export const mutants = [
   {
     id: 'loop-history-keeps-session-id',
     package: 'agent-loop',
-    file: `${LOOP}/log/history-from-session.ts`,
-    find: 'messages.push(answeringAs(message as ToolMessage, modelCallId))',
-    replace: 'messages.push(message as Message)',
+    file: `${LOOP}/log/history-items.ts`,
+    find: 'items.push({ seq: event.seq, message: answeringAs(message as ToolMessage, modelCallId) })',
+    replace: 'items.push({ seq: event.seq, message: message as Message })',
     kind: 'call ids',
     description: 'the provider is answered with the session id instead of the id it sent',
     attacks: 'T29: the provider gets back the ids it sent',

@@ -6,6 +6,7 @@ import type { ModelRetryOptions } from './step/model-retry.ts'
 import type { PrepareStep } from './step/prepare-step.ts'
 import type { StopCondition } from './turn/stop-conditions.ts'
 import type { AgentEvent, AgentLoopConfig, TurnResult } from './base/types.ts'
+import type { PrepareHistory, RepairToolCall, ToolOutputPolicy } from './base/context-types.ts'
 
 /** `S` is the session's own type, so `agent.session` keeps it (a `Session`, or an `AsyncSession` such as a database store's). */
 export interface CreateAgentOptions<S extends AnySession = AnySession> {
@@ -37,6 +38,22 @@ export interface CreateAgentOptions<S extends AnySession = AnySession> {
    * `false` turns it off.
    */
   readonly modelRetry?: ModelRetryOptions | false
+  /**
+   * Called before a call runs when its arguments do not parse, fail the tool's schema, or it names
+   * no visible tool (T54): answer a repaired call or nothing. What it did is recorded on the call's
+   * `tool/call` (`repaired`, beside the model's own text). `repairJsonSyntax()` is one.
+   */
+  readonly repairToolCall?: RepairToolCall
+  /**
+   * What the model sees of a tool result (T56): by default text past 30 000 characters is cut to
+   * its head and tail with a marker saying how to read the rest; the session keeps it whole.
+   */
+  readonly toolOutput?: ToolOutputPolicy
+  /**
+   * Called before each model call with the rebuilt history and a token estimate (T57); may drop or
+   * replace old items. Recorded as `history/compaction`. `compactToolResults({ windowTokens })` is one.
+   */
+  readonly prepareHistory?: PrepareHistory
   /**
    * Called before each model step (T43) with `{ turn, step, history, model, system, tools }`; may
    * return, for that step only, the `model`, the `system` text, the `tools` offered (a subset by

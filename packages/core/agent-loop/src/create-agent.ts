@@ -2,6 +2,7 @@ import { describeValue, type UserMessage } from '@deepseek-ai/dsh-llm'
 import type { AnySession } from '@deepseek-ai/dsh-session'
 import { resolveToolRuntimeScheduler, type ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import type { Agent, CreateAgentOptions, ResumeOptions, RunOptions } from './agent-types.ts'
+import { resolveContextPolicy } from './resolve-context-policy.ts'
 import { readApprovalReply } from './turn/answer-pending-approval.ts'
 import { resolveModelRetry } from './step/model-retry.ts'
 import { beginNewTurn } from './turn/begin-new-turn.ts'
@@ -29,6 +30,7 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
   const eagerToolExecution = options.eagerToolExecution !== false
   const config = resolveAgentLoopConfig(options.config ?? {}, where)
   const modelRetry = resolveModelRetry(options.modelRetry, where)
+  const context = resolveContextPolicy(options, where)
   const stopWhen = readStopWhen(options.stopWhen, where)
   if (options.prepareStep !== undefined && typeof options.prepareStep !== 'function')
     throw invalidArgument(
@@ -52,6 +54,7 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
     config,
     eagerToolExecution,
     modelRetry,
+    context,
     prepareStep: options.prepareStep,
     stopWhen,
   }

@@ -63,3 +63,22 @@ export type {
   TurnStartEventData,
   UserMessageEventData,
 } from './base/types.ts'
+// issue 24: calls that fit, results that fit, a history that fits (T54–T57)
+export { historyItemsFromSession } from './log/history-items.ts'
+export { estimateTokens } from './log/estimate-tokens.ts'
+export { repairJsonSyntax } from './repair-json-syntax.ts'
+export type { RepairJsonSyntaxOptions } from './repair-json-syntax.ts'
+export { compactToolResults } from './compact-tool-results.ts'
+export type { CompactToolResultsOptions } from './compact-tool-results.ts'
+export { createReadToolOutputTool } from './create-read-tool-output-tool.ts'
+export type {
+  BrokenToolCall,
+  HistoryCompactionEventData,
+  HistoryEstimate,
+  HistoryItem,
+  PrepareHistory,
+  RepairedToolCall,
+  RepairToolCall,
+  ToolCallProblem,
+  ToolOutputPolicy,
+} from './base/context-types.ts'

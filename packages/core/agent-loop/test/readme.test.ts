@@ -8,6 +8,9 @@ const examples = [
   'examples/readme-eager.ts',
   'examples/readme-resume.ts',
   'examples/readme-approvals.ts',
+  'examples/readme-repair.ts',
+  'examples/readme-tool-output.ts',
+  'examples/readme-compaction.ts',
   'examples/readme-step-controls.ts',
   'examples/readme-tool-timeout.ts',
   'examples/readme-call-ids.ts',
@@ -25,7 +28,8 @@ describe('README', () => {
       printed: /^(?:console\.log\(.*\)|agent\.dispose\(\)) \/\/ (.*)$/gm,
       lines: 3,
     })
-  })
+    // the first test of the file pays the cold import of every package (seconds under load)
+  }, 30_000)
 
   it('executeToolCalls with a hand-provided agentLoop service: the example prints what its comments say', async () => {
     await checkReadmeExample({
@@ -88,6 +92,33 @@ describe('README', () => {
       example: 'examples/readme-tool-timeout.ts',
       load: () => import('../examples/readme-tool-timeout.ts'),
       lines: 3,
+    })
+  })
+
+  it('T54, T55: repairJsonSyntax: the example mends the call, records both texts and replays valid JSON', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-repair.ts',
+      load: () => import('../examples/readme-repair.ts'),
+      lines: 4,
+    })
+  })
+
+  it('T56: toolOutput: the example cuts a 50 KB result for the model, keeps it whole and reads the rest', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-tool-output.ts',
+      load: () => import('../examples/readme-tool-output.ts'),
+      lines: 4,
+    })
+  })
+
+  it('T57: compactToolResults: the example records its compactions and the log rebuilds what was sent', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/readme-compaction.ts',
+      load: () => import('../examples/readme-compaction.ts'),
+      lines: 4,
     })
   })
 })

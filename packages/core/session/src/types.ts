@@ -178,6 +178,18 @@ export interface ToolCallEventData {
    */
   mode?: 'parallel' | 'exclusive'
   /**
+   * Set when the loop's `repairToolCall` hook mended the call before it ran (issue 24): the name
+   * and JSON text that ran and that the provider is given back in the history. `name` and
+   * `arguments` above keep what the model wrote, as its assistant message does.
+   */
+  repaired?: { name: string; arguments: string; by: string }
+  /**
+   * Set when the model's argument text was not a JSON object and nothing repaired it: the text the
+   * provider is given back in its place (`{}`), so a strict provider accepts the history. The
+   * call's `tool/result` (INVALID_ARGUMENTS) quotes what the model wrote.
+   */
+  replayArguments?: string
+  /**
    * The key the call's body sees as `exec.idempotencyKey` (T49): `<sessionId>:<callId>`, the same
    * for every attempt. Absent in logs written before the loop recorded it.
    */

@@ -17,6 +17,7 @@ import type { ToolRuntime } from './contract/runtime-types.ts'
 import { toolMessages } from './contract/messages.ts'
 import { createPresentationMethods } from './view/create-presentation-methods.ts'
 import { createReadMethods } from './view/create-read-methods.ts'
+import { createCheckMethod } from './view/create-check-method.ts'
 import { createRegistrationMethods } from './view/create-registration-methods.ts'
 
 const WHERE = {
@@ -98,6 +99,7 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
     [TOOL_RUNTIME_SCHEDULER]: scheduler,
     ...createRegistrationMethods(state),
     ...createReadMethods(state, scheduler),
+    ...createCheckMethod(state),
     ...createPresentationMethods(state),
 
     async execute(raw) {

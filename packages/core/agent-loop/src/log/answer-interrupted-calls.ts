@@ -92,6 +92,8 @@ export function answerInterruptedCalls(options: {
             step,
             block,
             ...(block.modelCallId === undefined ? {} : { modelCallId: block.modelCallId }),
+            // T55: a text that is no JSON object is given back to the provider as {}
+            ...(isObjectText(block.arguments) ? {} : { fix: { kind: 'replay' as const, arguments: '{}' } }),
             ...(lastAssistantSeq === undefined ? {} : { messageSeq: lastAssistantSeq }),
           }),
           (callSeq) =>
@@ -108,4 +110,15 @@ export function answerInterruptedCalls(options: {
     }
   }
   return andThen(inSequence(steps), () => steps.length)
+}
+
+/** Whether `text` is a JSON object (or blank, which the pipeline reads as `{}`). */
+function isObjectText(text: string): boolean {
+  if (text.trim() === '') return true
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+  } catch {
+    return false
+  }
 }

@@ -2,6 +2,7 @@ import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { AnySession, AsyncSession, Session, ToolCallEventData } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode } from '@deepseek-ai/dsh-tools'
 import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
+import type { CallFix } from '../base/context-types.ts'
 
 /** The options of `appendToolCall`, for a session of type `S`. */
 export interface AppendToolCallOptions<S extends AnySession = AnySession> {
@@ -17,6 +18,8 @@ export interface AppendToolCallOptions<S extends AnySession = AnySession> {
    * and the provider gets its own id back.
    */
   readonly modelCallId?: string
+  /** What the loop did to the call before it ran (T54, T55): recorded as `repaired` or `replayArguments`. */
+  readonly fix?: CallFix
   /** The call's `exec.idempotencyKey` (T49), recorded so the log says what key its body saw. */
   readonly idempotencyKey?: string
 }
@@ -35,7 +38,7 @@ export function appendToolCall(options: AppendToolCallOptions<Session>): number
 export function appendToolCall(options: AppendToolCallOptions<AsyncSession>): Promise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number> {
-  const { session, turn, step, block, messageSeq, mode, modelCallId, idempotencyKey } = options
+  const { session, turn, step, block, messageSeq, mode, modelCallId, fix, idempotencyKey } = options
   const data: ToolCallEventData = {
     turn,
     step,
@@ -44,6 +47,11 @@ export function appendToolCall(options: AppendToolCallOptions): MaybePromise<num
     name: block.name,
     arguments: block.arguments,
     ...(mode === undefined ? {} : { mode }),
+    ...(fix === undefined
+      ? {}
+      : fix.kind === 'repaired'
+        ? { repaired: { name: fix.name, arguments: fix.arguments, by: fix.by } }
+        : { replayArguments: fix.arguments }),
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   }
   const recorded =

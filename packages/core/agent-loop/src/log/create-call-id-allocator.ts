@@ -1,6 +1,7 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { AnySession } from '@deepseek-ai/dsh-session'
 import { nestedCallParent } from '@deepseek-ai/dsh-tools'
+import type { CallFix } from '../base/context-types.ts'
 
 /**
  * A tool call as the loop records and runs it: `id` unique in the session (the `callId` of its
@@ -10,6 +11,8 @@ import { nestedCallParent } from '@deepseek-ai/dsh-tools'
  */
 export interface RecordedCallBlock extends ToolCallBlock {
   readonly modelCallId?: string
+  /** What the loop did to the call before it ran (T54, T55); `name`/`arguments` stay the model's. */
+  readonly fix?: CallFix
 }
 
 /** Gives the calls of one step their session ids. */

@@ -17,6 +17,9 @@ import { sessionIdOf } from '../log/session-id-of.ts'
 import { createToolCallLedger, type LedgerMessage } from './tool-call-ledger.ts'
 import { createStepCalls } from './step-calls.ts'
 import { createToolCallProgress } from './tool-call-progress.ts'
+import { checkCall, repairStepCall, type StepRepair } from './repair-step-call.ts'
+import type { RecordedCallBlock } from '../log/create-call-id-allocator.ts'
+import type { CallFix } from '../base/context-types.ts'
 import type { AcceptContext, EagerDispatchFigures, ToolCallProgressEvent } from '../base/types.ts'
 
 export interface StepBatchResult {
@@ -92,12 +95,16 @@ export function openStepBatch(options: {
   /** Names the caller in error messages. */
   readonly where: string
   readonly approvals?: StepApprovals
+  /** Broken calls are offered to the repair hook before they run (T54, T55); without it nothing is checked. */
+  readonly repair?: StepRepair
 }): StepBatch {
   const { approvals } = options
   const { ctx, tools, session, turn, step, signal, onEvent, where } = options
   /** The step's calls as recorded (session ids), in model order: one record each. */
   const calls = createStepCalls()
   const { list } = calls
+  /** Calls added but still waiting for their repair (or for one before them). */
+  let pendingRepairs = 0
   const callIds = createCallIdAllocator(session)
   const logger = ctx.logger
   const logLate = (index: number, outcome: unknown, error: unknown): void => {
@@ -217,30 +224,63 @@ export function openStepBatch(options: {
     },
   })
 
+  const enqueue = (block: RecordedCallBlock, fix: CallFix | undefined): void => {
+    const index = list.length
+    const recorded: RecordedCallBlock = fix === undefined ? block : { ...block, fix }
+    calls.add(recorded)
+    const ran = fix?.kind === 'repaired' ? fix : block
+    batch.add({
+      callId: block.id,
+      name: ran.name,
+      arguments: ran.arguments,
+      turn,
+      step,
+      ...(approvals === undefined ? {} : { approval: approvals.forCall(block, index) }),
+      nestedCallHooks: nested.hooks,
+      effects,
+    })
+  }
+  const { repair } = options
+  /**
+   * Calls waiting for a repair, and every call after them (model order): an asynchronous repair
+   * holds the later calls back rather than letting them overtake it. Undefined while none waits.
+   */
+  let repairing: Promise<void> | undefined
+  const afterRepairs = (then: () => void): void => {
+    repairing = (repairing ?? Promise.resolve()).then(then).then(undefined, (error: unknown) => {
+      logger.error(`${where}: a call could not be handed to the batch after a repair`, { error })
+    })
+  }
+
   return {
     add(model) {
-      const index = list.length
+      const index = list.length + (repairing === undefined ? 0 : pendingRepairs)
       const firstCallId = approvals?.firstCallId
       const block =
         index === 0 && firstCallId !== undefined
           ? callIds.recorded(model, firstCallId)
           : callIds.assign(model)
-      calls.add(block)
-      batch.add({
-        callId: block.id,
-        name: block.name,
-        arguments: block.arguments,
-        turn,
-        step,
-        ...(approvals === undefined ? {} : { approval: approvals.forCall(block, index) }),
-        nestedCallHooks: nested.hooks,
-        effects,
+      if (index === 0 && approvals?.firstCallSeq !== undefined) {
+        // a paused step's first call is in the log already: it runs as it was recorded then
+        enqueue(block, recordedFix(session, approvals.firstCallSeq))
+        return
+      }
+      const problem = repair === undefined ? undefined : checkCall(tools, block)
+      if (problem === undefined && repairing === undefined) return enqueue(block, undefined)
+      pendingRepairs++
+      afterRepairs(async () => {
+        const fix =
+          problem === undefined
+            ? undefined
+            : await repairStepCall({ tools, block, problem, repair: repair!, logger, where })
+        pendingRepairs--
+        enqueue(block, fix)
       })
     },
     streamEnded: (at) => progress.streamEnded(at),
     messageRecorded: (seq) => ledger.messageRecorded(seq),
     messageRefused: () => ledger.messageRefused(),
-    close: () => batch.close(),
+    close: () => (repairing === undefined ? batch.close() : afterRepairs(() => batch.close())),
     async finish(acceptContext) {
       const outcome = await batch.outcome
       stopProgress?.()
@@ -277,4 +317,16 @@ export function openStepBatch(options: {
       return { results: [...results], concludesTurn, eager }
     },
   }
+}
+
+/** What a recorded `tool/call` says the loop did to the call (a paused step's first call, read back). */
+function recordedFix(session: AnySession, callSeq: number): CallFix | undefined {
+  const [event] = session.read({ afterSeq: callSeq - 1, types: ['tool/call'] })
+  const data =
+    event?.seq === callSeq ? (event.data as { repaired?: unknown; replayArguments?: unknown }) : undefined
+  const repaired = data?.repaired as { name?: unknown; arguments?: unknown; by?: unknown } | undefined
+  if (typeof repaired?.name === 'string' && typeof repaired.arguments === 'string')
+    return { kind: 'repaired', name: repaired.name, arguments: repaired.arguments, by: String(repaired.by) }
+  if (typeof data?.replayArguments === 'string') return { kind: 'replay', arguments: data.replayArguments }
+  return undefined
 }

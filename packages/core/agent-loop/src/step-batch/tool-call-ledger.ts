@@ -124,6 +124,7 @@ export function createToolCallLedger(options: {
       step,
       block,
       ...(block.modelCallId === undefined ? {} : { modelCallId: block.modelCallId }),
+      ...(block.fix === undefined ? {} : { fix: block.fix }),
       ...(seq === undefined ? {} : { messageSeq: seq }),
       ...(mode === undefined ? {} : { mode }),
       ...(idempotencyScope === undefined ? {} : { idempotencyKey: `${idempotencyScope}:${block.id}` }),

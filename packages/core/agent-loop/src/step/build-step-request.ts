@@ -2,6 +2,7 @@ import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, type ModelRequest, type ToolSchema } from '@deepseek-ai/dsh-llm'
 import { AgentLoopError } from '../base/errors.ts'
 import { historyFromSession } from '../log/history-from-session.ts'
+import { prepareModelHistory } from './prepare-model-history.ts'
 import {
   preparationRecord,
   readStepPreparation,
@@ -47,9 +48,9 @@ export async function buildStepRequest(
   const { ctx, session, prepareStep } = runner
   const { turn, step, signal } = at
   const where = `agent turn ${turn} step ${step}`
-  const history = historyFromSession(session.events())
   let prepared
   if (prepareStep !== undefined) {
+    const history = historyFromSession(session.events())
     const offerable = ctx.tools.list().map((tool) => tool.name)
     let raw: unknown
     try {
@@ -84,9 +85,14 @@ export async function buildStepRequest(
       })
       await session.append('step/prepare', record)
     }
+    // T56, T57: tool results cut for the model, the history compacted (and the compaction recorded)
+    const messages = await prepareModelHistory(
+      { ...runner, ctx: scope ?? ctx },
+      { turn, step, system: prompt.system, tools: prompt.tools },
+    )
     const request: ModelRequest = {
       ...(prompt.system === undefined ? {} : { system: prompt.system }),
-      messages: history,
+      messages,
       tools: prompt.tools,
       ...(toolChoice === undefined ? {} : { toolChoice }),
       ...(prepared?.providerOptions === undefined ? {} : { providerOptions: prepared.providerOptions }),

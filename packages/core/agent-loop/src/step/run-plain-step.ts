@@ -64,5 +64,10 @@ export async function runPlainStep(run: StepRun): Promise<StepReport> {
 
   const calls = toolCallsOf(message)
   if (calls.length === 0) return { toolCalls: 0, concludesTurn: false, eager: undefined, stop: undefined }
-  return runRecordedCalls(run, { messageSeq, blocks: calls, approvals: stepApprovals(run) })
+  return runRecordedCalls(run, {
+    messageSeq,
+    blocks: calls,
+    approvals: stepApprovals(run),
+    history: request.messages,
+  })
 }

@@ -1,4 +1,5 @@
-import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import type { Message, ToolCallBlock } from '@deepseek-ai/dsh-llm'
+import { historyFromSession } from '../log/history-from-session.ts'
 import { recordToolContexts } from '../log/record-tool-contexts.ts'
 import { openStepBatch, type StepApprovals } from '../step-batch/open-step-batch.ts'
 import type { StepReport, StepRun } from './step-types.ts'
@@ -17,6 +18,8 @@ export async function runRecordedCalls(
     /** The calls to run, in model order. */
     readonly blocks: readonly ToolCallBlock[]
     readonly approvals: StepApprovals
+    /** The history the model was given for the message (for `repairToolCall`); rebuilt when absent. */
+    readonly history?: readonly Message[]
   },
 ): Promise<StepReport> {
   const { runner, turn, step, signal, emit } = run
@@ -35,6 +38,10 @@ export async function runRecordedCalls(
     eager: undefined,
     where: `agent turn ${turn} step ${step}`,
     approvals,
+    repair: {
+      hook: runner.context.repairToolCall,
+      history: recorded.history ?? historyFromSession(session.events()),
+    },
   })
   for (const block of blocks) batch.add(block)
   batch.close()

@@ -108,6 +108,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
             eager: (input) => mayStartEarly(tools, input.name),
             where: `agent turn ${turn} step ${step}`,
             approvals: stepApprovals(run),
+            repair: { hook: runner.context.repairToolCall, history: request.messages },
           })
           batch.add(call)
         },

@@ -5,6 +5,7 @@ import type { RetrySleep, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import type { PrepareStep } from './prepare-step.ts'
 import type { AgentEvent, AgentLoopConfig, EagerDispatchFigures, StopCondition } from '../base/types.ts'
 import type { SessionGrant } from '../log/session-grants.ts'
+import type { ContextPolicy } from '../base/context-types.ts'
 
 /** Model-level retry as resolved from `createAgent({ modelRetry })` (`resolveModelRetry`). */
 export interface ModelRetry {
@@ -27,6 +28,8 @@ export interface TurnRunner {
   readonly eagerToolExecution: boolean
   /** Model-level retry (`createAgent({ modelRetry })`). */
   readonly modelRetry: ModelRetry
+  /** Call repair, tool output cut and history compaction (`createAgent`'s context options). */
+  readonly context: ContextPolicy
   /** `createAgent({ prepareStep })` (T43). */
   readonly prepareStep: PrepareStep | undefined
   /** `createAgent({ stopWhen })`, in order (T46). */

@@ -16,6 +16,16 @@ import type {
   ToolGuard,
 } from './types.ts'
 
+/** What `checkArguments` found wrong with a call, or that nothing is. */
+export type ArgumentCheck =
+  | { readonly ok: true }
+  | {
+      readonly ok: false
+      /** `unknown-tool`: no visible tool has the name; `unparsable`: not a JSON object within the limits; `invalid`: the schema refuses it. */
+      readonly problem: 'unknown-tool' | 'unparsable' | 'invalid'
+      readonly message: string
+    }
+
 /** `ctx.tools`: the scoped registry view of one scope. */
 export interface ToolRuntime {
   readonly scope: Context
@@ -35,6 +45,11 @@ export interface ToolRuntime {
   schemas(scope?: Context): ToolSchema[]
   executionMode(input: ToolExecutionInput): ExecutionMode
   concurrency(input: ToolExecutionInput): CallConcurrency
+  /**
+   * What the pipeline's argument stage would say of a call to `name` with `raw` (the model's text or
+   * an object), running nothing: the tool is visible, the arguments parse and pass its schema.
+   */
+  checkArguments(name: string, raw: ToolExecutionInput['arguments']): ArgumentCheck
   /** Runs one call through every stage (T20). Never rejects. */
   execute(input: ToolExecutionInput): Promise<ToolExecutionResult>
   /** Runs calls with the loop's scheduling contract; results in model order (T20). Never rejects. */

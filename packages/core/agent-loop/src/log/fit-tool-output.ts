@@ -1,0 +1,121 @@
+import type { Message, ToolCallBlock, ToolMessage, ToolResultContent } from '@deepseek-ai/dsh-llm'
+import type { ContextPolicy, HistoryItem } from '../base/context-types.ts'
+import { READ_TOOL_OUTPUT } from './read-tool-output-name.ts'
+
+/** Default of `toolOutput.maxChars`: what other harnesses show of one result before cutting it. */
+export const DEFAULT_TOOL_OUTPUT_CHARS = 30_000
+
+/** Cut texts of stored messages, so a history rebuilt every step cuts each result once. */
+const cutCache = new WeakMap<Message, { readonly key: string; readonly message: ToolMessage }>()
+
+function textLength(content: readonly ToolResultContent[]): number {
+  let chars = 0
+  for (const block of content) if (block.type === 'text') chars += block.text.length
+  return chars
+}
+
+/** Cuts between UTF-16 code units without splitting a surrogate pair. */
+function safeEnd(text: string, end: number): number {
+  const c = text.charCodeAt(end - 1)
+  return c >= 0xd800 && c <= 0xdbff ? end - 1 : end
+}
+
+/**
+ * The head and tail of `text` around a marker that says what was cut and how to read the rest:
+ * through the `read_tool_output` tool (`createReadToolOutputTool`) when the agent has it, else by
+ * the session's `tool/result` seq.
+ */
+function cutText(
+  text: string,
+  options: {
+    readonly maxChars: number
+    readonly headShare: number
+    readonly callId: string
+    readonly seq: number
+    readonly readable: boolean
+  },
+): string {
+  const { maxChars, headShare, callId, seq, readable } = options
+  const head = safeEnd(text, Math.floor(maxChars * headShare))
+  let tailStart = text.length - (maxChars - head)
+  if (tailStart < text.length && text.charCodeAt(tailStart) >= 0xdc00 && text.charCodeAt(tailStart) <= 0xdfff)
+    tailStart++
+  const cut = tailStart - head
+  const how = readable
+    ? `call ${READ_TOOL_OUTPUT} with {"callId": ${JSON.stringify(callId)}, "offset": ${head}} to read the cut part`
+    : `the whole output is kept in the session (tool/result seq ${seq})`
+  return `${text.slice(0, head)}\n\n[… ${cut} of ${text.length} characters cut here (characters ${head}–${tailStart}); ${how} …]\n\n${text.slice(tailStart)}`
+}
+
+/**
+ * What the model sees of each tool result (T56): a text longer than `maxChars` keeps its head and
+ * tail with a marker between (or `toModelContent`'s answer); everything else is the stored message
+ * itself. The session keeps the whole result; this is only the view sent, a pure function of the
+ * log and the policy, so a resume sends the same. Several text blocks are cut as one text.
+ */
+export function fitToolOutputs(
+  items: readonly HistoryItem[],
+  policy: ContextPolicy['toolOutput'],
+  readable: boolean,
+): HistoryItem[] {
+  const { maxChars, headShare, toModelContent } = policy
+  const key = `${maxChars}:${headShare}:${readable}`
+  let names: Map<string, string> | undefined
+  const out: HistoryItem[] = []
+  for (const item of items) {
+    const { message } = item
+    if (message.role === 'assistant') {
+      for (const block of message.content)
+        if (block.type === 'tool-call') (names ??= new Map()).set(block.id, (block as ToolCallBlock).name)
+    }
+    if (message.role !== 'tool' || message.content.length !== 1) {
+      out.push(item)
+      continue
+    }
+    const result = message.content[0]!
+    if (toModelContent !== undefined) {
+      const content = toModelContent({
+        message,
+        toolName: names?.get(result.callId),
+        seq: item.seq,
+        maxChars,
+      })
+      out.push({
+        seq: item.seq,
+        message: Object.freeze({
+          role: 'tool',
+          content: Object.freeze([Object.freeze({ ...result, content: Object.freeze([...content]) })]),
+        }),
+      })
+      continue
+    }
+    if (textLength(result.content) <= maxChars) {
+      out.push(item)
+      continue
+    }
+    const cached = cutCache.get(message)
+    if (cached?.key === key) {
+      out.push({ seq: item.seq, message: cached.message })
+      continue
+    }
+    let text = ''
+    const others: ToolResultContent[] = []
+    for (const block of result.content) {
+      if (block.type === 'text') text += text === '' ? block.text : `\n${block.text}`
+      else others.push(block)
+    }
+    const cut = cutText(text, { maxChars, headShare, callId: result.callId, seq: item.seq, readable })
+    const fitted: ToolMessage = Object.freeze({
+      role: 'tool',
+      content: Object.freeze([
+        Object.freeze({
+          ...result,
+          content: Object.freeze([Object.freeze({ type: 'text' as const, text: cut }), ...others]),
+        }),
+      ]),
+    })
+    cutCache.set(message, { key, message: fitted })
+    out.push({ seq: item.seq, message: fitted })
+  }
+  return out
+}
