@@ -5,6 +5,7 @@ import { appendToolResult } from './append-tool-result.ts'
 import { createCallIdAllocator } from './create-call-id-allocator.ts'
 import { findUnansweredCalls } from './find-unanswered-calls.ts'
 import { findUnrecordedCalls } from './find-unrecorded-calls.ts'
+import { inputOfOpenCall } from './input-of-open-call.ts'
 import { andThen, inSequence, type MaybePromise } from '../base/maybe-async.ts'
 import { readLastTurn } from './read-last-turn.ts'
 
@@ -50,14 +51,7 @@ export function answerInterruptedCalls(options: {
     ...open.filter((call) => call.parentCallId === undefined),
   ]
   for (const call of nestedFirst) {
-    const input: ToolExecutionInput = {
-      callId: call.callId,
-      name: call.name,
-      arguments: call.arguments,
-      turn: call.turn,
-      step: call.step,
-      ...(call.parentCallId === undefined ? {} : { parent: { callId: call.parentCallId } }),
-    }
+    const input = inputOfOpenCall(call)
     steps.push(() =>
       appendToolResult({
         session,

@@ -1,4 +1,5 @@
 import type { AnySession, SessionEvent } from '@deepseek-ai/dsh-session'
+import { inputOfOpenCall } from '../log/input-of-open-call.ts'
 import type {
   AnyToolDefinition,
   ToolCallEffects,
@@ -103,7 +104,7 @@ export async function completeResumableCalls(options: {
       step: call.step,
       callId: call.callId,
       callSeq: call.seq,
-      result: interrupted(scheduler, inputOf(call)),
+      result: interrupted(scheduler, inputOfOpenCall(call)),
     })
   }
 
@@ -145,7 +146,7 @@ export async function completeResumableCalls(options: {
     const tool = tools.get(call.name)
     const verdict = resumeVerdict(tool, began.get(call.callId) ?? 0)
     let result: ToolExecutionResult
-    if (verdict.kind === 'interrupted') result = interrupted(scheduler, inputOf(call))
+    if (verdict.kind === 'interrupted') result = interrupted(scheduler, inputOfOpenCall(call))
     else {
       const began = (): Promise<void> =>
         Promise.resolve(
@@ -167,7 +168,7 @@ export async function completeResumableCalls(options: {
       // hook); another idempotent one before the call, so its attempts are counted all the same
       if (tool?.effects !== 'external') await began()
       const effects: ToolCallEffects = Object.freeze({ idempotencyScope: scope, onBodyStart: began })
-      result = await tools.execute({ ...inputOf(call), effects })
+      result = await tools.execute({ ...inputOfOpenCall(call), effects })
       ran += 1
       if (result.additionalContexts !== undefined) inbox.push(...result.additionalContexts)
     }
@@ -183,22 +184,4 @@ export async function completeResumableCalls(options: {
   }
   if (where !== undefined) await recordToolContexts({ session, turn: where.turn, step: where.step, inbox })
   return ran
-}
-
-function inputOf(call: {
-  readonly callId: string
-  readonly name: string
-  readonly arguments: string
-  readonly turn: number
-  readonly step: number
-  readonly parentCallId?: string | undefined
-}): ToolExecutionInput {
-  return {
-    callId: call.callId,
-    name: call.name,
-    arguments: call.arguments,
-    turn: call.turn,
-    step: call.step,
-    ...(call.parentCallId === undefined ? {} : { parent: { callId: call.parentCallId } }),
-  }
 }
