@@ -1529,7 +1529,7 @@ export const mutants = [
   {
     id: 'loop-unrecorded-error-swallowed',
     package: 'agent-loop',
-    file: `${LOOP}/step-batch/open-step-batch.ts`,
+    file: `${LOOP}/step-batch/step-batch-result.ts`,
     find: 'if (unanswered.length === 0) throw error',
     replace: 'throw error',
     kind: 'ledger order',
@@ -1821,9 +1821,9 @@ export const mutants = [
   {
     id: 'loop-async-body-before-durable-call',
     package: 'agent-loop',
-    file: `${LOOP}/step-batch/open-step-batch.ts`,
-    find: 'if (recorded === undefined) return progress.started(index, mode)',
-    replace: 'if (true) return progress.started(index, mode)',
+    file: `${LOOP}/step-batch/step-batch-hooks.ts`,
+    find: 'onDispatch: (index) => ledger.durable(index),',
+    replace: 'onDispatch: () => undefined,',
     kind: 'durability order',
     description: 'a call starts before its tool/call is durable in an asynchronous session',
     attacks: 'T25/T28: a body starts only once its tool/call is durable',

@@ -13,12 +13,27 @@ export interface StepRepair {
 /** The text provider get back for a call whose arguments were not a JSON object (T55). */
 const REPLAY_ARGUMENTS = '{}'
 
-/** `ctx.tools.checkArguments`, or undefined for a tools copy older than it (nothing is checked then). */
-export function checkCall(tools: ToolRuntime, block: ToolCallBlock): ToolCallProblem | undefined {
+/**
+ * `ctx.tools.checkArguments`, or undefined for a tools copy older than it (nothing is checked then).
+ * Without a repair hook only unparsable text changes what the loop does (T55: it is replayed as
+ * `{}`), so only the parse runs, within the pipeline's limits; the pipeline validates the call when
+ * it runs. A tools copy older than the parse-only mode ignores the option and checks everything,
+ * which finds the same unparsable text.
+ */
+export function checkCall(
+  tools: ToolRuntime,
+  block: ToolCallBlock,
+  repair: StepRepair,
+): ToolCallProblem | undefined {
   if (typeof tools.checkArguments !== 'function') return undefined
-  const check = tools.checkArguments(block.name, block.arguments)
+  const check =
+    repair.hook === undefined
+      ? tools.checkArguments(block.name, block.arguments, PARSE_ONLY)
+      : tools.checkArguments(block.name, block.arguments)
   return check.ok ? undefined : { problem: check.problem, message: check.message }
 }
+
+const PARSE_ONLY = Object.freeze({ only: 'parse' as const })
 
 /**
  * What the loop does to a broken call before it runs (T54, T55): offers it to the repair hook and

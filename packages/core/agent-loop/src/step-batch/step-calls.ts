@@ -32,6 +32,12 @@ export interface StepCall extends CallRecord {
   committedAt: number | undefined
   /** A late outcome that came before its `tool/result` was recorded. */
   heldLate: LateToolOutcome | undefined
+  /**
+   * While its `tool/call` is being made durable by an asynchronous session: settles once it and
+   * every earlier `tool/call` of the step are durable (its `callSeq` is then set), rejects with the
+   * session's error when one was refused. Undefined once it resolved, and for a synchronous session.
+   */
+  durable: Promise<void> | undefined
 }
 
 /** A call a `run_code` program made (T33), counted among its outer call's open nested calls. */
@@ -133,6 +139,7 @@ export function createStepCalls(): StepCalls {
         settledAt: undefined,
         committedAt: undefined,
         heldLate: undefined,
+        durable: undefined,
       }
       list.push(call)
       return call

@@ -518,8 +518,9 @@ export interface ToolAttempt {
  * Observation points of a batch, in the order they can happen for one call. `onStart` and
  * `onCommit` are where a loop records `tool/call` and `tool/result`: both run in model order, and
  * when either returns a promise the batch waits for it before the next start or commit (so an
- * asynchronous store keeps its order). A hook that throws or rejects fails the batch, except
- * `onLateOutcome`, whose failures are logged.
+ * asynchronous store keeps its order). A loop that records asynchronously and need not hold the
+ * next start back returns nothing from `onStart` and gates the body with `onDispatch` instead. A
+ * hook that throws or rejects fails the batch, except `onLateOutcome`, whose failures are logged.
  */
 export interface ToolBatchHooks {
   /** The call was added (for `runToolBatch`: every call, at once, when the batch begins). */
@@ -533,6 +534,14 @@ export interface ToolBatchHooks {
     input: ToolExecutionInput,
     mode: ExecutionMode | undefined,
   ) => void | PromiseLike<void>
+  /**
+   * The call's policy let it run: its `tools/execute` wrappers and body start once what this
+   * returns has settled (at once when it returns nothing). Meanwhile later calls may start and run
+   * their policy. A throw or rejection fails the batch, and the body never runs. A loop that records
+   * `tool/call` asynchronously returns here the promise of that record being durable (T25), so the
+   * starts need not wait one append each.
+   */
+  readonly onDispatch?: (index: number, input: ToolExecutionInput) => void | PromiseLike<void>
   /**
    * Durable approvals: the call's approval is pending (its input was `approval: suspendable` and the
    * approver answered `pending`), every call before it has committed, and nothing after it will
