@@ -1829,6 +1829,17 @@ export const mutants = [
     attacks: 'T25/T28: a body starts only once its tool/call is durable',
   },
   {
+    id: 'loop-gate-ignores-earlier-calls',
+    package: 'agent-loop',
+    file: `${LOOP}/step-batch/call-records.ts`,
+    find: 'const both = before === undefined ? own : Promise.all([before, own]).then(noop)',
+    replace: 'const both = own',
+    kind: 'durability order',
+    description:
+      "a call's body waits for its own tool/call only, not for the earlier calls' (a store acknowledging out of order)",
+    attacks: 'T25: no body runs while an earlier tool/call of its step is not durable',
+  },
+  {
     id: 'loop-async-resume-not-awaited',
     package: 'agent-loop',
     file: `${LOOP}/turn/plan-resume.ts`,
@@ -3116,6 +3127,7 @@ export const firstTests = {
       [
         'step-calls.test.ts',
         'async-session.test.ts',
+        'pipelined-starts.property.test.ts',
         'execute-tool-calls.test.ts',
         'scheduler-failure.test.ts',
         'eager-dispatch.test.ts',
