@@ -128,7 +128,7 @@ const kindsArb = fc
   .map(([kinds, ask]) => (ask ? [...kinds, 'ask' as const] : kinds))
 
 describe('pipelined starts over an asynchronous session (appends released in any order)', () => {
-  it('T25: no body runs before its tool/call and every earlier one is durable; results, approval requests and tool/began wait for their call; the log verifies', async () => {
+  it('T61/T25: no body runs before its tool/call and every earlier one is durable; results, approval requests and tool/began wait for their call; the log verifies', async () => {
     await fc.assert(
       fc.asyncProperty(
         kindsArb,

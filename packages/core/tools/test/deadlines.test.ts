@@ -43,7 +43,7 @@ describe('the deadline queue', () => {
     vi.useRealTimers()
   })
 
-  it('T17: each armed deadline expires once, at the first moment its time has passed, never before, never after being disarmed or armed again', () => {
+  it('T62: each armed deadline expires once, at the first moment its time has passed, never before, never after being disarmed or armed again', () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 40 }), (ops) => {
         vi.useFakeTimers({ ...FAKE })
@@ -88,7 +88,7 @@ describe('the deadline queue', () => {
     )
   })
 
-  it('T17: the timer goes once nothing is armed, after the current microtasks; a deadline armed meanwhile keeps it', async () => {
+  it('T62: the timer goes once nothing is armed, after the current microtasks; a deadline armed meanwhile keeps it', async () => {
     vi.useFakeTimers({ ...FAKE })
     const queue = createDeadlineQueue()
     const expired: { id: number; at: number }[] = []
@@ -108,7 +108,7 @@ describe('the deadline queue', () => {
     expect(expired).toEqual([])
   })
 
-  it('T17: fake timers installed after the timer was set are used from the next deadline on', () => {
+  it('T62: fake timers installed after the timer was set are used from the next deadline on', () => {
     const queue = createDeadlineQueue()
     const expired: { id: number; at: number }[] = []
     queue.arm(entry(0, expired), 60_000) // on the real clock
@@ -126,7 +126,7 @@ describe('the bodies’ timeouts on one timer', () => {
   })
 
   for (const wrapped of [false, true]) {
-    it(`T47: back-to-back calls under the default timeout set one timer, not one each${wrapped ? ' (through the shipped wrapper)' : ''}`, async () => {
+    it(`T62/T47: back-to-back calls under the default timeout set one timer, not one each${wrapped ? ' (through the shipped wrapper)' : ''}`, async () => {
       vi.useFakeTimers({ ...FAKE })
       const set = vi.spyOn(globalThis, 'setTimeout')
       const { ctx } = setup()
@@ -169,14 +169,14 @@ describe('what keeps a process alive (real processes, ending by themselves)', ()
   for (const wrapped of [false, true]) {
     const how = wrapped ? ' (shipped wrapper)' : ''
     it(
-      `T17: a hung body keeps its process alive until its timeout, which then ends it${how}`,
+      `T62/T17: a hung body keeps its process alive until its timeout, which then ends it${how}`,
       { timeout: CHILD_MS },
       async () => {
         expect(await runChild('hung', wrapped)).toEqual({ stdout: 'TIMEOUT\n', code: 0 })
       },
     )
     it(
-      `T47: after a fast call under the five-minute default nothing keeps the process alive${how}`,
+      `T62/T47: after a fast call under the five-minute default nothing keeps the process alive${how}`,
       { timeout: CHILD_MS },
       async () => {
         // a timer left referenced would hold the child for five minutes: the test would time out
@@ -185,7 +185,7 @@ describe('what keeps a process alive (real processes, ending by themselves)', ()
     )
   }
   it(
-    'T47: with no timeout at all nothing keeps a hung body’s process alive (it ends without a result)',
+    'T62/T47: with no timeout at all nothing keeps a hung body’s process alive (it ends without a result)',
     { timeout: CHILD_MS },
     async () => {
       expect(await runChild('hung-untimed', false)).toEqual({ stdout: '', code: 13 })

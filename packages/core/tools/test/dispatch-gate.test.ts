@@ -32,7 +32,7 @@ function tools() {
 const p = (id: string): ToolExecutionInput => ({ callId: id, name: 'p', arguments: JSON.stringify({ id }) })
 
 describe('createToolBatch: onDispatch gates a body, not the next start', () => {
-  it('T25: later calls start and run their policy while an earlier gate is pending; each body waits for its own gate', async () => {
+  it('T61: later calls start and run their policy while an earlier gate is pending; each body waits for its own gate', async () => {
     const { ctx, log } = tools()
     const gates = [deferred(), deferred(), deferred()]
     const batch = createToolBatch({
@@ -71,7 +71,7 @@ describe('createToolBatch: onDispatch gates a body, not the next start', () => {
     expect(outcome.results.map(codeOf)).toEqual(['OK', 'OK', 'OK'])
   })
 
-  it('a call its policy answered never reaches onDispatch; its result commits in model order', async () => {
+  it('T61: a call its policy answered never reaches onDispatch; its result commits in model order', async () => {
     const { ctx, log } = tools()
     const batch = createToolBatch({
       tools: ctx.tools,
@@ -86,7 +86,7 @@ describe('createToolBatch: onDispatch gates a body, not the next start', () => {
   })
 
   for (const how of ['rejects', 'throws'] as const) {
-    it(`T25: a gate that ${how} fails the batch: no body runs (not even one whose gate opens later), every call gets one result`, async () => {
+    it(`T61: a gate that ${how} fails the batch: no body runs (not even one whose gate opens later), every call gets one result`, async () => {
       const { ctx, log } = tools()
       const later = deferred()
       const batch = createToolBatch({
@@ -111,7 +111,7 @@ describe('createToolBatch: onDispatch gates a body, not the next start', () => {
     })
   }
 
-  it('hooks.onDispatch must be a function (INVALID_ARGUMENT, named)', () => {
+  it('T61: hooks.onDispatch must be a function (INVALID_ARGUMENT, named)', () => {
     const { ctx } = tools()
     expect(() => createToolBatch({ tools: ctx.tools, hooks: { onDispatch: 'soon' as never } })).toThrow(
       'createToolBatch(options): options.hooks.onDispatch must be a function, got the string "soon"',

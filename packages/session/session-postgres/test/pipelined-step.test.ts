@@ -16,7 +16,7 @@ const db = useTestDatabase('pipelined')
 const CALLS = 10
 
 describe('a step of parallel calls over PostgreSQL', () => {
-  it('T25: every body starts after its tool/call and every earlier one are committed, and the ten tool/calls share few commits', async () => {
+  it('T61/T25: every body starts after its tool/call and every earlier one are committed, and the ten tool/calls share few commits', async () => {
     const store = db.store()
     const id = db.id('step')
     const session = await store.open(id)
