@@ -11,7 +11,9 @@ import { call, setup, tool } from './fixtures.ts'
 // nor late, a disarmed one never expires, a hung body keeps the process alive until its timeout and
 // nothing keeps it alive once no call needs it.
 
-const FAKE = { toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] as const }
+const FAKE: Parameters<typeof vi.useFakeTimers>[0] = {
+  toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'],
+}
 
 function entry(id: number, expired: { id: number; at: number }[]): Deadline {
   return {

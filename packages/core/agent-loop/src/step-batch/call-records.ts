@@ -19,8 +19,16 @@ export interface CallRecords {
    * ahead of it): the call then stays unrecorded.
    */
   record(call: StepCall, messageSeq: number | undefined): void
-  /** The gate of the last call recorded, while it is pending (undefined once every record is durable). */
+  /**
+   * Another append of the step (a `tool/result`), made without waiting for it: later calls' gates
+   * wait for it too, so a body never runs while anything the step appended before its `tool/call`
+   * is not durable. Returns the promise of it, rejecting (handled) when the session refused it.
+   */
+  follow(append: Promise<unknown>): Promise<void>
+  /** Settles once everything recorded or followed so far is durable (undefined: it is). */
   last(): Promise<void> | undefined
+  /** Why the session refused an append of the step, once it did. */
+  refusal(): { readonly error: unknown } | undefined
 }
 
 const noop = (): void => {}
@@ -40,23 +48,31 @@ export function createCallRecords(options: {
   /** Why a record was refused: no later call of the step is recorded. */
   let refused: { readonly error: unknown } | undefined
 
-  /** `own` (this call's record) and every earlier pending one: a later call never counts as durable first. */
-  const gate = (call: StepCall, own: Promise<void>): void => {
+  /** `own` and every earlier pending append of the step, handled, as the step's new `last`. */
+  const chain = (own: Promise<unknown>): Promise<void> => {
     const before = last
-    const both = before === undefined ? own : Promise.all([before, own]).then(noop)
+    const both = before === undefined ? own.then(noop) : Promise.all([before, own]).then(noop)
     const settled: Promise<void> = both.then(undefined, (error: unknown) => {
       refused ??= { error }
       throw error
     })
-    // The first reaction of the gate, so every reaction registered on it (the start's report, the
-    // body, the result) still finds it set; later code finds the call durable without a tick. It
-    // also handles a rejection: whoever waits on the gate gets the rejection itself.
+    // The first reaction, so every reaction registered on it (the body, the result) still finds the
+    // call's gate set; later code finds it durable without a tick. It also handles a rejection:
+    // whoever waits on it gets the rejection itself.
     settled.then(() => {
-      if (call.durable === settled) call.durable = undefined
       if (last === settled) last = undefined
     }, noop)
-    call.durable = settled
     last = settled
+    return settled
+  }
+
+  /** A call's gate: its own record and every earlier append; a later call never counts as durable first. */
+  const gate = (call: StepCall, own: Promise<void>): void => {
+    const settled = chain(own)
+    settled.then(() => {
+      if (call.durable === settled) call.durable = undefined
+    }, noop)
+    call.durable = settled
   }
 
   return {
@@ -87,6 +103,8 @@ export function createCallRecords(options: {
         callSeq.then((recorded) => void (call.callSeq = recorded)),
       )
     },
+    follow: (append) => chain(append),
     last: () => last,
+    refusal: () => refused,
   }
 }

@@ -3,6 +3,7 @@ import type { AnySession } from '@deepseek-ai/dsh-session'
 import {
   createToolBatch,
   type LateToolOutcome,
+  type ToolBatchOutcome,
   type ToolExecutionInput,
   type ToolRuntime,
 } from '@deepseek-ai/dsh-tools'
@@ -144,11 +145,17 @@ export function openStepBatch(options: {
     messageRefused: () => ledger.messageRefused(),
     close: () => intake.close(),
     async finish(acceptContext) {
-      const outcome = await batch.outcome
-      stopProgress?.()
+      const settled = await batch.outcome
       await ledger.settle()
+      stopProgress?.()
       const eager = progress.figures()
       progress.close()
+      // a result the session refused after the batch had moved on (T61) fails the step all the same
+      const refused = ledger.refusal()
+      const outcome: ToolBatchOutcome =
+        refused !== undefined && settled.kind !== 'failed'
+          ? { kind: 'failed', error: refused.error, results: settled.results }
+          : settled
       return stepBatchResult({ outcome, calls, eager, paused: pause.paused(), where, acceptContext })
     },
   }

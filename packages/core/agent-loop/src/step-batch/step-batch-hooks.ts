@@ -1,4 +1,6 @@
-import type { LateToolOutcome, ToolBatchHooks } from '@deepseek-ai/dsh-tools'
+import type { LateToolOutcome, ToolBatchHooks, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+
+const noop = (): void => {}
 import type { ApprovalPause } from './approval-pause.ts'
 import type { NestedCallRecorder } from './nested-call-recorder.ts'
 import type { StepCalls } from './step-calls.ts'
@@ -23,6 +25,13 @@ export function stepBatchHooks(options: {
 }): ToolBatchHooks {
   const { calls, ledger, progress, nested, pause, logLate } = options
   const { list } = calls
+  /** A call's end is reported once its `tool/result` is durable (T61: the next commit need not wait). */
+  const ended = (index: number, result: ToolExecutionResult): void => {
+    const durable = ledger.resultDurable(index)
+    if (durable === undefined) return progress.committed(index, result)
+    // a refused result fails the step at its end (the ledger's refusal), not here
+    durable.then(() => progress.committed(index, result), noop)
+  }
   return {
     onQueued: (index) => progress.queued(index),
     onStart: (index, _input, mode) => {
@@ -36,9 +45,9 @@ export function stepBatchHooks(options: {
     onCommit: (index, _input, result) => {
       pause.committed(result)
       return nested.afterNested(list[index]!.block.id, () => {
-        const recorded = ledger.recordResult(index, result)
-        if (recorded === undefined) return progress.committed(index, result)
-        return recorded.then(() => progress.committed(index, result))
+        const appended = ledger.recordResult(index, result)
+        if (appended === undefined) return ended(index, result)
+        return appended.then(() => ended(index, result))
       })
     },
     // May come after this step (or the turn) ended: it is recorded where the session is then.

@@ -5,6 +5,8 @@ import { AgentLoopError } from '../base/errors.ts'
 import { andThen, isPromiseLike, seqOf, type MaybePromise } from '../base/maybe-async.ts'
 import { createLateOutcomeLedger } from './late-outcome-ledger.ts'
 import { createCallRecords } from './call-records.ts'
+
+const noop = (): void => {}
 import type { StepCall, StepCalls } from './step-calls.ts'
 
 /**
@@ -45,16 +47,25 @@ export interface ToolCallLedger {
    * that settles when it is, and rejects when the session refused it. Its body must not start before.
    */
   durable(index: number): Promise<void> | undefined
-  /** Appends `tool/result` for call `index` once its `tool/call` is durable; refuses to answer out of model order. */
+  /**
+   * Appends `tool/result` for call `index` once its `tool/call` is durable; refuses to answer out of
+   * model order. With an asynchronous session it returns once the append is made, not once it is
+   * durable (`resultDurable`), so the next result can join the same commit; `settle` waits for them.
+   */
   recordResult(index: number, result: ToolExecutionResult): void | Promise<void>
+  /** While call `index`'s `tool/result` is not durable yet: a promise that settles when it is. */
+  resultDurable(index: number): Promise<void> | undefined
+  /** Why the session refused an append of this step (the step fails with it), once it did. */
+  refusal(): { readonly error: unknown } | undefined
   /**
    * Appends `tool/late-outcome` for call `index`, citing its call and result; one that comes before
    * its result is recorded is held until then (or until `settle`).
    */
   recordLateOutcome(index: number, outcome: LateToolOutcome): void | Promise<void>
   /**
-   * The batch is over: late outcomes still held are recorded citing their call only (or reported);
-   * the promise (asynchronous sessions) resolves once they are settled, and never rejects.
+   * The batch is over: once every result appended is durable (or refused), late outcomes still held
+   * are recorded citing their call only (or reported); the promise (asynchronous sessions) resolves
+   * once they are settled, and never rejects.
    */
   settle(): void | Promise<void>
   /**
@@ -120,14 +131,14 @@ export function createToolCallLedger(options: {
 
   /** The call whose result (or approval request) comes next, recorded as `tool/call`; else throws. */
   const nextToAnswer = (index: number, what: 'result' | 'approval request'): StepCall => {
-    const { answered } = calls
-    if (index !== answered) {
+    const { issued } = calls
+    if (index !== issued) {
       // An earlier result could not be recorded: writing this one would break model order (T25).
       const missing = what === 'result' ? 'none' : 'no result'
       throw new AgentLoopError({
         code: 'UNRECORDED_RESULTS',
         kind: 'system',
-        message: `executeToolCalls: not recording the ${what} of "${idOf(index)}" while "${idOf(answered)}" has ${missing}`,
+        message: `executeToolCalls: not recording the ${what} of "${idOf(index)}" while "${idOf(issued)}" has ${missing}`,
       })
     }
     const call = list[index]
@@ -148,6 +159,8 @@ export function createToolCallLedger(options: {
 
   const append = (index: number, result: ToolExecutionResult): void | Promise<void> => {
     if (message.kind === 'refused') return
+    const refused = records.refusal()
+    if (refused !== undefined) throw refused.error
     const durable = list[index]?.durable
     if (durable !== undefined) return durable.then(() => append(index, result))
     const call = nextToAnswer(index, 'result')
@@ -162,7 +175,14 @@ export function createToolCallLedger(options: {
       ...(timings === undefined ? {} : { timings }),
     })
     if (!isPromiseLike(resultSeq)) return answer(call, resultSeq)
-    return resultSeq.then((recorded) => answer(call, recorded))
+    // Not waited for here: the next result may join the same commit (T61). Later gates, the call's
+    // end and `settle` wait for it; a refusal fails the step (`refusal`).
+    calls.issue(call)
+    const recording = records.follow(resultSeq.then((recorded) => answer(call, recorded)))
+    recording.then(() => {
+      if (call.recording === recording) call.recording = undefined
+    }, noop)
+    call.recording = recording
   }
 
   const answer = (call: StepCall, resultSeq: number): void => {
@@ -243,8 +263,14 @@ export function createToolCallLedger(options: {
 
     settle() {
       settled = true
-      return lates.settle()
+      const pending = records.last()
+      if (pending === undefined) return lates.settle()
+      const then = (): void | Promise<void> => lates.settle()
+      return pending.then(then, then)
     },
+
+    resultDurable: (index) => list[index]?.recording,
+    refusal: () => records.refusal(),
 
     messageRecorded(seq) {
       if (message.kind !== 'pending') return

@@ -171,7 +171,10 @@ export function openToolBatch(
             hooks.onDispatch === undefined ? undefined : dispatchGate(hooks.onDispatch, index, input)
           if (gate === undefined) dispatch(index, prepared.run)
           else
-            gate.then(() => (failed() ? state.abandon(index) : dispatch(index, prepared.run)), refuse(index))
+            gate.then(
+              () => (failed() ? state.abandon(index) : dispatchGated(index, prepared.run)),
+              refuse(index),
+            )
         } else if (prepared.stage === 'approval-pending') {
           state.suspend(index, prepared.reason)
           drive()
@@ -189,6 +192,16 @@ export function openToolBatch(
       state.abandon(index)
       fail(error)
     }
+
+  /**
+   * A body that waited for its gate runs after the next calls' start attempts: what it changes as
+   * it starts (a registration, a mode) must be read again before the next start (T24), as it would
+   * have been had it run at once.
+   */
+  const dispatchGated = (index: number, run: ToolRunContext): void => {
+    dispatch(index, run)
+    drive()
+  }
 
   const dispatch = (index: number, run: ToolRunContext): void => {
     scheduler.dispatch(run).then(
