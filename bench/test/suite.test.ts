@@ -20,6 +20,7 @@ process.env.DSH_TEST_POSTGRES_URL = inject('postgresUrl')
 const issueCases = [
   'dsh.execute',
   'dsh.execute.timeout',
+  'dsh.execute.default-timeout',
   'dsh.execute.number',
   'dsh.executeBatch.100',
   'dsh.step.10.parallel.memory',
@@ -227,9 +228,16 @@ describe('figures', () => {
     const rows = analyze([
       process('dsh.execute', 'dsh', 0.5, 2, 1000),
       process('dsh.execute.timeout', 'dsh', 0.5, 3),
+      process('dsh.execute.default-timeout', 'dsh', 0.5, 2.4),
       process('dsh.step.100.parallel.memory', 'dsh', 0.5, 2.5, 2500),
     ])
     const status = Object.fromEntries(checkGoals(rows).map((g) => [g.goal, g.status]))
+    expect(status["a call under installTools' default timeout ≤ 1.3× a call with the default off"]).toBe(
+      'met',
+    )
+    expect(status["a step of 10 parallel calls over PostgreSQL ≤ 1.1× the memory session's makespan"]).toBe(
+      'not measured',
+    )
     expect(status['execute ≤ 3 µs CPU per call']).toBe('met')
     expect(status['call with timeoutMs (the timer armed and cleared) ≤ 1.3× a call without']).toBe('missed')
     expect(status['100-call step, memory session ≤ 2× execute per call']).toBe('met')

@@ -16,7 +16,7 @@ import { createTempDir } from './temp-dir.ts'
 
 const noContext = (): void => {}
 
-export type ExecuteShape = 'object' | 'timeout' | 'number'
+export type ExecuteShape = 'object' | 'timeout' | 'default-timeout' | 'number'
 
 const executeTools: Record<
   ExecuteShape,
@@ -28,6 +28,11 @@ const executeTools: Record<
     id: 'dsh.execute.timeout',
     label: 'dsh ctx.tools.execute, tool with timeoutMs (the timer is armed and cleared each call)',
   },
+  'default-timeout': {
+    tool: 'add',
+    id: 'dsh.execute.default-timeout',
+    label: "dsh ctx.tools.execute under installTools' default (a five-minute timeout on every call)",
+  },
   number: {
     tool: 'add_number',
     id: 'dsh.execute.number',
@@ -37,7 +42,7 @@ const executeTools: Record<
 
 /** `ctx.tools.execute` of the trivial tool in one of its shapes. */
 export function executeCase(shape: ExecuteShape): TimedCase<ToolExecutionResult> {
-  const runtime = createDshRuntime()
+  const runtime = createDshRuntime({}, { defaultTimeout: shape === 'default-timeout' })
   const { tool, id, label } = executeTools[shape]
   return {
     id,

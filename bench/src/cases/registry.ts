@@ -47,6 +47,12 @@ export const CASES: readonly CaseDefinition[] = [
     load: async () => (await dsh()).executeCase('timeout'),
   },
   {
+    id: 'dsh.execute.default-timeout',
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await dsh()).executeCase('default-timeout'),
+  },
+  {
     id: 'dsh.execute.number',
     library: 'dsh',
     kind: 'timed',

@@ -85,6 +85,18 @@ export function checkGoals(rows: readonly Row[]): GoalCheck[] {
       (v) => v <= 1.3,
       times,
     ),
+    check(
+      "a call under installTools' default timeout ≤ 1.3× a call with the default off",
+      ratio(cpu('dsh.execute.default-timeout'), execute),
+      (v) => v <= 1.3,
+      times,
+    ),
+    check(
+      "a step of 10 parallel calls over PostgreSQL ≤ 1.1× the memory session's makespan",
+      figureStats(rows, 'store.postgres.step', 'makespan PostgreSQL ÷ memory')?.median,
+      (v) => v <= 1.1,
+      times,
+    ),
     check('memory-session append ≤ 2 µs', cpu('store.append.memory'), (v) => v <= 2, micros),
     check(
       'bytes allocated per call in a step ≤ 2× execute',
