@@ -43,6 +43,12 @@ describe('P11: the execution oracle', () => {
     ])
   }, 60_000)
 
+  it('P11: an empty record (a stub killed between creating its file and writing it) is not a command that ran', async () => {
+    // What a killed stub leaves behind, made on purpose: its record file, empty.
+    const runs = await bash.run(['ls; : > "$ORACLE_LOG/$ORACLE_ID.1.0"'], SHELL)
+    expect(runs).toEqual([{ executed: [['ls']], timedOut: false }])
+  }, 60_000)
+
   it('P11: the bash processes of an oracle whose process was SIGKILLed mid-batch are killed too', () => {
     const fixture = fileURLToPath(new URL('./fixtures/oracle-killed.ts', import.meta.url))
     const child = spawnSync(process.execPath, ['--import', REGISTER_TS_HOOKS, fixture], {

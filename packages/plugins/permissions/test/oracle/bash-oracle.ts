@@ -37,7 +37,12 @@ import { join } from 'node:path'
  * code strings (`bash -c '…'`) are executed too.
  */
 export interface BashOracle {
-  readonly run: (commands: readonly string[], mode: OracleMode) => Promise<readonly OracleRun[]>
+  /** `idleMs` overrides the oracle's limit for one command, for this run (a shrinking search uses less). */
+  readonly run: (
+    commands: readonly string[],
+    mode: OracleMode,
+    options?: { readonly idleMs?: number },
+  ) => Promise<readonly OracleRun[]>
   readonly close: () => void
 }
 
@@ -170,6 +175,9 @@ function readLog(logDir: string, count: number): string[][][] {
     rmSync(join(logDir, name))
     if (!Number.isInteger(id) || id < 0 || id >= count)
       throw new Error(`bash oracle: a record ${name} for no command`)
+    // A stub killed (with its batch) between creating its file and writing it leaves it empty: a
+    // record always holds at least the program's name, so an empty one says nothing ran.
+    if (record.length === 0) continue
     const words: string[] = []
     let at = 0
     while (at < record.length) {
@@ -265,6 +273,7 @@ export function startBashOracle(
   async function runBatch(
     commands: readonly string[],
     mode: OracleMode,
+    idle: number,
   ): Promise<{ executed: string[][][]; end: BatchEnd }> {
     const id = batch++
     const file = join(dir, `commands-${id}`)
@@ -325,7 +334,7 @@ export function startBashOracle(
       if (current !== progress) {
         progress = current
         movedAt = now
-      } else if (now - movedAt > idleMs || now - startedAt > batchTimeout(commands.length)) {
+      } else if (now - movedAt > idle || now - startedAt > batchTimeout(commands.length)) {
         const at = Number(progress)
         kill(progress !== '' && Number.isInteger(at) ? { kind: 'stalled', at } : { kind: 'stragglers' })
       }
@@ -355,23 +364,28 @@ export function startBashOracle(
    * which command held it (processes left running after the last command) is halved until the
    * commands that do not end run alone.
    */
-  async function runSplitting(commands: readonly string[], mode: OracleMode): Promise<OracleRun[]> {
-    const { executed, end } = await runBatch(commands, mode)
+  async function runSplitting(
+    commands: readonly string[],
+    mode: OracleMode,
+    idle: number,
+  ): Promise<OracleRun[]> {
+    const { executed, end } = await runBatch(commands, mode, idle)
     switch (end.kind) {
       case 'done':
         return executed.map((ran) => ({ executed: ran, timedOut: false }))
       case 'stalled': {
         const before = executed.slice(0, end.at).map((ran) => ({ executed: ran, timedOut: false }))
         const stalled = { executed: executed[end.at] ?? [], timedOut: true }
-        const rest = end.at + 1 < commands.length ? await runSplitting(commands.slice(end.at + 1), mode) : []
+        const rest =
+          end.at + 1 < commands.length ? await runSplitting(commands.slice(end.at + 1), mode, idle) : []
         return [...before, stalled, ...rest]
       }
       case 'stragglers': {
         if (commands.length === 1) return [{ executed: executed[0] ?? [], timedOut: true }]
         const half = Math.ceil(commands.length / 2)
         return [
-          ...(await runSplitting(commands.slice(0, half), mode)),
-          ...(await runSplitting(commands.slice(half), mode)),
+          ...(await runSplitting(commands.slice(0, half), mode, idle)),
+          ...(await runSplitting(commands.slice(half), mode, idle)),
         ]
       }
       default: {
@@ -382,9 +396,9 @@ export function startBashOracle(
   }
 
   return {
-    async run(commands, mode) {
+    async run(commands, mode, runOptions = {}) {
       if (commands.length === 0) return []
-      return runSplitting(commands, mode)
+      return runSplitting(commands, mode, runOptions.idleMs ?? idleMs)
     },
     close() {
       guardian.stdin!.end()
