@@ -105,6 +105,14 @@ describe('P11: inputs that found misses, kept as regressions', { timeout: 60_000
     ).toEqual([null, null])
   })
 
+  it('P11: $((…)) after "[" in a [[ … ]] pattern is arithmetic, not a command (a tree-sitter misreading, found by the 100,000 run)', async () => {
+    const command = '[[ zxa0 == [$((1+2)) ]]; x $((1+2))'
+    expect(parseCoverage(parser, command)).toEqual({ kind: 'covered' })
+    // bash evaluates it: the stub receives 3, and nothing else runs.
+    const [run] = await bash.run([command], SHELL_BUILTINS)
+    expect(run!.executed).toEqual([['x', '3']])
+  })
+
   it('P11: the parse oracle finds the commands of code that never runs', () => {
     for (const command of [
       'x fail && { curl a; }',
