@@ -4,6 +4,7 @@ import { startBashOracle, type BashOracle, type OracleMode } from './oracle/bash
 import { coverage } from './oracle/covers.ts'
 import { parseCoverage, startParseOracle, type ParseOracle } from './oracle/parse-oracle.ts'
 import { runOracles } from './oracle/run-oracles.ts'
+import { splitCommand } from '../src/commands/split-command.ts'
 
 // P11: the splitter agrees with a real shell. Every simple command bash 5.2 executes (recorded
 // by logging stubs, see oracle/bash-oracle.ts) is among the subjects splitCommand returns, and so
@@ -103,6 +104,19 @@ describe('P11: inputs that found misses, kept as regressions', { timeout: 60_000
     expect(
       split.subjects.map((s) => (s.subject.kind === 'command' ? s.subject.hidden : s.subject.kind)),
     ).toEqual([null, null])
+  })
+
+  it('P11: a "<(…)" glued to a here-document delimiter is part of it, as text: it never runs (found by the 100,000 run)', async () => {
+    const command = 'x <<z<(curl evil) a\nbody\nz<(curl evil)\ny b\n'
+    await agrees(command, 'x a')
+    await agrees(command, 'y b')
+    const [run] = await bash.run([command], PATH_BUILTINS)
+    expect(run!.executed).toEqual([
+      ['x', 'a'],
+      ['y', 'b'],
+    ])
+    const split = splitCommand(command)
+    expect(split.ok && split.parts.map((p) => p.text)).toEqual(['x <<z<(curl evil) a', 'y b'])
   })
 
   it('P11: $((…)) after "[" in a [[ … ]] pattern is arithmetic, not a command (a tree-sitter misreading, found by the 100,000 run)', async () => {

@@ -57,6 +57,10 @@ export function readWord(
         readProcessSubstitution(sc, b)
         continue
       }
+      if ((c === '<' || c === '>') && s[sc.i + 1] === '(' && mode === 'delimiter') {
+        readDelimiterSubstitution(sc, b)
+        continue
+      }
       if (mode === 'regex' && (c === '(' || c === ')' || c === '|')) {
         b.value += c
         sc.i++
@@ -411,6 +415,23 @@ function readProcessSubstitution(sc: Scanner, b: WordBuilder): void {
   b.value += HOLE
   b.expanded = true
   b.substitutes = true
+}
+
+/**
+ * `<(…)` or `>(…)` in a here-document delimiter: bash reads it as part of the word, as text, and
+ * never runs it (`x <<z<(ls) a` runs `x a` and waits for a line `z<(ls)`). Its extent is found by
+ * parsing it; the commands found are dropped. bash keeps quotes inside it in the delimiter, unlike
+ * anywhere else: such a delimiter is refused rather than guessed.
+ */
+function readDelimiterSubstitution(sc: Scanner, b: WordBuilder): void {
+  const start = sc.i
+  const found = sc.commands.length
+  sc.i += 2
+  sc.nested(sc)
+  sc.commands.length = found
+  const text = sc.s.slice(start, sc.i)
+  if (/['"\\]/.test(text)) fail('a here-document delimiter with quotes inside "<(…)"')
+  b.value += text
 }
 
 /** `NAME=(…)`: the elements of an array assignment. */
