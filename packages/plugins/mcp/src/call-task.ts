@@ -20,7 +20,7 @@ const taskShape = z.looseObject({
   statusMessage: z.string().optional(),
   pollInterval: z.number().nonnegative().optional(),
 })
-const created = z.looseObject({ task: taskShape })
+const createdAnswer = z.looseObject({ task: taskShape })
 
 type Task = z.infer<typeof taskShape>
 
@@ -36,9 +36,9 @@ export class TaskEndedError extends Error {
 }
 
 function readTask(raw: unknown, what: 'tools/call' | 'tasks/get'): Task {
-  const parsed = what === 'tools/call' ? created.safeParse(raw) : taskShape.safeParse(raw)
+  const parsed = what === 'tools/call' ? createdAnswer.safeParse(raw) : taskShape.safeParse(raw)
   if (parsed.success)
-    return what === 'tools/call' ? (parsed.data as z.infer<typeof created>).task : (parsed.data as Task)
+    return what === 'tools/call' ? (parsed.data as z.infer<typeof createdAnswer>).task : (parsed.data as Task)
   throw new Error(`the server answered ${what} with something that is not a task`)
 }
 
@@ -61,15 +61,30 @@ export async function callTask(options: {
 }): Promise<unknown> {
   const { server, client, tool, args, signal } = options
   const request = { signal, timeout: server.timeoutMs }
-  let task = readTask(
-    await client.request(
-      // ttl: how long the server keeps the task's result; the call's own timeout bounds the wait
-      { method: 'tools/call', params: { name: tool, arguments: args, task: { ttl: server.timeoutMs } } },
-      anyAnswer,
-      request,
-    ),
-    'tools/call',
+  // Sent without the call's signal: an abort while the server creates the task must not lose the
+  // task's id (the server may create it anyway, and notifications/cancelled does not stop a task),
+  // so the answer is still awaited in the background and the task cancelled once its id is known.
+  const creating = client.request(
+    // ttl: how long the server keeps the task's result; the call's own timeout bounds the wait
+    { method: 'tools/call', params: { name: tool, arguments: args, task: { ttl: server.timeoutMs } } },
+    anyAnswer,
+    { timeout: server.timeoutMs },
   )
+  let task: Task
+  try {
+    task = readTask(await untilAborted(creating, signal), 'tools/call')
+  } catch (error) {
+    if (signal.aborted) {
+      creating.then(
+        (raw) => {
+          const answer = createdAnswer.safeParse(raw)
+          if (answer.success) cancelTask(server, client, answer.data.task.taskId)
+        },
+        () => {},
+      )
+    }
+    throw error
+  }
   const { taskId } = task
   try {
     for (;;) {
@@ -97,6 +112,25 @@ export async function callTask(options: {
     if (signal.aborted) cancelTask(server, client, taskId)
     throw error
   }
+}
+
+/** `promise`, or the signal's reason as soon as it aborts (the promise is left to settle on its own). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error as Error)
+      },
+    )
+  })
 }
 
 /** Fire and forget: the call already has its result (ABORTED / TIMEOUT); a failure is only logged. */
