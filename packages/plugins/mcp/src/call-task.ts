@@ -3,6 +3,8 @@ import { z } from 'zod/v4'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import { abortableSleep } from '@deepseek-ai/dsh-tools'
 import { describeError } from './describe-error.ts'
+import { untilAborted } from './until-aborted.ts'
+import type { RunningCall } from './running-calls.ts'
 import type { ServerRuntime } from './server-runtime.ts'
 
 const anyAnswer = z.unknown()
@@ -58,6 +60,8 @@ export async function callTask(options: {
   readonly tool: string
   readonly args: JsonObject
   readonly signal: AbortSignal
+  /** The call on the wire: its task's id is recorded there (a server request naming it is its). */
+  readonly call: RunningCall
 }): Promise<unknown> {
   const { server, client, tool, args, signal } = options
   const request = { signal, timeout: server.timeoutMs }
@@ -86,6 +90,7 @@ export async function callTask(options: {
     throw error
   }
   const { taskId } = task
+  options.call.taskId = taskId
   try {
     for (;;) {
       if (task.status === 'completed' || task.status === 'input_required') {
@@ -112,25 +117,6 @@ export async function callTask(options: {
     if (signal.aborted) cancelTask(server, client, taskId)
     throw error
   }
-}
-
-/** `promise`, or the signal's reason as soon as it aborts (the promise is left to settle on its own). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error as Error)
-      },
-    )
-  })
 }
 
 /** Fire and forget: the call already has its result (ABORTED / TIMEOUT); a failure is only logged. */
