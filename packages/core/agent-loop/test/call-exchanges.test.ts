@@ -203,6 +203,26 @@ describe('what a running call asks, in the log (T66)', () => {
     agent.dispose()
   })
 
+  it('T66: a question whose call got its result (the person’s side failed) is not pending: resume has nothing to ask', async () => {
+    const session = createMemorySession()
+    const failing: Person = {
+      ...person(),
+      ask: () => Promise.reject(new Error('the form could not be shown')),
+    }
+    const { agent } = agentOf(session, [callsAsks, done], () => failing, true)
+    expect(await agent.run('go')).toMatchObject({ reason: 'completed' })
+    const events = session.events()
+    expect(types(events).filter((type) => type.startsWith('elicitation/'))).toEqual(['elicitation/request'])
+    const resumed = await agent.resume()
+    expect(resumed?.reason).toBe('completed')
+    expect(resumed?.pendingElicitation).toBeUndefined()
+    await expect(agent.resume({ elicitation: { callId: 'c1', action: 'decline' } })).rejects.toMatchObject({
+      code: 'ELICITATION_NOT_PENDING',
+    })
+    expect(session.events()).toHaveLength(events.length)
+    agent.dispose()
+  })
+
   it('T66: resume refuses an elicitation answer that is not { callId, action, content? } of form values', async () => {
     const session = reopened(await stoppedWhileAsking(true))
     const { agent } = agentOf(session, [done], () => person(), true)
