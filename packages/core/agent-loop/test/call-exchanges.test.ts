@@ -339,16 +339,23 @@ describe('the exchange log of one call (T66, T67, fast-check)', () => {
   })
 
   it('T66: an answer the session refuses is not handed to the asker', async () => {
-    const { session, exchanges } = openCall()
-    const log = exchanges.forCall('c1')!
-    session.close()
-    await expect(
-      log.ask({
-        kind: 'elicitation',
-        source: 's',
-        request: { q: 'x' },
-        answer: () => Promise.resolve({ a: 1 }),
-      }),
-    ).rejects.toThrow()
+    const { session: inner } = openCall()
+    const session = Object.create(inner) as Session
+    Object.defineProperty(session, 'append', {
+      value: (type: string, data: unknown, options?: Parameters<Session['append']>[2]) => {
+        if (type === 'elicitation/answer') throw new Error('disk full')
+        return inner.append(type, data, options)
+      },
+    })
+    const log = createCallExchanges(session).forCall('c1')!
+    const asked = log.ask({
+      kind: 'elicitation',
+      source: 's',
+      request: { q: 'x' },
+      answer: () => Promise.resolve({ a: 1 }),
+    })
+    await expect(asked).rejects.toThrow('disk full')
+    // the question is in the log, unanswered: the answer went nowhere
+    expect(types(inner.events())).toEqual(['tool/call', 'elicitation/request'])
   })
 })

@@ -13,6 +13,7 @@ const model = createScriptedModel({
   turns: [[{ type: 'text', text: 'Three meetings, one at noon.' }]],
 })
 
+const asked: string[] = []
 const mcp = mcpTools(ctx, {
   servers: {
     desk: {
@@ -25,7 +26,7 @@ const mcp = mcpTools(ctx, {
   elicitation: {
     // the harness's UI: here a person who always picks Friday
     handler: (request) => {
-      console.log(request.call?.toolName, request.message) // mcp__desk__book Which day?
+      asked.push(`${request.call?.toolName}: ${request.message}`)
       return { action: 'accept', content: { day: 'friday' } }
     },
   },
@@ -42,6 +43,7 @@ const call = (name: string, args: Record<string, string> = {}) =>
   ctx.tools.execute({ callId: name, name: `mcp__desk__${name}`, arguments: args })
 
 console.log((await call('book', { what: 'review' })).content) // [ { type: 'text', text: 'review booked on friday' } ]
+console.log(asked) // [ 'mcp__desk__book: Which day?' ]
 console.log((await call('summarize', { text: 'the week' })).content) // [ { type: 'text', text: 'helper-1: Three meetings, one at noon.' } ]
 // the server asked for 500 tokens: the config capped it at 200, the policy at 100
 console.log(model.requests[0]?.providerOptions) // { helper: { max_tokens: 100 } }

@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import { ErrorCode, McpError, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js'
-import { describeValue, type JsonObject } from '@deepseek-ai/dsh-llm'
+import { deepFreeze, describeValue, type JsonObject, type JsonValue } from '@deepseek-ai/dsh-llm'
 import { compileJsonSchema } from '@deepseek-ai/dsh-tools/json-schema'
 import { askOutside } from './ask-outside.ts'
 import type { McpElicitationConfig, McpElicitationRequest } from './client-config.ts'
@@ -12,10 +12,13 @@ import { untilAborted } from './until-aborted.ts'
 type Extra = RequestHandlerExtra<never, never>
 const ACTIONS = ['accept', 'decline', 'cancel']
 
-/** The question as recorded and matched on a re-run: the request's params without `_meta` and `task`. */
+/**
+ * The question as recorded and matched on a re-run: the request's params without `_meta` and
+ * `task`, a frozen copy (the handler cannot change the schema its answer is checked against).
+ */
 function questionOf(params: ElicitRequest['params']): JsonObject {
   const { _meta: _ignored, task: _task, ...question } = params as Record<string, unknown>
-  return JSON.parse(JSON.stringify(question)) as JsonObject
+  return deepFreeze(JSON.parse(JSON.stringify(question)) as JsonObject)
 }
 
 const isFormValue = (value: unknown): boolean =>
@@ -45,17 +48,22 @@ export function checkElicitationAnswer(server: string, params: JsonObject, value
   if (params.mode === 'url') throw refuse('a URL-mode elicitation is answered without content')
   if (typeof content !== 'object' || content === null || Array.isArray(content))
     throw refuse(`content must be an object of form values, got ${describeValue(content)}`)
-  for (const [key, item] of Object.entries(content))
-    if (!isFormValue(item))
+  // each value is read once, into the copy that is checked and sent (a getter cannot say one thing
+  // to the check and another to the server)
+  const copy: Record<string, JsonValue> = {}
+  for (const [key, item] of Object.entries(content)) {
+    const value: unknown = Array.isArray(item) ? Array.from(item as unknown[]) : item
+    if (!isFormValue(value))
       throw refuse(
-        `content.${key} must be a string, number, boolean or array of strings, got ${describeValue(item)}`,
+        `content.${key} must be a string, number, boolean or array of strings, got ${describeValue(value)}`,
       )
-  const copy = JSON.parse(JSON.stringify(content)) as JsonObject
+    copy[key] = value as JsonValue
+  }
   const schema = params.requestedSchema
   if (typeof schema === 'object' && schema !== null && !Array.isArray(schema)) {
     let checked: ReturnType<ReturnType<typeof compileJsonSchema>>
     try {
-      checked = compileJsonSchema(schema as JsonObject)(copy)
+      checked = compileJsonSchema(schema as JsonObject)(copy as JsonObject)
     } catch (error) {
       throw refuse(`the requested schema does not compile (${describeError(error)})`)
     }
@@ -64,7 +72,7 @@ export function checkElicitationAnswer(server: string, params: JsonObject, value
         `content does not match the requested schema: ${checked.issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
       )
   }
-  return { action, content: copy }
+  return { action, content: deepFreeze(copy) as JsonObject }
 }
 
 /**

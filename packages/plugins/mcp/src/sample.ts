@@ -1,6 +1,7 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import { ErrorCode, McpError, type CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js'
 import {
+  deepFreeze,
   describeValue,
   type JsonObject,
   type LanguageModel,
@@ -98,7 +99,8 @@ export async function answerSampling(
   extra: Extra,
 ): Promise<JsonObject> {
   const { _meta, task: _task, ...params } = request.params as Record<string, unknown>
-  const question = JSON.parse(JSON.stringify(params)) as JsonObject
+  // a frozen copy: the policy sees what the model is sent, and cannot change it
+  const question = deepFreeze(JSON.parse(JSON.stringify(params)) as JsonObject)
   const call = callOf(server.calls, _meta)
   const signal = call === undefined ? extra.signal : AbortSignal.any([extra.signal, call.exec.signal])
   const cap = config.maxTokens ?? DEFAULT_SAMPLING_MAX_TOKENS

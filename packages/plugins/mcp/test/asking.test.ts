@@ -61,6 +61,28 @@ describe('questions a server asks during a call (fixture server over stdio)', ()
     expect(asked[2]?.call?.toolName).toBe('mcp__fx__ask')
   })
 
+  it('T65: an answer is read once: a getter cannot pass the check with one value and send another', async () => {
+    let reads = 0
+    const { ctx } = await setup({
+      servers: { fx: stdioServer(20_000) },
+      elicitation: {
+        handler: () => ({
+          action: 'accept',
+          content: {
+            get answer() {
+              reads++
+              return reads === 1 ? 'checked' : ''
+            },
+          },
+        }),
+      },
+    })
+    const result = await call(ctx, 'mcp__fx__ask', { message: 'q?' })
+    expect(result.isError).toBe(false)
+    expect(JSON.parse(text(result))).toEqual({ action: 'accept', content: { answer: 'checked' } })
+    expect(reads).toBe(1)
+  })
+
   it('T67: a server’s model hints pick among the configured models; the cap, the policy’s own limit, audio as a stand-in', async () => {
     const fallback = createScriptedModel({
       provider: 'p',
