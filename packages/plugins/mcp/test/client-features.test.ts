@@ -109,6 +109,31 @@ describe('client capabilities (T65), against server-everything over stdio', () =
     expect(request?.requestedSchema).toEqual(params?.requestedSchema)
   })
 
+  it('T65: URL mode when asked for: the handler gets the URL and the flow id, and the tool answers as the SDK client’s', async () => {
+    const asked: McpElicitationRequest[] = []
+    const { ctx, mcp } = await setup({
+      servers: { ev: everythingStdio() },
+      elicitation: {
+        url: true,
+        handler: (request) => {
+          asked.push(request)
+          return { action: 'accept' }
+        },
+      },
+    })
+    expect(mcp.servers()[0]!.tools.map((tool) => tool.mcpName)).toContain('trigger-url-elicitation')
+    const oracle = await sdkClient({ elicitation: { form: {}, url: {} } }, (client) =>
+      client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept' })),
+    )
+    const args = { url: 'https://example.com/consent', elicitationId: 'flow-1' }
+    const ours = await call(ctx, 'mcp__ev__trigger-url-elicitation', args)
+    const theirs = await oracle.callTool({ name: 'trigger-url-elicitation', arguments: args })
+    expect(ours.isError).toBe(false)
+    expect(ours.content).toEqual(theirs.content)
+    expect(asked[0]).toMatchObject({ mode: 'url', url: args.url, elicitationId: 'flow-1' })
+    expect(asked[0]?.requestedSchema).toBeUndefined()
+  })
+
   it('T65: an answer that breaks the requested schema is refused: the server gets an error, the harness a warning', async () => {
     const { ctx, logger } = await setup({
       servers: { ev: everythingStdio() },
