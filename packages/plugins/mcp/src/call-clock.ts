@@ -23,8 +23,6 @@ export interface CallClock {
 export function startCallClock(options: {
   readonly timeoutMs: number
   readonly exec: ToolExecContext
-  readonly server: string
-  readonly tool: string
 }): CallClock {
   const { timeoutMs, exec } = options
   const controller = new AbortController()

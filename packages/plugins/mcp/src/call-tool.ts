@@ -7,6 +7,7 @@ import type { ToolExecContext } from '@deepseek-ai/dsh-tools'
 import { McpErrorNames, type McpErrorName } from './codes.ts'
 import { callTask, TaskEndedError } from './call-task.ts'
 import { startCallClock } from './call-clock.ts'
+import { withOwnSignal } from './own-signal.ts'
 import { checkAlive } from './connection.ts'
 import { describeError } from './describe-error.ts'
 import { failureEnvelope, successEnvelope, type Envelope, type EnvelopeSource } from './envelope.ts'
@@ -163,9 +164,7 @@ async function send(
   }
   const task = target.taskSupport === 'required'
   // the plugin's own idle timeout of a plain call: it stops while the server waits for the client
-  const clock = task
-    ? undefined
-    : startCallClock({ timeoutMs: server.timeoutMs, exec, server: server.name, tool: target.name })
+  const clock = task ? undefined : startCallClock({ timeoutMs: server.timeoutMs, exec })
   // on the wire: a request the server sends meanwhile (elicitation, sampling) is attributed to it
   const running: RunningCall = { exec, taskId: undefined, clock, log: undefined }
   server.calls.add(running)
@@ -192,31 +191,6 @@ async function send(
   } finally {
     server.calls.delete(running)
     clock?.stop()
-  }
-}
-
-/**
- * Runs `request` with a signal of its own that the call's signal (and the clock's) abort while it
- * runs. The SDK never removes the abort listener it adds, and the call's signal may be the caller's
- * long-lived one: linked only while the request runs, a later abort of the caller's signal sends
- * no cancellation for a request that already finished.
- */
-async function withOwnSignal<T>(
-  signal: AbortSignal,
-  clock: AbortSignal | undefined,
-  request: (own: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const own = new AbortController()
-  const forward = (): void => own.abort(signal.reason)
-  const expire = (): void => own.abort(clock?.reason)
-  if (signal.aborted) forward()
-  else signal.addEventListener('abort', forward, { once: true })
-  clock?.addEventListener('abort', expire, { once: true })
-  try {
-    return await request(own.signal)
-  } finally {
-    signal.removeEventListener('abort', forward)
-    clock?.removeEventListener('abort', expire)
   }
 }
 
