@@ -54,7 +54,9 @@ describe('re-attaching instead of running again (T64)', () => {
       effects: reattach((start) => void starts.push(start.callId)),
     })
     expect(result).toMatchObject({ isError: true, error: { info: { code: 'INTERRUPTED' } } })
-    expect(result.isError && result.error.message).toMatch(/was not run again, so it may or may not have taken effect/)
+    expect(result.isError && result.error.message).toMatch(
+      /was not run again, so it may or may not have taken effect/,
+    )
     expect(journal).toEqual([])
     expect(starts).toEqual([]) // nothing starts, so nothing is marked as started
     // without the flag the same call runs, after policy
@@ -82,10 +84,13 @@ describe('re-attaching instead of running again (T64)', () => {
     expect(unmarked).toMatchObject({ isError: true, error: { info: { code: 'INTERRUPTED' } } })
     expect(journal).toEqual([])
 
-    replacement = Object.assign((_args: unknown, exec: { idempotencyKey: string }) => {
-      journal.push(`collected ${exec.idempotencyKey}`)
-      return { paid: 'INV-7' }
-    }, { [REATTACHING_BODY]: true as const })
+    replacement = Object.assign(
+      (_args: unknown, exec: { idempotencyKey: string }) => {
+        journal.push(`collected ${exec.idempotencyKey}`)
+        return { paid: 'INV-7' }
+      },
+      { [REATTACHING_BODY]: true as const },
+    )
     const collected = await ctx.tools.execute({ ...payCall, effects: reattach() })
     expect(collected).toMatchObject({
       isError: false,

@@ -32,7 +32,12 @@ function interrupted(
  * callable any more, its arguments no longer pass, dispatch refused it): none of them may claim that
  * the call did not run, so such an answer becomes `INTERRUPTED`.
  */
-const NOT_COLLECTED = new Set(['UNKNOWN_TOOL', 'INVALID_ARGUMENTS', 'PIPELINE_FAILED', 'ABORTED_BEFORE_DISPATCH'])
+const NOT_COLLECTED = new Set([
+  'UNKNOWN_TOOL',
+  'INVALID_ARGUMENTS',
+  'PIPELINE_FAILED',
+  'ABORTED_BEFORE_DISPATCH',
+])
 
 function beganCounts(events: readonly SessionEvent[]): Map<string, number> {
   const counts = new Map<string, number>()
@@ -189,7 +194,9 @@ export async function completeResumableCalls(options: {
             resumedFrom,
           })
     const result =
-      program === undefined ? await answer(call, callSeq) : interrupted(scheduler, inputOfOpenCall(call), program)
+      program === undefined
+        ? await answer(call, callSeq)
+        : interrupted(scheduler, inputOfOpenCall(call), program)
     if (program === undefined && result.additionalContexts !== undefined)
       inbox.push(...result.additionalContexts)
     await appendToolResult({

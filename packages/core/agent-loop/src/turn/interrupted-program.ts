@@ -37,7 +37,8 @@ function nestedOutcomes(
       const name = typeof data.name === 'string' ? data.name : '?'
       byId.set(data.callId, { callId: data.callId, name, code: undefined, text: '', onResume: false })
     } else if (event.type === 'tool/result' && byId.size > 0) {
-      const block = (data?.message as { content?: readonly Record<string, unknown>[] } | undefined)?.content?.[0]
+      const block = (data?.message as { content?: readonly Record<string, unknown>[] } | undefined)
+        ?.content?.[0]
       const entry = typeof block?.callId === 'string' ? byId.get(block.callId) : undefined
       if (entry === undefined || entry.code !== undefined) continue
       const error = data?.error as { code?: unknown } | undefined

@@ -1,6 +1,7 @@
 import type { ToolProgressReport } from '@deepseek-ai/dsh-tools'
 
-const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
+const isFiniteNumber = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value)
 
 /**
  * A progress report as a worker sent it (`job.updateProgress`, D9), read without trusting it:
