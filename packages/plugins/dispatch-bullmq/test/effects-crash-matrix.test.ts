@@ -243,14 +243,15 @@ describe('effects across a caller’s crash over PostgreSQL, local and remote bo
       sessionPrefix,
       cells: callerCells.map(({ cell }) => cell),
     })
-    // every cell stopped at its point: in the harness, or in the worker's body it waits for
+    // every cell stopped at its point: in the harness, or in the worker's body it waits for (a
+    // cell whose turn ended instead is killed all the same, and fails its checks)
     await Promise.all(
       callerCells.map(({ cell }) => {
         const stopped = (line: { cell?: unknown; at?: unknown }) =>
           line.cell === cell.id && line.at !== undefined
-        return cell.bodies === 'remote' && cell.crash.at === 'in-body'
-          ? worker.next(stopped)
-          : harness.next(stopped)
+        const ended = harness.next((line) => line.cell === cell.id && line.finished !== undefined)
+        const where = cell.bodies === 'remote' && cell.crash.at === 'in-body' ? worker : harness
+        return Promise.race([where.next(stopped), ended])
       }),
     )
     await harness.kill()
@@ -309,7 +310,9 @@ describe('effects across a worker’s crash (D10, T53)', () => {
       atEnd.set(cell.id, (await store().load(sessionOf(cell))) ?? [])
     })
     await Promise.all(
-      workerCells.map(({ cell }) => doomed.next((line) => line.cell === cell.id && line.at !== undefined)),
+      workerCells.map(({ cell }, index) =>
+        Promise.race([doomed.next((line) => line.cell === cell.id && line.at !== undefined), runs[index]]),
+      ),
     )
     // while the calls wait on it, the worker dies; its log says so much at this moment
     await doomed.kill()
