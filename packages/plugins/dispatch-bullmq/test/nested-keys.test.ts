@@ -55,6 +55,10 @@ describe('the calls of run_code programs on remote workers (T63)', () => {
       }
       // without the session's scope both calls would be the job "rc:code:0": the second one would
       // be answered with the first session's stored outcome, its body never run
+      expect(await rec.redis.lrange(`${queue}:started`, 0, -1)).toEqual([
+        'rc:code:0@local',
+        'rc:code:0@local',
+      ])
       for (const { events, sessionId } of outcomes) {
         expect(nestedResult(events).error).toBeUndefined()
         const call = events.find(
@@ -62,10 +66,6 @@ describe('the calls of run_code programs on remote workers (T63)', () => {
         )!
         expect((call.data as { idempotencyKey: string }).idempotencyKey).toBe(`${sessionId}:rc:code:0`)
       }
-      expect(await rec.redis.lrange(`${queue}:started`, 0, -1)).toEqual([
-        'rc:code:0@local',
-        'rc:code:0@local',
-      ])
     } finally {
       await dispatch.close()
       local.redis.disconnect()
