@@ -12,7 +12,7 @@ import { recorder, remoteTools } from './support/remote-tools.ts'
 const nestedResult = (events: readonly SessionEvent[]) =>
   events
     .filter((e) => e.type === 'tool/result')
-    .map((e) => e.data as ToolResultEventData)
+    .map((e) => e.data as unknown as ToolResultEventData)
     .find((data) => data.message.content[0]?.callId === 'rc:code:0')!
 
 describe('the calls of run_code programs on remote workers (T63)', () => {

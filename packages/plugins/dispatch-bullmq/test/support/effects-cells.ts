@@ -48,7 +48,7 @@ interface OrderArgs {
   readonly order: string
   readonly cell: string
   /** Where the body pauses the first time it runs (a `<cell>.parked` file says it did). */
-  readonly pause?: 'before-effect' | 'after-effect'
+  readonly pause?: 'before-effect' | 'after-effect' | undefined
 }
 
 export const TOOL_OF: Record<ToolKind, string> = { idempotent: 'place_order', once: 'place_order_once' }
