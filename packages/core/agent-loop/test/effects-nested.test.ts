@@ -92,7 +92,9 @@ const dataOf = (event: SessionEvent) => event.data as Record<string, unknown>
 
 function resultOf(events: readonly SessionEvent[], callId: string): ToolResultEventData {
   const event = events.find(
-    (e) => e.type === 'tool/result' && (e.data as unknown as ToolResultEventData).message.content[0]?.callId === callId,
+    (e) =>
+      e.type === 'tool/result' &&
+      (e.data as unknown as ToolResultEventData).message.content[0]?.callId === callId,
   )
   return event!.data as unknown as ToolResultEventData
 }

@@ -358,7 +358,9 @@ function linesOf(path: string): string[] {
 
 function resultOf(events: readonly SessionEvent[], callId: string): ToolResultEventData | undefined {
   const event = events.find(
-    (e) => e.type === 'tool/result' && (e.data as unknown as ToolResultEventData).message.content[0]?.callId === callId,
+    (e) =>
+      e.type === 'tool/result' &&
+      (e.data as unknown as ToolResultEventData).message.content[0]?.callId === callId,
   )
   return event?.data as unknown as ToolResultEventData | undefined
 }
