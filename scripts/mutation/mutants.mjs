@@ -2363,7 +2363,7 @@ export const mutants = [
   {
     id: 'dispatch-contexts-dropped',
     package: 'dispatch-bullmq',
-    file: `${DISPATCH}/caller/remote-body.ts`,
+    file: `${DISPATCH}/caller/outcome-value.ts`,
     find: 'for (const text of reply.contexts ?? []) exec.deferContext(text)',
     replace: 'for (const text of [] as string[]) exec.deferContext(text)',
     kind: 'remote result',
@@ -2373,7 +2373,7 @@ export const mutants = [
   {
     id: 'dispatch-concludes-inverted',
     package: 'dispatch-bullmq',
-    file: `${DISPATCH}/caller/remote-body.ts`,
+    file: `${DISPATCH}/caller/outcome-value.ts`,
     find: 'if (reply.concludes === true) exec.concludeTurn()',
     replace: 'if (reply.concludes !== true) exec.concludeTurn()',
     kind: 'remote result',
@@ -2384,7 +2384,7 @@ export const mutants = [
   {
     id: 'dispatch-expired-is-cancelled',
     package: 'dispatch-bullmq',
-    file: `${DISPATCH}/caller/remote-body.ts`,
+    file: `${DISPATCH}/caller/outcome-value.ts`,
     find: "return reply.reason === 'cancelled'",
     replace: "return reply.reason !== 'cancelled'",
     kind: 'remote failure code',
