@@ -8,7 +8,7 @@ import { answerType, type ExchangeAnswerEventData } from '../exchanges/exchange-
 import { pendingElicitations, type RecordedElicitation } from '../exchanges/pending-elicitations.ts'
 import { readLastTurn } from '../log/read-last-turn.ts'
 import { ZERO_USAGE } from '../log/session-records.ts'
-import { resumeVerdict } from './complete-resumable-calls.ts'
+import { resumeVerdict } from './resume-verdict.ts'
 
 const ACTIONS = ['accept', 'decline', 'cancel'] as const
 const q = (value: string): string => JSON.stringify(value)
