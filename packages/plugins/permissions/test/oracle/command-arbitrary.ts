@@ -216,6 +216,9 @@ export function commandArbitraries(options: GeneratorOptions): CommandArbitrarie
           'env A=1',
           'env -u HOME',
           'env -- A=1',
+          // GNU env takes any operand with a "=" for a variable, an empty name too.
+          'env =1',
+          'env -- =1 a-b=c',
           'xargs',
           'xargs -n1',
           'xargs -r',
