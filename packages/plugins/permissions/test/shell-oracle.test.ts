@@ -119,6 +119,24 @@ describe('P11: inputs that found misses, kept as regressions', { timeout: 60_000
     expect(split.ok && split.parts.map((p) => p.text)).toEqual(['x <<z<(curl evil) a', 'y b'])
   })
 
+  it('P11: a tilde prefix runs to the first "/": ~+ is the working directory, ~- the previous one (found by the 100,000 run)', async () => {
+    for (const command of ['sort ~+', 'x ~+/a ~-', 'x ~+0/b']) {
+      const [run] = await bash.run([command], SHELL_BUILTINS)
+      expect(coverage(command, run!.executed)).toEqual({ kind: 'covered', unreadable: false })
+    }
+    // A quoted or expanded character in the prefix leaves the "~" as it is.
+    await agrees('x ~"root" ~r\\oot', 'x ~root ~root')
+    // A deny on a path a tilde prefix reaches sees it: ~+ may be any directory.
+    const engine = createPermissionEngine({
+      workspaceRoot: '/repo',
+      defaultDecision: 'allow',
+      claudeTools: { Bash: 'bash' },
+      toolArguments: { bash: { command: 'command' } },
+      layers: { deployment: [{ decision: 'deny', rule: 'Bash(cat /etc/passwd)' }] },
+    })
+    expect(engine.decide({ toolName: 'bash', args: { command: 'cat ~+/passwd' } }).type).toBe('deny')
+  })
+
   it('P11: $((…)) after "[" in a [[ … ]] pattern is arithmetic, not a command (a tree-sitter misreading, found by the 100,000 run)', async () => {
     const command = '[[ zxa0 == [$((1+2)) ]]; x $((1+2))'
     expect(parseCoverage(parser, command)).toEqual({ kind: 'covered' })
