@@ -129,8 +129,15 @@ export function readWord(
         if (sc.i === b.start && mode === 'normal' && tildePrefixEnd(s, sc.i) !== undefined) {
           // A tilde prefix: everything up to the first "/" — a user's home directory, or $PWD
           // (`~+`), $OLDPWD (`~-`), a directory of the stack (`~2`), or itself when no such user.
-          sc.i = tildePrefixEnd(s, sc.i)!
+          const end = tildePrefixEnd(s, sc.i)!
+          // Left as it is when no user has that name, `~*` and `~?` are then patterns.
+          const globs = /[*?[]/.test(s.slice(sc.i, end))
+          sc.i = end
           b.value += HOLE
+          if (globs) {
+            b.globs = true
+            b.lastGlob = b.value.length
+          }
         } else {
           b.value += c
           sc.i++
