@@ -222,6 +222,17 @@ describe('T58: tool event data built by the session is kept by reference', () =>
       const error = thrown(() => toolResultEventData(fields as unknown as ToolResultEventFields))
       expect([error.code, error.message]).toEqual([code, expect.stringMatching(message)])
     }
+    const boom = (): never => {
+      throw new Error('boom')
+    }
+    const getterThrows = Object.defineProperty({ ...base }, 'step', { get: boom, enumerable: true })
+    expect(thrown(() => toolResultEventData(getterThrows)).message).toMatch(
+      /fields\.step has a getter that threw/,
+    )
+    const blockThrows = [Object.defineProperty({ type: 'text' }, 'text', { get: boom, enumerable: true })]
+    expect(thrown(() => toolResultEventData({ ...base, content: blockThrows } as never)).message).toMatch(
+      /fields\.content\[0\]\.text has a getter that threw/,
+    )
     const meta = thrown(() => toolResultEventData({ ...base, meta: { n: 1n } } as never))
     expect(meta.details.jsonPath).toBe('$.meta.n')
     const call = { turn: 1, step: 1, callId: 'c', name: 'n', arguments: '{}' }

@@ -1,6 +1,6 @@
-import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
-import { invalid, readField, readRecord, readString, type FieldReader } from './read-fields.ts'
 import { types } from 'node:util'
+import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
+import { checkRecord, checkString, invalid, readFailed, type FieldReader } from './read-fields.ts'
 
 const EMPTY: readonly ToolResultContent[] = Object.freeze([])
 
@@ -8,6 +8,7 @@ const EMPTY: readonly ToolResultContent[] = Object.freeze([])
  * A result's content as `createToolResultMessage` normalizes it (plain text becomes one text block;
  * text blocks keep `type` and `text`, image blocks `type`, `mediaType` and `data` or `url`), built
  * from fresh objects and frozen: nothing of the caller's blocks but their checked strings is kept.
+ * Each element and field is read once.
  */
 export function copyResultContent(
   reader: FieldReader,
@@ -23,31 +24,51 @@ export function copyResultContent(
   const length = value.length
   if (length === 0) return EMPTY
   const blocks = new Array<ToolResultContent>(length)
-  for (let index = 0; index < length; index++) {
-    const where = `${at}[${index}]`
-    let item: unknown
-    try {
-      item = value[index] as unknown // a getter runs once
-    } catch (error) {
-      throw invalid(reader, `${where} has a getter that threw`, error)
-    }
-    const block = readRecord(reader, item, where)
-    const type = readField(reader, block, 'type', where)
-    if (type === 'text') {
-      blocks[index] = Object.freeze({ type: 'text', text: readString(reader, block, 'text', where) })
-      continue
-    }
-    if (type !== 'image') throw invalid(reader, `${where}.type must be "text" or "image"`)
-    const mediaType = readString(reader, block, 'mediaType', where)
-    if (mediaType.length === 0) throw invalid(reader, `${where}.mediaType must not be empty`)
-    const data = readField(reader, block, 'data', where)
-    if (typeof data === 'string') {
-      blocks[index] = Object.freeze({ type: 'image', mediaType, data })
-      continue
-    }
-    const url = readField(reader, block, 'url', where)
-    if (typeof url !== 'string') throw invalid(reader, `${where} must carry base64 "data" or a "url"`)
-    blocks[index] = Object.freeze({ type: 'image', mediaType, url })
-  }
+  for (let index = 0; index < length; index++)
+    blocks[index] = copyBlock(reader, value, index, `${at}[${index}]`)
   return Object.freeze(blocks)
+}
+
+function copyBlock(
+  reader: FieldReader,
+  list: readonly unknown[],
+  index: number,
+  at: string,
+): ToolResultContent {
+  let item: unknown
+  try {
+    item = list[index]
+  } catch (error) {
+    throw readFailed(reader, at, error)
+  }
+  const block = checkRecord(reader, item, at) as Partial<
+    Record<'type' | 'text' | 'mediaType' | 'data' | 'url', unknown>
+  >
+  let field = 'type'
+  let type, text, mediaType, data, url: unknown
+  try {
+    type = block.type
+    if (type === 'text') {
+      field = 'text'
+      text = block.text
+    } else if (type === 'image') {
+      field = 'mediaType'
+      mediaType = block.mediaType
+      field = 'data'
+      data = block.data
+      if (typeof data !== 'string') {
+        field = 'url'
+        url = block.url
+      }
+    }
+  } catch (error) {
+    throw readFailed(reader, `${at}.${field}`, error)
+  }
+  if (type === 'text') return Object.freeze({ type: 'text', text: checkString(reader, text, `${at}.text`) })
+  if (type !== 'image') throw invalid(reader, `${at}.type must be "text" or "image"`)
+  const media = checkString(reader, mediaType, `${at}.mediaType`)
+  if (media.length === 0) throw invalid(reader, `${at}.mediaType must not be empty`)
+  if (typeof data === 'string') return Object.freeze({ type: 'image', mediaType: media, data })
+  if (typeof url !== 'string') throw invalid(reader, `${at} must carry base64 "data" or a "url"`)
+  return Object.freeze({ type: 'image', mediaType: media, url })
 }

@@ -3,18 +3,20 @@ import { describeValue } from '@deepseek-ai/dsh-llm'
 import { SessionError } from '../errors.ts'
 
 /**
- * Typed reads for the tool event builders: each field of the caller's object is read once (a getter
- * runs once), checked for its documented type, and only the checked primitive is kept, so nothing the
- * caller changes later reaches the event. A failure is `INVALID_ARGUMENT` naming the field; a number
- * that JSON cannot hold is `NOT_JSON`, as `append` reports it.
+ * Checks for the tool event builders. The builders read each field of the caller's object once,
+ * with plain property reads (so every read site sees one shape and stays fast), inside one `try`
+ * that names the field whose getter threw (`readFailed`); then they check what they read here, and
+ * keep only the checked primitives, so nothing the caller changes later reaches the event. A
+ * failure is `INVALID_ARGUMENT` naming the field; a number that JSON cannot hold is `NOT_JSON`, as
+ * `append` reports it.
  */
 export interface FieldReader {
   /** The builder's name, for messages: `toolResultEventData(fields)`. */
   readonly where: string
 }
 
-/** The object the builder reads its fields from; never a Proxy (its traps could answer differently each time). */
-export function readRecord(
+/** An object the builder may read fields from; never a Proxy (its traps could answer differently each time). */
+export function checkRecord(
   reader: FieldReader,
   value: unknown,
   at: string,
@@ -26,54 +28,35 @@ export function readRecord(
   return value as Readonly<Record<string, unknown>>
 }
 
-/** `record[key]`, a getter run once; a getter that throws is `INVALID_ARGUMENT`. */
-export function readField(reader: FieldReader, record: object, key: string, at: string): unknown {
-  try {
-    return (record as Record<string, unknown>)[key]
-  } catch (error) {
-    throw invalid(reader, `${at}.${key} has a getter that threw`, error)
-  }
+/** The error of a read that threw: a getter of the field named `at`. */
+export function readFailed(reader: FieldReader, at: string, error: unknown): SessionError {
+  return invalid(reader, `${at} has a getter that threw`, error)
 }
 
-export function readString(reader: FieldReader, record: object, key: string, at: string): string {
-  const value = readField(reader, record, key, at)
-  if (typeof value !== 'string')
-    throw invalid(reader, `${at}.${key} must be a string, got ${describe(value)}`)
+export function checkString(reader: FieldReader, value: unknown, at: string): string {
+  if (typeof value !== 'string') throw invalid(reader, `${at} must be a string, got ${describe(value)}`)
   return value
 }
 
-export function readOptionalString(
-  reader: FieldReader,
-  record: object,
-  key: string,
-  at: string,
-): string | undefined {
-  const value = readField(reader, record, key, at)
-  if (value === undefined) return undefined
-  if (typeof value !== 'string')
-    throw invalid(reader, `${at}.${key} must be a string, got ${describe(value)}`)
-  return value
+export function checkOptionalString(reader: FieldReader, value: unknown, at: string): string | undefined {
+  return value === undefined ? undefined : checkString(reader, value, at)
 }
 
 /** A finite number (`-0` read as `0`, as JSON writes it). */
-export function readNumber(reader: FieldReader, record: object, key: string, at: string): number {
-  const value = readField(reader, record, key, at)
-  if (typeof value !== 'number')
-    throw invalid(reader, `${at}.${key} must be a number, got ${describe(value)}`)
+export function checkNumber(reader: FieldReader, value: unknown, at: string): number {
+  if (typeof value !== 'number') throw invalid(reader, `${at} must be a number, got ${describe(value)}`)
   if (value - value !== 0) {
     throw new SessionError({
       code: 'NOT_JSON',
-      message: `${reader.where}: ${at}.${key} is ${Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity'}`,
-      details: { jsonPath: `${at.replace(/^fields/, '$')}.${key}` },
+      message: `${reader.where}: ${at} is ${Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity'}`,
+      details: { jsonPath: at.replace(/^fields/, '$') },
     })
   }
   return value === 0 ? 0 : value
 }
 
-export function readBoolean(reader: FieldReader, record: object, key: string, at: string): boolean {
-  const value = readField(reader, record, key, at)
-  if (typeof value !== 'boolean')
-    throw invalid(reader, `${at}.${key} must be a boolean, got ${describe(value)}`)
+export function checkBoolean(reader: FieldReader, value: unknown, at: string): boolean {
+  if (typeof value !== 'boolean') throw invalid(reader, `${at} must be a boolean, got ${describe(value)}`)
   return value
 }
 

@@ -1,12 +1,11 @@
 import type { ToolCallEventData } from '../types.ts'
 import { freezeProven } from './proven-data.ts'
 import {
+  checkNumber,
+  checkRecord,
+  checkString,
   invalid,
-  readField,
-  readNumber,
-  readOptionalString,
-  readRecord,
-  readString,
+  readFailed,
   type FieldReader,
 } from './read-fields.ts'
 
@@ -26,7 +25,6 @@ export interface ToolCallEventFields {
 }
 
 const READER: FieldReader = { where: 'toolCallEventData(fields)' }
-const MODES: ReadonlySet<unknown> = new Set(['parallel', 'exclusive'])
 
 /**
  * The `data` of a `tool/call` event (T28), built and frozen by the session package itself (T58):
@@ -42,36 +40,75 @@ const MODES: ReadonlySet<unknown> = new Set(['parallel', 'exclusive'])
  * session.append('tool/call', data, { sourceEventSeqs: [messageSeq] })
  */
 export function toolCallEventData(fields: ToolCallEventFields): ToolCallEventData {
-  const at = 'fields'
-  const record = readRecord(READER, fields, at)
-  const data: Record<string, unknown> = {
-    turn: readNumber(READER, record, 'turn', at),
-    step: readNumber(READER, record, 'step', at),
-    callId: readString(READER, record, 'callId', at),
+  const record = checkRecord(READER, fields, 'fields') as unknown as ToolCallEventFields
+  // Each field read once, in the file order; `at` names the one whose getter threw.
+  let at = 'fields.turn'
+  let turn, step, callId, modelCallId, name, args, parentCallId, mode, repaired, replayArguments, key: unknown
+  try {
+    turn = record.turn
+    at = 'fields.step'
+    step = record.step
+    at = 'fields.callId'
+    callId = record.callId
+    at = 'fields.modelCallId'
+    modelCallId = record.modelCallId
+    at = 'fields.name'
+    name = record.name
+    at = 'fields.arguments'
+    args = record.arguments
+    at = 'fields.parentCallId'
+    parentCallId = record.parentCallId
+    at = 'fields.mode'
+    mode = record.mode
+    at = 'fields.repaired'
+    repaired = record.repaired
+    at = 'fields.replayArguments'
+    replayArguments = record.replayArguments
+    at = 'fields.idempotencyKey'
+    key = record.idempotencyKey
+  } catch (error) {
+    throw readFailed(READER, at, error)
   }
-  const modelCallId = readOptionalString(READER, record, 'modelCallId', at)
-  if (modelCallId !== undefined) data.modelCallId = modelCallId
-  data.name = readString(READER, record, 'name', at)
-  data.arguments = readString(READER, record, 'arguments', at)
-  const parentCallId = readOptionalString(READER, record, 'parentCallId', at)
-  if (parentCallId !== undefined) data.parentCallId = parentCallId
-  const mode = readField(READER, record, 'mode', at)
+  const data: Record<string, unknown> = {
+    turn: checkNumber(READER, turn, 'fields.turn'),
+    step: checkNumber(READER, step, 'fields.step'),
+    callId: checkString(READER, callId, 'fields.callId'),
+  }
+  if (modelCallId !== undefined) data.modelCallId = checkString(READER, modelCallId, 'fields.modelCallId')
+  data.name = checkString(READER, name, 'fields.name')
+  data.arguments = checkString(READER, args, 'fields.arguments')
+  if (parentCallId !== undefined) data.parentCallId = checkString(READER, parentCallId, 'fields.parentCallId')
   if (mode !== undefined) {
-    if (!MODES.has(mode)) throw invalid(READER, `fields.mode must be "parallel" or "exclusive"`)
+    if (mode !== 'parallel' && mode !== 'exclusive') {
+      throw invalid(READER, 'fields.mode must be "parallel" or "exclusive"')
+    }
     data.mode = mode
   }
-  const repaired = readField(READER, record, 'repaired', at)
-  if (repaired !== undefined) {
-    const fix = readRecord(READER, repaired, 'fields.repaired')
-    data.repaired = Object.freeze({
-      name: readString(READER, fix, 'name', 'fields.repaired'),
-      arguments: readString(READER, fix, 'arguments', 'fields.repaired'),
-      by: readString(READER, fix, 'by', 'fields.repaired'),
-    })
+  if (repaired !== undefined) data.repaired = copyRepair(repaired)
+  if (replayArguments !== undefined) {
+    data.replayArguments = checkString(READER, replayArguments, 'fields.replayArguments')
   }
-  const replayArguments = readOptionalString(READER, record, 'replayArguments', at)
-  if (replayArguments !== undefined) data.replayArguments = replayArguments
-  const idempotencyKey = readOptionalString(READER, record, 'idempotencyKey', at)
-  if (idempotencyKey !== undefined) data.idempotencyKey = idempotencyKey
+  if (key !== undefined) data.idempotencyKey = checkString(READER, key, 'fields.idempotencyKey')
   return freezeProven(data) as unknown as ToolCallEventData
+}
+
+function copyRepair(value: unknown): { name: string; arguments: string; by: string } {
+  const at = 'fields.repaired'
+  const fix = checkRecord(READER, value, at)
+  let field = 'name'
+  let name, args, by: unknown
+  try {
+    name = fix.name
+    field = 'arguments'
+    args = fix.arguments
+    field = 'by'
+    by = fix.by
+  } catch (error) {
+    throw readFailed(READER, `${at}.${field}`, error)
+  }
+  return Object.freeze({
+    name: checkString(READER, name, `${at}.name`),
+    arguments: checkString(READER, args, `${at}.arguments`),
+    by: checkString(READER, by, `${at}.by`),
+  })
 }

@@ -9,13 +9,12 @@ import type { ToolCallRecordedTimings, ToolResultEventData } from '../types.ts'
 import { copyResultContent } from './copy-result-content.ts'
 import { freezeProven } from './proven-data.ts'
 import {
+  checkBoolean,
+  checkNumber,
+  checkRecord,
+  checkString,
   invalid,
-  readBoolean,
-  readField,
-  readNumber,
-  readOptionalString,
-  readRecord,
-  readString,
+  readFailed,
   type FieldReader,
 } from './read-fields.ts'
 
@@ -59,41 +58,95 @@ const snapshotMeta = createJsonSnapshotter({ freeze: true, remember: false, maxD
  * session.append('tool/result', data, { surfaceOp: 'append', sourceEventSeqs: [callSeq] })
  */
 export function toolResultEventData(fields: ToolResultEventFields): ToolResultEventData {
-  const at = 'fields'
-  const record = readRecord(READER, fields, at)
-  const turn = readNumber(READER, record, 'turn', at)
-  const step = readNumber(READER, record, 'step', at)
-  const callId = readString(READER, record, 'callId', at)
-  if (callId.length === 0) throw invalid(READER, 'fields.callId must not be empty')
-  const content = copyResultContent(READER, readField(READER, record, 'content', at), 'fields.content')
-  const isError = readBoolean(READER, record, 'isError', at)
+  const record = checkRecord(READER, fields, 'fields') as unknown as ToolResultEventFields
+  // Each field read once; `at` names the one whose getter threw.
+  let at = 'fields.turn'
+  let turn, step, callId, content, isError, error, meta, timings, rewrittenArguments: unknown
+  try {
+    turn = record.turn
+    at = 'fields.step'
+    step = record.step
+    at = 'fields.callId'
+    callId = record.callId
+    at = 'fields.content'
+    content = record.content
+    at = 'fields.isError'
+    isError = record.isError
+    at = 'fields.error'
+    error = record.error
+    at = 'fields.meta'
+    meta = record.meta
+    at = 'fields.timings'
+    timings = record.timings
+    at = 'fields.rewrittenArguments'
+    rewrittenArguments = record.rewrittenArguments
+  } catch (thrown) {
+    throw readFailed(READER, at, thrown)
+  }
+  const id = checkString(READER, callId, 'fields.callId')
+  if (id.length === 0) throw invalid(READER, 'fields.callId must not be empty')
   const message: ToolMessage = Object.freeze({
     role: 'tool',
-    content: Object.freeze([Object.freeze({ type: 'tool-result', callId, content, isError })]),
+    content: Object.freeze([
+      Object.freeze({
+        type: 'tool-result',
+        callId: id,
+        content: copyResultContent(READER, content, 'fields.content'),
+        isError: checkBoolean(READER, isError, 'fields.isError'),
+      }),
+    ]),
   })
-  const data: Record<string, unknown> = { turn, step, message }
-  const error = readField(READER, record, 'error', at)
-  if (error !== undefined) {
-    const info = readRecord(READER, error, 'fields.error')
-    data.error = Object.freeze({
-      name: readString(READER, info, 'name', 'fields.error'),
-      code: readString(READER, info, 'code', 'fields.error'),
-    })
+  const data: Record<string, unknown> = {
+    turn: checkNumber(READER, turn, 'fields.turn'),
+    step: checkNumber(READER, step, 'fields.step'),
+    message,
   }
-  const meta = readField(READER, record, 'meta', at)
+  if (error !== undefined) data.error = copyErrorInfo(error)
   if (meta !== undefined) data.meta = snapshotOf(meta)
-  const timings = readField(READER, record, 'timings', at)
-  if (timings !== undefined) {
-    const read = readRecord(READER, timings, 'fields.timings')
-    data.timings = Object.freeze({
-      queueMs: readNumber(READER, read, 'queueMs', 'fields.timings'),
-      runMs: readNumber(READER, read, 'runMs', 'fields.timings'),
-      commitMs: readNumber(READER, read, 'commitMs', 'fields.timings'),
-    })
+  if (timings !== undefined) data.timings = copyTimings(timings)
+  if (rewrittenArguments !== undefined) {
+    data.rewrittenArguments = checkString(READER, rewrittenArguments, 'fields.rewrittenArguments')
   }
-  const rewrittenArguments = readOptionalString(READER, record, 'rewrittenArguments', at)
-  if (rewrittenArguments !== undefined) data.rewrittenArguments = rewrittenArguments
   return freezeProven(data) as unknown as ToolResultEventData
+}
+
+function copyErrorInfo(value: unknown): { name: string; code: string } {
+  const at = 'fields.error'
+  const info = checkRecord(READER, value, at)
+  let field = 'name'
+  let name, code: unknown
+  try {
+    name = info.name
+    field = 'code'
+    code = info.code
+  } catch (error) {
+    throw readFailed(READER, `${at}.${field}`, error)
+  }
+  return Object.freeze({
+    name: checkString(READER, name, `${at}.name`),
+    code: checkString(READER, code, `${at}.code`),
+  })
+}
+
+function copyTimings(value: unknown): ToolCallRecordedTimings {
+  const at = 'fields.timings'
+  const timings = checkRecord(READER, value, at)
+  let field = 'queueMs'
+  let queueMs, runMs, commitMs: unknown
+  try {
+    queueMs = timings.queueMs
+    field = 'runMs'
+    runMs = timings.runMs
+    field = 'commitMs'
+    commitMs = timings.commitMs
+  } catch (error) {
+    throw readFailed(READER, `${at}.${field}`, error)
+  }
+  return Object.freeze({
+    queueMs: checkNumber(READER, queueMs, `${at}.queueMs`),
+    runMs: checkNumber(READER, runMs, `${at}.runMs`),
+    commitMs: checkNumber(READER, commitMs, `${at}.commitMs`),
+  })
 }
 
 function snapshotOf(meta: unknown): JsonValue {
