@@ -9,9 +9,11 @@
  * mark, and `#proven in value` is one fast check. A weak set would do the same at several times the
  * cost per event (an insertion, and an ephemeron for the garbage collector to trace).
  */
+// Returning `target` makes `new Proven(target)` install the field on `target` itself: the only way
+// to give a private field to an object of another class (here a plain JSON object). A class with
+// only a constructor, on purpose.
+// eslint-disable-next-line @typescript-eslint/no-extraneous-class
 class Stamp {
-  // Returning `target` makes `new Proven(target)` install the field on `target` itself: the only
-  // way to give a private field to an object of another class (here a plain JSON object).
   constructor(target: object) {
     return target
   }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
+import type * as Session from '@deepseek-ai/dsh-session'
 
 const PACKAGE_DIR = fileURLToPath(new URL('../..', import.meta.url))
 const OUT_FILE = fileURLToPath(
@@ -13,7 +14,7 @@ const OUT_FILE = fileURLToPath(
  * one file and imported as a module of its own, so its module-level state (classes, tables) is not
  * the one the tests import.
  */
-export async function loadSecondCopy(): Promise<typeof import('@deepseek-ai/dsh-session')> {
+export async function loadSecondCopy(): Promise<typeof Session> {
   mkdirSync(fileURLToPath(new URL('../../node_modules/.cache', import.meta.url)), { recursive: true })
   await build({
     entryPoints: [`${PACKAGE_DIR}/src/index.ts`],
@@ -25,7 +26,5 @@ export async function loadSecondCopy(): Promise<typeof import('@deepseek-ai/dsh-
     outfile: OUT_FILE,
     logLevel: 'silent',
   })
-  return (await import(
-    `${pathToFileURL(OUT_FILE).href}?t=${Date.now()}`
-  )) as typeof import('@deepseek-ai/dsh-session')
+  return (await import(`${pathToFileURL(OUT_FILE).href}?t=${Date.now()}`)) as typeof Session
 }
