@@ -118,8 +118,10 @@ export function stepCase(shape: StepShape): TimedCase<ExecuteToolCallsResult> {
           `executeToolCalls: expected ${2 * shape.calls} tool events in the session, got ${recorded}`,
         )
       }
-      if (file !== undefined && file.uncommitted !== 0) {
-        throw new Error(`executeToolCalls: ${file.uncommitted} events not written when the step resolved`)
+      // (`uncommitted` is absent in a baseline built before durability 'step': nothing to check there)
+      const uncommitted = (file as { readonly uncommitted?: number } | undefined)?.uncommitted ?? 0
+      if (uncommitted !== 0) {
+        throw new Error(`executeToolCalls: ${uncommitted} events not written when the step resolved`)
       }
     },
   }
