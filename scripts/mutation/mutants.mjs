@@ -1230,7 +1230,8 @@ export const mutants = [
     find: "write(where, Buffer.from(text, 'utf8'), lost)",
     replace: "write(where, Buffer.from(text, 'utf8'), undefined)",
     kind: 'data loss',
-    description: 'a commit that could not write leaves the session taking appends whose predecessors are not in the file',
+    description:
+      'a commit that could not write leaves the session taking appends whose predecessors are not in the file',
     attacks: 'T59: a failed commit stops the session',
   },
   {
@@ -1241,7 +1242,8 @@ export const mutants = [
     replace: 'void commit',
     kind: 'data loss',
     description: "the loop never commits a 'step' session: nothing of a turn is durable until close",
-    attacks: 'T59: commit points before each model call, at the end of a turn and before an external-effects body',
+    attacks:
+      'T59: commit points before each model call, at the end of a turn and before an external-effects body',
   },
   {
     id: 'session-forged-data-kept',
