@@ -4,6 +4,8 @@ import type { ToolRuntime, ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import { completeResumableCalls } from './complete-resumable-calls.ts'
 import { answerInterruptedCalls } from '../log/answer-interrupted-calls.ts'
 import { answerPendingApproval, type ApprovalReply } from './answer-pending-approval.ts'
+import { answerPendingElicitation } from './answer-pending-elicitation.ts'
+import type { ElicitationReply } from '../base/elicitation-types.ts'
 import { readLastTurn } from '../log/read-last-turn.ts'
 import { commitSession } from '../log/commit-session.ts'
 import type { TurnStart } from './run-turn.ts'
@@ -13,7 +15,7 @@ import type { TurnResult } from '../base/types.ts'
 export type ResumePlan =
   | { readonly kind: 'empty' }
   | { readonly kind: 'ended'; readonly result: TurnResult }
-  /** Durable approvals: the session waits for an answer and none was given. */
+  /** Durable approvals (or T66 elicitations): the session waits for an answer and none was given. */
   | { readonly kind: 'paused'; readonly result: TurnResult }
   | { readonly kind: 'continue'; readonly start: TurnStart }
 
@@ -22,7 +24,9 @@ export type ResumePlan =
  * (no turn yet), the last turn's result (it ended), or where its unfinished turn continues. A session
  * paused at a pending approval is not repaired: without `reply` it stays paused (its result says on
  * what); with a reply naming the pending call, the answer is recorded and the paused step continues;
- * a reply naming any other call is refused (`APPROVAL_NOT_PENDING`).
+ * a reply naming any other call is refused (`APPROVAL_NOT_PENDING`). A session whose log holds a
+ * question a call put to a person and never got answered (T66) is paused the same way, first:
+ * `elicitation` answers it, and the repair below then runs the call again where that is safe.
  */
 export async function planResume(
   session: AnySession,
@@ -30,7 +34,11 @@ export async function planResume(
   reply: ApprovalReply | undefined,
   where: string,
   tools?: ToolRuntime,
+  elicitation?: ElicitationReply,
 ): Promise<ResumePlan> {
+  // T66: a question a call put to a person, left unanswered, keeps the session paused
+  const asked = await answerPendingElicitation({ where, session, reply: elicitation, tools })
+  if (asked !== undefined) return { kind: 'paused', result: asked }
   const before = session.events()
   const pending = pendingApprovals(before)
   if (pending.length > 0 || reply !== undefined) {
