@@ -7,6 +7,7 @@ import { answerPendingApproval, type ApprovalReply } from './answer-pending-appr
 import { answerPendingElicitation } from './answer-pending-elicitation.ts'
 import type { ElicitationReply } from '../base/elicitation-types.ts'
 import { readLastTurn } from '../log/read-last-turn.ts'
+import { commitSession } from '../log/commit-session.ts'
 import type { TurnStart } from './run-turn.ts'
 import { ZERO_USAGE } from '../log/session-records.ts'
 import type { TurnResult } from '../base/types.ts'
@@ -56,6 +57,8 @@ export async function planResume(
       return { kind: 'paused', result }
     }
     const paused = await answerPendingApproval({ where, session, events: before, pending, last, reply })
+    // A commit point (T59): the person's answer is durable before the call it answers runs.
+    commitSession(session)
     return {
       kind: 'continue',
       start: {
@@ -71,6 +74,8 @@ export async function planResume(
   // T50/T51: calls that never began, and idempotent ones, are run now; the rest are INTERRUPTED
   if (tools !== undefined) await completeResumableCalls({ session, tools, scheduler })
   await answerInterruptedCalls({ session, scheduler })
+  // A commit point (T59): the repaired log is durable before the turn goes on or is reported.
+  commitSession(session)
   const last = readLastTurn(session.events())
   if (last === undefined) return { kind: 'empty' }
   const message = last.lastAssistant
