@@ -176,28 +176,31 @@ describe('audio through the AI SDK provider packages, on the wire (T72)', () => 
     }
   })
 
-  it("T72: why Anthropic gets the stand-in: given the audio itself (audio 'file'), @ai-sdk/anthropic drops a tool result's audio", async () => {
+  it("T72: why Anthropic gets the stand-in (the provider's own behaviour): @ai-sdk/anthropic drops a tool result's audio file with a warning", async () => {
     const anthropic = createAnthropic({ baseURL: `${server.baseUrl}/v1`, apiKey: 'sk-ant' })(
       'claude-sonnet-4-5',
     )
-    const forced = toPrompt(undefined, history.slice(1), { audio: 'file' })
-    // the tool result as content (file-data, the V3 form of a file in a tool result)
-    const asContent = forced.map((m) =>
-      m.role === 'tool'
-        ? {
-            ...m,
-            content: m.content.map((part) => ({
-              ...part,
-              output: {
-                type: 'content' as const,
-                value: [{ type: 'file-data' as const, data: OGG, mediaType: 'audio/ogg' }],
-              },
-            })),
-          }
-        : m,
-    ) as LanguageModelV3Prompt
+    // a tool result holding audio as the V3 prompt defines a file in a tool result (file-data)
+    const prompt: LanguageModelV3Prompt = [
+      { role: 'user', content: [{ type: 'text', text: 'Record it.' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'record', input: {} }],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'c1',
+            toolName: 'record',
+            output: { type: 'content', value: [{ type: 'file-data', data: OGG, mediaType: 'audio/ogg' }] },
+          },
+        ],
+      },
+    ]
     server.respond(replay(anthropicMessages.answerStep))
-    const { stream } = await anthropic.doStream({ prompt: asContent.slice(0, 2) })
+    const { stream } = await anthropic.doStream({ prompt })
     const reader = stream.getReader()
     const warnings: unknown[] = []
     for (;;) {
