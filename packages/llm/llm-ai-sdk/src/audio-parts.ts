@@ -11,22 +11,23 @@ export interface PendingAudio {
   readonly part: LanguageModelV3FilePart
 }
 
-/** The audio as the AI SDK's file part when the policy sends it, else `undefined` (its stand-in goes). */
+/** The audio as the AI SDK's file part when the policy sends it, else its stand-in text. Each field is read once. */
 export function audioFilePart(
   block: AudioBlock,
   policy: AudioPolicy,
   where: string,
-): LanguageModelV3FilePart | undefined {
-  const problem = audioProblem(block)
+): LanguageModelV3FilePart | string {
+  const { mediaType, data } = block
+  const problem = audioProblem({ mediaType, data })
   if (problem !== undefined)
     throw new AiSdkError({
       code: 'INVALID_REQUEST',
       message: `request.${where}: an audio block's ${problem}`,
     })
-  if (policy.mode === 'text') return undefined
-  if (policy.mediaTypes !== undefined && !policy.mediaTypes.has(baseMediaType(block.mediaType)))
-    return undefined
-  return { type: 'file', mediaType: block.mediaType, data: block.data }
+  const sent =
+    policy.mode === 'file' &&
+    (policy.mediaTypes === undefined || policy.mediaTypes.has(baseMediaType(mediaType)))
+  return sent ? { type: 'file', mediaType, data } : audioStandIn({ mediaType, data })
 }
 
 /**
@@ -41,7 +42,7 @@ export function toolResultAudioText(
   where: string,
 ): string {
   const part = audioFilePart(block, policy, where)
-  if (part === undefined) return audioStandIn(block)
+  if (typeof part === 'string') return part
   pending.push({ callId, part })
   return `[audio: ${block.mediaType}, attached in the next user message]`
 }

@@ -5,7 +5,6 @@ import type {
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider'
 import {
-  audioStandIn,
   describeValue,
   type AssistantMessage,
   type ImageBlock,
@@ -58,8 +57,10 @@ function userParts(blocks: readonly UserContent[], audio: AudioPolicy, where: st
         return { type: 'text', text: block.text }
       case 'image':
         return imagePart(block, `${where}[${i}]`)
-      case 'audio':
-        return audioFilePart(block, audio, `${where}[${i}]`) ?? { type: 'text', text: audioStandIn(block) }
+      case 'audio': {
+        const part = audioFilePart(block, audio, `${where}[${i}]`)
+        return typeof part === 'string' ? { type: 'text', text: part } : part
+      }
       default: {
         const never: never = block
         throw invalid(

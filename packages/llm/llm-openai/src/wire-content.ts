@@ -44,13 +44,16 @@ function imageUrl(block: ImageBlock, where: string): string {
 
 /**
  * An audio block as an `input_audio` part when the host takes audio and the format is one chat
- * completions knows (wav, mp3); `undefined` when it goes as its text stand-in (T72).
+ * completions knows (wav, mp3), else its stand-in text (T72). Each field is read once.
  */
-function audioPart(block: AudioBlock, mode: AudioInput, where: string): WireUserPart | undefined {
-  const problem = audioProblem(block)
+function audioPart(block: AudioBlock, mode: AudioInput, where: string): WireUserPart | string {
+  const { mediaType, data } = block
+  const problem = audioProblem({ mediaType, data })
   if (problem !== undefined) throw invalid(where, `an audio block's ${problem}`)
-  const format = mode === 'input_audio' ? inputAudioFormat(block.mediaType) : undefined
-  return format === undefined ? undefined : { type: 'input_audio', input_audio: { data: block.data, format } }
+  const format = mode === 'input_audio' ? inputAudioFormat(mediaType) : undefined
+  return format === undefined
+    ? audioStandIn({ mediaType, data })
+    : { type: 'input_audio', input_audio: { data, format } }
 }
 
 /**
@@ -68,10 +71,10 @@ export function userContent(
         return { type: 'text', text: block.text }
       case 'image':
         return { type: 'image_url', image_url: { url: imageUrl(block, `${where}[${i}]`) } }
-      case 'audio':
-        return (
-          audioPart(block, modes.audioInput, `${where}[${i}]`) ?? { type: 'text', text: audioStandIn(block) }
-        )
+      case 'audio': {
+        const part = audioPart(block, modes.audioInput, `${where}[${i}]`)
+        return typeof part === 'string' ? { type: 'text', text: part } : part
+      }
       default: {
         const never: never = block
         throw invalid(
@@ -114,7 +117,7 @@ export function toolResultText(
           return `[image: ${block.mediaType}, attached in the next user message]`
         case 'audio': {
           const part = audioPart(block, modes.audioInput, `${where}[${i}]`)
-          if (part === undefined) return audioStandIn(block)
+          if (typeof part === 'string') return part
           attachments.push({ callId, kind: 'audio', part })
           return `[audio: ${block.mediaType}, attached in the next user message]`
         }

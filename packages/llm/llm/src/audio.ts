@@ -30,13 +30,14 @@ function firstNonBase64(data: string): string {
 export function audioProblem(block: {
   readonly mediaType?: unknown
   readonly data?: unknown
+  readonly url?: unknown
 }): string | undefined {
-  const { mediaType, data } = block
+  const { mediaType, data, url } = block
   if (typeof mediaType !== 'string' || !AUDIO_MEDIA_TYPE.test(mediaType))
     return `mediaType must be an audio media type such as "audio/wav", got ${describeValue(mediaType)}`
   if (typeof data !== 'string') {
-    const byUrl = (block as { readonly url?: unknown }).url !== undefined
-    return `data must be a base64 string${byUrl ? ' (audio by "url" is not supported)' : ''}, got ${describeValue(data)}`
+    const byUrl = url === undefined ? '' : ' (audio by "url" is not supported)'
+    return `data must be a base64 string${byUrl}, got ${describeValue(data)}`
   }
   if (data.length === 0) return 'data must not be empty'
   if (data.length % 4 !== 0 || !BASE64.test(data)) return `data must be base64: ${firstNonBase64(data)}`

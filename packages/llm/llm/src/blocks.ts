@@ -36,9 +36,15 @@ export function audioBlock(options: { readonly mediaType: string; readonly data:
   const where = 'audioBlock(options)'
   if (typeof options !== 'object' || options === null)
     throw invalid(where, `options must be an object, got ${describeValue(options)}`)
-  const problem = audioProblem(options)
-  if (problem !== undefined) throw invalid(where, `options.${problem}`)
-  return { type: 'audio', mediaType: options.mediaType, data: options.data }
+  return readAudio(where, 'options', options)
+}
+
+/** An audio block from `b`, each field read once (a getter cannot pass the check, then change). */
+function readAudio(where: string, at: string, b: Readonly<Record<string, unknown>>): AudioBlock {
+  const { mediaType, data, url } = b
+  const problem = audioProblem({ mediaType, data, url })
+  if (problem !== undefined) throw invalid(where, `${at}.${problem}`)
+  return { type: 'audio', mediaType: mediaType as string, data: data as string }
 }
 
 /** Builds a tool-call block; `args` may be the raw JSON string or a value to serialize. */
@@ -82,11 +88,7 @@ function normalizeResultContent(where: string, name: string, content: unknown): 
       if (typeof b.url === 'string') return { type: 'image', mediaType, url: b.url }
       throw invalid(where, `${at} must carry base64 "data" or a "url"`)
     }
-    if (b.type === 'audio') {
-      const problem = audioProblem(b)
-      if (problem !== undefined) throw invalid(where, `${at}.${problem}`)
-      return { type: 'audio', mediaType: b.mediaType as string, data: b.data as string }
-    }
+    if (b.type === 'audio') return readAudio(where, at, b)
     throw invalid(where, `${at}.type must be "text", "image" or "audio", got ${describeValue(b.type)}`)
   })
 }

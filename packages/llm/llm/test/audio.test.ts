@@ -86,6 +86,23 @@ describe('audio blocks (T71)', () => {
     expect(inUser.message).toContain(`content[0].${message}`)
   })
 
+  it('T71: each field is read once: a getter cannot pass the check and then change', () => {
+    let reads = 0
+    const shifty = {
+      type: 'audio',
+      get mediaType() {
+        reads++
+        return reads === 1 ? 'audio/wav' : 'image/png'
+      },
+      data: WAV,
+    }
+    expect(audioBlock(shifty)).toEqual({ type: 'audio', mediaType: 'audio/wav', data: WAV })
+    reads = 0
+    const [block] = userMessage([shifty as never]).content
+    expect(block).toEqual({ type: 'audio', mediaType: 'audio/wav', data: WAV })
+    expect(reads).toBe(1)
+  })
+
   it('T71: any bytes encoded by Node are accepted, and the size is what Node decodes (oracle: Buffer)', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 1, maxLength: 300 }), (bytes) => {
