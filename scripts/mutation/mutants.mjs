@@ -893,6 +893,26 @@ export const mutants = [
     description: 'content over maxResultBytes is accepted',
     attacks: 'issue 8 item 9: content over the limit is INVALID_TOOL_OUTPUT',
   },
+  {
+    id: 'pipe-audio-block-unchecked',
+    package: 'tools',
+    file: `${TOOLS}/pipeline/materialize.ts`,
+    find: 'if (problem !== undefined) return `content[${i}].${problem}`',
+    replace: 'void problem',
+    kind: 'result checks',
+    description: 'an audio block with an image media type or data that is not base64 is accepted',
+    attacks: 'T71: an audio block that is not audio is INVALID_TOOL_OUTPUT naming the field',
+  },
+  {
+    id: 'pipe-audio-size-unmeasured',
+    package: 'tools',
+    file: `${TOOLS}/pipeline/result-size.ts`,
+    find: "else if (block.type === 'audio') chars += block.data.length",
+    replace: "else if (block.type === 'audio') chars += 0",
+    kind: 'result limits',
+    description: 'audio data does not count toward maxResultBytes',
+    attacks: 'T71: audio data counts toward maxResultBytes, as image data does',
+  },
 
   // ---------------------------------------------------------------- tools: arguments and echoes
   {
@@ -2293,6 +2313,16 @@ export const mutants = [
     attacks: 'malformed blocks become notes, never malformed result blocks',
   },
   {
+    id: 'mcp-audio-stand-in',
+    package: 'mcp',
+    file: `${MCP}/map-content.ts`,
+    find: "return [audioOf(b.data, b.mimeType) ?? { type: 'text', text: mediaNote(b) }]",
+    replace: "return [{ type: 'text', text: mediaNote(b) }]",
+    kind: 'result mapping',
+    description: 'MCP audio becomes the text note even where the model could take the audio',
+    attacks: 'T71: MCP audio is an audio block of the result',
+  },
+  {
     id: 'mcp-close-keeps-client',
     package: 'mcp',
     file: `${MCP}/connection.ts`,
@@ -2861,6 +2891,36 @@ export const mutants = [
     description: 'a request ended by the silence timer fails as a connection error, not TIMEOUT',
     attacks: 'a silent stream is TIMEOUT',
   },
+  {
+    id: 'openai-tool-audio-dropped',
+    package: 'llm-openai',
+    file: `${OPENAI}/wire-content.ts`,
+    find: "attachments.push({ callId, kind: 'audio', part })",
+    replace: 'void part',
+    kind: 'silent loss',
+    description: "a tool result's audio is announced in the tool message but never sent",
+    attacks: "T72: a tool result's audio goes in the user message after the step's tool messages",
+  },
+  {
+    id: 'openai-audio-on-every-host',
+    package: 'llm-openai',
+    file: `${OPENAI}/host-profile.ts`,
+    find: "  audioInput: 'text',",
+    replace: "  audioInput: 'input_audio',",
+    kind: 'host defaults',
+    description: 'every host is sent input_audio parts, also those that take no audio',
+    attacks: 'T72: input_audio only where the host is documented to take it, the stand-in elsewhere',
+  },
+  {
+    id: 'openai-wav-as-mp3',
+    package: 'llm-openai',
+    file: `${OPENAI}/audio-format.ts`,
+    find: "      return 'wav'",
+    replace: "      return 'mp3'",
+    kind: 'wire format',
+    description: 'wav audio is labelled mp3 on the wire',
+    attacks: 'T72: input_audio.format is the audio’s own (the @ai-sdk/openai oracle)',
+  },
   // ---------------------------------------------------------------- llm-ai-sdk: part assembly and errors
   {
     id: 'aisdk-duplicate-call-id',
@@ -2973,6 +3033,16 @@ export const mutants = [
     kind: 'error mapping',
     description: 'a 400 saying the prompt is too long is BAD_REQUEST',
     attacks: 'a context-length 400 is CONTEXT_LENGTH_EXCEEDED',
+  },
+  {
+    id: 'aisdk-tool-audio-dropped',
+    package: 'llm-ai-sdk',
+    file: `${AISDK}/audio-parts.ts`,
+    find: 'pending.push({ callId, part })',
+    replace: 'void part',
+    kind: 'silent loss',
+    description: "a tool result's audio is announced in the result but never sent",
+    attacks: "T72: a tool result's audio goes as a file part in the user message after the tool messages",
   },
   // ---------------------------------------------------------------- timeline: lane inference and escaping
   {
@@ -3210,6 +3280,16 @@ export const mutants = [
     attacks: 'an image carries data or a url',
   },
   {
+    id: 'llm-audio-any-media-type',
+    package: 'llm',
+    file: `${LLM}/audio.ts`,
+    find: "if (typeof mediaType !== 'string' || !AUDIO_MEDIA_TYPE.test(mediaType))",
+    replace: "if (typeof mediaType !== 'string')",
+    kind: 'bad input',
+    description: 'an audio block may carry any media type (image/png, a header-breaking newline)',
+    attacks: 'T71: an audio block has an audio/<subtype> media type',
+  },
+  {
     id: 'llm-scripted-abort-ignored',
     package: 'llm',
     file: `${LLM}/scripted-model.ts`,
@@ -3287,8 +3367,9 @@ export const firstTests = {
     [/^pipeline\/claim-run/, ['stage-misuse.test.ts', 'scheduler.test.ts']],
     [/^pipeline\/call-arguments/, ['argument-cache.test.ts', 'policy-args.test.ts', 'bad-input.test.ts']],
     [
-      /^pipeline\/(finalize|run-body|value-result|with-body-extras|late-outcome|materialize)/,
+      /^pipeline\/(finalize|run-body|value-result|with-body-extras|late-outcome|materialize|result-size)/,
       [
+        'audio-content.test.ts',
         'replaced-value.test.ts',
         'result-limits.test.ts',
         'result-contexts.test.ts',
@@ -3397,7 +3478,7 @@ export const firstTests = {
     [/^(commands|shell)\//, ['commands.test.ts']],
   ],
   mcp: [
-    [/^map-content/, ['content.test.ts']],
+    [/^map-content/, ['content.test.ts', 'audio.test.ts']],
     [
       /^(call-tool|envelope)/,
       ['wrapper.test.ts', 'content.test.ts', 'replayed-answers.test.ts', 'stdio.test.ts'],
@@ -3435,6 +3516,7 @@ export const firstTests = {
   llm: [
     [/^json\/deep-freeze/, ['deep-freeze.test.ts', 'snapshot-frozen.test.ts']],
     [/^json\//, ['snapshot.test.ts', 'snapshot-frozen.test.ts']],
+    [/^audio/, ['audio.test.ts', 'blocks.test.ts']],
     [/./, ['blocks.test.ts', 'scripted-model.test.ts']],
   ],
   'llm-openai': [
@@ -3450,11 +3532,18 @@ export const firstTests = {
     ],
     [/^(error-from-status|retry-after-ms)/, ['errors.test.ts', 'retry-after.test.ts']],
     [
+      /^(wire-content|audio-format|host-profile|to-wire-messages)/,
+      ['audio.test.ts', 'audio-oracle.test.ts', 'request.test.ts'],
+    ],
+    [
       /^(create-request-lifetime|stream-chat-completion)/,
       ['abort.test.ts', 'stream.test.ts', 'errors.test.ts'],
     ],
   ],
-  'llm-ai-sdk': [[/./, ['mock-model.test.ts', 'stream-edges.test.ts', 'providers.test.ts']]],
+  'llm-ai-sdk': [
+    [/^(audio-|to-prompt|to-dsh-content)/, ['audio.test.ts', 'mock-model.test.ts']],
+    [/./, ['mock-model.test.ts', 'stream-edges.test.ts', 'providers.test.ts']],
+  ],
   timeline: [
     [
       /^(infer-modes|assign-lanes)/,

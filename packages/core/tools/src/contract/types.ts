@@ -492,7 +492,7 @@ export interface InstallToolsOptions {
   readonly lateBodyCapMs?: number
   /**
    * Largest result, in UTF-8 bytes of JSON text (default 4 MiB): a body's value (refused before it
-   * is copied, at a cost bounded by the limit) and any result's content (text and image data).
+   * is copied, at a cost bounded by the limit) and any result's content (text, image and audio data).
    * Past it the result is `INVALID_TOOL_OUTPUT` with a message saying so.
    */
   readonly maxResultBytes?: number
