@@ -29,13 +29,23 @@ export function outcomeValue(
         ),
       )
     case 'lost':
-      return fail(
-        remoteFailure(
-          'INTERRUPTED',
-          RemoteFailureNames.WorkerLost,
-          `Tool "${name}" was interrupted: the worker running it stopped before answering (its job lock expired). It may or may not have taken effect.`,
-        ),
-      )
+      // D12: without the worker's started mark the body never began (it was enqueued again as long
+      // as it could be: this is what is left when it could not)
+      return outcome.began
+        ? fail(
+            remoteFailure(
+              'INTERRUPTED',
+              RemoteFailureNames.WorkerLost,
+              `Tool "${name}" was interrupted: the worker running it stopped before answering (its job lock expired). It may or may not have taken effect.`,
+            ),
+          )
+        : fail(
+            remoteFailure(
+              'PIPELINE_FAILED',
+              RemoteFailureNames.WorkerLost,
+              `Tool "${name}" was not run: the workers that took its job on queue "${queueName}" stopped before starting its body, and it could not be dispatched again.`,
+            ),
+          )
     case 'gone':
       // A worker may have run the body before the job vanished: a retry could do it twice.
       return fail(

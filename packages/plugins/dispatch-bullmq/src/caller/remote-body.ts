@@ -18,8 +18,8 @@ import { readRemoteProgress } from './progress-report.ts'
 import { RemoteOutcome, remoteFailure } from './remote-failure.ts'
 
 /**
- * How many times, in all, a call of an idempotent tool is enqueued when its workers keep dying
- * under it (D10): the same bound as a resume's attempts (T51).
+ * How many times, in all, a call is enqueued when its workers keep dying under it (D10) or before
+ * its body began (D12): the same bound as a resume's attempts (T51).
  */
 export const MAX_DISPATCHES = 3
 
@@ -59,8 +59,9 @@ export interface RemoteCall {
  * worker's value back to the pipeline, which checks it as a local value. The caller's abort and
  * timeout reach the body's signal; on it the job is cancelled (a marker the worker checks before
  * starting, then a message that aborts a running body). The worker's progress reports reach the
- * body's `exec.reportProgress` (D9). A job of an idempotent tool whose worker died is enqueued again
- * under the same id (D10); a body that only re-attaches (T64) enqueues nothing and is marked so.
+ * body's `exec.reportProgress` (D9). A job whose worker died before the body began (no started
+ * mark) is enqueued again under the same id (D12), as is one of an idempotent tool whose worker died
+ * at any point (D10); a body that only re-attaches (T64) enqueues nothing else (T73) and is marked so.
  * Outcomes that are not the body's own (a lost worker, a refused enqueue…) are left in `slot` and
  * thrown, and the wrapper answers with them.
  */
@@ -111,11 +112,14 @@ export function remoteBody(runtime: DispatchRuntime, call: RemoteCall, slot: Fai
       const already = jobOutcome(true, stored, true)
       if (already !== undefined) watched.settle(already)
       let outcome: JobOutcome = await watched.promise
-      // D10: the worker died under a body that may run again: the same job, on another worker
+      // D12: the worker died before the body began (no mark): the same job, on another worker,
+      // whatever the tool, a re-attach included (the job the first run enqueued, as it enqueued it);
+      // D10: it died under a body that may run again
+      const again = call.reattachOnly ? keptJob(storedData, data) : data
       let dispatches = 1
-      while (outcome.kind === 'lost' && call.idempotent && !call.reattachOnly) {
+      while (outcome.kind === 'lost' && (!outcome.began || (call.idempotent && !call.reattachOnly))) {
         if (dispatches >= MAX_DISPATCHES || exec.signal.aborted) break
-        if (!(await requeue(runtime, jobId, data))) break
+        if (!(await requeue(runtime, jobId, again))) break
         dispatches += 1
         // events of the lost job may still be on their way: only its hash says how the new one ended
         watched = runtime.watch.watch(jobId, onProgress, { trustFailedEvents: false })
@@ -249,6 +253,15 @@ async function requeue(runtime: DispatchRuntime, jobId: string, data: RemoteJobD
   } catch {
     return false
   }
+}
+
+/**
+ * What a re-attach enqueues again for a job that never began (D12): the job the first run enqueued
+ * (its arguments are the ones policy passed then), with this run's deadline.
+ */
+function keptJob(text: string, data: RemoteJobData): RemoteJobData {
+  const { deadline: _before, ...kept } = JSON.parse(text) as RemoteJobData
+  return data.deadline === undefined ? kept : { ...kept, deadline: data.deadline }
 }
 
 /**
