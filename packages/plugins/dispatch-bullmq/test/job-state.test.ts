@@ -45,9 +45,16 @@ describe('job state as the caller reads it (D8, D12)', () => {
   })
 
   it('D12: a lost job without the worker’s started mark never began, whether the caller’s sweep or a stall check found it', () => {
-    expect(jobOutcome(true, fields({ processedOn: '1', data }), false)).toEqual({ kind: 'lost', began: false })
+    expect(jobOutcome(true, fields({ processedOn: '1', data }), false)).toEqual({
+      kind: 'lost',
+      began: false,
+    })
     expect(
-      jobOutcome(true, fields({ processedOn: '1', finishedOn: '2', failedReason: STALLED_REASON, data }), false),
+      jobOutcome(
+        true,
+        fields({ processedOn: '1', finishedOn: '2', failedReason: STALLED_REASON, data }),
+        false,
+      ),
     ).toEqual({ kind: 'lost', began: false })
   })
 

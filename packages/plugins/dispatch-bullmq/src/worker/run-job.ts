@@ -31,12 +31,14 @@ export interface RunJobEnvironment {
  * Where a test can hold a job (and SIGKILL its worker there): `claimed`, the job is taken and its
  * body has not been marked as begun; `marked`, the mark is written and the body's first
  * instruction has not run; `answered`, the body settled and its reply is not yet handed to BullMQ
- * (which stores it in the script that releases the lock).
+ * (which stores it in the script that releases the lock); `unclaimed`, the mark was refused
+ * because this worker no longer holds the job (the body will not start).
  */
-export type WorkerPausePoint = 'claimed' | 'marked' | 'answered'
-export type WorkerPauses = (point: WorkerPausePoint, job: { readonly id: string; readonly data: unknown }) =>
-  | Promise<void>
-  | undefined
+export type WorkerPausePoint = 'claimed' | 'marked' | 'answered' | 'unclaimed'
+export type WorkerPauses = (
+  point: WorkerPausePoint,
+  job: { readonly id: string; readonly data: unknown },
+) => Promise<void> | undefined
 
 /** The worker no longer holds the job (D11): its body was not started, and no reply can be stored. */
 export class ClaimLost extends Error {
@@ -92,8 +94,12 @@ async function startJob(environment: RunJobEnvironment, job: JobHandle): Promise
   jobSignal?.addEventListener('abort', onJobAbort, { once: true })
   try {
     await environment.pauses?.('claimed', job)
-    const verdict = jobSignal?.aborted === true ? 'cancelled' : await environment.markBegan(jobId, job.token ?? '')
-    if (verdict === 'claim-lost') throw new ClaimLost(jobId)
+    const verdict =
+      jobSignal?.aborted === true ? 'cancelled' : await environment.markBegan(jobId, job.token ?? '')
+    if (verdict === 'claim-lost') {
+      await environment.pauses?.('unclaimed', job)
+      throw new ClaimLost(jobId)
+    }
     if (verdict === 'cancelled') return { v: PROTOCOL_VERSION, kind: 'not-started', reason: 'cancelled' }
     await environment.pauses?.('marked', job)
     return await runBody(environment, job, data, tool, controller)
