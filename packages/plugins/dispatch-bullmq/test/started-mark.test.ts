@@ -6,12 +6,15 @@ import { createContext, silentLogger } from '@deepseek-ai/dsh-context'
 import { installTools, type ToolExecutionInput } from '@deepseek-ai/dsh-tools'
 import { createRemoteDispatch, jobIdFor, type ToolWorker } from '@deepseek-ai/dsh-dispatch-bullmq'
 import { startRedis, type ThrowawayRedis } from '../../../../scripts/redis-server.mjs'
-import { deferred, type Deferred } from '../../../../test-support/deferred.ts'
+import { deferred } from '../../../../test-support/deferred.ts'
 import { startToolWorker } from '../src/worker/create-tool-worker.ts'
 import type { WorkerPausePoint, WorkerPauses } from '../src/worker/run-job.ts'
 import { BEGAN_FIELD } from '../src/protocol/began-mark.ts'
+import { PROTOCOL_VERSION } from '../src/protocol/job-data.ts'
+import type { DispatchRuntime } from '../src/caller/dispatch-runtime.ts'
+import { requeue } from '../src/caller/job-enqueue.ts'
 import { caller, codeOf, input, localWorker, nameOf, redisUrl, uniqueQueue } from './support/harness.ts'
-import { startLineProcess, type LineProcess } from './support/line-process.ts'
+import { startLineProcess } from './support/line-process.ts'
 import { recorder, remoteTools, type Recorder } from './support/remote-tools.ts'
 
 // D11/D12: the worker's started mark, and the races around it, made deterministic with pauses the
@@ -193,6 +196,21 @@ describe('a job lost before its started mark (D12)', { timeout: 30_000 }, () => 
     expect(result.isError && result.error.message).toMatch(/was not run: the workers that took its job/)
     expect(claims).toEqual(Array.from({ length: 3 }, () => jobIdFor(call.callId, undefined)))
     expect(await count(rec, call)).toBeNull()
+  })
+
+  it('D12: dispatching again a job that a worker holds (another delivery of the call dispatched it first) removes nothing and reports it held', async () => {
+    const queue = uniqueQueue()
+    const stops = pausesAt(['claimed'])
+    await pausedWorker(redisUrl(), queue, stops.pauses)
+    const q = new Queue(queue, { connection: { url: redisUrl() } })
+    cleanups.push(() => q.close())
+    const data = { v: PROTOCOL_VERSION, tool: 'increment', args: {}, callId: 'held-1' } as const
+    await q.add('increment', data, { jobId: 'call-held-1' })
+    await stops.reached('claimed')
+    const runtime = { queue, enqueueTimeoutMs: 5_000 } as unknown as DispatchRuntime
+    expect(await requeue({ ...runtime, queue: q }, 'call-held-1', data)).toEqual({ kind: 'held' })
+    expect(await q.getJobState('call-held-1')).toBe('active')
+    stops.release('claimed')
   })
 
   it('D12/T73: a resumed call that may only re-attach finds its job lost before the mark: it is dispatched again, as the first run enqueued it, and the model gets the real result', async () => {

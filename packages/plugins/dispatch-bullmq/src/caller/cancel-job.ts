@@ -1,5 +1,5 @@
 import { BEGAN_FIELD, mayHaveBegun } from '../protocol/began-mark.ts'
-import type { DispatchRuntime } from './remote-body.ts'
+import type { DispatchRuntime } from './dispatch-runtime.ts'
 import type { Watched } from './job-watch.ts'
 
 /**
