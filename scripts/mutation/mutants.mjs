@@ -2385,10 +2385,10 @@ export const mutants = [
     id: 'dispatch-expired-is-cancelled',
     package: 'dispatch-bullmq',
     file: `${DISPATCH}/caller/outcome-value.ts`,
-    find: "return reply.reason === 'cancelled'",
-    replace: "return reply.reason !== 'cancelled'",
+    find: "'TIMEOUT',",
+    replace: "'ABORTED_BEFORE_DISPATCH',",
     kind: 'remote failure code',
-    description: 'a job that expired in the queue is ABORTED_BEFORE_DISPATCH, a cancelled one TIMEOUT',
+    description: 'a job that expired in the queue is ABORTED_BEFORE_DISPATCH instead of TIMEOUT',
     attacks: 'a deadline that passed in the queue is TIMEOUT',
   },
   // ---------------------------------------------------------------- session-postgres: lease and seq

@@ -4,7 +4,12 @@ import { Redis } from 'ioredis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createContext, silentLogger } from '@deepseek-ai/dsh-context'
 import { installTools, type ToolExecutionInput } from '@deepseek-ai/dsh-tools'
-import { createRemoteDispatch, jobIdFor, type ToolWorker } from '@deepseek-ai/dsh-dispatch-bullmq'
+import {
+  createRemoteDispatch,
+  jobIdFor,
+  type ToolWorker,
+  type ToolWorkerOptions,
+} from '@deepseek-ai/dsh-dispatch-bullmq'
 import { startRedis, type ThrowawayRedis } from '../../../../scripts/redis-server.mjs'
 import { deferred } from '../../../../test-support/deferred.ts'
 import { startToolWorker } from '../src/worker/create-tool-worker.ts'
@@ -45,10 +50,16 @@ function pausesAt(holdAt: readonly WorkerPausePoint[]) {
 }
 
 /** A worker in this process with the tests' tools and pauses, closed after the test. */
-async function pausedWorker(url: string, queueName: string, pauses: WorkerPauses, name = 'paused') {
+async function pausedWorker(
+  url: string,
+  queueName: string,
+  pauses: WorkerPauses,
+  name = 'paused',
+  options: Partial<ToolWorkerOptions> = {},
+) {
   const rec = recorder(url, queueName, name)
   const worker: ToolWorker = startToolWorker(
-    { connection: url, queueName, name, tools: remoteTools(rec), concurrency: 4 },
+    { connection: url, queueName, name, tools: remoteTools(rec), concurrency: 4, ...options },
     pauses,
   )
   cleanups.push(async () => {
@@ -297,5 +308,53 @@ describe('what the mark survives (D12)', { timeout: 30_000 }, () => {
     expect([codeOf(result), nameOf(result)]).toEqual(['INTERRUPTED', 'WorkerLost'])
     expect(await count(rec, call)).toBeNull()
     expect(await check.lrange(`${queue}:started`, 0, -1)).toEqual([])
+  })
+
+  it('D11: with markReplicas the body starts only once its mark reached that many replicas; a mark they do not confirm in time starts nothing (PIPELINE_FAILED, RemoteNotStarted)', async () => {
+    const primary = await throwawayRedis()
+    const replica = await throwawayRedis()
+    const follower = new Redis(replica.url, { maxRetriesPerRequest: 1 })
+    follower.on('error', () => {})
+    cleanups.push(() => follower.disconnect())
+    await follower.replicaof('127.0.0.1', String(primary.port))
+    while (!(await follower.info('replication')).includes('master_link_status:up'))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    const queue = uniqueQueue()
+    // waits as long as a loaded machine may need for a live replica's acknowledgement
+    const patientRec = recorder(primary.url, queue, 'patient')
+    const patient = startToolWorker(
+      {
+        connection: primary.url,
+        queueName: queue,
+        tools: remoteTools(patientRec),
+        markReplicas: 1,
+        markWaitMs: 20_000,
+      },
+      undefined,
+    )
+    cleanups.push(async () => {
+      await patient.close()
+      patientRec.redis.disconnect()
+    })
+    await patient.ready
+    const { execute, rec } = await callerOn(primary.url, queue)
+    const confirmed = input('increment', {})
+    expect(await execute(confirmed)).toMatchObject({ isError: false, value: 1 })
+    expect(await follower.hget(jobKey(queue, confirmed), BEGAN_FIELD)).toMatch(/^\d+$/)
+    await patient.close()
+
+    // a replica that does not answer (stopped): the mark is on the primary alone
+    await pausedWorker(primary.url, queue, () => undefined, 'hasty', { markReplicas: 1, markWaitMs: 200 })
+    process.kill(replica.pid!, 'SIGSTOP')
+    const unconfirmed = input('increment', {})
+    let result
+    try {
+      result = await execute(unconfirmed)
+    } finally {
+      process.kill(replica.pid!, 'SIGCONT')
+    }
+    expect([codeOf(result), nameOf(result)]).toEqual(['PIPELINE_FAILED', 'RemoteNotStarted'])
+    expect(result.isError && result.error.message).toMatch(/could not confirm on its Redis replicas/)
+    expect(await count(rec, unconfirmed)).toBeNull()
   })
 })

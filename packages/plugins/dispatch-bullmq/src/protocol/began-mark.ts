@@ -12,9 +12,11 @@ export const BEGAN_FIELD = 'dshBegan'
  * `cancelled`, the caller's cancellation marker was there first, so the mark is not written and
  * the body never starts; `claim-lost`, this worker no longer holds the job's lock (it expired while
  * the worker was paused, the stall check failed the job, the job was enqueued again and another
- * worker holds it), so the mark is not written and the body never starts here.
+ * worker holds it), so the mark is not written and the body never starts here; `unconfirmed`, the
+ * mark is written but fewer replicas than the worker's `markReplicas` confirmed it in time, so the
+ * body does not start.
  */
-export type MarkVerdict = 'began' | 'cancelled' | 'claim-lost'
+export type MarkVerdict = 'began' | 'cancelled' | 'claim-lost' | 'unconfirmed'
 
 /**
  * One atomic step (a Lua script): the lock must still hold this worker's token (BullMQ sets it

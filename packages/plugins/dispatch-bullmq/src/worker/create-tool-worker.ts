@@ -44,7 +44,10 @@ export function startToolWorker(options: ToolWorkerOptions, pauses: WorkerPauses
     tools: resolved.tools,
     ctx,
     maxResultBytes: resolved.maxResultBytes,
-    markBegan: beganMarker(commands, keys),
+    markBegan: beganMarker(commands, keys, {
+      replicas: resolved.markReplicas,
+      waitMs: resolved.markWaitMs,
+    }),
     progressIntervalMs: resolved.progressIntervalMs,
     pauses,
   }

@@ -101,6 +101,8 @@ async function startJob(environment: RunJobEnvironment, job: JobHandle): Promise
       throw new ClaimLost(jobId)
     }
     if (verdict === 'cancelled') return { v: PROTOCOL_VERSION, kind: 'not-started', reason: 'cancelled' }
+    // the mark may be lost with this primary: a body started now could run again elsewhere
+    if (verdict === 'unconfirmed') return { v: PROTOCOL_VERSION, kind: 'not-started', reason: 'unconfirmed' }
     await environment.pauses?.('marked', job)
     return await runBody(environment, job, data, tool, controller)
   } finally {
