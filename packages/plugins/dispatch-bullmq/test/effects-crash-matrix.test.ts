@@ -225,7 +225,7 @@ describe('effects across a worker’s crash (D10, D11, D12, T53)', () => {
 })
 
 const WORKER_RULE: Record<WorkerPoint, [rule: string, where: string]> = {
-  'after-claim': ['D12', 'between its claim and its started mark'],
+  'after-claim': ['T73/D12', 'between its claim and its started mark'],
   'after-mark': ['D11', 'right after its started mark'],
   'before-effect': ['D10', 'before the effect'],
   'after-effect': ['D10', 'after the effect'],
@@ -248,7 +248,7 @@ function title(cell: Cell, expected: Expected): string {
   const answer = { real: 'the real result', INTERRUPTED: 'INTERRUPTED', none: 'never recorded' }[
     expected.answer
   ]
-  return `${rule}: ${cell.store === 'jsonl' ? 'JSONL, ' : ''}${cell.bodies} body, ${where}, ${cell.kind === 'idempotent' ? 'idempotent' : 'not idempotent'}: ${expected.effects} effect, ${expected.bodies} body run, ${answer}, verifyEffects ${expected.unknownAtEnd ? 'lists it' : 'clean'}`
+  return `T74/${rule}: ${cell.store === 'jsonl' ? 'JSONL, ' : ''}${cell.bodies} body, ${where}, ${cell.kind === 'idempotent' ? 'idempotent' : 'not idempotent'}: ${expected.effects} effect, ${expected.bodies} body run, ${answer}, verifyEffects ${expected.unknownAtEnd ? 'lists it' : 'clean'}`
 }
 
 function linesOf(path: string): string[] {

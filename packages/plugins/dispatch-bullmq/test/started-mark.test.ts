@@ -180,7 +180,7 @@ describe('a job lost before its started mark (D12)', { timeout: 30_000 }, () => 
     expect(await rec.redis.lrange(`${queue}:started`, 0, -1)).toEqual([`${call.callId}@rescue`])
   })
 
-  it('D12: a call whose workers keep stopping before the mark is dispatched 3 times in all, then answered PIPELINE_FAILED (WorkerLost): it never ran', async () => {
+  it('D12/T73: a call whose workers keep stopping before the mark is dispatched 3 times in all, then answered PIPELINE_FAILED (WorkerLost): it never ran', async () => {
     const queue = uniqueQueue()
     // a consumer that takes jobs and stops before any mark: its lock is never renewed, nothing is written
     const claims: string[] = []
