@@ -2391,6 +2391,71 @@ export const mutants = [
     description: 'a job that expired in the queue is ABORTED_BEFORE_DISPATCH instead of TIMEOUT',
     attacks: 'a deadline that passed in the queue is TIMEOUT',
   },
+  // ---------------------------------------------------------------- dispatch-bullmq: the started mark (D11, D12)
+  {
+    id: 'dispatch-mark-ignores-claim',
+    package: 'dispatch-bullmq',
+    file: `${DISPATCH}/protocol/began-mark.ts`,
+    find: "if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end",
+    replace: '-- the claim is not checked',
+    kind: 'started mark',
+    description:
+      'a worker that no longer holds its job (its lock expired while it was stopped) still marks it and starts the body',
+    attacks: 'D11/D12: a worker that lost its claim before its mark never starts the body',
+  },
+  {
+    id: 'dispatch-mark-not-written',
+    package: 'dispatch-bullmq',
+    file: `${DISPATCH}/protocol/began-mark.ts`,
+    find: "redis.call('HSET', KEYS[1], '${BEGAN_FIELD}', ARGV[2])",
+    replace: '-- the mark is not written',
+    kind: 'started mark',
+    description: 'the body starts without its mark, so a worker that died in it looks as if it never began',
+    attacks: 'D11: the mark is written before the body; T74: a non-idempotent body never runs twice',
+  },
+  {
+    id: 'dispatch-unmarked-not-redispatched',
+    package: 'dispatch-bullmq',
+    file: `${DISPATCH}/caller/remote-body.ts`,
+    find: "while (outcome.kind === 'lost' && (!outcome.began || (call.idempotent && !call.reattachOnly))) {",
+    replace: "while (outcome.kind === 'lost' && call.idempotent && !call.reattachOnly) {",
+    kind: 'started mark',
+    description:
+      'a job lost before its mark is answered WorkerLost / INTERRUPTED instead of dispatched again',
+    attacks: 'D12/T73: a body that never began is run, whatever the tool',
+  },
+  {
+    id: 'dispatch-old-protocol-trusted',
+    package: 'dispatch-bullmq',
+    file: `${DISPATCH}/protocol/began-mark.ts`,
+    find: 'return (JSON.parse(data) as { v?: unknown }).v !== PROTOCOL_VERSION',
+    replace: 'return false',
+    kind: 'started mark',
+    description:
+      'a job of another protocol (whose worker does not mark) without a mark is taken for one that never began',
+    attacks: 'D12: a missing mark proves nothing on a job of another protocol',
+  },
+  {
+    id: 'dispatch-cancel-claimed-waits',
+    package: 'dispatch-bullmq',
+    file: `${DISPATCH}/caller/cancel-job.ts`,
+    find: 'if (finishedOn === null && (data === null || !mayHaveBegun(mark, data)))',
+    replace: 'if (finishedOn === null && data === null)',
+    kind: 'started mark',
+    description:
+      'a call cancelled while its job is claimed and unmarked waits for the worker instead of being answered',
+    attacks: 'D11: a cancellation before the mark is final: ABORTED_BEFORE_DISPATCH at once',
+  },
+  {
+    id: 'dispatch-unconfirmed-mark-runs',
+    package: 'dispatch-bullmq',
+    file: `${DISPATCH}/worker/began-marker.ts`,
+    find: "return acknowledged >= durability.replicas ? 'began' : 'unconfirmed'",
+    replace: "return 'began'",
+    kind: 'started mark',
+    description: 'a body starts although its mark did not reach markReplicas replicas',
+    attacks: 'D11: with markReplicas a body starts only once its mark is on that many replicas',
+  },
   // ---------------------------------------------------------------- session-postgres: lease and seq
   {
     id: 'pg-heartbeat-at-expiry',
@@ -3246,6 +3311,10 @@ export const firstTests = {
   ],
   'dispatch-bullmq': [
     [/^caller\/remote-matcher/, ['options.test.ts', 'remote-dispatch.test.ts']],
+    [
+      /^(protocol\/began-mark|worker\/began-marker|caller\/cancel-job|caller\/remote-body)/,
+      ['job-state.test.ts', 'started-mark.test.ts'],
+    ],
     [/^caller\/job-state/, ['job-state.test.ts', 'failure-modes.test.ts', 'redis-restart.test.ts']],
     [
       /^(caller\/|protocol\/)/,
