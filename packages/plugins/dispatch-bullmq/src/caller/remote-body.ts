@@ -46,7 +46,8 @@ export interface RemoteCall {
  * starting, then a message that aborts a running body). The worker's progress reports reach the
  * body's `exec.reportProgress` (D9). A job whose worker died before the body began (no started
  * mark) is enqueued again under the same id (D12), as is one of an idempotent tool whose worker died
- * at any point (D10); a body that only re-attaches (T64) enqueues nothing else (T73) and is marked so.
+ * at any point (D10); a body that only re-attaches (T64) is marked so, and enqueues nothing but the
+ * job its first run enqueued, again, when that job was lost before it began (T73).
  * Outcomes that are not the body's own (a lost worker, a refused enqueue…) are left in `slot` and
  * thrown, and the wrapper answers with them.
  */
