@@ -3313,7 +3313,7 @@ export const firstTests = {
     [/^caller\/remote-matcher/, ['options.test.ts', 'remote-dispatch.test.ts']],
     [
       /^(protocol\/began-mark|worker\/began-marker|caller\/cancel-job|caller\/remote-body)/,
-      ['job-state.test.ts', 'started-mark.test.ts'],
+      ['job-state.test.ts', 'started-mark.test.ts', 'mark-durability.test.ts'],
     ],
     [/^caller\/job-state/, ['job-state.test.ts', 'failure-modes.test.ts', 'redis-restart.test.ts']],
     [

@@ -1,109 +1,17 @@
-import { fileURLToPath } from 'node:url'
 import { Queue, Worker } from 'bullmq'
-import { Redis } from 'ioredis'
-import { afterEach, describe, expect, it } from 'vitest'
-import { createContext, silentLogger } from '@deepseek-ai/dsh-context'
-import { installTools, type ToolExecutionInput } from '@deepseek-ai/dsh-tools'
-import {
-  createRemoteDispatch,
-  jobIdFor,
-  type ToolWorker,
-  type ToolWorkerOptions,
-} from '@deepseek-ai/dsh-dispatch-bullmq'
-import { startRedis, type ThrowawayRedis } from '../../../../scripts/redis-server.mjs'
+import { describe, expect, it } from 'vitest'
+import { jobIdFor } from '@deepseek-ai/dsh-dispatch-bullmq'
 import { deferred } from '../../../../test-support/deferred.ts'
-import { startToolWorker } from '../src/worker/create-tool-worker.ts'
-import type { WorkerPausePoint, WorkerPauses } from '../src/worker/run-job.ts'
 import { BEGAN_FIELD } from '../src/protocol/began-mark.ts'
 import { PROTOCOL_VERSION } from '../src/protocol/job-data.ts'
 import type { DispatchRuntime } from '../src/caller/dispatch-runtime.ts'
 import { requeue } from '../src/caller/job-enqueue.ts'
 import { caller, codeOf, input, localWorker, nameOf, redisUrl, uniqueQueue } from './support/harness.ts'
-import { startLineProcess } from './support/line-process.ts'
-import { recorder, remoteTools, type Recorder } from './support/remote-tools.ts'
+import { cleanups, count, jobKey, pausedProcess, pausedWorker, pausesAt } from './support/paused-workers.ts'
 
-// D11/D12: the worker's started mark, and the races around it, made deterministic with pauses the
-// tests inject between a job's steps (the worker's internal `startToolWorker`), real processes
-// SIGSTOPped and SIGKILLed, and a real redis-server restarted under a paused worker.
-
-const PAUSED_WORKER = fileURLToPath(new URL('./fixtures/paused-worker.ts', import.meta.url))
-const POINTS: readonly WorkerPausePoint[] = ['claimed', 'marked', 'answered', 'unclaimed']
-
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-}, 30_000)
-
-/** Pauses for an in-process worker: each point says which job reached it; `holdAt` points wait. */
-function pausesAt(holdAt: readonly WorkerPausePoint[]) {
-  const reached = new Map(POINTS.map((point) => [point, deferred<string>()]))
-  const gates = new Map(POINTS.map((point) => [point, deferred()]))
-  const pauses: WorkerPauses = (point, job) => {
-    reached.get(point)!.resolve(job.id)
-    return holdAt.includes(point) ? gates.get(point)!.promise : undefined
-  }
-  return {
-    pauses,
-    reached: (point: WorkerPausePoint): Promise<string> => reached.get(point)!.promise,
-    release: (point: WorkerPausePoint): void => gates.get(point)!.resolve(),
-  }
-}
-
-/** A worker in this process with the tests' tools and pauses, closed after the test. */
-async function pausedWorker(
-  url: string,
-  queueName: string,
-  pauses: WorkerPauses,
-  name = 'paused',
-  options: Partial<ToolWorkerOptions> = {},
-) {
-  const rec = recorder(url, queueName, name)
-  const worker: ToolWorker = startToolWorker(
-    { connection: url, queueName, name, tools: remoteTools(rec), concurrency: 4, ...options },
-    pauses,
-  )
-  cleanups.push(async () => {
-    await worker.close()
-    rec.redis.disconnect()
-  })
-  await worker.ready
-  return rec
-}
-
-/** A worker process that stops every job at `pauseAt` (fixtures/paused-worker.ts). */
-async function pausedProcess(url: string, queue: string, name: string, pauseAt: WorkerPausePoint) {
-  const child = startLineProcess(PAUSED_WORKER, { redisUrl: url, queue, name, lockDurationMs: 500, pauseAt })
-  cleanups.push(() => child.kill())
-  await child.next((line) => line.ready === name)
-  return child
-}
-
-/** A caller on `url` (the throwaway Redis of a restart test). */
-async function callerOn(url: string, queueName: string) {
-  const ctx = createContext({ logger: silentLogger })
-  installTools(ctx, { abortGraceMs: 60_000 })
-  const rec = recorder(url, queueName, 'caller')
-  for (const tool of remoteTools(rec)) ctx.tools.register(tool)
-  const dispatch = createRemoteDispatch({
-    connection: url,
-    queueName,
-    remote: ['increment', 'wait'],
-    checkIntervalMs: 50,
-    unreachableAfterMs: 20_000,
-  })
-  cleanups.push(async () => {
-    await dispatch.close()
-    rec.redis.disconnect()
-  })
-  dispatch.install(ctx)
-  await dispatch.ready
-  return { execute: (call: ToolExecutionInput) => ctx.tools.execute(call), rec }
-}
-
-const jobKey = (queue: string, call: ToolExecutionInput): string =>
-  `bull:${queue}:${jobIdFor(call.callId, undefined)}`
-
-const count = (rec: Recorder, call: ToolExecutionInput) => rec.redis.get(`${rec.base}:count:${call.callId}`)
+// D11/D12: the worker's started mark, and the races around it in the queue, made deterministic
+// with pauses the tests inject between a job's steps (support/paused-workers.ts) and a worker
+// process SIGSTOPped past its lock. What the mark survives of Redis itself: mark-durability.test.ts.
 
 describe('the worker’s started mark (D11)', { timeout: 30_000 }, () => {
   it('D11: the worker marks the job after it took it and before the body’s first instruction', async () => {
@@ -257,104 +165,5 @@ describe('a job lost before its started mark (D12)', { timeout: 30_000 }, () => 
     })
     expect(result).toMatchObject({ isError: false, value: 'as policy passed it' })
     expect(await rec.redis.lrange(`${queue}:started`, 0, -1)).toEqual([`${call.callId}@rescue`])
-  })
-})
-
-/** A throwaway Redis, stopped after everything the test opened on it was closed. */
-async function throwawayRedis(options?: Parameters<typeof startRedis>[0]): Promise<ThrowawayRedis> {
-  const redis = await startRedis(options)
-  cleanups.push(() => redis.stop())
-  return redis
-}
-
-describe('what the mark survives (D12)', { timeout: 30_000 }, () => {
-  it('D12: Redis restarted empty between a worker’s claim and its mark: the worker does not start the body; the call is INTERRUPTED (JobLost)', async () => {
-    const redis = await throwawayRedis()
-    const queue = uniqueQueue()
-    const stops = pausesAt(['claimed'])
-    const rec = await pausedWorker(redis.url, queue, stops.pauses)
-    const { execute } = await callerOn(redis.url, queue)
-    const call = input('increment', {})
-    const pending = execute(call)
-    await stops.reached('claimed')
-    await redis.restart()
-    const result = await pending
-    expect([codeOf(result), nameOf(result)]).toEqual(['INTERRUPTED', 'JobLost'])
-    stops.release('claimed')
-    const next = await Promise.race(
-      (['unclaimed', 'marked'] as const).map((point) => stops.reached(point).then(() => point)),
-    )
-    expect(next).toBe('unclaimed')
-    expect(await rec.redis.lrange(`${queue}:started`, 0, -1)).toEqual([])
-  })
-
-  it('D12: with appendfsync always the mark survives a Redis crash: the worker killed after it is WorkerLost (INTERRUPTED), the job is not run again', async () => {
-    const redis = await throwawayRedis({ persistence: 'aof-always' })
-    const queue = uniqueQueue()
-    const marked = await pausedProcess(redis.url, queue, 'marked', 'marked')
-    const { execute, rec } = await callerOn(redis.url, queue)
-    const call = input('increment', {})
-    const pending = execute(call)
-    await marked.next((line) => line.at === 'marked')
-    await redis.restart()
-    const check = new Redis(redis.url, { maxRetriesPerRequest: 1 })
-    check.on('error', () => {})
-    cleanups.push(() => check.disconnect())
-    expect(await check.hget(jobKey(queue, call), BEGAN_FIELD)).toMatch(/^\d+$/)
-    await marked.kill()
-    // a worker that would run the job if it were enqueued again
-    await pausedWorker(redis.url, queue, () => undefined, 'heir')
-    const result = await pending
-    expect([codeOf(result), nameOf(result)]).toEqual(['INTERRUPTED', 'WorkerLost'])
-    expect(await count(rec, call)).toBeNull()
-    expect(await check.lrange(`${queue}:started`, 0, -1)).toEqual([])
-  })
-
-  it('D11: with markReplicas the body starts only once its mark reached that many replicas; a mark they do not confirm in time starts nothing (PIPELINE_FAILED, RemoteNotStarted)', async () => {
-    const primary = await throwawayRedis()
-    const replica = await throwawayRedis()
-    const follower = new Redis(replica.url, { maxRetriesPerRequest: 1 })
-    follower.on('error', () => {})
-    cleanups.push(() => follower.disconnect())
-    await follower.replicaof('127.0.0.1', String(primary.port))
-    while (!(await follower.info('replication')).includes('master_link_status:up'))
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    const queue = uniqueQueue()
-    // waits as long as a loaded machine may need for a live replica's acknowledgement
-    const patientRec = recorder(primary.url, queue, 'patient')
-    const patient = startToolWorker(
-      {
-        connection: primary.url,
-        queueName: queue,
-        tools: remoteTools(patientRec),
-        markReplicas: 1,
-        markWaitMs: 20_000,
-      },
-      undefined,
-    )
-    cleanups.push(async () => {
-      await patient.close()
-      patientRec.redis.disconnect()
-    })
-    await patient.ready
-    const { execute, rec } = await callerOn(primary.url, queue)
-    const confirmed = input('increment', {})
-    expect(await execute(confirmed)).toMatchObject({ isError: false, value: 1 })
-    expect(await follower.hget(jobKey(queue, confirmed), BEGAN_FIELD)).toMatch(/^\d+$/)
-    await patient.close()
-
-    // a replica that does not answer (stopped): the mark is on the primary alone
-    await pausedWorker(primary.url, queue, () => undefined, 'hasty', { markReplicas: 1, markWaitMs: 200 })
-    process.kill(replica.pid!, 'SIGSTOP')
-    const unconfirmed = input('increment', {})
-    let result
-    try {
-      result = await execute(unconfirmed)
-    } finally {
-      process.kill(replica.pid!, 'SIGCONT')
-    }
-    expect([codeOf(result), nameOf(result)]).toEqual(['PIPELINE_FAILED', 'RemoteNotStarted'])
-    expect(result.isError && result.error.message).toMatch(/could not confirm on its Redis replicas/)
-    expect(await count(rec, unconfirmed)).toBeNull()
   })
 })
