@@ -85,6 +85,12 @@ export function checkGoals(rows: readonly Row[]): GoalCheck[] {
       (v) => v <= 1.3,
       times,
     ),
+    check(
+      'a Code Mode nested call ≤ 4× a native call in a warm step (CPU, 100 calls each, equal work)',
+      figureStats(rows, 'code_mode', 'nested ÷ native, per call (CPU)')?.median,
+      (v) => v <= 4,
+      times,
+    ),
     check('memory-session append ≤ 2 µs', cpu('store.append.memory'), (v) => v <= 2, micros),
     check(
       'bytes allocated per call in a step ≤ 2× execute',
