@@ -39,15 +39,18 @@ function createInThreadRunner(): (
       limits,
       deadline: Date.now() + limits.timeoutMs,
       ended: () => false,
-      startCall: (index, name, text) =>
-        void callBinding({
-          binding: bindings[name]!,
-          name,
-          index,
-          text,
-          valueBytes: limits.valueBytes,
-          signal: ended.signal,
-        }).then((answer) => handle.answer(index, answer)),
+      startCalls: ({ first, names, texts }) =>
+        names.forEach(
+          (name, i) =>
+            void callBinding({
+              binding: bindings[name]!,
+              name,
+              index: first + i,
+              text: texts[i],
+              valueBytes: limits.valueBytes,
+              signal: ended.signal,
+            }).then((answer) => handle.answer([{ index: first + i, answer }])),
+        ),
       log: () => undefined,
     })
     const outcome = await handle.outcome
@@ -81,7 +84,7 @@ describe('cold start: a new runtime and its first run', () => {
         limits,
         deadline: Date.now() + limits.timeoutMs,
         ended: () => false,
-        startCall: () => undefined,
+        startCalls: () => undefined,
         log: () => undefined,
       }).outcome
     },

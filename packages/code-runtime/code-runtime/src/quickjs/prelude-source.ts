@@ -1,9 +1,16 @@
 /**
  * Script evaluated in every fresh sandbox before the program. Its completion value is a function
- * the host calls once with its three host functions and the binding names; it installs `tools` and
- * `console` and returns `[start, describe, decode, prefix]`. `describe(error)` is
+ * the host calls once with its three host functions, the binding names and the sources of the parts
+ * compiled on first use (prelude-lazy-sources.ts: the full encoder, `show`); it installs `tools` and
+ * `console` and returns `[start, describe, prefix, settleCalls]`. `describe(error)` is
  * `[kind, message, line, column]`: where the program threw, from the first frame of `program.js`
  * in the error's stack (the host decides whether those are the program's own positions).
+ *
+ * A binding call asks the host for a place in program order (`hostCall(binding, argumentText)`
+ * answers its index, or the message of a refusal) and returns a promise whose settle functions stay
+ * in this closure; the host settles the calls it has answers for with one `settleCalls(text)` per
+ * batch (`[[index, 1, value?] | [index, 0, name, message, code?], …]`, JSON it built), so an answer
+ * costs the engine no handle and no call of its own.
  *
  * The host functions stay in this closure: the program only ever reaches the wrappers. Every
  * built-in the prelude needs is captured before the program runs, so a program that replaces
@@ -13,12 +20,13 @@
  * Kept as plain ES2020 text (not compiled TypeScript) so the exact source that runs is the source
  * that is reviewed.
  */
-export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettle, namesJson) {
+export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettle, namesJson, encoderSource, showSource) {
   'use strict';
   var global = globalThis;
   var apply = Reflect.apply;
   var ownKeys = Reflect.ownKeys;
   var getProto = Object.getPrototypeOf;
+  var objectKeys = Object.keys;
   var defineProperty = Object.defineProperty;
   var getOwnDescriptor = Object.getOwnPropertyDescriptor;
   var freeze = Object.freeze;
@@ -46,6 +54,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   var promiseReject = Promise.reject;
   var ErrorCtor = Error;
   var TypeErrorCtor = TypeError;
+  var FunctionCtor = Function;
   var IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
   var INDEX = /^(?:0|[1-9][0-9]*)$/;
   var PROGRAM_FRAME = /program\.js:([0-9]{1,9}):([0-9]{1,9})/;
@@ -55,6 +64,8 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   var PATH_TAIL = 40;
   var SHOW_DEPTH = 3;
   var SHOW_ITEMS = 100;
+  var FAST_DEPTH = 32;
+  var FAST_WORK = 262144;
 
   function test(re, s) { return apply(regexpTest, re, [s]); }
   function slice(s, from, to) { return apply(stringSlice, s, [from, to]); }
@@ -73,164 +84,91 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   }
   function cap(text) { return text.length > MAX_MESSAGE ? slice(text, 0, MAX_MESSAGE) + '…' : text; }
 
-  // ---- lossless JSON encoding, iterative (deep values must not exhaust any stack) ----
-  // path: the segments of where the problem is ('$', '.a', '[0]', ...)
-  function NotJson(path, reason) { this.path = path; this.reason = reason; }
-  function pathOf(frames, key) {
-    var parts = ['$'];
-    for (var i = 1; i < frames.length; i++) add(parts, keySegment(frames[i].key));
-    if (key !== undefined) add(parts, keySegment(key));
-    return parts;
+  // ---- the parts compiled on first use, each given what it needs (never the program) ----
+  var kit = create(null);
+  kit.apply = apply; kit.ownKeys = ownKeys; kit.getProto = getProto; kit.getOwnDescriptor = getOwnDescriptor;
+  kit.isArray = isArray; kit.ObjectProto = ObjectProto; kit.ArrayProto = ArrayProto; kit.stringify = stringify;
+  kit.isFiniteNumber = isFiniteNumber; kit.pop = pop; kit.join = join; kit.SetCtor = SetCtor;
+  kit.setHas = setHas; kit.setAdd = setAdd; kit.setDelete = setDelete; kit.test = test; kit.add = add;
+  kit.keySegment = keySegment; kit.instanceName = instanceName; kit.INDEX = INDEX; kit.IDENTIFIER = IDENTIFIER;
+  kit.MAX_DEPTH = MAX_DEPTH; kit.PATH_HEAD = PATH_HEAD; kit.PATH_TAIL = PATH_TAIL;
+  kit.symbolToString = symbolToString; kit.StringCtor = StringCtor; kit.ErrorCtor = ErrorCtor;
+  kit.SHOW_DEPTH = SHOW_DEPTH; kit.SHOW_ITEMS = SHOW_ITEMS;
+  var encoderPart, showPart;
+  function encoder() { return encoderPart || (encoderPart = FunctionCtor('kit', encoderSource)(kit)); }
+  function show(value, depth, seen) {
+    try {
+      return (showPart || (showPart = FunctionCtor('kit', showSource)(kit))).show(value, depth, seen);
+    } catch (e) { return '[unprintable]'; }
   }
-  // "$.a is a function"; a path too long to read (a value nested 1,000 levels deep has one of
-  // thousands of characters, longer than any message may be) goes after the reason, its middle cut
-  // out at segment boundaries, so the reason is never what a cap cuts off.
-  function notJsonText(e) {
-    var parts = e.path;
-    var length = 0;
-    for (var i = 0; i < parts.length; i++) length += parts[i].length;
-    if (length <= PATH_HEAD + PATH_TAIL) return apply(join, parts, ['']) + ' ' + e.reason;
-    var head = [];
-    var used = 0;
-    var first = 0;
-    while (first < parts.length - 1 && used + parts[first].length <= PATH_HEAD) {
-      used += parts[first].length;
-      add(head, parts[first]);
-      first++;
-    }
-    var last = parts.length;
-    used = 0;
-    while (last > first && used + parts[last - 1].length <= PATH_TAIL) used += parts[--last].length;
-    var tail = [];
-    for (var j = last; j < parts.length; j++) add(tail, parts[j]);
-    return 'it ' + e.reason + ' (at ' + apply(join, head, ['']) + '…' + apply(join, tail, ['']) + ')';
-  }
-  function primitiveProblem(value) {
+
+  // The common case in one recursive pass: plain objects and dense arrays of JSON values, no deeper
+  // than FAST_DEPTH. It answers undefined for anything else (a value to refuse, deeper nesting, more
+  // than FAST_WORK units of text copied while joining), and the full encoder below then walks the
+  // value afresh, naming the problem (a getter in such a value runs again).
+  var fastWork = 0;
+  function fast(value, depth) {
     switch (typeof value) {
-      case 'function': return 'is a function';
-      case 'symbol': return 'is a symbol';
-      case 'bigint': return 'is a BigInt';
-      case 'undefined': return 'is undefined';
-      case 'number':
-        if (value !== value) return 'is NaN';
-        if (!isFiniteNumber(value)) return value > 0 ? 'is Infinity' : 'is -Infinity';
+      case 'string': return stringify(value);
+      case 'number': return isFiniteNumber(value) ? '' + value : undefined;
+      case 'boolean': return value ? 'true' : 'false';
+      case 'object': break;
+      default: return undefined;
     }
-    return undefined;
-  }
-  // frames[0] is the root container; each later frame knows its key in the one before it.
-  // Own string keys of a plain object or the indices of a dense array; throws on anything else.
-  function entriesOf(value, frames, key, ancestors) {
-    if (apply(setHas, ancestors, [value])) throw new NotJson(pathOf(frames, key), 'is a cycle (it contains itself)');
-    var array = isArray(value);
+    if (value === null) return 'null';
+    if (depth >= FAST_DEPTH) return undefined;
     var proto = getProto(value);
-    if (array ? proto !== ArrayProto : proto !== ObjectProto && proto !== null) {
-      throw new NotJson(pathOf(frames, key), 'is ' + (array ? 'an array subclass' : 'an instance of ' + instanceName(value)) + ', not plain JSON');
-    }
-    var keys = ownKeys(value);
-    var length = array ? value.length : 0;
-    var names = [];
-    for (var i = 0; i < keys.length; i++) {
-      var k = keys[i];
-      if (typeof k === 'symbol') throw new NotJson(pathOf(frames, key), 'has a symbol-keyed property');
-      if (array && (k === 'length' || test(INDEX, k))) continue;
-      if (array) throw new NotJson(pathOf(frames, key), 'is an array with an extra property ' + stringify(k));
-      var descriptor = getOwnDescriptor(value, k);
-      if (descriptor !== undefined && !descriptor.enumerable) {
-        throw new NotJson(pathOf(frames, key), 'has a non-enumerable property ' + stringify(k));
+    var out, piece, i;
+    if (isArray(value)) {
+      if (proto !== ArrayProto) return undefined;
+      var length = value.length;
+      // own keys list the indices first, then 'length': exactly length indices before it is dense
+      var all = ownKeys(value);
+      if (all.length !== length + 1 || all[length] !== 'length') return undefined;
+      out = '[';
+      for (i = 0; i < length; i++) {
+        piece = fast(value[i], depth + 1);
+        if (piece === undefined) return undefined;
+        out += i === 0 ? piece : ',' + piece;
+        if ((fastWork += out.length) > FAST_WORK) return undefined;
       }
-      add(names, k);
+      return out + ']';
     }
-    if (array) {
-      for (var j = 0; j < length; j++) {
-        if (getOwnDescriptor(value, '' + j) === undefined) throw new NotJson(pathOf(frames, key), 'is a sparse array (hole at index ' + j + ')');
-      }
+    if (proto !== ObjectProto && proto !== null) return undefined;
+    var keys = objectKeys(value);
+    // as many enumerable string keys as own keys: no symbol key, no non-enumerable property
+    if (ownKeys(value).length !== keys.length) return undefined;
+    out = '{';
+    var written = false;
+    for (i = 0; i < keys.length; i++) {
+      var key = keys[i];
+      var child = value[key];
+      if (child === undefined) continue;
+      piece = fast(child, depth + 1);
+      if (piece === undefined) return undefined;
+      out += (written ? ',' : '') + stringify(key) + ':' + piece;
+      written = true;
+      if ((fastWork += out.length) > FAST_WORK) return undefined;
     }
-    return { value: value, key: key, array: array, names: names, length: array ? length : names.length, next: 0, written: 0 };
+    return out + '}';
   }
   function encode(root) {
     if (root === undefined) return undefined;
-    var out = [];
-    var frames = [];
-    var ancestors = new SetCtor();
-    function write(value, key) {
-      if (value === null || typeof value === 'boolean' || typeof value === 'string') { add(out, stringify(value)); return; }
-      var problem = primitiveProblem(value);
-      if (problem !== undefined) throw new NotJson(pathOf(frames, key), problem);
-      if (typeof value === 'number') { add(out, stringify(value)); return; }
-      if (frames.length >= MAX_DEPTH) throw new NotJson(pathOf(frames, key), 'nests deeper than ' + MAX_DEPTH + ' levels');
-      var frame = entriesOf(value, frames, key, ancestors);
-      apply(setAdd, ancestors, [value]);
-      add(frames, frame);
-      add(out, frame.array ? '[' : '{');
-    }
-    write(root, undefined);
-    while (frames.length > 0) {
-      var top = frames[frames.length - 1];
-      if (top.next === top.length) {
-        add(out, top.array ? ']' : '}');
-        apply(pop, frames, []);
-        apply(setDelete, ancestors, [top.value]);
-        continue;
-      }
-      var index = top.next++;
-      var key = top.array ? index : top.names[index];
-      var child = top.value[key];
-      if (!top.array && child === undefined) continue;
-      if (top.written++ > 0) add(out, ',');
-      if (!top.array) add(out, stringify(key) + ':');
-      write(child, key);
-    }
-    return apply(join, out, ['']);
+    fastWork = 0;
+    var quick = fast(root, 0);
+    if (quick !== undefined) return quick;
+    return encoder().encode(root);
   }
   function encodeOrThrow(value, what) {
     try { return encode(value); } catch (e) {
-      if (e instanceof NotJson) throw new TypeErrorCtor(what + ' is not JSON: ' + notJsonText(e));
+      if (encoderPart !== undefined && encoderPart.isNotJson(e)) {
+        throw new TypeErrorCtor(what + ' is not JSON: ' + encoderPart.notJsonText(e));
+      }
       throw e;
     }
   }
 
   // ---- describing values for logs and errors (bounded, never throws) ----
-  function show(value, depth, seen) {
-    try {
-      switch (typeof value) {
-        case 'string': return depth === 0 ? value : stringify(value);
-        case 'number': return value === 0 && 1 / value < 0 ? '-0' : StringCtor(value);
-        case 'bigint': return StringCtor(value) + 'n';
-        case 'boolean': return value ? 'true' : 'false';
-        case 'undefined': return 'undefined';
-        case 'symbol': return apply(symbolToString, value, []);
-        case 'function':
-          var fname = value.name;
-          return typeof fname === 'string' && fname !== '' ? '[Function: ' + fname + ']' : '[Function (anonymous)]';
-      }
-      if (value === null) return 'null';
-      if (value instanceof ErrorCtor) return errorText(value);
-      if (apply(setHas, seen, [value])) return '[Circular]';
-      var array = isArray(value);
-      if (depth >= SHOW_DEPTH) return array ? '[Array]' : '[' + instanceName(value) + ']';
-      apply(setAdd, seen, [value]);
-      var parts = [];
-      if (array) {
-        var length = value.length;
-        for (var i = 0; i < length && i < SHOW_ITEMS; i++) add(parts, show(value[i], depth + 1, seen));
-        if (length > SHOW_ITEMS) add(parts, '… ' + (length - SHOW_ITEMS) + ' more');
-      } else {
-        var keys = ownKeys(value);
-        for (var j = 0; j < keys.length && j < SHOW_ITEMS; j++) {
-          var k = keys[j];
-          var label = typeof k === 'symbol' ? '[' + apply(symbolToString, k, []) + ']' : test(IDENTIFIER, k) ? k : stringify(k);
-          add(parts, label + ': ' + show(value[k], depth + 1, seen));
-        }
-        if (keys.length > SHOW_ITEMS) add(parts, '… ' + (keys.length - SHOW_ITEMS) + ' more');
-      }
-      apply(setDelete, seen, [value]);
-      var body = apply(join, parts, [', ']);
-      if (array) return '[' + body + ']';
-      var proto = getProto(value);
-      var prefix = proto === ObjectProto || proto === null ? '' : instanceName(value) + ' ';
-      return prefix + (parts.length === 0 ? '{}' : '{ ' + body + ' }');
-    } catch (e) { return '[unprintable]'; }
-  }
   function errorText(error) {
     var name, message;
     try { name = error.name; } catch (e) { name = undefined; }
@@ -239,6 +177,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
     message = typeof message === 'string' ? message : message === undefined ? '' : show(message, 1, new SetCtor());
     return message === '' ? name : name + ': ' + message;
   }
+  kit.errorText = errorText;
   function isResourceError(error) {
     try {
       if (error === null || typeof error !== 'object') return false;
@@ -272,7 +211,9 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   // ---- tools, console and the run itself ----
   var names = parse(namesJson);
   var tools = create(null);
-  function makeBinding(name) {
+  // index -> [resolve, reject] of each call the host accepted and has not answered
+  var settlers = create(null);
+  function makeBinding(name, id) {
     var label = toolLabel(name);
     var binding = function () {
       if (arguments.length > 1) {
@@ -280,13 +221,45 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
       }
       var text;
       try { text = encodeOrThrow(arguments[0], label + ': the argument'); } catch (e) { return reject(e); }
-      return hostCall(name, text);
+      var index = hostCall(id, text);
+      if (typeof index !== 'number') return reject(new ErrorCtor(index));
+      return new PromiseCtor(function (resolve, fail) { settlers[index] = [resolve, fail]; });
     };
     defineProperty(binding, 'name', { value: label });
     return freeze(binding);
   }
   for (var n = 0; n < names.length; n++) {
-    defineProperty(tools, names[n], { value: makeBinding(names[n]), enumerable: true });
+    defineProperty(tools, names[n], { value: makeBinding(names[n], n), enumerable: true });
+  }
+  // An error as the host describes it: own name and message (and code), no stack of this prelude.
+  function callError(name, message, code) {
+    var error = new ErrorCtor();
+    delete error.stack;
+    error.name = name;
+    error.message = message;
+    if (code !== undefined) error.code = code;
+    return error;
+  }
+  // Settles the answered calls listed in text: 1, or 0 when the text could not be parsed (out of
+  // memory), in which case the call "only", when given, is rejected with that error.
+  function settleCalls(text, only) {
+    var list;
+    try { list = parse(text); } catch (e) {
+      var failed = only === undefined ? undefined : settlers[only];
+      if (failed !== undefined) { delete settlers[only]; failed[1](e); }
+      return 0;
+    }
+    for (var i = 0; i < list.length; i++) {
+      var entry = list[i];
+      var index = entry[0];
+      var settler = settlers[index];
+      if (settler === undefined) continue;
+      delete settlers[index];
+      var size = entry.length;
+      if (entry[1] === 1) settler[0](size > 2 ? entry[2] : undefined);
+      else settler[1](callError(entry[2], entry[3], size > 4 ? entry[4] : undefined));
+    }
+    return 1;
   }
   freeze(tools);
   defineProperty(global, 'tools', { value: tools, enumerable: false, writable: false, configurable: false });
@@ -296,7 +269,10 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   function makeLog(level) {
     return function () {
       var parts = [];
-      for (var i = 0; i < arguments.length; i++) add(parts, show(arguments[i], 0, new SetCtor()));
+      for (var i = 0; i < arguments.length; i++) {
+        var item = arguments[i];
+        add(parts, typeof item === 'string' ? item : show(item, 0, new SetCtor()));
+      }
       hostLog(level, apply(join, parts, [' ']));
     };
   }
@@ -306,7 +282,10 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   function settleValue(value) {
     var text;
     try { text = encode(value); } catch (e) {
-      if (e instanceof NotJson) { hostSettle('invalid-output', 'the returned value is not JSON: ' + notJsonText(e)); return; }
+      if (encoderPart !== undefined && encoderPart.isNotJson(e)) {
+        hostSettle('invalid-output', 'the returned value is not JSON: ' + encoderPart.notJsonText(e));
+        return;
+      }
       var described = describe(e);
       hostSettle(described[0], described[1], described[2], described[3]);
       return;
@@ -322,7 +301,6 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
     try { promise = program(); } catch (e) { settleError(e); return; }
     try { apply(then, promise, [settleValue, settleError]); } catch (e) { settleValue(promise); }
   }
-  function decode(text) { return parse(text); }
   function prefix(text, length) { return slice(text, 0, length); }
-  return [start, describe, decode, prefix];
+  return [start, describe, prefix, settleCalls];
 })`

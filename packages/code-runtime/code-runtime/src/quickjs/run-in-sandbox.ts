@@ -6,9 +6,10 @@ import type {
 } from 'quickjs-emscripten-core'
 import { createOutputBudget } from '../create-output-budget.ts'
 import type { CodeLogLevel, CodeRunFailureKind, ResolvedCodeRunLimits } from '../types.ts'
-import type { CallAnswer, SandboxOutcome } from '../worker-protocol.ts'
+import type { CallBatch, IndexedAnswer, SandboxOutcome } from '../worker-protocol.ts'
 import { PROGRAM_FILE, describePosition, footerLine } from '../wrap-program.ts'
 import { createBindingCalls, type BindingCalls } from './create-binding-calls.ts'
+import { ENCODER_SOURCE, SHOW_SOURCE } from './prelude-lazy-sources.ts'
 import { PRELUDE_SOURCE } from './prelude-source.ts'
 import { stringLength } from './string-length.ts'
 import { MAX_MESSAGE_LENGTH } from '../text.ts'
@@ -41,8 +42,8 @@ export interface SandboxRun {
    * busy in a loop never lets a message in, so this must be readable without one.
    */
   readonly ended: () => boolean
-  /** Hands a binding call to the host; the answer comes back through `SandboxHandle.answer`. */
-  readonly startCall: (index: number, name: string, text: string | undefined) => void
+  /** Hands the binding calls one turn started to the host; answers come back through `SandboxHandle.answer`. */
+  readonly startCalls: (batch: CallBatch) => void
   /** One kept console line; `cut` when it is the start of a line that went past the output cap. */
   readonly log: (level: CodeLogLevel, text: string, cut: boolean) => void
   /** Called when the engine failed underneath the run or could not be disposed cleanly. */
@@ -52,8 +53,8 @@ export interface SandboxRun {
 export interface SandboxHandle {
   /** How the program ended; never rejects. */
   readonly outcome: Promise<SandboxOutcome>
-  /** The host's answer to call `index` (ignored once the run is over). */
-  answer(index: number, answer: CallAnswer): void
+  /** The host's answers to started calls (ignored once the run is over). */
+  answer(answers: readonly IndexedAnswer[]): void
   /** The host ended the run: tear it down now (only while the engine is idle, as messages are). */
   stop(): void
 }
@@ -209,7 +210,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
   const readCapped = (handle: QuickJSHandle, maxUnits: number): string => {
     const units = stringLength(vm, handle)
     if (units <= maxUnits) return vm.getString(handle)
-    const prefix = handles[3]
+    const prefix = handles[2]
     const length = vm.newNumber(maxUnits)
     const sliced = vm.callFunction(prefix!, vm.undefined, handle, length)
     length.dispose()
@@ -312,8 +313,8 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
 
   const handle: SandboxHandle = {
     outcome: outcomePromise,
-    answer(index, answer) {
-      if (!finished) calls?.answer(index, answer)
+    answer(answers) {
+      if (!finished) calls?.answer(answers)
     },
     stop() {
       stop ??= { kind: 'abort', by: 'host' }
@@ -330,7 +331,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     const hostFunctions = [
       vm.newFunction(
         'hostCall',
-        guard((name, args) => calls!.call(name!, args)),
+        guard((binding, args) => calls!.call(binding!, args)),
       ),
       vm.newFunction(
         'hostLog',
@@ -341,6 +342,8 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
         guard((kind, text, line, column) => hostSettle(kind!, text!, line, column)),
       ),
       vm.newString(JSON.stringify(run.names)),
+      vm.newString(ENCODER_SOURCE),
+      vm.newString(SHOW_SOURCE),
     ]
     const exported = vm.callFunction(prelude, vm.undefined, ...hostFunctions)
     prelude.dispose()
@@ -351,11 +354,11 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     describe = handles[1]
     calls = createBindingCalls({
       vm,
-      names: new Set(run.names),
+      names: run.names,
       limits,
-      decode: handles[2]!,
+      settle: handles[3]!,
       closed: () => finished || stop !== undefined || outcome !== undefined,
-      start: run.startCall,
+      start: run.startCalls,
       fault: (error) => {
         fault(error)
         if (busy === 0) finish()

@@ -1,0 +1,185 @@
+/**
+ * Parts of the sandbox prelude (see prelude-source.ts) that a run rarely needs, compiled inside the
+ * sandbox only on first use: the engine spends most of a fresh run's setup compiling the prelude,
+ * and these are half of it. Each is the body of a function of one parameter `kit`, the prelude's
+ * captured built-ins and helpers (read once, at the top), returning what it provides. Plain ES2020
+ * text, like the prelude.
+ */
+
+/**
+ * The full lossless encoder: iterative (deep values must not exhaust any stack), naming the path of
+ * what is not JSON. The prelude's recursive encoder hands it every value it does not take.
+ * Provides `{ encode, isNotJson, notJsonText }`; `encode(value)` throws a NotJson to describe.
+ */
+export const ENCODER_SOURCE = String.raw`'use strict';
+  var apply = kit.apply, ownKeys = kit.ownKeys, getProto = kit.getProto, getOwnDescriptor = kit.getOwnDescriptor;
+  var isArray = kit.isArray, ObjectProto = kit.ObjectProto, ArrayProto = kit.ArrayProto, stringify = kit.stringify;
+  var isFiniteNumber = kit.isFiniteNumber, pop = kit.pop, join = kit.join, SetCtor = kit.SetCtor;
+  var setHas = kit.setHas, setAdd = kit.setAdd, setDelete = kit.setDelete, test = kit.test, add = kit.add;
+  var keySegment = kit.keySegment, instanceName = kit.instanceName, INDEX = kit.INDEX;
+  var MAX_DEPTH = kit.MAX_DEPTH, PATH_HEAD = kit.PATH_HEAD, PATH_TAIL = kit.PATH_TAIL;
+
+  // path: the segments of where the problem is ('$', '.a', '[0]', ...)
+  function NotJson(path, reason) { this.path = path; this.reason = reason; }
+  function pathOf(frames, key) {
+    var parts = ['$'];
+    for (var i = 1; i < frames.length; i++) add(parts, keySegment(frames[i].key));
+    if (key !== undefined) add(parts, keySegment(key));
+    return parts;
+  }
+  // "$.a is a function"; a path too long to read (a value nested 1,000 levels deep has one of
+  // thousands of characters, longer than any message may be) goes after the reason, its middle cut
+  // out at segment boundaries, so the reason is never what a cap cuts off.
+  function notJsonText(e) {
+    var parts = e.path;
+    var length = 0;
+    for (var i = 0; i < parts.length; i++) length += parts[i].length;
+    if (length <= PATH_HEAD + PATH_TAIL) return apply(join, parts, ['']) + ' ' + e.reason;
+    var head = [];
+    var used = 0;
+    var first = 0;
+    while (first < parts.length - 1 && used + parts[first].length <= PATH_HEAD) {
+      used += parts[first].length;
+      add(head, parts[first]);
+      first++;
+    }
+    var last = parts.length;
+    used = 0;
+    while (last > first && used + parts[last - 1].length <= PATH_TAIL) used += parts[--last].length;
+    var tail = [];
+    for (var j = last; j < parts.length; j++) add(tail, parts[j]);
+    return 'it ' + e.reason + ' (at ' + apply(join, head, ['']) + '…' + apply(join, tail, ['']) + ')';
+  }
+  function primitiveProblem(value) {
+    switch (typeof value) {
+      case 'function': return 'is a function';
+      case 'symbol': return 'is a symbol';
+      case 'bigint': return 'is a BigInt';
+      case 'undefined': return 'is undefined';
+      case 'number':
+        if (value !== value) return 'is NaN';
+        if (!isFiniteNumber(value)) return value > 0 ? 'is Infinity' : 'is -Infinity';
+    }
+    return undefined;
+  }
+  // frames[0] is the root container; each later frame knows its key in the one before it.
+  // Own string keys of a plain object or the indices of a dense array; throws on anything else.
+  function entriesOf(value, frames, key, ancestors) {
+    if (apply(setHas, ancestors, [value])) throw new NotJson(pathOf(frames, key), 'is a cycle (it contains itself)');
+    var array = isArray(value);
+    var proto = getProto(value);
+    if (array ? proto !== ArrayProto : proto !== ObjectProto && proto !== null) {
+      throw new NotJson(pathOf(frames, key), 'is ' + (array ? 'an array subclass' : 'an instance of ' + instanceName(value)) + ', not plain JSON');
+    }
+    var keys = ownKeys(value);
+    var length = array ? value.length : 0;
+    var names = [];
+    for (var i = 0; i < keys.length; i++) {
+      var k = keys[i];
+      if (typeof k === 'symbol') throw new NotJson(pathOf(frames, key), 'has a symbol-keyed property');
+      if (array && (k === 'length' || test(INDEX, k))) continue;
+      if (array) throw new NotJson(pathOf(frames, key), 'is an array with an extra property ' + stringify(k));
+      var descriptor = getOwnDescriptor(value, k);
+      if (descriptor !== undefined && !descriptor.enumerable) {
+        throw new NotJson(pathOf(frames, key), 'has a non-enumerable property ' + stringify(k));
+      }
+      add(names, k);
+    }
+    if (array) {
+      for (var j = 0; j < length; j++) {
+        if (getOwnDescriptor(value, '' + j) === undefined) throw new NotJson(pathOf(frames, key), 'is a sparse array (hole at index ' + j + ')');
+      }
+    }
+    return { value: value, key: key, array: array, names: names, length: array ? length : names.length, next: 0, written: 0 };
+  }
+  function encode(root) {
+    var out = [];
+    var frames = [];
+    var ancestors = new SetCtor();
+    function write(value, key) {
+      if (value === null || typeof value === 'boolean' || typeof value === 'string') { add(out, stringify(value)); return; }
+      var problem = primitiveProblem(value);
+      if (problem !== undefined) throw new NotJson(pathOf(frames, key), problem);
+      if (typeof value === 'number') { add(out, stringify(value)); return; }
+      if (frames.length >= MAX_DEPTH) throw new NotJson(pathOf(frames, key), 'nests deeper than ' + MAX_DEPTH + ' levels');
+      var frame = entriesOf(value, frames, key, ancestors);
+      apply(setAdd, ancestors, [value]);
+      add(frames, frame);
+      add(out, frame.array ? '[' : '{');
+    }
+    write(root, undefined);
+    while (frames.length > 0) {
+      var top = frames[frames.length - 1];
+      if (top.next === top.length) {
+        add(out, top.array ? ']' : '}');
+        apply(pop, frames, []);
+        apply(setDelete, ancestors, [top.value]);
+        continue;
+      }
+      var index = top.next++;
+      var key = top.array ? index : top.names[index];
+      var child = top.value[key];
+      if (!top.array && child === undefined) continue;
+      if (top.written++ > 0) add(out, ',');
+      if (!top.array) add(out, stringify(key) + ':');
+      write(child, key);
+    }
+    return apply(join, out, ['']);
+  }
+  function isNotJson(e) { return e instanceof NotJson; }
+  return { encode: encode, isNotJson: isNotJson, notJsonText: notJsonText };`
+
+/**
+ * Describing any value for a log line or an error message (bounded, never throws). Provides
+ * `{ show }`: `show(value, depth, seen)`.
+ */
+export const SHOW_SOURCE = String.raw`'use strict';
+  var apply = kit.apply, ownKeys = kit.ownKeys, getProto = kit.getProto, isArray = kit.isArray;
+  var ObjectProto = kit.ObjectProto, stringify = kit.stringify, join = kit.join, setHas = kit.setHas;
+  var setAdd = kit.setAdd, setDelete = kit.setDelete, symbolToString = kit.symbolToString;
+  var StringCtor = kit.StringCtor, ErrorCtor = kit.ErrorCtor, test = kit.test, add = kit.add;
+  var instanceName = kit.instanceName, errorText = kit.errorText, IDENTIFIER = kit.IDENTIFIER;
+  var SHOW_DEPTH = kit.SHOW_DEPTH, SHOW_ITEMS = kit.SHOW_ITEMS;
+
+  function show(value, depth, seen) {
+    try {
+      switch (typeof value) {
+        case 'string': return depth === 0 ? value : stringify(value);
+        case 'number': return value === 0 && 1 / value < 0 ? '-0' : StringCtor(value);
+        case 'bigint': return StringCtor(value) + 'n';
+        case 'boolean': return value ? 'true' : 'false';
+        case 'undefined': return 'undefined';
+        case 'symbol': return apply(symbolToString, value, []);
+        case 'function':
+          var fname = value.name;
+          return typeof fname === 'string' && fname !== '' ? '[Function: ' + fname + ']' : '[Function (anonymous)]';
+      }
+      if (value === null) return 'null';
+      if (value instanceof ErrorCtor) return errorText(value);
+      if (apply(setHas, seen, [value])) return '[Circular]';
+      var array = isArray(value);
+      if (depth >= SHOW_DEPTH) return array ? '[Array]' : '[' + instanceName(value) + ']';
+      apply(setAdd, seen, [value]);
+      var parts = [];
+      if (array) {
+        var length = value.length;
+        for (var i = 0; i < length && i < SHOW_ITEMS; i++) add(parts, show(value[i], depth + 1, seen));
+        if (length > SHOW_ITEMS) add(parts, '… ' + (length - SHOW_ITEMS) + ' more');
+      } else {
+        var keys = ownKeys(value);
+        for (var j = 0; j < keys.length && j < SHOW_ITEMS; j++) {
+          var k = keys[j];
+          var label = typeof k === 'symbol' ? '[' + apply(symbolToString, k, []) + ']' : test(IDENTIFIER, k) ? k : stringify(k);
+          add(parts, label + ': ' + show(value[k], depth + 1, seen));
+        }
+        if (keys.length > SHOW_ITEMS) add(parts, '… ' + (keys.length - SHOW_ITEMS) + ' more');
+      }
+      apply(setDelete, seen, [value]);
+      var body = apply(join, parts, [', ']);
+      if (array) return '[' + body + ']';
+      var proto = getProto(value);
+      var prefix = proto === ObjectProto || proto === null ? '' : instanceName(value) + ' ';
+      return prefix + (parts.length === 0 ? '{}' : '{ ' + body + ' }');
+    } catch (e) { return '[unprintable]'; }
+  }
+  return { show: show };`
