@@ -39,12 +39,12 @@ function createInThreadRunner(): (
       limits,
       deadline: Date.now() + limits.timeoutMs,
       ended: () => false,
-      startCalls: ({ first, names, texts }) =>
-        names.forEach(
-          (name, i) =>
+      startCalls: ({ first, bindings: positions, texts }) =>
+        positions.forEach(
+          (position, i) =>
             void callBinding({
-              binding: bindings[name]!,
-              name,
+              binding: bindings[Object.keys(bindings)[position]!]!,
+              name: Object.keys(bindings)[position]!,
               index: first + i,
               text: texts[i],
               valueBytes: limits.valueBytes,

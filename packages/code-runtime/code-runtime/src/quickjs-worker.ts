@@ -64,7 +64,7 @@ async function start(message: Extract<HostMessage, { type: 'run' }>): Promise<vo
     deadline: message.deadline,
     ended: () => run.stopped || Atomics.load(init.ended, 0) === id,
     startCalls: (batch) =>
-      post({ type: 'calls', id, first: batch.first, names: batch.names, texts: batch.texts }),
+      post({ type: 'calls', id, first: batch.first, bindings: batch.bindings, texts: batch.texts }),
     log: (level, text, cut) => post({ type: 'log', id, level, text, cut }),
     onEngineFault: fault,
   })

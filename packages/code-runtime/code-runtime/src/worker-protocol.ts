@@ -31,13 +31,13 @@ export interface IndexedAnswer {
 }
 
 /**
- * The binding calls a run started in one turn of its sandbox, in program order: positions `first`,
- * `first + 1`, … (a run starts its calls in order, so one batch is always consecutive), each with
- * its binding's name and its argument as JSON text (absent for `tools.name()`).
+ * Binding calls a run started together, in program order: positions `first`, `first + 1`, … (a run
+ * starts its calls in order, so one batch is always consecutive), each with its binding (its
+ * position among the run's `names`) and its argument as JSON text (absent for `tools.name()`).
  */
 export interface CallBatch {
   readonly first: number
-  readonly names: readonly string[]
+  readonly bindings: readonly number[]
   readonly texts: readonly (string | undefined)[]
 }
 

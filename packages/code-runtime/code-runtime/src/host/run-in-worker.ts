@@ -43,6 +43,7 @@ const RESOLVED = Promise.resolve()
  */
 export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
   const { limits, bindings } = run
+  const names = [...bindings.keys()]
   // Ids go into an Int32 the worker polls; wrapping after 2^31 runs is harmless (one run at a time).
   const id = (lastRunId = (lastRunId % 0x7fffffff) + 1)
   return new Promise((resolve, reject) => {
@@ -118,7 +119,11 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
     }
 
     const startCalls = (batch: Extract<WorkerMessage, { type: 'calls' }>): void => {
-      const problem = batchProblem(batch, nextIndex, limits.maxConcurrentBindingCalls - inFlight)
+      const problem = batchProblem(batch, {
+        first: nextIndex,
+        room: limits.maxConcurrentBindingCalls - inFlight,
+        bindings: names.length,
+      })
       // Only a broken worker sends such a batch: it is treated as dead (terminated, reported).
       if (problem !== undefined) {
         throw new CodeRuntimeError({
@@ -126,12 +131,13 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
           message: `The sandbox worker sent a malformed batch of binding calls (${problem})`,
         })
       }
-      const { first, names, texts } = batch
-      nextIndex += names.length
-      inFlight += names.length
+      const { first, bindings: positions, texts } = batch
+      nextIndex += positions.length
+      inFlight += positions.length
       // Bindings never run inside the message's turn: the whole batch starts on one later microtask.
       void RESOLVED.then(() => {
-        for (let i = 0; i < names.length && !over; i++) startCall(first + i, names[i]!, texts[i])
+        for (let i = 0; i < positions.length && !over; i++)
+          startCall(first + i, names[positions[i]!]!, texts[i])
       })
     }
 
@@ -185,7 +191,7 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
           id,
           source: run.source,
           positions: run.positions,
-          names: [...bindings.keys()],
+          names,
           limits,
           deadline: run.deadline,
         })

@@ -1,16 +1,18 @@
 /**
  * Script evaluated in every fresh sandbox before the program. Its completion value is a function
- * the host calls once with its three host functions, the binding names and the sources of the parts
- * compiled on first use (prelude-lazy-sources.ts: the full encoder, `show`); it installs `tools` and
- * `console` and returns `[start, describe, prefix, settleCalls]`. `describe(error)` is
+ * the host calls once with its two host functions (`hostLog`, `hostSettle`), the binding names (JSON),
+ * the limits `maxBindingCalls` and `valueBytes` and the sources of the parts compiled on first use
+ * (prelude-lazy-sources.ts: the full encoder, `show`); it installs `tools` and
+ * `console` and returns `[start, describe, prefix, settleCalls, takeCalls]`. `describe(error)` is
  * `[kind, message, line, column]`: where the program threw, from the first frame of `program.js`
  * in the error's stack (the host decides whether those are the program's own positions).
  *
- * A binding call asks the host for a place in program order (`hostCall(binding, argumentText)`
- * answers its index, or the message of a refusal) and returns a promise whose settle functions stay
- * in this closure; the host settles the calls it has answers for with one `settleCalls(text)` per
- * batch (`[[index, 1, value?] | [index, 0, name, message, code?], …]`, JSON it built), so an answer
- * costs the engine no handle and no call of its own.
+ * A binding call is checked here (the run still going, `maxBindingCalls`, `valueBytes`), queued
+ * here in program order with its argument's JSON text, and returns a promise whose settle functions
+ * stay in this closure. After each turn of the program the host takes the queued calls it has room
+ * for with one `takeCalls(room, budget)`, and settles the calls it has answers for with one
+ * `settleCalls(text)` per batch (`[[index, 1, value?] | [index, 0, name, message, code?], …]`, JSON
+ * it built): a call costs the engine no host call, handle or string of its own.
  *
  * The host functions stay in this closure: the program only ever reaches the wrappers. Every
  * built-in the prelude needs is captured before the program runs, so a program that replaces
@@ -20,7 +22,7 @@
  * Kept as plain ES2020 text (not compiled TypeScript) so the exact source that runs is the source
  * that is reviewed.
  */
-export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettle, namesJson, encoderSource, showSource) {
+export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJson, maxCalls, valueBytes, encoderSource, showSource) {
   'use strict';
   var global = globalThis;
   var apply = Reflect.apply;
@@ -66,6 +68,9 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   var SHOW_ITEMS = 100;
   var FAST_DEPTH = 32;
   var FAST_WORK = 262144;
+  // Separators of the text takeCalls answers: a JSON text never holds these characters raw.
+  var RECORD = '\u0001';
+  var FIELD = '\u0002';
 
   function test(re, s) { return apply(regexpTest, re, [s]); }
   function slice(s, from, to) { return apply(stringSlice, s, [from, to]); }
@@ -211,7 +216,13 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   // ---- tools, console and the run itself ----
   var names = parse(namesJson);
   var tools = create(null);
-  // index -> [resolve, reject] of each call the host accepted and has not answered
+  // the program has settled: a call made now is refused
+  var over = false;
+  // calls in program order: accepted ones get the next index, the host takes them from taken on
+  var accepted = 0;
+  var taken = 0;
+  var queued = create(null);
+  // index -> [resolve, reject] of each call accepted and not answered
   var settlers = create(null);
   function makeBinding(name, id) {
     var label = toolLabel(name);
@@ -221,8 +232,16 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
       }
       var text;
       try { text = encodeOrThrow(arguments[0], label + ': the argument'); } catch (e) { return reject(e); }
-      var index = hostCall(id, text);
-      if (typeof index !== 'number') return reject(new ErrorCtor(index));
+      if (over) return reject(new ErrorCtor(label + ': the run has already ended'));
+      if (accepted >= maxCalls) {
+        return reject(new ErrorCtor(label + ': the run reached its limit of ' + maxCalls + ' binding calls (limits.maxBindingCalls)'));
+      }
+      // a UTF-16 unit is at least one UTF-8 byte: a longer text cannot fit (the host counts bytes)
+      if (text !== undefined && text.length > valueBytes) {
+        return reject(new ErrorCtor(label + ': the argument is larger than ' + valueBytes + ' bytes of JSON (limits.valueBytes)'));
+      }
+      var index = accepted++;
+      queued[index] = text === undefined ? '' + id : id + FIELD + text;
       return new PromiseCtor(function (resolve, fail) { settlers[index] = [resolve, fail]; });
     };
     defineProperty(binding, 'name', { value: label });
@@ -230,6 +249,31 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   }
   for (var n = 0; n < names.length; n++) {
     defineProperty(tools, names[n], { value: makeBinding(names[n], n), enumerable: true });
+  }
+  // The next queued calls, at most room of them and past budget units of text only for the first:
+  // their count, then a 'binding' or 'binding FIELD text' record each, joined by RECORD (records
+  // are defined, never assigned, so no setter the program put on Array.prototype sees them), or
+  // undefined when none is queued.
+  var recordSlot = create(null);
+  recordSlot.writable = true;
+  recordSlot.enumerable = true;
+  recordSlot.configurable = true;
+  function takeCalls(room, budget) {
+    var records = [''];
+    var count = 0;
+    var used = 0;
+    while (count < room && taken < accepted && (count === 0 || used < budget)) {
+      var record = queued[taken];
+      delete queued[taken++];
+      used += record.length;
+      recordSlot.value = record;
+      defineProperty(records, ++count, recordSlot);
+    }
+    if (count === 0) return undefined;
+    recordSlot.value = '' + count;
+    defineProperty(records, 0, recordSlot);
+    recordSlot.value = undefined;
+    return apply(join, records, [RECORD]);
   }
   // An error as the host describes it: own name and message (and code), no stack of this prelude.
   function callError(name, message, code) {
@@ -280,6 +324,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   defineProperty(global, 'console', { value: consoleObject, enumerable: false, writable: true, configurable: true });
 
   function settleValue(value) {
+    over = true;
     var text;
     try { text = encode(value); } catch (e) {
       if (encoderPart !== undefined && encoderPart.isNotJson(e)) {
@@ -293,6 +338,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
     hostSettle('value', text);
   }
   function settleError(error) {
+    over = true;
     var described = describe(error);
     hostSettle(described[0], described[1], described[2], described[3]);
   }
@@ -302,5 +348,5 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
     try { apply(then, promise, [settleValue, settleError]); } catch (e) { settleValue(promise); }
   }
   function prefix(text, length) { return slice(text, 0, length); }
-  return [start, describe, prefix, settleCalls];
+  return [start, describe, prefix, settleCalls, takeCalls];
 })`

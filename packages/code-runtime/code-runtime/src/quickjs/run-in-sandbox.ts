@@ -330,10 +330,6 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, 'prelude.js'))
     const hostFunctions = [
       vm.newFunction(
-        'hostCall',
-        guard((binding, args) => calls!.call(binding!, args)),
-      ),
-      vm.newFunction(
         'hostLog',
         guard((level, text) => hostLog(level!, text!)),
       ),
@@ -342,6 +338,8 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
         guard((kind, text, line, column) => hostSettle(kind!, text!, line, column)),
       ),
       vm.newString(JSON.stringify(run.names)),
+      vm.newNumber(limits.maxBindingCalls),
+      vm.newNumber(limits.valueBytes),
       vm.newString(ENCODER_SOURCE),
       vm.newString(SHOW_SOURCE),
     ]
@@ -349,14 +347,15 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     prelude.dispose()
     for (const hostFunction of hostFunctions) hostFunction.dispose()
     const list = vm.unwrapResult(exported)
-    for (let i = 0; i < 4; i++) handles.push(vm.getProp(list, i))
+    for (let i = 0; i < 5; i++) handles.push(vm.getProp(list, i))
     list.dispose()
     describe = handles[1]
     calls = createBindingCalls({
       vm,
-      names: run.names,
+      bindings: run.names.length,
       limits,
       settle: handles[3]!,
+      take: handles[4]!,
       closed: () => finished || stop !== undefined || outcome !== undefined,
       start: run.startCalls,
       fault: (error) => {
