@@ -4,6 +4,7 @@ import {
   DEFAULT_CODE_RUN_LIMITS,
   type CodeBinding,
 } from '@deepseek-ai/dsh-code-runtime'
+import { answerEntry } from '../src/answer-entry.ts'
 import { callBinding } from '../src/host/call-binding.ts'
 import { compileWasm } from '../src/host/compile-wasm.ts'
 import { locateWasm } from '../src/host/worker-files.ts'
@@ -49,7 +50,9 @@ function createInThreadRunner(): (
               text: texts[i],
               valueBytes: limits.valueBytes,
               signal: ended.signal,
-            }).then((answer) => handle.answer([{ index: first + i, answer }])),
+            }).then((answer) =>
+              handle.answer({ indices: [first + i], entries: [answerEntry(first + i, answer)] }),
+            ),
         ),
       log: () => undefined,
     })

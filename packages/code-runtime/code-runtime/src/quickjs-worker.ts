@@ -82,7 +82,7 @@ port.on('message', (message: HostMessage) => {
       })
       return
     case 'answers':
-      if (current?.id === message.id) current.handle?.answer(message.answers)
+      if (current?.id === message.id) current.handle?.answer(message)
       return
     case 'stop':
       if (current?.id !== message.id) return

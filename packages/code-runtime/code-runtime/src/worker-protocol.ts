@@ -24,10 +24,13 @@ export type CallAnswer =
   | { readonly ok: true; readonly text: string | undefined }
   | { readonly ok: false; readonly name: string; readonly message: string; readonly code?: string }
 
-/** The answer to the call of program-order position `index`. */
-export interface IndexedAnswer {
-  readonly index: number
-  readonly answer: CallAnswer
+/**
+ * Answers to started calls: `indices[i]` is answered by `entries[i]`, that answer as an entry of the
+ * prelude's `settleCalls` text (see answer-entry.ts).
+ */
+export interface AnswerBatch {
+  readonly indices: readonly number[]
+  readonly entries: readonly string[]
 }
 
 /**
@@ -60,7 +63,7 @@ export type HostMessage =
       readonly deadline: number
     }
   /** Answers the host had ready in one turn of its event loop, in the order they settled. */
-  | { readonly type: 'answers'; readonly id: number; readonly answers: readonly IndexedAnswer[] }
+  | ({ readonly type: 'answers'; readonly id: number } & AnswerBatch)
   /** The host has ended run `id` (it already has its result): tear it down and report `done`. */
   | { readonly type: 'stop'; readonly id: number }
 

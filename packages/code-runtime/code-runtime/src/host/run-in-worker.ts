@@ -9,7 +9,8 @@ import type {
   CodeRunResult,
   ResolvedCodeRunLimits,
 } from '../types.ts'
-import type { CallAnswer, IndexedAnswer, SandboxOutcome, WorkerMessage } from '../worker-protocol.ts'
+import { answerEntry } from '../answer-entry.ts'
+import type { CallAnswer, SandboxOutcome, WorkerMessage } from '../worker-protocol.ts'
 import { CodeRuntimeError } from '../errors.ts'
 import { batchProblem } from './batch-problem.ts'
 import { runBindingCall } from './call-binding.ts'
@@ -88,18 +89,23 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
     let nextIndex = 0
     /** Calls started on the host and not answered yet. */
     let inFlight = 0
-    const ready: IndexedAnswer[] = []
+    let indices: number[] = []
+    let entries: string[] = []
     let flushing = false
     // The answers of one turn of the host's event loop go to the worker in one message.
     const flush = (): void => {
       flushing = false
-      if (!over && ready.length > 0) worker?.post({ type: 'answers', id, answers: ready.splice(0) })
+      if (over || indices.length === 0) return
+      worker?.post({ type: 'answers', id, indices, entries })
+      indices = []
+      entries = []
     }
     const answered = (index: number, answer: CallAnswer): void => {
       // A late answer (the run is over) is dropped here; the binding saw its signal abort.
       if (over) return
       inFlight--
-      ready.push({ index, answer })
+      indices.push(index)
+      entries.push(answerEntry(index, answer))
       if (flushing) return
       flushing = true
       setImmediate(flush)

@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import type { ResolvedCodeRunLimits } from '../types.ts'
-import type { CallAnswer, CallBatch, IndexedAnswer } from '../worker-protocol.ts'
+import type { AnswerBatch, CallBatch } from '../worker-protocol.ts'
 import { readTakenCalls } from './read-taken-calls.ts'
 
 /** What the binding calls need from the run that owns them. */
@@ -30,18 +30,11 @@ export interface BindingCalls {
    */
   pump(): void
   /** Settles started calls with the host's answers (unknown or already answered indices are ignored). */
-  answer(answers: readonly IndexedAnswer[]): void
+  answer(batch: AnswerBatch): void
   /** Calls started and not yet settled into the sandbox (after a `pump`, none is left queued unless this is at the cap). */
   pending(): number
   /** Forgets the running calls (the run ended; late answers are ignored). */
   drop(): void
-}
-
-/** One answer as an entry of the prelude's `settleCalls` text (`text` is JSON the host encoded). */
-function entryOf(index: number, answer: CallAnswer): string {
-  if (answer.ok) return answer.text === undefined ? `[${index},1]` : `[${index},1,${answer.text}]`
-  const code = answer.code === undefined ? '' : `,${JSON.stringify(answer.code)}`
-  return `[${index},0,${JSON.stringify(answer.name)},${JSON.stringify(answer.message)}${code}]`
 }
 
 /**
@@ -109,14 +102,15 @@ export function createBindingCalls(host: CallHost): BindingCalls {
         host.start(batch)
       }
     },
-    answer(answers) {
+    answer(batch) {
       if (host.closed()) return
       const indices: number[] = []
       const entries: string[] = []
-      for (const { index, answer } of answers) {
+      for (let i = 0; i < batch.indices.length; i++) {
+        const index = batch.indices[i]!
         if (!running.delete(index)) continue
         indices.push(index)
-        entries.push(entryOf(index, answer))
+        entries.push(batch.entries[i]!)
       }
       if (entries.length === 0) return
       try {

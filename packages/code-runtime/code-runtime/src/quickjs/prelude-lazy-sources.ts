@@ -1,9 +1,9 @@
 /**
  * Parts of the sandbox prelude (see prelude-source.ts) that a run rarely needs, compiled inside the
  * sandbox only on first use: the engine spends most of a fresh run's setup compiling the prelude,
- * and these are half of it. Each is the body of a function of one parameter `kit`, the prelude's
- * captured built-ins and helpers (read once, at the top), returning what it provides. Plain ES2020
- * text, like the prelude.
+ * and these are a third of it. Each is a function expression the prelude calls with the built-ins and
+ * helpers it captured (its parameters name them, in the order the prelude passes them), returning
+ * what it provides. Plain ES2020 text, like the prelude.
  */
 
 /**
@@ -11,14 +11,10 @@
  * what is not JSON. The prelude's recursive encoder hands it every value it does not take.
  * Provides `{ encode, isNotJson, notJsonText }`; `encode(value)` throws a NotJson to describe.
  */
-export const ENCODER_SOURCE = String.raw`'use strict';
-  var apply = kit.apply, ownKeys = kit.ownKeys, getProto = kit.getProto, getOwnDescriptor = kit.getOwnDescriptor;
-  var isArray = kit.isArray, ObjectProto = kit.ObjectProto, ArrayProto = kit.ArrayProto, stringify = kit.stringify;
-  var isFiniteNumber = kit.isFiniteNumber, pop = kit.pop, join = kit.join, SetCtor = kit.SetCtor;
-  var setHas = kit.setHas, setAdd = kit.setAdd, setDelete = kit.setDelete, test = kit.test, add = kit.add;
-  var keySegment = kit.keySegment, instanceName = kit.instanceName, INDEX = kit.INDEX;
-  var MAX_DEPTH = kit.MAX_DEPTH, PATH_HEAD = kit.PATH_HEAD, PATH_TAIL = kit.PATH_TAIL;
-
+export const ENCODER_SOURCE = String.raw`(function (apply, ownKeys, getProto, getOwnDescriptor, isArray,
+    ObjectProto, ArrayProto, stringify, isFiniteNumber, pop, join, SetCtor, setHas, setAdd, setDelete,
+    test, add, keySegment, instanceName, INDEX, MAX_DEPTH, PATH_HEAD, PATH_TAIL) {
+  'use strict';
   // path: the segments of where the problem is ('$', '.a', '[0]', ...)
   function NotJson(path, reason) { this.path = path; this.reason = reason; }
   function pathOf(frames, key) {
@@ -127,20 +123,17 @@ export const ENCODER_SOURCE = String.raw`'use strict';
     return apply(join, out, ['']);
   }
   function isNotJson(e) { return e instanceof NotJson; }
-  return { encode: encode, isNotJson: isNotJson, notJsonText: notJsonText };`
+  return { encode: encode, isNotJson: isNotJson, notJsonText: notJsonText };
+})`
 
 /**
  * Describing any value for a log line or an error message (bounded, never throws). Provides
  * `{ show }`: `show(value, depth, seen)`.
  */
-export const SHOW_SOURCE = String.raw`'use strict';
-  var apply = kit.apply, ownKeys = kit.ownKeys, getProto = kit.getProto, isArray = kit.isArray;
-  var ObjectProto = kit.ObjectProto, stringify = kit.stringify, join = kit.join, setHas = kit.setHas;
-  var setAdd = kit.setAdd, setDelete = kit.setDelete, symbolToString = kit.symbolToString;
-  var StringCtor = kit.StringCtor, ErrorCtor = kit.ErrorCtor, test = kit.test, add = kit.add;
-  var instanceName = kit.instanceName, errorText = kit.errorText, IDENTIFIER = kit.IDENTIFIER;
-  var SHOW_DEPTH = kit.SHOW_DEPTH, SHOW_ITEMS = kit.SHOW_ITEMS;
-
+export const SHOW_SOURCE = String.raw`(function (apply, ownKeys, getProto, isArray, ObjectProto, stringify,
+    join, setHas, setAdd, setDelete, symbolToString, StringCtor, ErrorCtor, test, add, instanceName,
+    errorText, IDENTIFIER, SHOW_DEPTH, SHOW_ITEMS) {
+  'use strict';
   function show(value, depth, seen) {
     try {
       switch (typeof value) {
@@ -182,4 +175,5 @@ export const SHOW_SOURCE = String.raw`'use strict';
       return prefix + (parts.length === 0 ? '{}' : '{ ' + body + ' }');
     } catch (e) { return '[unprintable]'; }
   }
-  return { show: show };`
+  return { show: show };
+})`

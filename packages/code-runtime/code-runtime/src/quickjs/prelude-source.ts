@@ -89,21 +89,19 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJs
   }
   function cap(text) { return text.length > MAX_MESSAGE ? slice(text, 0, MAX_MESSAGE) + '…' : text; }
 
-  // ---- the parts compiled on first use, each given what it needs (never the program) ----
-  var kit = create(null);
-  kit.apply = apply; kit.ownKeys = ownKeys; kit.getProto = getProto; kit.getOwnDescriptor = getOwnDescriptor;
-  kit.isArray = isArray; kit.ObjectProto = ObjectProto; kit.ArrayProto = ArrayProto; kit.stringify = stringify;
-  kit.isFiniteNumber = isFiniteNumber; kit.pop = pop; kit.join = join; kit.SetCtor = SetCtor;
-  kit.setHas = setHas; kit.setAdd = setAdd; kit.setDelete = setDelete; kit.test = test; kit.add = add;
-  kit.keySegment = keySegment; kit.instanceName = instanceName; kit.INDEX = INDEX; kit.IDENTIFIER = IDENTIFIER;
-  kit.MAX_DEPTH = MAX_DEPTH; kit.PATH_HEAD = PATH_HEAD; kit.PATH_TAIL = PATH_TAIL;
-  kit.symbolToString = symbolToString; kit.StringCtor = StringCtor; kit.ErrorCtor = ErrorCtor;
-  kit.SHOW_DEPTH = SHOW_DEPTH; kit.SHOW_ITEMS = SHOW_ITEMS;
+  // ---- the parts compiled on first use, handed what they need (never anything of the program) ----
   var encoderPart, showPart;
-  function encoder() { return encoderPart || (encoderPart = FunctionCtor('kit', encoderSource)(kit)); }
+  function compile(source) { return FunctionCtor('return ' + source)(); }
+  function encoder() {
+    return encoderPart || (encoderPart = compile(encoderSource)(apply, ownKeys, getProto, getOwnDescriptor,
+      isArray, ObjectProto, ArrayProto, stringify, isFiniteNumber, pop, join, SetCtor, setHas, setAdd,
+      setDelete, test, add, keySegment, instanceName, INDEX, MAX_DEPTH, PATH_HEAD, PATH_TAIL));
+  }
   function show(value, depth, seen) {
     try {
-      return (showPart || (showPart = FunctionCtor('kit', showSource)(kit))).show(value, depth, seen);
+      return (showPart || (showPart = compile(showSource)(apply, ownKeys, getProto, isArray, ObjectProto,
+        stringify, join, setHas, setAdd, setDelete, symbolToString, StringCtor, ErrorCtor, test, add,
+        instanceName, errorText, IDENTIFIER, SHOW_DEPTH, SHOW_ITEMS))).show(value, depth, seen);
     } catch (e) { return '[unprintable]'; }
   }
 
@@ -182,7 +180,6 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJs
     message = typeof message === 'string' ? message : message === undefined ? '' : show(message, 1, new SetCtor());
     return message === '' ? name : name + ': ' + message;
   }
-  kit.errorText = errorText;
   function isResourceError(error) {
     try {
       if (error === null || typeof error !== 'object') return false;

@@ -6,11 +6,12 @@ import type {
 } from 'quickjs-emscripten-core'
 import { createOutputBudget } from '../create-output-budget.ts'
 import type { CodeLogLevel, CodeRunFailureKind, ResolvedCodeRunLimits } from '../types.ts'
-import type { CallBatch, IndexedAnswer, SandboxOutcome } from '../worker-protocol.ts'
+import type { AnswerBatch, CallBatch, SandboxOutcome } from '../worker-protocol.ts'
 import { PROGRAM_FILE, describePosition, footerLine } from '../wrap-program.ts'
 import { createBindingCalls, type BindingCalls } from './create-binding-calls.ts'
 import { ENCODER_SOURCE, SHOW_SOURCE } from './prelude-lazy-sources.ts'
 import { PRELUDE_SOURCE } from './prelude-source.ts'
+import { withoutCommentLines } from './without-comment-lines.ts'
 import { stringLength } from './string-length.ts'
 import { MAX_MESSAGE_LENGTH } from '../text.ts'
 import { memoryMessage, stopMessage, type StopReason } from './stop-message.ts'
@@ -54,10 +55,14 @@ export interface SandboxHandle {
   /** How the program ended; never rejects. */
   readonly outcome: Promise<SandboxOutcome>
   /** The host's answers to started calls (ignored once the run is over). */
-  answer(answers: readonly IndexedAnswer[]): void
+  answer(batch: AnswerBatch): void
   /** The host ended the run: tear it down now (only while the engine is idle, as messages are). */
   stop(): void
 }
+
+const PRELUDE = withoutCommentLines(PRELUDE_SOURCE)
+const ENCODER = withoutCommentLines(ENCODER_SOURCE)
+const SHOW = withoutCommentLines(SHOW_SOURCE)
 
 const LEVELS: ReadonlySet<string> = new Set<CodeLogLevel>(['log', 'info', 'warn', 'error', 'debug'])
 const SETTLE_KINDS: ReadonlySet<string> = new Set(['value', 'exception', 'memory', 'invalid-output'])
@@ -313,8 +318,8 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
 
   const handle: SandboxHandle = {
     outcome: outcomePromise,
-    answer(answers) {
-      if (!finished) calls?.answer(answers)
+    answer(batch) {
+      if (!finished) calls?.answer(batch)
     },
     stop() {
       stop ??= { kind: 'abort', by: 'host' }
@@ -327,7 +332,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
   }
 
   enter(() => {
-    const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, 'prelude.js'))
+    const prelude = vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js'))
     const hostFunctions = [
       vm.newFunction(
         'hostLog',
@@ -340,8 +345,8 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
       vm.newString(JSON.stringify(run.names)),
       vm.newNumber(limits.maxBindingCalls),
       vm.newNumber(limits.valueBytes),
-      vm.newString(ENCODER_SOURCE),
-      vm.newString(SHOW_SOURCE),
+      vm.newString(ENCODER),
+      vm.newString(SHOW),
     ]
     const exported = vm.callFunction(prelude, vm.undefined, ...hostFunctions)
     prelude.dispose()
