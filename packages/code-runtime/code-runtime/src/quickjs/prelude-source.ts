@@ -1,11 +1,15 @@
 /**
- * Script evaluated in every fresh sandbox before the program. Its completion value is a function
- * the host calls once with its two host functions (`hostLog`, `hostSettle`), the binding names (JSON),
- * the limits `maxBindingCalls` and `valueBytes` and the sources of the parts compiled on first use
- * (prelude-lazy-sources.ts: the full encoder, `show`); it installs `tools` and
- * `console` and returns `[start, describe, prefix, settleCalls, takeCalls]`. `describe(error)` is
- * `[kind, message, line, column]`: where the program threw, from the first frame of `program.js`
- * in the error's stack (the host decides whether those are the program's own positions).
+ * Script evaluated once in each engine instance (see prepared-engine.ts), before any program. Its
+ * completion value is a function the host calls once with its two host functions (`hostLog`,
+ * `hostSettle`) and the sources of the full encoder and of `show` (prelude-parts.ts); it
+ * captures every built-in it needs, installs `console` and a seeded `Math.random`, and returns
+ * `[setup, start, describe, prefix, settleCalls, takeCalls]`. The host then copies the engine's
+ * memory, and every run starts from that copy: `setup(namesJson, maxBindingCalls, valueBytes,
+ * seed0, seed1, seed2, seed3)` installs the run's `tools` and seeds `Math.random` (the engine's own
+ * generator would repeat itself from the copy), then `start(program)` runs the program.
+ * `describe(error)` is `[kind, message, line, column]`: where the program threw, from the first
+ * frame of `program.js` in the error's stack (the host decides whether those are the program's own
+ * positions).
  *
  * A binding call is checked here (the run still going, `maxBindingCalls`, `valueBytes`), queued
  * here in program order with its argument's JSON text, and returns a promise whose settle functions
@@ -15,14 +19,14 @@
  * it built): a call costs the engine no host call, handle or string of its own.
  *
  * The host functions stay in this closure: the program only ever reaches the wrappers. Every
- * built-in the prelude needs is captured before the program runs, so a program that replaces
+ * built-in the prelude needs is captured before any program runs, so a program that replaces
  * `JSON`, `Promise.prototype.then` or `Array.prototype.push` changes its own behaviour only.
  * Whatever the prelude sends out is re-checked by the host anyway: it is code inside the sandbox.
  *
  * Kept as plain ES2020 text (not compiled TypeScript) so the exact source that runs is the source
  * that is reviewed.
  */
-export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJson, maxCalls, valueBytes, encoderSource, showSource) {
+export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoderSource, showSource) {
   'use strict';
   var global = globalThis;
   var apply = Reflect.apply;
@@ -57,6 +61,8 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJs
   var ErrorCtor = Error;
   var TypeErrorCtor = TypeError;
   var FunctionCtor = Function;
+  var MathObject = Math;
+  var imul = Math.imul;
   var IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
   var INDEX = /^(?:0|[1-9][0-9]*)$/;
   var PROGRAM_FRAME = /program\.js:([0-9]{1,9}):([0-9]{1,9})/;
@@ -89,20 +95,16 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJs
   }
   function cap(text) { return text.length > MAX_MESSAGE ? slice(text, 0, MAX_MESSAGE) + '…' : text; }
 
-  // ---- the parts compiled on first use, handed what they need (never anything of the program) ----
-  var encoderPart, showPart;
+  // ---- the full encoder and show, compiled from their own sources, handed what they need ----
   function compile(source) { return FunctionCtor('return ' + source)(); }
-  function encoder() {
-    return encoderPart || (encoderPart = compile(encoderSource)(apply, ownKeys, getProto, getOwnDescriptor,
-      isArray, ObjectProto, ArrayProto, stringify, isFiniteNumber, pop, join, SetCtor, setHas, setAdd,
-      setDelete, test, add, keySegment, instanceName, INDEX, MAX_DEPTH, PATH_HEAD, PATH_TAIL));
-  }
+  var encoderPart = compile(encoderSource)(apply, ownKeys, getProto, getOwnDescriptor, isArray,
+    ObjectProto, ArrayProto, stringify, isFiniteNumber, pop, join, SetCtor, setHas, setAdd, setDelete,
+    test, add, keySegment, instanceName, INDEX, MAX_DEPTH, PATH_HEAD, PATH_TAIL);
+  var showPart = compile(showSource)(apply, ownKeys, getProto, isArray, ObjectProto, stringify, join,
+    setHas, setAdd, setDelete, symbolToString, StringCtor, ErrorCtor, test, add, instanceName,
+    errorText, IDENTIFIER, SHOW_DEPTH, SHOW_ITEMS);
   function show(value, depth, seen) {
-    try {
-      return (showPart || (showPart = compile(showSource)(apply, ownKeys, getProto, isArray, ObjectProto,
-        stringify, join, setHas, setAdd, setDelete, symbolToString, StringCtor, ErrorCtor, test, add,
-        instanceName, errorText, IDENTIFIER, SHOW_DEPTH, SHOW_ITEMS))).show(value, depth, seen);
-    } catch (e) { return '[unprintable]'; }
+    try { return showPart.show(value, depth, seen); } catch (e) { return '[unprintable]'; }
   }
 
   // The common case in one recursive pass: plain objects and dense arrays of JSON values, no deeper
@@ -160,11 +162,11 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJs
     fastWork = 0;
     var quick = fast(root, 0);
     if (quick !== undefined) return quick;
-    return encoder().encode(root);
+    return encoderPart.encode(root);
   }
   function encodeOrThrow(value, what) {
     try { return encode(value); } catch (e) {
-      if (encoderPart !== undefined && encoderPart.isNotJson(e)) {
+      if (encoderPart.isNotJson(e)) {
         throw new TypeErrorCtor(what + ' is not JSON: ' + encoderPart.notJsonText(e));
       }
       throw e;
@@ -211,8 +213,9 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJs
   }
 
   // ---- tools, console and the run itself ----
-  var names = parse(namesJson);
-  var tools = create(null);
+  // set by setup for each run
+  var maxCalls = 0;
+  var valueBytes = 0;
   // the program has settled: a call made now is refused
   var over = false;
   // calls in program order: accepted ones get the next index, the host takes them from taken on
@@ -244,8 +247,29 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJs
     defineProperty(binding, 'name', { value: label });
     return freeze(binding);
   }
-  for (var n = 0; n < names.length; n++) {
-    defineProperty(tools, names[n], { value: makeBinding(names[n], n), enumerable: true });
+  // Math.random of the run (xoshiro128**), seeded by the host for each run.
+  var r0 = 1, r1 = 0, r2 = 0, r3 = 0;
+  function rotl(x, k) { return (x << k) | (x >>> (32 - k)); }
+  function next32() {
+    var result = imul(rotl(imul(r1, 5), 7), 9);
+    var t = r1 << 9;
+    r2 ^= r0; r3 ^= r1; r1 ^= r2; r0 ^= r3; r2 ^= t; r3 = rotl(r3, 11);
+    return result >>> 0;
+  }
+  function random() { return ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992; }
+  defineProperty(MathObject, 'random', { value: random, enumerable: false, writable: true, configurable: true });
+  function setup(namesJson, maxBindingCalls, maxValueBytes, seed0, seed1, seed2, seed3) {
+    maxCalls = maxBindingCalls;
+    valueBytes = maxValueBytes;
+    r0 = seed0 | 0; r1 = seed1 | 0; r2 = seed2 | 0; r3 = seed3 | 0;
+    if ((r0 | r1 | r2 | r3) === 0) r0 = 1;
+    var names = parse(namesJson);
+    var tools = create(null);
+    for (var n = 0; n < names.length; n++) {
+      defineProperty(tools, names[n], { value: makeBinding(names[n], n), enumerable: true });
+    }
+    freeze(tools);
+    defineProperty(global, 'tools', { value: tools, enumerable: false, writable: false, configurable: false });
   }
   // The next queued calls, at most room of them and past budget units of text only for the first:
   // their count, then a 'binding' or 'binding FIELD text' record each, joined by RECORD (records
@@ -302,8 +326,6 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJs
     }
     return 1;
   }
-  freeze(tools);
-  defineProperty(global, 'tools', { value: tools, enumerable: false, writable: false, configurable: false });
 
   var levels = ['log', 'info', 'warn', 'error', 'debug'];
   var consoleObject = {};
@@ -324,7 +346,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJs
     over = true;
     var text;
     try { text = encode(value); } catch (e) {
-      if (encoderPart !== undefined && encoderPart.isNotJson(e)) {
+      if (encoderPart.isNotJson(e)) {
         hostSettle('invalid-output', 'the returned value is not JSON: ' + encoderPart.notJsonText(e));
         return;
       }
@@ -345,5 +367,5 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, namesJs
     try { apply(then, promise, [settleValue, settleError]); } catch (e) { settleValue(promise); }
   }
   function prefix(text, length) { return slice(text, 0, length); }
-  return [start, describe, prefix, settleCalls, takeCalls];
+  return [setup, start, describe, prefix, settleCalls, takeCalls];
 })`

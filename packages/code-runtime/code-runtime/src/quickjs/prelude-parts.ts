@@ -1,9 +1,8 @@
 /**
- * Parts of the sandbox prelude (see prelude-source.ts) that a run rarely needs, compiled inside the
- * sandbox only on first use: the engine spends most of a fresh run's setup compiling the prelude,
- * and these are a third of it. Each is a function expression the prelude calls with the built-ins and
- * helpers it captured (its parameters name them, in the order the prelude passes them), returning
- * what it provides. Plain ES2020 text, like the prelude.
+ * Parts of the sandbox prelude (see prelude-source.ts) kept in sources of their own. The prelude
+ * compiles each once per engine instance, when it is installed; each is a function expression the
+ * prelude calls with the built-ins and helpers it captured (its parameters name them, in the order
+ * the prelude passes them), returning what it provides. Plain ES2020 text, like the prelude.
  */
 
 /**
