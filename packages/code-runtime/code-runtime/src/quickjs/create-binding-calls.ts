@@ -16,8 +16,10 @@ export interface CallHost {
   closed(): boolean
   /** Hands calls to the host; answers come back through `BindingCalls.answer`. */
   start(batch: CallBatch): void
-  /** The engine failed underneath the calls, or the prelude handed over something malformed: the run must stop. */
+  /** The engine failed underneath the calls: the run must stop. */
   fault(error: unknown): void
+  /** The program tampered with the calls it queued (see read-taken-calls.ts): the run must fail. */
+  tampered(problem: string): void
   /** Runs the jobs answered calls made ready, then re-checks the run. */
   afterVm(): void
 }
@@ -26,7 +28,7 @@ export interface BindingCalls {
   /**
    * Starts the calls the prelude queued, in program order, while fewer than
    * `maxConcurrentBindingCalls` run: batches of at most about `valueBytes` of argument text each.
-   * Only while the VM is idle. Throws when the prelude's record is malformed.
+   * Only while the VM is idle.
    */
   pump(): void
   /** Settles started calls with the host's answers (unknown or already answered indices are ignored). */
@@ -85,6 +87,16 @@ export function createBindingCalls(host: CallHost): BindingCalls {
     return text
   }
 
+  /**
+   * One parse for the batch; should it fail (no memory for all of it), each answer on its own, and
+   * an answer that still cannot be parsed rejects its call with the parse's error.
+   */
+  const settleBatch = (indices: readonly number[], entries: readonly string[]): void => {
+    const only = entries.length === 1 ? indices[0] : undefined
+    if (settle(`[${entries.join(',')}]`, only) || only !== undefined) return
+    for (let i = 0; i < entries.length; i++) settle(`[${entries[i]}]`, indices[i])
+  }
+
   return {
     pump() {
       const cap = (): number =>
@@ -98,28 +110,34 @@ export function createBindingCalls(host: CallHost): BindingCalls {
           bindings: host.bindings,
           valueBytes: limits.valueBytes,
         })
+        if ('problem' in batch) return host.tampered(batch.problem)
         for (let i = 0; i < batch.bindings.length; i++) running.add(started++)
         host.start(batch)
       }
     },
     answer(batch) {
       if (host.closed()) return
-      const indices: number[] = []
-      const entries: string[] = []
-      for (let i = 0; i < batch.indices.length; i++) {
-        const index = batch.indices[i]!
-        if (!running.delete(index)) continue
-        indices.push(index)
-        entries.push(batch.entries[i]!)
-      }
-      if (entries.length === 0) return
+      let indices: number[] = []
+      let entries: string[] = []
+      let size = 0
       try {
-        // One parse for the batch; should it fail (no memory for all of it), each answer on its own,
-        // and an answer that still cannot be parsed rejects its call with the parse's error.
-        const only = entries.length === 1 ? indices[0] : undefined
-        if (!settle(`[${entries.join(',')}]`, only) && only === undefined) {
-          for (let i = 0; i < entries.length; i++) settle(`[${entries[i]}]`, indices[i])
+        for (let i = 0; i < batch.indices.length; i++) {
+          const index = batch.indices[i]!
+          if (!running.delete(index)) continue
+          const entry = batch.entries[i]!
+          // No text entering the sandbox is larger than about one value: a batch that would grow
+          // past valueBytes is settled first.
+          if (entries.length > 0 && size + entry.length > limits.valueBytes) {
+            settleBatch(indices, entries)
+            indices = []
+            entries = []
+            size = 0
+          }
+          indices.push(index)
+          entries.push(entry)
+          size += entry.length
         }
+        if (entries.length > 0) settleBatch(indices, entries)
       } catch (error) {
         host.fault(error)
         return

@@ -315,6 +315,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
       fault(error)
       if (busy === 0) finish()
     },
+    tampered: (problem) => void (stop ??= { kind: 'exception', by: 'tampering', problem }),
     afterVm,
   })
 
