@@ -123,7 +123,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
     if (value === null) return 'null';
     if (depth >= FAST_DEPTH) return undefined;
     var proto = getProto(value);
-    var out, piece, i;
+    var out, piece, i, child, type;
     if (isArray(value)) {
       if (proto !== ArrayProto) return undefined;
       var length = value.length;
@@ -132,7 +132,11 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
       if (all.length !== length + 1 || all[length] !== 'length') return undefined;
       out = '[';
       for (i = 0; i < length; i++) {
-        piece = fast(value[i], depth + 1);
+        child = value[i];
+        type = typeof child;
+        // numbers and strings here, without a call each
+        piece = type === 'number' ? (isFiniteNumber(child) ? '' + child : undefined)
+          : type === 'string' ? stringify(child) : fast(child, depth + 1);
         if (piece === undefined) return undefined;
         out += i === 0 ? piece : ',' + piece;
         if ((fastWork += out.length) > FAST_WORK) return undefined;
@@ -147,9 +151,11 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
     var written = false;
     for (i = 0; i < keys.length; i++) {
       var key = keys[i];
-      var child = value[key];
+      child = value[key];
       if (child === undefined) continue;
-      piece = fast(child, depth + 1);
+      type = typeof child;
+      piece = type === 'number' ? (isFiniteNumber(child) ? '' + child : undefined)
+        : type === 'string' ? stringify(child) : fast(child, depth + 1);
       if (piece === undefined) return undefined;
       out += (written ? ',' : '') + stringify(key) + ':' + piece;
       written = true;
@@ -222,8 +228,12 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
   var accepted = 0;
   var taken = 0;
   var queued = create(null);
-  // index -> [resolve, reject] of each call accepted and not answered
-  var settlers = create(null);
+  // index -> the resolve and reject functions of each call accepted and not answered
+  var resolvers = create(null);
+  var rejecters = create(null);
+  // one executor for every call's promise: it hands its functions over through these
+  var nextResolve, nextReject;
+  function capture(resolve, fail) { nextResolve = resolve; nextReject = fail; }
   function makeBinding(name, id) {
     var label = toolLabel(name);
     var binding = function () {
@@ -242,7 +252,10 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
       }
       var index = accepted++;
       queued[index] = text === undefined ? '' + id : id + FIELD + text;
-      return new PromiseCtor(function (resolve, fail) { settlers[index] = [resolve, fail]; });
+      var promise = new PromiseCtor(capture);
+      resolvers[index] = nextResolve;
+      rejecters[index] = nextReject;
+      return promise;
     };
     defineProperty(binding, 'name', { value: label });
     return freeze(binding);
@@ -307,22 +320,24 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
   }
   // Settles the answered calls listed in text: 1, or 0 when the text could not be parsed (out of
   // memory), in which case the call "only", when given, is rejected with that error.
+  function forget(index) { delete resolvers[index]; delete rejecters[index]; }
   function settleCalls(text, only) {
     var list;
     try { list = parse(text); } catch (e) {
-      var failed = only === undefined ? undefined : settlers[only];
-      if (failed !== undefined) { delete settlers[only]; failed[1](e); }
+      var failed = only === undefined ? undefined : rejecters[only];
+      if (failed !== undefined) { forget(only); failed(e); }
       return 0;
     }
     for (var i = 0; i < list.length; i++) {
       var entry = list[i];
       var index = entry[0];
-      var settler = settlers[index];
-      if (settler === undefined) continue;
-      delete settlers[index];
+      var resolve = resolvers[index];
+      if (resolve === undefined) continue;
+      var fail = rejecters[index];
+      forget(index);
       var size = entry.length;
-      if (entry[1] === 1) settler[0](size > 2 ? entry[2] : undefined);
-      else settler[1](callError(entry[2], entry[3], size > 4 ? entry[4] : undefined));
+      if (entry[1] === 1) resolve(size > 2 ? entry[2] : undefined);
+      else fail(callError(entry[2], entry[3], size > 4 ? entry[4] : undefined));
     }
     return 1;
   }
