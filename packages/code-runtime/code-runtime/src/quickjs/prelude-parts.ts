@@ -176,3 +176,100 @@ export const SHOW_SOURCE = String.raw`(function (apply, ownKeys, getProto, isArr
   }
   return { show: show };
 })`
+
+/**
+ * The quick encoder: the common case in one recursive pass, plain objects and dense arrays of JSON
+ * values no deeper than FAST_DEPTH. Anything else (a value to refuse, deeper nesting, more than
+ * FAST_WORK units of text copied while joining) goes to the full encoder, which walks the value
+ * afresh and names the problem (a getter in such a value runs again). Provides `encode(value)`:
+ * JSON text, or undefined for `undefined`; throws what the full encoder throws.
+ */
+export const QUICK_ENCODER_SOURCE = String.raw`(function (stringify, isFiniteNumber, getProto, isArray,
+    ArrayProto, ObjectProto, objectKeys, ownKeys, full) {
+  'use strict';
+  var FAST_DEPTH = 32;
+  var FAST_WORK = 262144;
+  var fastWork = 0;
+  function fast(value, depth) {
+    switch (typeof value) {
+      case 'string': return stringify(value);
+      case 'number': return isFiniteNumber(value) ? '' + value : undefined;
+      case 'boolean': return value ? 'true' : 'false';
+      case 'object': break;
+      default: return undefined;
+    }
+    if (value === null) return 'null';
+    if (depth >= FAST_DEPTH) return undefined;
+    var proto = getProto(value);
+    var out, piece, i, child, type;
+    if (isArray(value)) {
+      if (proto !== ArrayProto) return undefined;
+      var length = value.length;
+      // own keys list the indices first, then 'length': exactly length indices before it is dense
+      var all = ownKeys(value);
+      if (all.length !== length + 1 || all[length] !== 'length') return undefined;
+      out = '[';
+      for (i = 0; i < length; i++) {
+        child = value[i];
+        type = typeof child;
+        // numbers and strings here, without a call each
+        piece = type === 'number' ? (isFiniteNumber(child) ? '' + child : undefined)
+          : type === 'string' ? stringify(child) : fast(child, depth + 1);
+        if (piece === undefined) return undefined;
+        out += i === 0 ? piece : ',' + piece;
+        if ((fastWork += out.length) > FAST_WORK) return undefined;
+      }
+      return out + ']';
+    }
+    if (proto !== ObjectProto && proto !== null) return undefined;
+    var keys = objectKeys(value);
+    // as many enumerable string keys as own keys: no symbol key, no non-enumerable property
+    if (ownKeys(value).length !== keys.length) return undefined;
+    out = '{';
+    var written = false;
+    for (i = 0; i < keys.length; i++) {
+      var key = keys[i];
+      child = value[key];
+      if (child === undefined) continue;
+      type = typeof child;
+      piece = type === 'number' ? (isFiniteNumber(child) ? '' + child : undefined)
+        : type === 'string' ? stringify(child) : fast(child, depth + 1);
+      if (piece === undefined) return undefined;
+      out += (written ? ',' : '') + stringify(key) + ':' + piece;
+      written = true;
+      if ((fastWork += out.length) > FAST_WORK) return undefined;
+    }
+    return out + '}';
+  }
+  function encode(root) {
+    if (root === undefined) return undefined;
+    fastWork = 0;
+    var quick = fast(root, 0);
+    if (quick !== undefined) return quick;
+    return full.encode(root);
+  }
+  return encode;
+})`
+
+/**
+ * The sandbox's `Math.random` (xoshiro128**, 53 bits per number). Every run starts from a copy of the
+ * engine's memory, so the engine's own generator would draw the same numbers in every run; this one
+ * is seeded by the worker for each run. Provides `{ random, seed(a, b, c, d) }` (32-bit words).
+ */
+export const RANDOM_SOURCE = String.raw`(function (imul) {
+  'use strict';
+  var r0 = 1, r1 = 0, r2 = 0, r3 = 0;
+  function rotl(x, k) { return (x << k) | (x >>> (32 - k)); }
+  function next32() {
+    var result = imul(rotl(imul(r1, 5), 7), 9);
+    var t = r1 << 9;
+    r2 ^= r0; r3 ^= r1; r1 ^= r2; r0 ^= r3; r2 ^= t; r3 = rotl(r3, 11);
+    return result >>> 0;
+  }
+  function random() { return ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992; }
+  function seed(seed0, seed1, seed2, seed3) {
+    r0 = seed0 | 0; r1 = seed1 | 0; r2 = seed2 | 0; r3 = seed3 | 0;
+    if ((r0 | r1 | r2 | r3) === 0) r0 = 1;
+  }
+  return { random: random, seed: seed };
+})`

@@ -1,7 +1,8 @@
 /**
  * Script evaluated once in each engine instance (see prepared-engine.ts), before any program. Its
  * completion value is a function the host calls once with its two host functions (`hostLog`,
- * `hostSettle`) and the sources of the full encoder and of `show` (prelude-parts.ts); it
+ * `hostSettle`) and the sources of its parts (prelude-parts.ts: the full and the quick encoder,
+ * `show`, the random generator); it
  * captures every built-in it needs, installs `console` and a seeded `Math.random`, and returns
  * `[setup, start, describe, prefix, settleCalls, takeCalls]`. The host then copies the engine's
  * memory, and every run starts from that copy: `setup(namesJson, maxBindingCalls, valueBytes,
@@ -26,7 +27,7 @@
  * Kept as plain ES2020 text (not compiled TypeScript) so the exact source that runs is the source
  * that is reviewed.
  */
-export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoderSource, showSource) {
+export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoderSource, quickEncoderSource, showSource, randomSource) {
   'use strict';
   var global = globalThis;
   var apply = Reflect.apply;
@@ -72,8 +73,6 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
   var PATH_TAIL = 40;
   var SHOW_DEPTH = 3;
   var SHOW_ITEMS = 100;
-  var FAST_DEPTH = 32;
-  var FAST_WORK = 262144;
   // Separators of the text takeCalls answers: a JSON text never holds these characters raw.
   var RECORD = '\u0001';
   var FIELD = '\u0002';
@@ -107,69 +106,9 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
     try { return showPart.show(value, depth, seen); } catch (e) { return '[unprintable]'; }
   }
 
-  // The common case in one recursive pass: plain objects and dense arrays of JSON values, no deeper
-  // than FAST_DEPTH. It answers undefined for anything else (a value to refuse, deeper nesting, more
-  // than FAST_WORK units of text copied while joining), and the full encoder below then walks the
-  // value afresh, naming the problem (a getter in such a value runs again).
-  var fastWork = 0;
-  function fast(value, depth) {
-    switch (typeof value) {
-      case 'string': return stringify(value);
-      case 'number': return isFiniteNumber(value) ? '' + value : undefined;
-      case 'boolean': return value ? 'true' : 'false';
-      case 'object': break;
-      default: return undefined;
-    }
-    if (value === null) return 'null';
-    if (depth >= FAST_DEPTH) return undefined;
-    var proto = getProto(value);
-    var out, piece, i, child, type;
-    if (isArray(value)) {
-      if (proto !== ArrayProto) return undefined;
-      var length = value.length;
-      // own keys list the indices first, then 'length': exactly length indices before it is dense
-      var all = ownKeys(value);
-      if (all.length !== length + 1 || all[length] !== 'length') return undefined;
-      out = '[';
-      for (i = 0; i < length; i++) {
-        child = value[i];
-        type = typeof child;
-        // numbers and strings here, without a call each
-        piece = type === 'number' ? (isFiniteNumber(child) ? '' + child : undefined)
-          : type === 'string' ? stringify(child) : fast(child, depth + 1);
-        if (piece === undefined) return undefined;
-        out += i === 0 ? piece : ',' + piece;
-        if ((fastWork += out.length) > FAST_WORK) return undefined;
-      }
-      return out + ']';
-    }
-    if (proto !== ObjectProto && proto !== null) return undefined;
-    var keys = objectKeys(value);
-    // as many enumerable string keys as own keys: no symbol key, no non-enumerable property
-    if (ownKeys(value).length !== keys.length) return undefined;
-    out = '{';
-    var written = false;
-    for (i = 0; i < keys.length; i++) {
-      var key = keys[i];
-      child = value[key];
-      if (child === undefined) continue;
-      type = typeof child;
-      piece = type === 'number' ? (isFiniteNumber(child) ? '' + child : undefined)
-        : type === 'string' ? stringify(child) : fast(child, depth + 1);
-      if (piece === undefined) return undefined;
-      out += (written ? ',' : '') + stringify(key) + ':' + piece;
-      written = true;
-      if ((fastWork += out.length) > FAST_WORK) return undefined;
-    }
-    return out + '}';
-  }
-  function encode(root) {
-    if (root === undefined) return undefined;
-    fastWork = 0;
-    var quick = fast(root, 0);
-    if (quick !== undefined) return quick;
-    return encoderPart.encode(root);
-  }
+  // plain values in one recursive pass, anything else handed to the full encoder
+  var encode = compile(quickEncoderSource)(stringify, isFiniteNumber, getProto, isArray, ArrayProto,
+    ObjectProto, objectKeys, ownKeys, encoderPart);
   function encodeOrThrow(value, what) {
     try { return encode(value); } catch (e) {
       if (encoderPart.isNotJson(e)) {
@@ -260,22 +199,13 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
     defineProperty(binding, 'name', { value: label });
     return freeze(binding);
   }
-  // Math.random of the run (xoshiro128**), seeded by the host for each run.
-  var r0 = 1, r1 = 0, r2 = 0, r3 = 0;
-  function rotl(x, k) { return (x << k) | (x >>> (32 - k)); }
-  function next32() {
-    var result = imul(rotl(imul(r1, 5), 7), 9);
-    var t = r1 << 9;
-    r2 ^= r0; r3 ^= r1; r1 ^= r2; r0 ^= r3; r2 ^= t; r3 = rotl(r3, 11);
-    return result >>> 0;
-  }
-  function random() { return ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992; }
-  defineProperty(MathObject, 'random', { value: random, enumerable: false, writable: true, configurable: true });
+  // Math.random of the run, seeded by setup: the engine's own would repeat itself from the copy
+  var generator = compile(randomSource)(imul);
+  defineProperty(MathObject, 'random', { value: generator.random, enumerable: false, writable: true, configurable: true });
   function setup(namesJson, maxBindingCalls, maxValueBytes, seed0, seed1, seed2, seed3) {
     maxCalls = maxBindingCalls;
     valueBytes = maxValueBytes;
-    r0 = seed0 | 0; r1 = seed1 | 0; r2 = seed2 | 0; r3 = seed3 | 0;
-    if ((r0 | r1 | r2 | r3) === 0) r0 = 1;
+    generator.seed(seed0, seed1, seed2, seed3);
     var names = parse(namesJson);
     var tools = create(null);
     for (var n = 0; n < names.length; n++) {

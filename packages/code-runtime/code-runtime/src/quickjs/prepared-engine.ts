@@ -4,7 +4,7 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core'
-import { ENCODER_SOURCE, SHOW_SOURCE } from './prelude-parts.ts'
+import { ENCODER_SOURCE, QUICK_ENCODER_SOURCE, RANDOM_SOURCE, SHOW_SOURCE } from './prelude-parts.ts'
 import { PRELUDE_SOURCE } from './prelude-source.ts'
 
 /** What the run in progress gives the engine's callbacks (the host functions, the interrupt handler). */
@@ -78,10 +78,11 @@ export function prepareEngine(
     current?.settle(kind!, text!, line, column),
   )
   const install = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, 'prelude.js'))
-  const encoder = vm.newString(ENCODER_SOURCE)
-  const show = vm.newString(SHOW_SOURCE)
-  const installed = vm.callFunction(install, vm.undefined, hostLog, hostSettle, encoder, show)
-  for (const handle of [install, encoder, show, hostLog, hostSettle]) handle.dispose()
+  const parts = [ENCODER_SOURCE, QUICK_ENCODER_SOURCE, SHOW_SOURCE, RANDOM_SOURCE].map((source) =>
+    vm.newString(source),
+  )
+  const installed = vm.callFunction(install, vm.undefined, hostLog, hostSettle, ...parts)
+  for (const handle of [install, ...parts, hostLog, hostSettle]) handle.dispose()
   const list = vm.unwrapResult(installed)
   const [setup, start, describe, prefix, settle, take] = [0, 1, 2, 3, 4, 5].map((i) => vm.getProp(list, i))
   list.dispose()
