@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer'
 import type {
   QuickJSContext,
   QuickJSHandle,
@@ -45,9 +46,17 @@ export interface PreparedEngine {
   end(): void
 }
 
-/** The end of the part of a memory that is not all zeros (the rest was never written). */
+const CHUNK = 64 * 1024
+const ZEROS = Buffer.alloc(CHUNK)
+
+/**
+ * The end of the part of a memory that is not all zeros (the rest was never written): whole chunks
+ * are compared natively from the end down, then the last written chunk word by word.
+ */
 function usedBytes(buffer: ArrayBuffer): number {
-  const words = new Int32Array(buffer)
+  let chunk = Math.floor(buffer.byteLength / CHUNK)
+  while (chunk > 0 && Buffer.from(buffer, (chunk - 1) * CHUNK, CHUNK).equals(ZEROS)) chunk--
+  const words = new Int32Array(buffer, 0, (chunk * CHUNK) / 4)
   let end = words.length
   while (end > 0 && words[end - 1] === 0) end--
   return end * 4
