@@ -1,10 +1,10 @@
-import { Buffer } from 'node:buffer'
 import type {
   QuickJSContext,
   QuickJSHandle,
   QuickJSRuntime,
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core'
+import { takeMemorySnapshot } from './memory-snapshot.ts'
 import { ENCODER_SOURCE, QUICK_ENCODER_SOURCE, RANDOM_SOURCE, SHOW_SOURCE } from './prelude-parts.ts'
 import { PRELUDE_SOURCE } from './prelude-source.ts'
 
@@ -46,27 +46,12 @@ export interface PreparedEngine {
   end(): void
 }
 
-const CHUNK = 64 * 1024
-const ZEROS = Buffer.alloc(CHUNK)
-
-/**
- * The end of the part of a memory that is not all zeros (the rest was never written): whole chunks
- * are compared natively from the end down, then the last written chunk word by word.
- */
-function usedBytes(buffer: ArrayBuffer): number {
-  let chunk = Math.floor(buffer.byteLength / CHUNK)
-  while (chunk > 0 && Buffer.from(buffer, (chunk - 1) * CHUNK, CHUNK).equals(ZEROS)) chunk--
-  const words = new Int32Array(buffer, 0, (chunk * CHUNK) / 4)
-  let end = words.length
-  while (end > 0 && words[end - 1] === 0) end--
-  return end * 4
-}
-
 /**
  * Prepares a fresh engine instance: one runtime and context, the host functions, the prelude
  * compiled and installed (its captured built-ins, `console`, the encoder), then a copy of the used
- * part of the instance's WebAssembly memory. Compiling the prelude was most of what a run cost before
- * its program started; restoring the copy costs one memory copy. The restore is exact for the
+ * part of the instance's WebAssembly memory (memory-snapshot.ts). Compiling the prelude was most of
+ * what a run cost before its program started; restoring the copy costs about one copy of what the
+ * engine holds. The restore is exact for the
  * engine's whole state: QuickJS keeps it all in that memory, and the runtime's only other state (its
  * stack pointer) is back at its base between calls into the engine, which is where both the copy and
  * every restore happen. Memory the engine grows into after the copy is left as the run wrote it and
@@ -103,7 +88,7 @@ export function prepareEngine(
     settle: settle!,
     take: take!,
   }
-  const snapshot = new Uint8Array(memory.buffer.slice(0, usedBytes(memory.buffer)))
+  const snapshot = takeMemorySnapshot(memory)
 
   return {
     instance,
@@ -111,7 +96,7 @@ export function prepareEngine(
     vm,
     prelude,
     begin(run, stackBytes) {
-      new Uint8Array(memory.buffer, 0, snapshot.length).set(snapshot)
+      snapshot.restore()
       rt.setMaxStackSize(stackBytes)
       current = run
     },
