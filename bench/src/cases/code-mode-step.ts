@@ -1,12 +1,8 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import { RUN_CODE_TOOL_NAME, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { summarize } from '../harness/stats.ts'
 import type { BenchOptions, Figure, Log } from '../types.ts'
 import { expectSums, stepBlocks } from './dsh-runtime.ts'
-
-/** A pause between the sides of a round, outside the clock. */
-const QUIET_MS = 20
 
 /** Nested calls of the program, and calls of the native step it is compared with. */
 export const STEP_CALLS = 100
@@ -66,8 +62,7 @@ function returned(where: string, result: ToolExecutionResult | undefined, expect
  * `executeToolCalls` step of 100 `add` calls, both into a fresh memory session. Both sides warm up
  * first (as the timed cases do: at least `warmupMs` and `warmupCalls` calls each, at most
  * `warmupMaxMs`), then each round measures both, alternating which goes first, each side sized to
- * about `roundMs` and after a 20 ms pause (what one side leaves running in the background, such as
- * the collector's threads, is not charged to the next). CPU is the whole process's (the sandbox worker and the type stripper are threads of
+ * about `roundMs`. CPU is the whole process's (the sandbox worker and the type stripper are threads of
  * it), so the nested side pays for every thread it uses. A `run_code` step of the same program
  * without its calls shows what a run costs before its first call.
  */
@@ -116,11 +111,7 @@ export async function measureNestedAgainstNative(
   const samples = new Map<Side, Sample[]>(sides.map((side) => [side, []]))
   for (let round = 0; round < options.codeModeRounds; round++) {
     const order = round % 2 === 0 ? sides : [...sides].reverse()
-    for (const side of order) {
-      // background work one side leaves (the worker's and the collector's threads) is not the next one's
-      await sleep(QUIET_MS)
-      samples.get(side)!.push(await measure(side, ops.get(side)!))
-    }
+    for (const side of order) samples.get(side)!.push(await measure(side, ops.get(side)!))
     const [n, m] = [samples.get(nested)!.at(-1)!, samples.get(native)!.at(-1)!]
     log(
       `code_mode step of ${STEP_CALLS}: nested ${(n.cpu / STEP_CALLS).toFixed(1)} µs CPU/call, native ${(m.cpu / STEP_CALLS).toFixed(1)} µs CPU/call (${(n.cpu / m.cpu).toFixed(2)}×)`,
