@@ -30,6 +30,8 @@ export const packages = [
     dir: 'packages/plugins/dispatch-bullmq',
     id: '@deepseek-ai/dsh-dispatch-bullmq',
     redis: true,
+    // the effects crash matrix records its sessions in PostgreSQL
+    postgres: true,
   },
   {
     name: 'session-postgres',
@@ -71,9 +73,9 @@ export const projects: TestProjectConfiguration[] = packages.map((pkg) =>
       root: here(pkg.dir),
       include: ['test/**/*.test.ts'],
       // real servers and worker processes: generous limits for a loaded machine (none is a timing assertion)
-      ...('redis' in pkg ? { globalSetup: [redisSetup], testTimeout: 60_000, hookTimeout: 60_000 } : {}),
+      ...('redis' in pkg ? { testTimeout: 60_000, hookTimeout: 60_000 } : {}),
       benchmark: { include: ['bench/**/*.bench.ts'] },
-      ...('postgres' in pkg ? { globalSetup: [postgresSetup] } : {}),
+      globalSetup: [...('redis' in pkg ? [redisSetup] : []), ...('postgres' in pkg ? [postgresSetup] : [])],
       // Type-level tests (*.test-d.ts) only where a package has them: each enabled project runs tsc.
       // `pnpm mutate` switches them off (DSH_SKIP_TYPE_TESTS): a planted bug is judged by behaviour.
       typecheck: {

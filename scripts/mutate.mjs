@@ -22,7 +22,9 @@
 //
 // The PostgreSQL store's mutants need a server: run them as
 // `node scripts/with-postgres.mjs -- pnpm mutate --package session-postgres` (a throwaway one).
-// The Redis projects (dispatch-bullmq) start a throwaway redis-server per test run themselves.
+// The Redis projects (dispatch-bullmq) start a throwaway redis-server per test run themselves, and
+// dispatch-bullmq a throwaway PostgreSQL too unless DSH_TEST_POSTGRES_URL names one (with-postgres.mjs
+// starts one for the whole mutation run).
 //
 // Every test and hook gets `--test-timeout` ms (vitest's --testTimeout and --hookTimeout; 60 s
 // unless told) instead of vitest's defaults of 5 s and 10 s: on a loaded shared machine a property

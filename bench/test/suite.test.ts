@@ -8,7 +8,7 @@ import { countAllocatedBytes } from '../src/harness/allocation.ts'
 import { summarize } from '../src/harness/stats.ts'
 import { analyze } from '../src/report/analyze.ts'
 import { formatComparison } from '../src/report/compare.ts'
-import { checkGoals } from '../src/report/goals.ts'
+import { checkGoals, ratioOf } from '../src/report/goals.ts'
 import type { ProcessReport, Stats, TimedResult } from '../src/types.ts'
 
 // The PostgreSQL cases run against the test run's server (test-support/postgres-global-setup.ts).
@@ -20,16 +20,21 @@ process.env.DSH_TEST_POSTGRES_URL = inject('postgresUrl')
 const issueCases = [
   'dsh.execute',
   'dsh.execute.timeout',
+  'dsh.execute.default-timeout',
   'dsh.execute.number',
   'dsh.executeBatch.100',
   'dsh.step.10.parallel.memory',
   'dsh.step.10.parallel.jsonl',
+  'dsh.step.10.parallel.jsonl-step',
   'dsh.step.10.exclusive.memory',
   'dsh.step.10.exclusive.jsonl',
+  'dsh.step.10.exclusive.jsonl-step',
   'dsh.step.100.parallel.memory',
   'dsh.step.100.parallel.jsonl',
+  'dsh.step.100.parallel.jsonl-step',
   'dsh.step.100.exclusive.memory',
   'dsh.step.100.exclusive.jsonl',
+  'dsh.step.100.exclusive.jsonl-step',
   'dsh.turn.100',
   'dsh.turn.10.tools.10',
   'dsh.turn.10.tools.1000',
@@ -66,12 +71,20 @@ describe('case list', () => {
     expect([...ids].sort()).toEqual([...issueCases].sort())
   })
 
+  it("runs each of the AI SDK's cases right after the dsh case its goal compares it with", () => {
+    const ids = CASES.map((c) => c.id)
+    const after = (id: string) => ids[ids.indexOf(id) + 1]
+    expect(after('dsh.step.100.parallel.memory')).toBe('ai-sdk.generateText.100')
+    expect(after('dsh.turn.100')).toBe('ai-sdk.turn.100')
+    expect(after('dsh.conversation.10')).toBe('ai-sdk.conversation.10')
+  })
+
   it('lists no pending case: every case of the issue runs', () => {
     expect(PENDING_CASES).toEqual([])
   })
 
   it('selects a case by id or by a dotted prefix, and names the cases when nothing matches', () => {
-    expect(selectCases('dsh.step.100').map((c) => c.id)).toHaveLength(4)
+    expect(selectCases('dsh.step.100').map((c) => c.id)).toHaveLength(6)
     expect(selectCases('memory').map((c) => c.id)).toEqual(['memory', 'memory.timeout'])
     expect(() => selectCases('dsh.exec')).toThrow(/No case matches "dsh.exec"\. Cases: dsh\.execute, /)
   })
@@ -202,7 +215,7 @@ describe('figures', () => {
     results: [timed('floor', floor), timed(caseId, cpu, bytes), timed('floor.end', floor)],
   })
 
-  it('reads each case against the floor of its own process, and peers against execute through their floors', () => {
+  it('reads each case against the floor of its own process, and against execute by the raw CPU medians', () => {
     const rows = analyze([
       process('dsh.execute', 'dsh', 0.5, 5),
       process('ai-sdk.generateText.100', 'ai-sdk', 1, 100),
@@ -211,7 +224,7 @@ describe('figures', () => {
       rows.map((row) => row.kind === 'timed' && [row.result.id, row.cpuVsFloor, row.cpuVsExecute]),
     ).toEqual([
       ['dsh.execute', 10, 1],
-      ['ai-sdk.generateText.100', 100, 10],
+      ['ai-sdk.generateText.100', 100, 20],
     ])
   })
 
@@ -227,27 +240,37 @@ describe('figures', () => {
     const rows = analyze([
       process('dsh.execute', 'dsh', 0.5, 2, 1000),
       process('dsh.execute.timeout', 'dsh', 0.5, 3),
+      process('dsh.execute.default-timeout', 'dsh', 0.5, 2.4),
       process('dsh.step.100.parallel.memory', 'dsh', 0.5, 2.5, 2500),
     ])
     const status = Object.fromEntries(checkGoals(rows).map((g) => [g.goal, g.status]))
+    expect(status["a call under installTools' default timeout ≤ 1.3× a call with the default off"]).toBe(
+      'met',
+    )
+    expect(status["a step of 10 parallel calls over PostgreSQL ≤ 1.1× the memory session's makespan"]).toBe(
+      'not measured',
+    )
     expect(status['execute ≤ 3 µs CPU per call']).toBe('met')
     expect(status['call with timeoutMs (the timer armed and cleared) ≤ 1.3× a call without']).toBe('missed')
     expect(status['100-call step, memory session ≤ 2× execute per call']).toBe('met')
     expect(status['bytes allocated per call in a step ≤ 2× execute']).toBe('missed')
     expect(status['memory-session append ≤ 2 µs']).toBe('not measured')
     expect(status['execute ≥ 100× cheaper than upstream DSH']).toBe('not measured')
-    expect(status["100-call step ≥ 4× cheaper than the AI SDK's step of 100 calls (equal work)"]).toBe(
+    expect(
+      status["100-call step ≥ 4× cheaper than the AI SDK's step of 100 calls (equal work; theirs ÷ ours)"],
+    ).toBe('not measured')
+    expect(status["100-call step, JSONL session ('step', one write per step) ≤ 2.5× execute per call"]).toBe(
       'not measured',
     )
   })
 
-  it("compares dsh's step with the AI SDK's step, and turn with turn, each through its own floor", () => {
+  it("compares dsh's step with the AI SDK's step, and turn with turn, by the raw CPU medians, whatever the floors", () => {
     const goals = (sdkStep: number, sdkTurn: number) =>
       Object.fromEntries(
         checkGoals(
           analyze([
             process('dsh.execute', 'dsh', 0.5, 2),
-            // a busier process: its floor is twice as dear, and so is every figure in it
+            // a process whose floor came out twice as dear: the floor no longer moves the ratio
             process('dsh.step.100.parallel.memory', 'dsh', 1, 6),
             process('ai-sdk.generateText.100', 'ai-sdk', 0.5, sdkStep),
             process('dsh.turn.100', 'dsh', 0.5, 4),
@@ -255,16 +278,26 @@ describe('figures', () => {
           ]),
         ).map((g) => [g.goal, `${g.measured} ${g.status}`]),
       )
-    // our step is 6 floors; theirs 12 floors is 2×, 24 floors is 4×
-    expect(goals(6, 5)["100-call step ≥ 4× cheaper than the AI SDK's step of 100 calls (equal work)"]).toBe(
-      '2.00× missed',
-    )
-    expect(goals(12, 5)["100-call step ≥ 4× cheaper than the AI SDK's step of 100 calls (equal work)"]).toBe(
-      '4.00× met',
-    )
-    const turn = "a turn of 100 calls cheaper than the AI SDK's turn (equal work; the ratio is theirs ÷ ours)"
-    expect(goals(12, 3)[turn]).toBe('0.75× missed')
-    expect(goals(12, 5)[turn]).toBe('1.25× met')
+    const step = "100-call step ≥ 4× cheaper than the AI SDK's step of 100 calls (equal work; theirs ÷ ours)"
+    expect(goals(12, 5)[step]).toBe('2.00× [2.00–2.00] missed')
+    expect(goals(24, 5)[step]).toBe('4.00× [4.00–4.00] met')
+    const turn = "a turn of 100 calls cheaper than the AI SDK's turn (equal work; theirs ÷ ours)"
+    expect(goals(12, 3)[turn]).toBe('0.75× [0.75–0.75] missed')
+    expect(goals(12, 5)[turn]).toBe('1.25× [1.25–1.25] met')
+  })
+
+  it('gives each ratio the range its quartiles allow', () => {
+    const stats = (median: number, p25: number, p75: number): Stats => ({
+      n: 15,
+      median,
+      p25,
+      p75,
+      mad: 0,
+      min: p25,
+      max: p75,
+    })
+    expect(ratioOf(stats(12, 10, 14), stats(4, 3.5, 5))).toEqual({ median: 3, low: 2, high: 4 })
+    expect(ratioOf(stats(12, 10, 14), null)).toBeUndefined()
   })
 
   it('compares a baseline run with this one case by case, goals on both sides', () => {
@@ -289,7 +322,7 @@ describe('figures', () => {
       /4\.00 \[4\.00–4\.00\]\s+2\.00 \[2\.00–2\.00\]\s+0\.500×\s+2,000\s+1,000$/,
     )
     expect(line('[x]  call with timeoutMs (the timer armed and cleared) ≤ 1.3× a call without ')).toMatch(
-      /2\.00×\s+1\.10×\s+met$/,
+      /2\.00× \[2\.00–2\.00\]\s+1\.10× \[1\.10–1\.10\]\s+met$/,
     )
     expect(line("[ ]  100-call step ≥ 4× cheaper than the AI SDK's step")).toMatch(/—\s+—\s+not measured$/)
   })

@@ -16,7 +16,7 @@ import { createTempDir } from './temp-dir.ts'
 
 const noContext = (): void => {}
 
-export type ExecuteShape = 'object' | 'timeout' | 'number'
+export type ExecuteShape = 'object' | 'timeout' | 'default-timeout' | 'number'
 
 const executeTools: Record<
   ExecuteShape,
@@ -28,6 +28,11 @@ const executeTools: Record<
     id: 'dsh.execute.timeout',
     label: 'dsh ctx.tools.execute, tool with timeoutMs (the timer is armed and cleared each call)',
   },
+  'default-timeout': {
+    tool: 'add',
+    id: 'dsh.execute.default-timeout',
+    label: "dsh ctx.tools.execute under installTools' default (a five-minute timeout on every call)",
+  },
   number: {
     tool: 'add_number',
     id: 'dsh.execute.number',
@@ -37,7 +42,7 @@ const executeTools: Record<
 
 /** `ctx.tools.execute` of the trivial tool in one of its shapes. */
 export function executeCase(shape: ExecuteShape): TimedCase<ToolExecutionResult> {
-  const runtime = createDshRuntime()
+  const runtime = createDshRuntime({}, { defaultTimeout: shape === 'default-timeout' })
   const { tool, id, label } = executeTools[shape]
   return {
     id,
@@ -63,30 +68,33 @@ export function batchCase(): TimedCase<ToolExecutionResult[]> {
 export interface StepShape {
   readonly calls: 10 | 100
   readonly mode: 'parallel' | 'exclusive'
-  readonly store: 'memory' | 'jsonl'
+  /** `jsonl`: durability `'write'` (one write per event); `jsonl-step`: `'step'` (one write per step, T59). */
+  readonly store: 'memory' | 'jsonl' | 'jsonl-step'
 }
 
 export const stepCaseId = (shape: StepShape) => `dsh.step.${shape.calls}.${shape.mode}.${shape.store}`
 
 /**
  * One `executeToolCalls` step per op. Each round records into a fresh session: a new memory
- * session, or a new JSONL file with `write` durability in a private temp dir.
+ * session, or a new JSONL file in a private temp dir, with durability `'write'` or `'step'` (whose
+ * one write per step `executeToolCalls` makes before it resolves, so it is inside the clock).
  */
 export function stepCase(shape: StepShape): TimedCase<ExecuteToolCallsResult> {
   const runtime = createDshRuntime()
-  const dir = shape.store === 'jsonl' ? createTempDir('step') : undefined
+  const dir = shape.store === 'memory' ? undefined : createTempDir('step')
+  const durability = shape.store === 'jsonl-step' ? 'step' : 'write'
   const name = shape.mode === 'parallel' ? 'add' : 'add_exclusive'
   let step = 0
   let round = 0
   let file: JsonlSession | undefined
   return {
     id: stepCaseId(shape),
-    label: `dsh executeToolCalls, ${shape.calls} ${shape.mode} calls, ${dir === undefined ? 'memory session' : "JSONL session ('write')"}`,
+    label: `dsh executeToolCalls, ${shape.calls} ${shape.mode} calls, ${dir === undefined ? 'memory session' : `JSONL session ('${durability}')`}`,
     callsPerOp: shape.calls,
     beforeRound: () => {
       if (dir === undefined) runtime.loop.session = createMemorySession()
       else {
-        file = openJsonlSession(dir.file(`round-${++round}.jsonl`), { durability: 'write' })
+        file = openJsonlSession(dir.file(`round-${++round}.jsonl`), { durability })
         runtime.loop.session = file
       }
     },
@@ -114,6 +122,11 @@ export function stepCase(shape: StepShape): TimedCase<ExecuteToolCallsResult> {
         throw new Error(
           `executeToolCalls: expected ${2 * shape.calls} tool events in the session, got ${recorded}`,
         )
+      }
+      // (`uncommitted` is absent in a baseline built before durability 'step': nothing to check there)
+      const uncommitted = (file as { readonly uncommitted?: number } | undefined)?.uncommitted ?? 0
+      if (uncommitted !== 0) {
+        throw new Error(`executeToolCalls: ${uncommitted} events not written when the step resolved`)
       }
     },
   }

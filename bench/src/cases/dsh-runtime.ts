@@ -37,9 +37,15 @@ export interface DshRuntime {
  * SDK's tools arm none either, and what a running timer costs is its own row (`add_timeout`, the
  * `timeoutMs` goal). With the default on, every call pays that row's difference.
  */
-export function createDshRuntime(config: Partial<AgentLoopConfig> = {}): DshRuntime {
+export function createDshRuntime(
+  config: Partial<AgentLoopConfig> = {},
+  options: {
+    /** Keep `installTools`' five-minute default timeout on (every call's body is timed). */
+    readonly defaultTimeout?: boolean
+  } = {},
+): DshRuntime {
   const root = createContext({ logger: silentLogger })
-  installTools(root, { defaultTimeoutMs: false })
+  installTools(root, options.defaultTimeout === true ? {} : { defaultTimeoutMs: false })
   const description = 'Add two numbers'
   root.tools.register(
     defineTool({

@@ -154,9 +154,10 @@ const STEP_BODY_MS = 20
 /**
  * One `executeToolCalls` step of 10 parallel-safe calls whose bodies wait 20 ms, recorded into a
  * memory session and into a PostgreSQL session, alternating per round: the step's makespan, and
- * when its last call's body started (from the step's start). The loop commits each call's
- * `tool/call` before its body starts, and calls start in model order, so over PostgreSQL the starts
- * come one commit apart; this case says what that costs a step.
+ * when its last call's body started (from the step's start). A body starts only once its
+ * `tool/call` is committed (T25); the starts and the results are pipelined (T61), so the ten
+ * `tool/call`s and the ten results each take a commit or two rather than ten in a row. This case
+ * says what the store still costs a step.
  */
 export async function runStepCase(options: BenchOptions, log: Log): Promise<CaseResult[]> {
   const database = await openDatabase()

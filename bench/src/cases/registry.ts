@@ -29,8 +29,39 @@ const turns = () => import('./turn-cases.ts')
 const stepShapes: StepShape[] = []
 for (const calls of [10, 100] as const) {
   for (const mode of ['parallel', 'exclusive'] as const) {
-    for (const store of ['memory', 'jsonl'] as const) stepShapes.push({ calls, mode, store })
+    for (const store of ['memory', 'jsonl', 'jsonl-step'] as const) stepShapes.push({ calls, mode, store })
   }
+}
+
+/**
+ * The AI SDK's cases, each run right after the dsh case its goal compares it with (`goals.ts`):
+ * the goals divide the two processes' raw CPU medians, so the two should meet the same machine.
+ */
+const aiSdk: Record<string, CaseDefinition> = {
+  'dsh.step.100.parallel.memory': {
+    id: 'ai-sdk.generateText.100',
+    library: 'ai-sdk',
+    kind: 'timed',
+    load: async () => (await import('./ai-sdk-cases.ts')).generateTextCase(),
+  },
+  'dsh.turn.100': {
+    id: 'ai-sdk.turn.100',
+    library: 'ai-sdk',
+    kind: 'timed',
+    load: async () => (await import('./ai-sdk-cases.ts')).turnCase(),
+  },
+  'dsh.conversation.10': {
+    id: 'ai-sdk.conversation.10',
+    library: 'ai-sdk',
+    kind: 'timed',
+    load: async () => (await import('./ai-sdk-cases.ts')).conversationCase({ turns: 10, calls: 10 }),
+  },
+}
+
+/** `definition`, then the peer case compared with it, if any. */
+const withPeer = (definition: CaseDefinition): CaseDefinition[] => {
+  const peer = aiSdk[definition.id]
+  return peer === undefined ? [definition] : [definition, peer]
 }
 
 export const CASES: readonly CaseDefinition[] = [
@@ -47,54 +78,44 @@ export const CASES: readonly CaseDefinition[] = [
     load: async () => (await dsh()).executeCase('timeout'),
   },
   {
+    id: 'dsh.execute.default-timeout',
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await dsh()).executeCase('default-timeout'),
+  },
+  {
     id: 'dsh.execute.number',
     library: 'dsh',
     kind: 'timed',
     load: async () => (await dsh()).executeCase('number'),
   },
   { id: 'dsh.executeBatch.100', library: 'dsh', kind: 'timed', load: async () => (await dsh()).batchCase() },
-  ...stepShapes.map((shape): CaseDefinition => ({
-    id: `dsh.step.${shape.calls}.${shape.mode}.${shape.store}`,
-    library: 'dsh',
-    kind: 'timed',
-    load: async () => (await dsh()).stepCase(shape),
-  })),
-  {
+  ...stepShapes.flatMap((shape) =>
+    withPeer({
+      id: `dsh.step.${shape.calls}.${shape.mode}.${shape.store}`,
+      library: 'dsh',
+      kind: 'timed',
+      load: async () => (await dsh()).stepCase(shape),
+    }),
+  ),
+  ...withPeer({
     id: 'dsh.turn.100',
     library: 'dsh',
     kind: 'timed',
     load: async () => (await turns()).turnCase({ calls: 100 }),
-  },
+  }),
   ...([10, 1000] as const).map((tools): CaseDefinition => ({
     id: `dsh.turn.10.tools.${tools}`,
     library: 'dsh',
     kind: 'timed',
     load: async () => (await turns()).turnCase({ calls: 10, tools }),
   })),
-  {
+  ...withPeer({
     id: 'dsh.conversation.10',
     library: 'dsh',
     kind: 'timed',
     load: async () => (await turns()).conversationCase({ turns: 10, calls: 10 }),
-  },
-  {
-    id: 'ai-sdk.generateText.100',
-    library: 'ai-sdk',
-    kind: 'timed',
-    load: async () => (await import('./ai-sdk-cases.ts')).generateTextCase(),
-  },
-  {
-    id: 'ai-sdk.turn.100',
-    library: 'ai-sdk',
-    kind: 'timed',
-    load: async () => (await import('./ai-sdk-cases.ts')).turnCase(),
-  },
-  {
-    id: 'ai-sdk.conversation.10',
-    library: 'ai-sdk',
-    kind: 'timed',
-    load: async () => (await import('./ai-sdk-cases.ts')).conversationCase({ turns: 10, calls: 10 }),
-  },
+  }),
   {
     id: 'openai-agents.run.100',
     library: 'openai-agents',

@@ -16,8 +16,9 @@ export interface TimedRow {
   readonly cpuVsFloor: number
   readonly wallVsFloor: number
   /**
-   * (case ÷ its floor) ÷ (dsh execute ÷ its floor), on CPU medians: compares two processes through
-   * their floors instead of assuming both ran on an equally busy machine.
+   * Case CPU ÷ `dsh.execute` CPU, the raw medians of the two processes of this run. (It used to go
+   * through each process's floor; a floor's median moved 2.8× between processes of one run, more
+   * than the cases it was meant to correct, so it added noise instead of removing it.)
    */
   readonly cpuVsExecute: number | null
 }
@@ -69,7 +70,9 @@ export function analyze(reports: readonly ProcessReport[]): Row[] {
   const execute = rows.find((row): row is TimedRow => row.kind === 'timed' && row.result.id === 'dsh.execute')
   if (execute === undefined) return rows
   return rows.map((row) =>
-    row.kind === 'timed' ? { ...row, cpuVsExecute: row.cpuVsFloor / execute.cpuVsFloor } : row,
+    row.kind === 'timed'
+      ? { ...row, cpuVsExecute: row.result.cpuUsPerCall.median / execute.result.cpuUsPerCall.median }
+      : row,
   )
 }
 

@@ -77,7 +77,7 @@ export function formatComparison(options: {
     '',
     ...section(timed),
     ...section(figures),
-    'goals of issue 15, before and after:',
+    'goals, before and after (raw CPU medians; [range the quartiles allow]):',
     ...alignColumns(goals),
   ].join('\n')
 }

@@ -69,7 +69,7 @@ export function formatReport(
     ...section(figures),
     ...pending.map((p) => `pending, no figures: ${p.id} (${p.reason})`),
     '',
-    'goals of issue 15 on this run’s medians:',
+    'goals on this run’s medians (raw CPU medians; [range the quartiles allow]):',
     ...alignColumns(goals.map((g) => [g.status === 'met' ? '[x]' : '[ ]', g.goal, g.measured, g.status])),
   ].join('\n')
 }

@@ -2,6 +2,7 @@ import type { Context } from '@deepseek-ai/dsh-context'
 import type { LanguageModel, UserMessage } from '@deepseek-ai/dsh-llm'
 import type { AnySession } from '@deepseek-ai/dsh-session'
 import type { ApprovalReply } from './turn/answer-pending-approval.ts'
+import type { ElicitationReply } from './base/elicitation-types.ts'
 import type { ModelRetryOptions } from './step/model-retry.ts'
 import type { PrepareStep } from './step/prepare-step.ts'
 import type { StopCondition } from './turn/stop-conditions.ts'
@@ -86,6 +87,13 @@ export interface ResumeOptions extends RunOptions {
    * (`pendingApprovals(session.events())`), else `APPROVAL_NOT_PENDING`.
    */
   readonly approval?: ApprovalReply
+  /**
+   * The answer to the session's pending elicitation (T66: a call's question to a person that the
+   * process holding the call never got answered): `{ callId, action: 'accept', content }`,
+   * `{ callId, action: 'decline' }` or `{ callId, action: 'cancel' }`. `callId` must name a call
+   * with a pending elicitation (`result.pendingElicitation`), else `ELICITATION_NOT_PENDING`.
+   */
+  readonly elicitation?: ElicitationReply
 }
 
 export interface StreamOptions {

@@ -4,6 +4,8 @@ import { resolveToolRuntimeScheduler, type ToolRuntimeScheduler } from '@deepsee
 import type { Agent, CreateAgentOptions, ResumeOptions, RunOptions } from './agent-types.ts'
 import { resolveContextPolicy } from './resolve-context-policy.ts'
 import { readApprovalReply } from './turn/answer-pending-approval.ts'
+import { readElicitationReply } from './turn/answer-pending-elicitation.ts'
+import { createCallExchanges } from './exchanges/create-call-exchanges.ts'
 import { resolveModelRetry } from './step/model-retry.ts'
 import { beginNewTurn } from './turn/begin-new-turn.ts'
 import { checkAgentOptions, checkRunOptions, readUserInput } from './check-agent-options.ts'
@@ -41,6 +43,8 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
   try {
     const service: AgentLoopService = Object.freeze({ config, session })
     scope.provide('agentLoop', service)
+    // what a tool body asks a person or a model while it runs, recorded in the session (T66)
+    scope.provide('callExchanges', createCallExchanges(session))
     scheduler = resolveToolRuntimeScheduler(scope.tools)
   } catch (error) {
     scope.dispose()
@@ -152,7 +156,9 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
         const where = 'agent.resume(options)'
         const raw = runOptions.approval
         const reply = raw === undefined ? undefined : readApprovalReply(where, raw)
-        const plan = await planResume(session, scheduler, reply, where, scope.tools)
+        const asked = runOptions.elicitation
+        const elicitation = asked === undefined ? undefined : readElicitationReply(where, asked)
+        const plan = await planResume(session, scheduler, reply, where, scope.tools, elicitation)
         switch (plan.kind) {
           case 'empty':
             return undefined

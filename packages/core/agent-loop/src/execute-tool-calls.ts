@@ -1,4 +1,5 @@
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import { commitSession } from './log/commit-session.ts'
 import { openStepBatch } from './step-batch/open-step-batch.ts'
 import {
   WHERE,
@@ -26,7 +27,8 @@ export interface ExecuteToolCallsResult {
  * contexts go to `acceptContext` in model order (T27).
  *
  * On abort, started calls drain and the rest get `ABORTED_BEFORE_DISPATCH` (T26); the promise still
- * resolves. It rejects only on misuse or when the batch itself fails (a session append throws, the
+ * resolves, once a session that groups its writes (`durability: 'step'`) has committed the step's
+ * events (T59). It rejects only on misuse or when the batch itself fails (a session append throws, the
  * runtime misbehaves); even then every recorded `tool/call` has its `tool/result` first, or the
  * rejection is an `AgentLoopError` `UNRECORDED_RESULTS` whose `details.unanswered` names the calls
  * the session refused to answer.
@@ -55,6 +57,19 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
   })
   for (const block of blocks) batch.add(block)
   batch.close()
-  const { results, concludesTurn } = await batch.finish(acceptContext)
-  return { results, concludesTurn }
+  let finished: Awaited<ReturnType<typeof batch.finish>>
+  try {
+    finished = await batch.finish(acceptContext)
+  } catch (error) {
+    // What was recorded before the failure is committed too; the batch's failure is the one reported.
+    try {
+      commitSession(service.session)
+    } catch {
+      // the session's own failure is already part of the story the batch tells
+    }
+    throw error
+  }
+  // A commit point (T59): the step's events are durable before the results are handed back.
+  commitSession(service.session)
+  return { results: finished.results, concludesTurn: finished.concludesTurn }
 }

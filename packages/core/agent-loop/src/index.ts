@@ -10,6 +10,14 @@ export type {
   StreamOptions,
 } from './agent-types.ts'
 export type { ApprovalReply } from './turn/answer-pending-approval.ts'
+// T66, T67: what a running call asks a person or a model, recorded; durable elicitation
+export type { ElicitationReply, PendingElicitation } from './base/elicitation-types.ts'
+export type { CallExchangeLog, CallExchanges, CallQuestion } from './exchanges/create-call-exchanges.ts'
+export type {
+  ExchangeAnswerEventData,
+  ExchangeKind,
+  ExchangeRequestEventData,
+} from './exchanges/exchange-records.ts'
 export type { ModelRetryOptions } from './step/model-retry.ts'
 export { resumeAgent } from './resume-agent.ts'
 export { hasToolCall, stepCountIs } from './turn/stop-conditions.ts'

@@ -13,13 +13,14 @@ import type { TurnResult } from './base/types.ts'
 export async function resumeAgent<S extends AnySession>(
   options: CreateAgentOptions<S> & ResumeOptions,
 ): Promise<{ readonly agent: Agent<S>; readonly result: TurnResult | undefined }> {
-  const { signal, onEvent, approval, ...agentOptions } = options
+  const { signal, onEvent, approval, elicitation, ...agentOptions } = options
   const agent = createAgent(agentOptions)
   try {
     const result = await agent.resume({
       ...(signal === undefined ? {} : { signal }),
       ...(onEvent === undefined ? {} : { onEvent }),
       ...(approval === undefined ? {} : { approval }),
+      ...(elicitation === undefined ? {} : { elicitation }),
     })
     return { agent, result }
   } catch (error) {

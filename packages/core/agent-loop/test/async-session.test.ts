@@ -72,14 +72,17 @@ function probeRoot(store: () => readonly SessionEvent[] | undefined): {
   return { root, bodies }
 }
 
-/** Checks, at each event the loop emits, that what it reports is already durable. */
+/**
+ * Checks, at each event the loop emits, that what it reports is already durable. A call's
+ * `tool-call-start` is the scheduler's (its policy runs next) and may come while its `tool/call` is
+ * still being written: starts are pipelined, and only the body waits for the record (the probe
+ * tool checks that).
+ */
 function durabilityWatch(store: AsyncStore): { onEvent: (event: AgentEvent) => void; problems: string[] } {
   const problems: string[] = []
   return {
     problems,
     onEvent: (event) => {
-      if (event.type === 'tool-call-start' && !has(store.stored, 'tool/call', event.callId))
-        problems.push(`tool-call-start of ${event.callId} before its tool/call was durable`)
       if (event.type === 'tool-call-end' && !has(store.stored, 'tool/result', event.callId))
         problems.push(`tool-call-end of ${event.callId} before its tool/result was durable`)
       if (event.type === 'model-call-start' && store.session.pending > 0)

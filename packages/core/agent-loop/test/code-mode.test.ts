@@ -284,8 +284,8 @@ describe('recording nested calls (T33) under the loop’s contract', () => {
 
 describe('what a nested call records about its run (T28, T33)', () => {
   /** A root whose `read` (parallel-safe, 25 ms) and `save` (exclusive, 10 ms) bodies advance a mocked clock. */
-  function clockedRoot(clock: { now: number }): Context {
-    const root = codeRoot({ fake: true })
+  function clockedRoot(clock: { now: number }, tools?: InstallToolsOptions): Context {
+    const root = codeRoot({ fake: true, ...(tools === undefined ? {} : { tools }) })
     for (const [name, ms, parallel] of [
       ['read', 25, true],
       ['save', 10, false],
@@ -351,7 +351,9 @@ describe('what a nested call records about its run (T28, T33)', () => {
 
   it('T28, T33: a step nobody times (executeToolCalls without onEvent) records modes but reads no clock, for nested calls too', async () => {
     const clock = { now: 1_000 }
-    const root = clockedRoot(clock)
+    // no default timeout: a body's deadline reads the clock once when armed (T62); this is about
+    // the step's own timings
+    const root = clockedRoot(clock, { defaultTimeoutMs: false })
     const agent = root.createScope({ name: 'agent' })
     const session = createMemorySession()
     agent.provide('agentLoop', { config: resolveAgentLoopConfig({}), session })

@@ -87,6 +87,20 @@ describe('model-level retry in the loop', () => {
       'start 3',
       'end 3 ok',
     ])
+    // every end carries the same fields, and what its outcome adds
+    const ends = events.filter((e) => e.type === 'model-call-end')
+    for (const end of ends)
+      expect(Object.keys(end).slice(0, 7)).toEqual([
+        'type',
+        'turn',
+        'step',
+        'at',
+        'attempt',
+        'durationMs',
+        'outcome',
+      ])
+    expect(ends[0]).toMatchObject({ outcome: 'error', error: expect.anything() })
+    expect(Object.keys(ends[2]!).slice(7)).toEqual(['message', 'finishReason', 'usage'])
     // the failed attempts recorded nothing
     expect(shape(session.events())).toEqual([
       'turn/start',

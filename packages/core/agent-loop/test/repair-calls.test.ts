@@ -245,6 +245,61 @@ for (const eager of [false, true]) {
   })
 }
 
+describe("the loop's check of a call before it runs", () => {
+  /** An agent over `count`, whose schema counts how often it runs; `hook` as `repairToolCall`. */
+  const counting = (turns: readonly (readonly ToolCallBlock[])[], hook?: RepairToolCall) => {
+    const ctx = createContext({ logger: createMemoryLogger() })
+    installTools(ctx)
+    let validations = 0
+    ctx.tools.register(
+      defineTool({
+        name: 'count',
+        description: 'Counts its validations.',
+        parameters: z.object({ n: z.number() }).refine(() => ++validations > 0),
+        isConcurrencySafe: () => true,
+        execute: ({ n }) => n,
+      }),
+    )
+    const session = createMemorySession()
+    const agent = createAgent({
+      ctx,
+      name: 'check',
+      model: createScriptedModel({ turns: [...turns, [textBlock('done')]] }),
+      session,
+      eagerToolExecution: false,
+      ...(hook === undefined ? {} : { repairToolCall: hook }),
+    })
+    return { agent, session, validations: () => validations }
+  }
+
+  it('T54: without repairToolCall the loop only parses a call before it runs: its schema runs once, in the pipeline', async () => {
+    const calls = [raw('c1', 'count', '{"n":1}'), raw('c2', 'count', '{"n":2}')]
+    const plain = counting([calls])
+    await plain.agent.run('go')
+    expect(plain.validations()).toBe(2)
+    // with a hook the loop checks the schema too (a schema failure is repairable)
+    const hooked = counting([calls], () => undefined)
+    await hooked.agent.run('go')
+    expect(hooked.validations()).toBe(4)
+  })
+
+  it('T55: a call to an unknown tool whose text does not parse is replayed as {} too, with or without a hook', async () => {
+    for (const hook of [undefined, () => undefined]) {
+      const { agent, session } = counting([[raw('c1', 'missing', '{"n": ')]], hook)
+      await agent.run('go')
+      const [call] = session
+        .events()
+        .filter((e) => e.type === 'tool/call')
+        .map((e) => e.data as unknown as ToolCallEventData)
+      expect(call!.replayArguments, hook === undefined ? 'no hook' : 'hook').toBe('{}')
+      const sent = historyFromSession(session.events()).find((m) => m.role === 'assistant')!
+        .content[0] as ToolCallBlock
+      expect(JSON.parse(sent.arguments)).toEqual({})
+      expect(verifyToolPairs(session.events()).ok).toBe(true)
+    }
+  })
+})
+
 describe('calls a crashed process never recorded', () => {
   it('T55: resume records an unparsable call of the last message with replayArguments {}, so the history it rebuilds parses', () => {
     const session = createMemorySession()

@@ -8,7 +8,7 @@ import { houseProblems, readImportGraph, srcOf } from './support/import-graph.ts
  * imports included. The root (`''`) is the agent's face: `createAgent`, `executeToolCalls`, the
  * option checks and `index.ts`.
  */
-const ORDER = ['base', 'log', 'step-batch', 'step', 'turn', ''] as const
+const ORDER = ['base', 'log', 'exchanges', 'step-batch', 'step', 'turn', ''] as const
 
 describe('the rooms of agent-loop/src', () => {
   it('architecture: no upward import between rooms and no import cycle, type-only included', () => {

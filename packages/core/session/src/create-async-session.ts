@@ -90,8 +90,10 @@ export function createAsyncSession<Extra extends object = Record<never, never>>(
         queue.push({ event, hasOptions: appendOptions !== undefined, resolve, reject })
         if (!scheduled && writing === undefined) {
           scheduled = true
-          // Appends made in the same tick share the first write.
-          queueMicrotask(flush)
+          // Appends made before the event loop turns share the first write: a nextTick runs after
+          // the microtasks queued so far, so the appends of calls that start after an await (the
+          // next call of a step, after the previous one's policy) join this write.
+          process.nextTick(flush)
         }
       })
     } catch (error) {

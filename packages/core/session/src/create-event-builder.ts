@@ -3,6 +3,7 @@ import { SessionError } from './errors.ts'
 import type { EventClock } from './event-clock.ts'
 import { MAX_TYPE_LENGTH, eventTypeProblem } from './event-fields.ts'
 import { readAppendOptions, type AppendFields } from './read-append-options.ts'
+import { isProvenEventData } from './tool-events/proven-data.ts'
 import type { AppendOptions, SessionEvent } from './types.ts'
 
 /**
@@ -19,7 +20,8 @@ export type EventBuilder = (
 
 /**
  * An event is built frozen: its `data` is a frozen snapshot (a frozen snapshot passed in is used as
- * it is), its `sourceEventSeqs` a frozen copy, the rest primitives; so no second freezing walk.
+ * it is, and so is data a tool event builder of this package copy made, T58), its `sourceEventSeqs`
+ * a frozen copy, the rest primitives; so no second freezing walk.
  */
 export function createEventBuilder(clock: EventClock): EventBuilder {
   // One snapshotter (one walker) serves every append; a getter inside `data` that appends again gets a fresh walker.
@@ -33,16 +35,19 @@ export function createEventBuilder(clock: EventClock): EventBuilder {
         message: `${where()}: type ${eventTypeProblem(type)}`,
       })
     }
-    const snapshot = snapshotData(data)
-    if (!snapshot.ok) {
-      throw new SessionError({
-        code: 'NOT_JSON',
-        message: `${where()}: ${snapshot.path.replace(/^\$/, 'data')} ${snapshot.reason}`,
-        details: { jsonPath: snapshot.path },
-      })
-    }
+    const value = isProvenEventData(data) ? (data as JsonValue) : snapshotOf(data, where)
     const fields = readAppendOptions(appendOptions, seq, where)
-    return buildEvent(seq, type, clock(where), fields, snapshot.value)
+    return buildEvent(seq, type, clock(where), fields, value)
+  }
+
+  function snapshotOf(data: unknown, where: () => string): JsonValue {
+    const snapshot = snapshotData(data)
+    if (snapshot.ok) return snapshot.value
+    throw new SessionError({
+      code: 'NOT_JSON',
+      message: `${where()}: ${snapshot.path.replace(/^\$/, 'data')} ${snapshot.reason}`,
+      details: { jsonPath: snapshot.path },
+    })
   }
 }
 

@@ -8,11 +8,21 @@ export interface SessionCoreOptions {
   readonly clock: EventClock
   /** Events already in the store (validated, frozen, seqs 1..n). */
   readonly initialEvents: readonly SessionEvent[]
-  /** Makes one event durable before `append` returns; throws `SessionError` to refuse it. */
+  /**
+   * Makes one event durable before `append` returns, or holds it for the next `commit` (a store
+   * that groups writes, T59); throws `SessionError` to refuse it.
+   */
   readonly persist: (event: SessionEvent) => void
-  /** Releases the store's resources; called once, on the first `close()`. */
+  /**
+   * Makes the events `persist` held durable (T59); throws `SessionError` when it cannot. Absent for
+   * stores whose every event is durable when `persist` returns.
+   */
+  readonly commit?: () => void
+  /** Releases the store's resources (committing what it holds first); called once, on the first `close()`. */
   readonly release: () => void
 }
+
+const noCommit = (): void => {}
 
 /**
  * The store-independent part of a synchronous session: validation, snapshots, seq numbering and
@@ -46,15 +56,17 @@ export function createSessionCore<Extra extends object>(
 
   const read = (readOptions?: ReadOptions): readonly SessionEvent[] => readEvents(log, readOptions)
 
+  const commit = options.commit ?? noCommit
+
   const close = (): void => {
     if (closed) return
     closed = true
     options.release()
   }
 
-  return Object.freeze({
-    ...extra,
+  const own = {
     append,
+    commit,
     events,
     read,
     close,
@@ -64,5 +76,12 @@ export function createSessionCore<Extra extends object>(
     get closed(): boolean {
       return closed
     },
-  })
+  }
+  // Copied as descriptors, so getters (`extra`'s included) stay getters: a spread would read each once.
+  return Object.freeze(
+    Object.defineProperties(
+      {},
+      { ...Object.getOwnPropertyDescriptors(extra), ...Object.getOwnPropertyDescriptors(own) },
+    ),
+  ) as Session & Extra
 }

@@ -87,7 +87,8 @@ function copySourceEventSeqs(value: unknown, seq: number, where: () => string): 
     throw invalid(where, `${at} must be an array of earlier seqs, got ${describeOption(value)}`)
   }
   const length = value.length
-  const copy: number[] = []
+  // Sized once (a list grown by push reserves room for 16 more: most of an append's bytes).
+  const copy = new Array<number>(length)
   // Small lists (the usual one or two seqs) check repeats by scanning; long ones with a set.
   const cited = length > 16 ? new Set<number>() : undefined
   for (let index = 0; index < length; index += 1) {
@@ -100,13 +101,19 @@ function copySourceEventSeqs(value: unknown, seq: number, where: () => string): 
     if (item >= seq) {
       throw invalid(where, `${at}[${index}] is ${item}, which is not an earlier event than seq ${seq}`)
     }
-    if (cited === undefined ? copy.includes(item) : cited.has(item)) {
+    if (cited === undefined ? repeats(copy, index, item) : cited.has(item)) {
       throw invalid(where, `${at}[${index}] repeats seq ${item}`)
     }
     cited?.add(item)
-    copy.push(item)
+    copy[index] = item
   }
   return Object.freeze(copy)
+}
+
+/** Whether `item` is among the first `count` entries of `list`. */
+function repeats(list: readonly number[], count: number, item: number): boolean {
+  for (let index = 0; index < count; index++) if (list[index] === item) return true
+  return false
 }
 
 function describeOption(value: unknown): string {

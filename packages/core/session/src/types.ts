@@ -60,7 +60,17 @@ export interface Session {
   /** Seq of the last event; 0 when empty. */
   readonly lastSeq: number
   readonly closed: boolean
-  /** Idempotent. Later `append` throws `SessionError` `CLOSED`; reads keep working. */
+  /**
+   * A commit point (T59): makes every event appended so far durable, for a store that groups its
+   * writes (a JSONL session with `durability: 'step'`); returns at once for the others, whose
+   * events are durable when `append` returns. Throws `SessionError` (`LOCKED`, `IO`) when it cannot;
+   * the session then takes no more appends. The agent loop commits before each model call, at the
+   * end of each turn, before a body that declares `effects: 'external'`, and `executeToolCalls`
+   * before it resolves. Optional, so sessions written before it still fit; the memory and JSONL
+   * sessions have it.
+   */
+  commit?(): void
+  /** Idempotent: commits what is held (T59), then releases the store. Later `append` throws `SessionError` `CLOSED`; reads keep working. */
   close(): void
 }
 
@@ -112,8 +122,12 @@ export interface MemorySessionOptions {
 /**
  * `fsync` (default): every append is written and fsynced before it returns; survives power loss.
  * `write`: written to the kernel only; survives a crash or SIGKILL of the process, not power loss.
+ * `step` (T59): appends are held in memory and written together, in one write, at each commit point
+ * (`commit()`, which the agent loop calls before each model call and at the end of each turn, and
+ * `close()`); a crash loses what was appended since the last commit point, never anything before it.
+ * `step-fsync`: as `step`, and each commit is fsynced too.
  */
-export type JsonlDurability = 'fsync' | 'write'
+export type JsonlDurability = 'fsync' | 'write' | 'step' | 'step-fsync'
 
 export interface JsonlSessionOptions {
   readonly durability?: JsonlDurability
@@ -134,6 +148,9 @@ export interface JsonlSession extends Session {
   readonly path: string
   /** Set when opening cut a torn tail off the file (T31); `undefined` when the file was intact. */
   readonly repaired: JsonlRepair | undefined
+  /** Events appended and not yet written (`durability: 'step'` and `'step-fsync'`; always 0 otherwise). */
+  readonly uncommitted: number
+  commit(): void
 }
 
 /** What `readJsonlSession` found in a session file. */

@@ -49,6 +49,25 @@ describe('createAsyncSession', () => {
     expect(session.pending).toBe(0)
   })
 
+  it('T61: appends made in later microtasks of the same turn of the event loop share the first write', async () => {
+    const store = manualStore()
+    const session = createAsyncSession({ write: store.write, clock: steppingClock() })
+    // As a step starts its calls: each after the previous one's awaited policy check.
+    const appended = (async () => {
+      const out: Promise<SessionEvent>[] = []
+      for (let n = 1; n <= 4; n++) {
+        out.push(session.append('tool/call', { n }))
+        await Promise.resolve()
+        await Promise.resolve()
+      }
+      return out
+    })()
+    await tick()
+    expect(store.writes.map((w) => w.events.map((e) => e.seq))).toEqual([[1, 2, 3, 4]])
+    store.writes[0]!.done.resolve()
+    expect((await Promise.all(await appended)).map((e) => e.seq)).toEqual([1, 2, 3, 4])
+  })
+
   it('T28: appends made while a write runs are numbered in call order and grouped into the next write', async () => {
     const store = manualStore()
     const session = createAsyncSession({ write: store.write, maxBatch: 3 })

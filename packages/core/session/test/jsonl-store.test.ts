@@ -292,7 +292,7 @@ describe('openJsonlSession arguments and I/O', () => {
       [() => openJsonlSession('a\0b'), /containing NUL/],
       [
         () => openJsonlSession(join(dir, 'x'), { durability: 'sync' as never }),
-        /options\.durability must be "fsync" or "write", got the string "sync"/,
+        /options\.durability must be one of "fsync", "write", "step", "step-fsync", got the string "sync"/,
       ],
       [
         () => openJsonlSession(join(dir, 'x'), { logger: {} as never }),

@@ -62,7 +62,7 @@ describe('T42: a writer that lost its lock writes nothing more', () => {
     expect(reopenedData(path)).toEqual([])
   })
 
-  it('T42: a session file renamed while held stops its writer, so a writer of the new name is alone', () => {
+  it('T60: a session file renamed while held keeps its writer, and a writer of the new name is refused at its first write: no line is overwritten', () => {
     const dir = tempDir()
     const path = join(dir, 's.jsonl')
     const first = openJsonlSession(path, { durability: 'write' })
@@ -70,11 +70,17 @@ describe('T42: a writer that lost its lock writes nothing more', () => {
     renameSync(path, join(dir, 't.jsonl'))
     const other = simulatedProcess(createWorld())
     const second = openJsonlSessionWith(other.host, join(dir, 't.jsonl'), { durability: 'write' })
-    expect(thrown(() => first.append('first', 2)).message).toMatch(/".*s\.jsonl" was deleted or renamed/)
-    second.append('second', 'a')
+    // The file is where its writer left it, under another name: the writer goes on writing into it.
+    first.append('first', 2)
+    const error = thrown(() => second.append('second', 'a'))
+    expect(error.code).toBe('LOCKED')
+    expect(error.message).toMatch(
+      /no longer holds ".*t\.jsonl": ".*t\.jsonl" is \d+ bytes long, not the \d+ this session wrote: another writer has written to it, or cut it; nothing was written/,
+    )
+    expect(thrown(() => second.append('second', 'b')).code).toBe('LOCKED')
     first.close()
     second.close()
-    expect(reopenedData(join(dir, 't.jsonl'))).toEqual([1, 'a'])
+    expect(reopenedData(join(dir, 't.jsonl'))).toEqual([1, 2])
     expect(readdirSync(dir).sort()).toEqual(['t.jsonl'])
   })
 

@@ -30,7 +30,8 @@ export type {
   ToolBatchOutcome,
 } from './contract/batch-types.ts'
 export type { BatchView } from './scheduler/batch-state.ts'
-export { isCallTo } from './contract/is-call-to.ts'
+export { isCallTo, callDefinition } from './contract/is-call-to.ts'
+export { REATTACHING_BODY } from './contract/reattaching-body.ts'
 export type { ArgsOf } from './contract/is-call-to.ts'
 export { createTimeoutWrapper } from './pipeline/with-timeout.ts'
 export { createMetricsWrapper } from './wrappers/metrics.ts'

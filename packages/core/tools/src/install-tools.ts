@@ -13,6 +13,7 @@ import {
 import type { InstallToolsOptions } from './contract/types.ts'
 import type { ToolRuntime } from './contract/runtime-types.ts'
 import { installShippedTimeout } from './pipeline/with-timeout.ts'
+import { createDeadlineQueue } from './deadlines/deadline-queue.ts'
 
 /**
  * Installs `ctx.tools` on `ctx` and every descendant scope (each gets its own view, a plain
@@ -50,6 +51,7 @@ export function installTools(ctx: Context, options: InstallToolsOptions = {}): D
     logger: ctx.logger,
     scopes: new WeakMap(),
     shippedTimeout: options.enforceTimeouts !== false,
+    deadlines: createDeadlineQueue(),
   }
   const disposeService = ctx.provideScoped('tools', (scopeCtx) => createScopeView(registry, scopeCtx))
   const disposeTimeout = installShippedTimeout(ctx, registry)

@@ -11,8 +11,9 @@ const src = fileURLToPath(new URL('../src', import.meta.url))
  */
 const FLOORS: readonly (readonly string[])[] = [
   // the ground floor: public types, codes, errors, messages, the scheduler protocol and batch
-  // types, result helpers, input checks; it imports nothing else of the package
-  ['contract'],
+  // types, result helpers, input checks; and the runtime's one timer for the bodies' timeouts
+  // (`deadlines`); they import nothing else of the package
+  ['contract', 'deadlines'],
   ['definition', 'retry', 'sdk', 'registry', 'scheduler'],
   ['pipeline'],
   ['wrappers', 'presentation'],

@@ -46,4 +46,30 @@ describe('T52: the BullMQ job id is the idempotency key', () => {
     expect(await later.execute(call)).toEqual(result)
     expect(await rec.redis.lrange(`${queue}:started`, 0, -1)).toEqual([`${call.callId}@local`])
   })
+
+  it('T64: a re-attaching call (effects.reattachOnly) is answered with the stored outcome and enqueues nothing; with no job kept under its key it is INTERRUPTED (JobLost)', async () => {
+    const queue = uniqueQueue()
+    const { rec } = await localWorker(queue)
+    const { execute } = await caller(queue)
+    const call = input('increment', {}, { effects: effects('sess-a') })
+    const first = await execute(call)
+    expect(first).toMatchObject({ isError: false, value: 1 })
+    const again = await execute({
+      ...call,
+      effects: Object.freeze({ idempotencyScope: 'sess-a', reattachOnly: true }),
+    })
+    expect(again).toEqual(first)
+    expect(await rec.redis.get(`${queue}:count:${call.callId}`)).toBe('1')
+
+    const unsent = input(
+      'increment',
+      {},
+      { effects: Object.freeze({ idempotencyScope: 'sess-a', reattachOnly: true }) },
+    )
+    const lost = await execute(unsent)
+    expect(lost).toMatchObject({ isError: true, error: { info: { code: 'INTERRUPTED', name: 'JobLost' } } })
+    expect(lost.isError && lost.error.message).toMatch(/no job is kept under its key/)
+    expect(await rec.redis.exists(`bull:${queue}:${jobIdFor(`sess-a:${unsent.callId}`, undefined)}`)).toBe(0)
+    expect(await rec.redis.get(`${queue}:count:${unsent.callId}`)).toBeNull()
+  })
 })

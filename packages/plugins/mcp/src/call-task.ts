@@ -3,6 +3,8 @@ import { z } from 'zod/v4'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import { abortableSleep } from '@deepseek-ai/dsh-tools'
 import { describeError } from './describe-error.ts'
+import { untilAborted } from './until-aborted.ts'
+import type { RunningCall } from './running-calls.ts'
 import type { ServerRuntime } from './server-runtime.ts'
 
 const anyAnswer = z.unknown()
@@ -20,7 +22,7 @@ const taskShape = z.looseObject({
   statusMessage: z.string().optional(),
   pollInterval: z.number().nonnegative().optional(),
 })
-const created = z.looseObject({ task: taskShape })
+const createdAnswer = z.looseObject({ task: taskShape })
 
 type Task = z.infer<typeof taskShape>
 
@@ -36,9 +38,9 @@ export class TaskEndedError extends Error {
 }
 
 function readTask(raw: unknown, what: 'tools/call' | 'tasks/get'): Task {
-  const parsed = what === 'tools/call' ? created.safeParse(raw) : taskShape.safeParse(raw)
+  const parsed = what === 'tools/call' ? createdAnswer.safeParse(raw) : taskShape.safeParse(raw)
   if (parsed.success)
-    return what === 'tools/call' ? (parsed.data as z.infer<typeof created>).task : (parsed.data as Task)
+    return what === 'tools/call' ? (parsed.data as z.infer<typeof createdAnswer>).task : (parsed.data as Task)
   throw new Error(`the server answered ${what} with something that is not a task`)
 }
 
@@ -58,19 +60,37 @@ export async function callTask(options: {
   readonly tool: string
   readonly args: JsonObject
   readonly signal: AbortSignal
+  /** The call on the wire: its task's id is recorded there (a server request naming it is its). */
+  readonly call: RunningCall
 }): Promise<unknown> {
   const { server, client, tool, args, signal } = options
   const request = { signal, timeout: server.timeoutMs }
-  let task = readTask(
-    await client.request(
-      // ttl: how long the server keeps the task's result; the call's own timeout bounds the wait
-      { method: 'tools/call', params: { name: tool, arguments: args, task: { ttl: server.timeoutMs } } },
-      anyAnswer,
-      request,
-    ),
-    'tools/call',
+  // Sent without the call's signal: an abort while the server creates the task must not lose the
+  // task's id (the server may create it anyway, and notifications/cancelled does not stop a task),
+  // so the answer is still awaited in the background and the task cancelled once its id is known.
+  const creating = client.request(
+    // ttl: how long the server keeps the task's result; the call's own timeout bounds the wait
+    { method: 'tools/call', params: { name: tool, arguments: args, task: { ttl: server.timeoutMs } } },
+    anyAnswer,
+    { timeout: server.timeoutMs },
   )
+  let task: Task
+  try {
+    task = readTask(await untilAborted(creating, signal), 'tools/call')
+  } catch (error) {
+    if (signal.aborted) {
+      creating.then(
+        (raw) => {
+          const answer = createdAnswer.safeParse(raw)
+          if (answer.success) cancelTask(server, client, answer.data.task.taskId)
+        },
+        () => {},
+      )
+    }
+    throw error
+  }
   const { taskId } = task
+  options.call.taskId = taskId
   try {
     for (;;) {
       if (task.status === 'completed' || task.status === 'input_required') {

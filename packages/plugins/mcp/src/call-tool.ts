@@ -6,11 +6,14 @@ import type { JsonObject, ToolResultContent } from '@deepseek-ai/dsh-llm'
 import type { ToolExecContext } from '@deepseek-ai/dsh-tools'
 import { McpErrorNames, type McpErrorName } from './codes.ts'
 import { callTask, TaskEndedError } from './call-task.ts'
+import { startCallClock } from './call-clock.ts'
+import { withOwnSignal } from './own-signal.ts'
 import { checkAlive } from './connection.ts'
 import { describeError } from './describe-error.ts'
 import { failureEnvelope, successEnvelope, type Envelope, type EnvelopeSource } from './envelope.ts'
 import { mapContent } from './map-content.ts'
 import type { TaskSupport } from './read-listing.ts'
+import type { RunningCall } from './running-calls.ts'
 import type { ServerRuntime } from './server-runtime.ts'
 
 /** The SDK parses every answer with a schema; the answer is read by hand below (`readAnswer`). */
@@ -149,43 +152,45 @@ async function send(
   exec: ToolExecContext,
 ): Promise<unknown> {
   const { signal } = exec
-  // The SDK never removes the abort listener it adds, and the call's signal may be the caller's
-  // long-lived one: give it a signal of this request's own, linked only while the request runs (so a
-  // later abort of the caller's signal sends no cancellation for a request that already finished).
-  const own = new AbortController()
-  const forward = (): void => own.abort(signal.reason)
-  if (signal.aborted) forward()
-  else signal.addEventListener('abort', forward, { once: true })
-  try {
-    if (target.kind === 'read-resource') {
-      const answer = await client.request(
-        { method: 'resources/read', params: { uri: String(args.uri) } },
-        anyAnswer,
-        {
-          signal: own.signal,
+  if (target.kind === 'read-resource') {
+    return resourceAnswer(
+      await withOwnSignal(signal, undefined, (own) =>
+        client.request({ method: 'resources/read', params: { uri: String(args.uri) } }, anyAnswer, {
+          signal: own,
           timeout: server.timeoutMs,
-        },
-      )
-      return resourceAnswer(answer)
-    }
-    if (target.taskSupport === 'required') {
-      return await callTask({ server, client, tool: target.name, args, signal: own.signal })
-    }
-    return await client.request(
-      { method: 'tools/call', params: { name: target.name, arguments: args } },
-      anyAnswer,
-      {
-        signal: own.signal,
-        timeout: server.timeoutMs,
-        // the SDK sends a progress token; each notifications/progress becomes the call's own
-        // progress (T48) and restarts both timeouts, the SDK's and the pipeline's
-        onprogress: (progress) => forwardProgress(exec, progress),
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: server.maxTotalTimeoutMs,
-      },
+        }),
+      ),
+    )
+  }
+  const task = target.taskSupport === 'required'
+  // the plugin's own idle timeout of a plain call: it stops while the server waits for the client
+  const clock = task ? undefined : startCallClock({ timeoutMs: server.timeoutMs, exec })
+  // on the wire: a request the server sends meanwhile (elicitation, sampling) is attributed to it
+  const running: RunningCall = { exec, taskId: undefined, clock, log: undefined }
+  server.calls.add(running)
+  try {
+    return await withOwnSignal(signal, clock?.signal, (own) =>
+      task
+        ? callTask({ server, client, tool: target.name, args, signal: own, call: running })
+        : client.request(
+            { method: 'tools/call', params: { name: target.name, arguments: args } },
+            anyAnswer,
+            {
+              signal: own,
+              // the whole call's cap; the idle timeout is the clock's, which progress restarts
+              timeout: server.maxTotalTimeoutMs,
+              // the SDK sends a progress token; each notifications/progress becomes the call's own
+              // progress (T48) and restarts both idle timeouts, the clock's and the pipeline's
+              onprogress: (progress) => {
+                clock?.progress(progress)
+                forwardProgress(exec, progress)
+              },
+            },
+          ),
     )
   } finally {
-    signal.removeEventListener('abort', forward)
+    server.calls.delete(running)
+    clock?.stop()
   }
 }
 

@@ -7,6 +7,7 @@ import manifest from '../package.json' with { type: 'json' }
 import { describeError } from './describe-error.ts'
 import { backoffDelay } from '@deepseek-ai/dsh-tools'
 import { DEFAULT_RECONNECT, startupTimeoutMs, type McpServerConfig } from './read-config.ts'
+import { clientCapabilities, installClientHandlers } from './client-features.ts'
 import type { ServerRuntime } from './server-runtime.ts'
 
 /** How long closing may wait for an HTTP server to end its session before giving up on it. */
@@ -151,7 +152,11 @@ export function checkAlive(server: ServerRuntime): Promise<boolean> {
  * `undefined` when connected (the client is `server.client`), else why not. Never rejects.
  */
 async function openClient(server: ServerRuntime): Promise<string | undefined> {
-  const client = new Client({ name: manifest.name, version: manifest.version }, { capabilities: {} })
+  const client = new Client(
+    { name: manifest.name, version: manifest.version },
+    { capabilities: clientCapabilities(server.features, server.config) },
+  )
+  installClientHandlers(server, client)
   // Handlers of a client that is no longer the server's (closed, replaced by a reconnect) do nothing.
   client.onerror = (error) => {
     if (server.disposed || server.client !== client) return

@@ -8,3 +8,16 @@ export { McpPluginError } from './errors.ts'
 export type { McpPluginErrorCode } from './errors.ts'
 export type { McpServerState, SkippedTool } from './server-runtime.ts'
 export { toolName as mcpToolName, TOOL_NAME_RULE } from './tool-name.ts'
+export type {
+  McpAskingCall,
+  McpElicitationAnswer,
+  McpElicitationHandler,
+  McpElicitationRequest,
+  McpRoot,
+  McpRootsInput,
+  McpSamplingDecision,
+  McpSamplingLimits,
+  McpSamplingRequest,
+} from './client-config.ts'
+export { DEFAULT_SAMPLING_MAX_TOKENS } from './client-config.ts'
+export { SAMPLING_DENIED } from './sample.ts'

@@ -50,6 +50,17 @@ function mapResource(resource: unknown): ToolResultContent[] {
   return [note(`resource ${where} without text or data`)]
 }
 
+/**
+ * The text that stands in for a block a model cannot be given (audio, in tool results and sampling
+ * messages): what it was, its type and size. Also for any other block in a sampling message.
+ */
+export function mediaNote(block: Block): string {
+  const type = str(block.type) ?? 'unknown'
+  const data = str(block.data)
+  const size = data === undefined ? '' : `, ${base64Bytes(data)} bytes`
+  return `[${type} (${str(block.mimeType) ?? 'unknown type'})${size}, not shown]`
+}
+
 function mapBlock(block: unknown): ToolResultContent[] {
   if (typeof block !== 'object' || block === null)
     return [note('a content block that is not an object, omitted')]
@@ -66,10 +77,8 @@ function mapBlock(block: unknown): ToolResultContent[] {
       if (data === undefined || mediaType === undefined) return [note('an image block without data or type')]
       return [{ type: 'image', mediaType, data }]
     }
-    case 'audio': {
-      const data = str(b.data) ?? ''
-      return [note(`audio (${str(b.mimeType) ?? 'unknown type'}), ${base64Bytes(data)} bytes, not shown`)]
-    }
+    case 'audio':
+      return [{ type: 'text', text: mediaNote(b) }]
     case 'resource':
       return mapResource(b.resource)
     case 'resource_link': {

@@ -6,6 +6,8 @@ import { describeError } from './describe-error.ts'
 import { createResultWrapper } from './envelope.ts'
 import { McpPluginError } from './errors.ts'
 import { DEFAULT_TIMEOUT_MS, readConfig, totalTimeoutMs, type McpConfig } from './read-config.ts'
+import { rootsConfig, type McpRootsInput } from './client-config.ts'
+import { notifyRootsChanged, type ClientFeatures } from './client-features.ts'
 import type { McpServerState, ServerRuntime, SkippedTool } from './server-runtime.ts'
 import { syncTools } from './sync-tools.ts'
 
@@ -36,6 +38,13 @@ export interface McpTools extends Disposer {
   idle(): Promise<void>
   /** Settles after dispose, once every connection is closed (stdio servers have exited). */
   readonly closed: Promise<void>
+  /**
+   * Replaces the workspace roots offered to servers (T68) and sends each connected server that
+   * was offered roots `notifications/roots/list_changed`. Throws `McpPluginError` `INVALID_CONFIG`
+   * for a root that is neither an absolute path nor a `file:` URI, and `INVALID_ARGUMENT` when the
+   * plugin was set up without `roots` (no server was told the client has any).
+   */
+  setRoots(roots: McpRootsInput): void
 }
 
 function status(server: ServerRuntime): McpServerStatus {
@@ -50,6 +59,16 @@ function status(server: ServerRuntime): McpServerStatus {
     skipped: server.skipped,
     ...(server.reason === undefined ? {} : { reason: server.reason }),
   }
+}
+
+/** `roots` checked like the config's, named by `where`. */
+function readRoots(where: string, roots: unknown) {
+  const parsed = rootsConfig.safeParse(roots)
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map(
+    (issue) => `roots${issue.path.map((key) => `[${String(key)}]`).join('')}: ${issue.message}`,
+  )
+  throw new McpPluginError({ code: 'INVALID_CONFIG', message: `${where}: ${problems.join('; ')}` })
 }
 
 function checkContext(ctx: unknown): Context {
@@ -82,7 +101,8 @@ function checkContext(ctx: unknown): Context {
  */
 export function mcpTools(ctx: Context, config: McpConfig): McpTools {
   const scope = checkContext(ctx)
-  const { servers: configured } = readConfig(WHERE, config)
+  const { servers: configured, elicitation, sampling, roots } = readConfig(WHERE, config)
+  const features: ClientFeatures = { elicitation, sampling, roots }
   const nonce = randomUUID()
   const known = new Map<string, { readonly server: string; readonly tool: string }>()
   const pending = new Set<Promise<unknown>>()
@@ -104,6 +124,8 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
     ),
     ctx: scope,
     nonce,
+    features,
+    calls: new Set(),
     known,
     state: 'connecting',
     client: undefined,
@@ -163,10 +185,21 @@ export function mcpTools(ctx: Context, config: McpConfig): McpTools {
   const idle = async (): Promise<void> => {
     while (pending.size > 0) await Promise.all(pending)
   }
+  const setRoots = (next: McpRootsInput): void => {
+    const where = 'mcpTools(…).setRoots(roots)'
+    if (features.roots === undefined)
+      throw new McpPluginError({
+        code: 'INVALID_ARGUMENT',
+        message: `${where}: the plugin was set up without roots, so no server was offered them; pass config.roots (even []) to offer roots`,
+      })
+    features.roots = readRoots(where, next)
+    for (const server of servers) notifyRootsChanged(server)
+  }
   return Object.assign(dispose, {
     ready,
     servers: () => servers.map(status),
     idle,
     closed,
+    setRoots,
   })
 }

@@ -1,6 +1,7 @@
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { z } from 'zod/v4'
 import { describeValue } from '@deepseek-ai/dsh-llm'
+import { elicitationConfig, rootsConfig, samplingConfig } from './client-config.ts'
 import { McpPluginError } from './errors.ts'
 
 /** The default for a server's `timeoutMs`: the MCP SDK's own request timeout. */
@@ -55,6 +56,19 @@ const httpUrl = z.string().refine(
 /** `false`: no `mcp__<server>__read_resource` tool even when the server declares `resources`. */
 const resources = z.boolean().optional()
 
+/**
+ * What every server shares: whether it is offered elicitation, sampling and roots (`false` turns
+ * one off for this server), and which of its tools the harness says may run again after a
+ * restart (T51: `idempotent`, besides those the server marks `idempotentHint` or `readOnlyHint`).
+ */
+const shared = {
+  resources,
+  elicitation: z.literal(false).optional(),
+  sampling: z.literal(false).optional(),
+  roots: z.literal(false).optional(),
+  idempotent: z.array(z.string().min(1)).readonly().optional(),
+}
+
 const stdioServer = z.strictObject({
   transport: z.literal('stdio'),
   /** The program to start; it speaks MCP on its stdin/stdout. */
@@ -65,7 +79,7 @@ const stdioServer = z.strictObject({
   cwd: z.string().min(1).optional(),
   /** What happens to the server's stderr (default `inherit`). */
   stderr: z.enum(['inherit', 'ignore']).optional(),
-  resources,
+  ...shared,
   timeoutMs,
   maxTotalTimeoutMs: timeoutMs,
 })
@@ -104,7 +118,7 @@ const httpServer = z.strictObject({
   authProvider: authProvider.optional(),
   /** After a lost session or a server restart (default: 8 attempts, 250 ms doubling to 5 s); `false`: never. */
   reconnect: reconnect.optional(),
-  resources,
+  ...shared,
   timeoutMs,
   maxTotalTimeoutMs: timeoutMs,
 })
@@ -116,6 +130,12 @@ export const mcpConfigSchema = z.strictObject({
   servers: z
     .record(serverName, z.discriminatedUnion('transport', [stdioServer, httpServer]))
     .refine((servers) => Object.keys(servers).length > 0, { message: 'name at least one server' }),
+  /** Answers a server's `elicitation/create` (a question to a person); see README. */
+  elicitation: elicitationConfig.optional(),
+  /** Answers a server's `sampling/createMessage` with a model, under a policy; see README. */
+  sampling: samplingConfig.optional(),
+  /** The workspace roots offered to servers (`roots/list`); `setRoots` changes them. */
+  roots: rootsConfig.optional(),
 })
 
 export type McpConfig = z.input<typeof mcpConfigSchema>

@@ -6,6 +6,8 @@ export interface ToolListing {
   readonly description: string | undefined
   readonly inputSchema: JsonObject
   readonly readOnly: boolean
+  /** `annotations.idempotentHint` (or `readOnlyHint`): the server says a call may run again (T51). */
+  readonly idempotentHint: boolean
   /** The declared `outputSchema` (root `type: "object"`), if any: `structuredContent` must match it. */
   readonly outputSchema: JsonObject | undefined
   /** `execution.taskSupport`: `required` tools are called task-augmented (see call-task.ts). */
@@ -74,10 +76,12 @@ export function readListing(raw: unknown, index: number): ListingCheck {
   }
   const taskSupport: TaskSupport = declared ?? 'forbidden'
   const readOnly = annotations?.readOnlyHint === true
+  const idempotentHint = readOnly || annotations?.idempotentHint === true
   const fingerprint = JSON.stringify([
     description ?? null,
     inputSchema,
     readOnly,
+    idempotentHint,
     outputSchema ?? null,
     taskSupport,
   ])
@@ -88,6 +92,7 @@ export function readListing(raw: unknown, index: number): ListingCheck {
       description,
       inputSchema: inputSchema as JsonObject,
       readOnly,
+      idempotentHint,
       outputSchema: outputSchema as JsonObject | undefined,
       taskSupport,
       fingerprint,

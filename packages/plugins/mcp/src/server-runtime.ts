@@ -1,6 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Context, Disposer } from '@deepseek-ai/dsh-context'
+import type { ClientFeatures } from './client-features.ts'
 import type { McpServerConfig } from './read-config.ts'
+import type { RunningCall } from './running-calls.ts'
 
 export type McpServerState = 'connecting' | 'connected' | 'reconnecting' | 'failed' | 'closed'
 
@@ -33,6 +35,10 @@ export interface ServerRuntime {
   readonly ctx: Context
   /** Per-plugin nonce of result envelopes (see envelope.ts). */
   readonly nonce: string
+  /** What the client answers when the server asks (elicitation, sampling, roots), shared by all servers. */
+  readonly features: ClientFeatures
+  /** The calls of this server's tools on the wire now: a server's request is attributed to one of them. */
+  readonly calls: Set<RunningCall>
   /** Every dsh name this plugin ever registered, for `TIMEOUT` results of calls still in flight. */
   readonly known: Map<string, { readonly server: string; readonly tool: string }>
   state: McpServerState

@@ -46,6 +46,11 @@ function register(server: ServerRuntime, listing: ToolListing, name: string): Re
     // each notifications/progress restarts the call's timeout, up to maxTotalTimeoutMs (T48)
     progressResetsTimeout: { maxMs: server.maxTotalTimeoutMs },
     ...(listing.readOnly ? { isConcurrencySafe: () => true } : {}),
+    // T51: a call without a result after a restart runs again (and a question it put to a person
+    // is answered from the log, T66) only when the server or the harness says that is safe
+    ...(listing.idempotentHint || server.config.idempotent?.includes(mcpName) === true
+      ? { idempotent: true }
+      : {}),
     ...(listing.outputSchema === undefined ? {} : { outputSchema: listing.outputSchema }),
     execute: (args, exec) =>
       callTool(server, { kind: 'tool', name: mcpName, taskSupport: listing.taskSupport }, args, exec),

@@ -6,11 +6,14 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { McpErrorNames } from '../src/index.ts'
 import { everythingStdio, startEverythingHttp, type EverythingHttp, EVERYTHING } from './everything.ts'
 import { call, cleanup, setup, text } from './helpers.ts'
+import { startTap, type Tap, type Tapped } from './tap.ts'
 
 let http: EverythingHttp | undefined
 const oracles: Client[] = []
+const taps: Tap[] = []
 afterEach(async () => {
   await cleanup()
+  for (const tap of taps.splice(0)) await tap.close()
   await http?.stop()
   http = undefined
   for (const client of oracles.splice(0)) await client.close()
@@ -49,19 +52,39 @@ describe('server-everything (the official reference server) over stdio', () => {
     expect(text(ours)).toContain('# Research Report: tides')
   })
 
-  it('T38: an aborted task-augmented call answers ABORTED and the server is sent tasks/cancel', async () => {
-    const { ctx, logger } = await setup({ servers: { ev: everythingStdio() } })
-    const abort = new AbortController()
-    const running = call(ctx, 'mcp__ev__simulate-research-query', { topic: 'tides' }, abort.signal)
-    // the task exists once the server has answered tools/call; a poll later, abort
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    abort.abort()
-    const result = await running
-    expect(result.isError && result.error.info?.code).toBe('ABORTED')
-    // The next call on the same connection still works.
-    expect(text(await call(ctx, 'mcp__ev__echo', { message: 'after' }))).toBe('Echo: after')
-    expect(logger.entries.filter((entry) => entry.message.includes('tasks/cancel'))).toEqual([])
-  })
+  // Two moments: before the client has the task's id (the server's answer to the task-augmented
+  // tools/call is on its way: the tap reports it before passing it on), and while it polls.
+  it.each([
+    [
+      'while the server creates the task',
+      (t: Tapped) => t.dir === 's2c' && t.message.result?.task !== undefined,
+    ],
+    ['while the client polls tasks/get', (t: Tapped) => t.dir === 'c2s' && t.message.method === 'tasks/get'],
+  ])(
+    'T38: a task-augmented call aborted %s answers ABORTED, and tasks/cancel reaches the server, which cancels the task',
+    async (_moment, abortAt) => {
+      const tap = await startTap()
+      taps.push(tap)
+      const { ctx } = await setup({
+        servers: { ev: { ...everythingStdio(), ...tap.wrap(process.execPath, [EVERYTHING, 'stdio']) } },
+      })
+      const abort = new AbortController()
+      const running = call(ctx, 'mcp__ev__simulate-research-query', { topic: 'tides' }, abort.signal)
+      const created = await tap.waitFor((t) => t.dir === 's2c' && t.message.result?.task !== undefined)
+      const { taskId } = created.message.result!.task as { taskId: string }
+      await tap.waitFor(abortAt)
+      abort.abort()
+      const result = await running
+      expect(result.isError && result.error.info?.code).toBe('ABORTED')
+      const cancel = await tap.waitFor((t) => t.dir === 'c2s' && t.message.method === 'tasks/cancel')
+      expect(cancel.message.params).toEqual({ taskId })
+      // the server's own answer to it: the task is cancelled on the server's side
+      const answer = await tap.waitFor((t) => t.dir === 's2c' && t.message.id === cancel.message.id)
+      expect(answer.message.result).toMatchObject({ taskId, status: 'cancelled' })
+      // The next call on the same connection still works.
+      expect(text(await call(ctx, 'mcp__ev__echo', { message: 'after' }))).toBe('Echo: after')
+    },
+  )
 
   it('T15, T35: structuredContent checked against outputSchema is the value, and the Code Mode SDK declares its type', async () => {
     const { ctx } = await setup({ servers: { ev: everythingStdio() } })
@@ -136,8 +159,16 @@ describe('server-everything over Streamable HTTP on 127.0.0.1', () => {
       },
     })
     expect(text(await call(ctx, 'mcp__ev__echo', { message: 'before' }))).toBe('Echo: before')
+    // the server runs the operation once it reports its first progress: kill it then
+    const started = new Promise<void>((resolve) => {
+      const stop = ctx.on('tools/progress', (progress) => {
+        if (progress.toolName !== 'mcp__ev__trigger-long-running-operation') return
+        stop()
+        resolve()
+      })
+    })
     const running = call(ctx, 'mcp__ev__trigger-long-running-operation', { duration: 30, steps: 30 })
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    await started
     await http.kill()
     const interrupted = await running
     expect(interrupted.isError && interrupted.error.info).toEqual({

@@ -11,9 +11,19 @@ describe('README', () => {
     await checkReadmeExample({ packageUrl, load: () => import('../examples/readme-example.ts'), lines: 6 })
   })
 
-  it('T8: every runnable block is the example, and the server it starts is shown verbatim too', () => {
-    expectEveryBlockIsAnExample(packageUrl, ['examples/readme-example.ts'])
+  it('T8, T65, T67, T68: the second example (elicitation, sampling, roots) prints what its comments say against a real server', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/asking-example.ts',
+      load: () => import('../examples/asking-example.ts'),
+      lines: 6,
+    })
+  })
+
+  it('T8: every runnable block is an example, and the servers they start are shown verbatim too', () => {
+    expectEveryBlockIsAnExample(packageUrl, ['examples/readme-example.ts', 'examples/asking-example.ts'])
     const readme = readFileSync(new URL('README.md', packageUrl), 'utf8')
     expect(readme).toContain(readFileSync(new URL('examples/weather-server.mjs', packageUrl), 'utf8'))
+    expect(readme).toContain(readFileSync(new URL('examples/desk-server.mjs', packageUrl), 'utf8'))
   })
 })

@@ -5,7 +5,7 @@ export type { LoadRulesOptions } from './rules/load-rules.ts'
 export { loadClaudeSettings, CLAUDE_MODES } from './rules/load-claude-settings.ts'
 export type { ClaudeMode, ClaudeSettings, LoadClaudeSettingsOptions } from './rules/load-claude-settings.ts'
 export { parseClaudeRule, CLAUDE_SPECIFIERS } from './claude/parse-claude-rule.ts'
-export type { ClaudeRule } from './claude/parse-claude-rule.ts'
+export type { ClaudeParameter, ClaudeRule } from './claude/parse-claude-rule.ts'
 export {
   permissionRuleSchema,
   LAYER_NAMES,

@@ -125,6 +125,15 @@ export interface RuleMatch {
   /** One sentence, e.g. `path "/repo/.env" matches ".env" (normalized "/repo/.env")`. */
   readonly why: string
   readonly compared: ComparedValues
+  /**
+   * For a rule with parameter conditions (`Agent(model:opus)`): each parameter, the value the call
+   * set (null: not set, or not a string, number or boolean) and the rule's pattern.
+   */
+  readonly parameters?: readonly {
+    readonly name: string
+    readonly value: string | null
+    readonly pattern: string
+  }[]
 }
 
 export interface SubjectExplanation {

@@ -190,6 +190,39 @@ describe('issue 20: the bypasses', { timeout: 60_000 }, () => {
     expect(ran).toEqual(['nice', 'ionice -p 1 rm'])
   })
 
+  it('P3/P8: env and sudo take any word with a "=" for a variable (=1, a-b=c), sudo between its options too: a deny on rm still sees rm (found by the 100,000-command run)', async () => {
+    const { ran, run } = harness(
+      {
+        deployment: [{ decision: 'deny', tool: 'bash', command: 'rm' }],
+        project: [{ decision: 'allow', tool: 'bash', command: ['env', 'sudo'] }],
+      },
+      'allow',
+    )
+    const real: OracleMode = { builtins: 'shell', wrappers: 'real' }
+    // GNU env puts every operand with a "=" into the environment, an empty name too.
+    for (const command of ['env =1 rm -rf x', 'env -- =1 a-b=c rm x', 'env A=1 env =x rm x']) {
+      expect(await executedBy(command, real)).toContain(command.slice(command.indexOf('rm')))
+      expect([command, denied(await run(command))]).toEqual([command, 'DENIED'])
+    }
+    // sudo is not installed here: its parse_args.c takes a word for a variable when it holds a
+    // "=" and does not start with "/" (is_envar), and goes on reading options after one.
+    for (const command of [
+      'sudo =1 rm -rf /',
+      'sudo a-b=c rm x',
+      'sudo A=1 -u root rm x',
+      'sudo -u root A=1 -E B=2 rm x',
+    ]) {
+      expect([command, denied(await run(command))]).toEqual([command, 'DENIED'])
+    }
+    // A computed word where a variable could be: nobody can say where the command starts.
+    for (const command of ['env a$X rm x', 'sudo a$X rm x']) {
+      expect([command, denied(await run(command))]).toEqual([command, 'DENIED'])
+    }
+    // After "--" sudo reads no variable: "A=1" is the program, and rm only its argument.
+    expect(denied(await run('sudo -- A=1 rm x'))).toBe('ran')
+    expect(ran).toEqual(['sudo -- A=1 rm x'])
+  })
+
   it('P3/P8: an allow on printf or test does not allow "printf -v" or "test -v" of an array element, which bash evaluates', async () => {
     const shell: OracleMode = { builtins: 'shell', wrappers: 'stub' }
     expect(await executedBy("printf -v 'a[$(curl x)]' y", shell)).toEqual(['curl x'])

@@ -549,8 +549,8 @@ describe('P12: the examples that need files', () => {
 })
 
 describe('P12: what is not modelled fails loudly, never silently', () => {
-  it('P12: Agent(…) and other specifiers this package cannot read are rule errors naming the rule', () => {
-    for (const rule of ['Agent(Explore)', 'Skill(deploy)', 'PowerShell(Get-ChildItem *)']) {
+  it('P12: Skill(…), PowerShell(…) and other specifiers this package cannot read are rule errors naming the rule', () => {
+    for (const rule of ['Skill(deploy)', 'PowerShell(Get-ChildItem *)']) {
       let error: unknown
       try {
         createPermissionEngine({ ...base, layers: { deployment: [{ decision: 'deny', rule }] } })
@@ -559,7 +559,7 @@ describe('P12: what is not modelled fails loudly, never silently', () => {
       }
       expect(PermissionsError.isInstance(error)).toBe(true)
       expect((error as Error).message).toContain(
-        `deployment rule 0: rule: "${rule.slice(0, rule.indexOf('('))}(…)" rules are not supported`,
+        `deployment rule 0: rule: "${rule.slice(0, rule.indexOf('('))}(…)" takes a parameter rule here`,
       )
     }
   })

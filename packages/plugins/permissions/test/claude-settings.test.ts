@@ -119,7 +119,7 @@ describe('loadClaudeSettings', () => {
     const dir = project({
       'settings.json': {
         permissions: {
-          allow: ['Bash(npm test', 42, 'Agent(Explore)'],
+          allow: ['Bash(npm test', 42, 'Skill(deploy)'],
           deny: ['Read(!secret)', 'mcp__gh__*(x)'],
         },
       },
@@ -130,10 +130,10 @@ describe('loadClaudeSettings', () => {
     expect(error.message).toBe(
       [
         `${file}: permissions.deny[0]: negated patterns ("!…") are not supported in permission rules (got the string "Read(!secret)")`,
-        `${file}: permissions.deny[1]: an MCP rule is mcp__<server>, mcp__<server>__* or mcp__<server>__<tool> (letters, digits, "-" and "_"; "*" only in the tool part; no parentheses) (got the string "mcp__gh__*(x)")`,
+        `${file}: permissions.deny[1]: an MCP rule takes only a parameter rule in parentheses, "mcp__gh__*(<parameter>:<value>)" (got the string "mcp__gh__*(x)")`,
         `${file}: permissions.allow[0]: a rule that opens "Bash(" must end with ")" (got the string "Bash(npm test")`,
         `${file}: permissions.allow[1]: expected a rule string (got the number 42)`,
-        `${file}: permissions.allow[2]: "Agent(…)" rules are not supported: only Bash, Read, Edit, Write, MultiEdit, NotebookEdit, NotebookRead, Glob, Grep, LS, WebFetch take a specifier here (write "Agent" for the whole tool) (got the string "Agent(Explore)")`,
+        `${file}: permissions.allow[2]: "Skill(…)" takes a parameter rule here, "Skill(<parameter>:<value>)" (only Bash, Read, Edit, Write, MultiEdit, NotebookEdit, NotebookRead, Glob, Grep, LS, WebFetch have a specifier syntax of their own; write "Skill" for the whole tool) (got the string "Skill(deploy)")`,
       ].join('; '),
     )
   })

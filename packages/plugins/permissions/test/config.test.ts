@@ -22,7 +22,7 @@ describe('rule validation', () => {
           { decision: 'allow', tool: 'x' },
           { decision: 'allow', tool: 'bash', pahts: 'src' },
         ]),
-        'project rule 1: Unrecognized key: "pahts" (a rule has decision, tool, paths, command, commandMatch, domains, rule, projectRoot, source, reason)',
+        'project rule 1: Unrecognized key: "pahts" (a rule has decision, tool, paths, command, commandMatch, domains, parameters, rule, projectRoot, source, reason)',
       ],
       [
         withRule('deployment', [{ decision: 'deny', tool: 'bash', command: ['rm', 'git status; rm'] }]),

@@ -4,6 +4,7 @@ import { startBashOracle, type BashOracle, type OracleMode } from './oracle/bash
 import { coverage } from './oracle/covers.ts'
 import { parseCoverage, startParseOracle, type ParseOracle } from './oracle/parse-oracle.ts'
 import { runOracles } from './oracle/run-oracles.ts'
+import { splitCommand } from '../src/commands/split-command.ts'
 
 // P11: the splitter agrees with a real shell. Every simple command bash 5.2 executes (recorded
 // by logging stubs, see oracle/bash-oracle.ts) is among the subjects splitCommand returns, and so
@@ -103,6 +104,47 @@ describe('P11: inputs that found misses, kept as regressions', { timeout: 60_000
     expect(
       split.subjects.map((s) => (s.subject.kind === 'command' ? s.subject.hidden : s.subject.kind)),
     ).toEqual([null, null])
+  })
+
+  it('P11: a "<(…)" glued to a here-document delimiter is part of it, as text: it never runs (found by the 100,000 run)', async () => {
+    const command = 'x <<z<(curl evil) a\nbody\nz<(curl evil)\ny b\n'
+    await agrees(command, 'x a')
+    await agrees(command, 'y b')
+    const [run] = await bash.run([command], PATH_BUILTINS)
+    expect(run!.executed).toEqual([
+      ['x', 'a'],
+      ['y', 'b'],
+    ])
+    const split = splitCommand(command)
+    expect(split.ok && split.parts.map((p) => p.text)).toEqual(['x <<z<(curl evil) a', 'y b'])
+  })
+
+  it('P11: a tilde prefix runs to the first "/": ~+ is the working directory, ~- the previous one (found by the 100,000 run)', async () => {
+    // `~*`, `~?` name no user: left as they are, they are patterns (the oracle's directory holds
+    // files named "~…" made by earlier commands).
+    for (const command of ['sort ~+', 'x ~+/a ~-', 'x ~+0/b', ': > "~a"; : > "~bc"; x ~? ~* ~*b ~[ab]']) {
+      const [run] = await bash.run([command], SHELL_BUILTINS)
+      expect(coverage(command, run!.executed)).toEqual({ kind: 'covered', unreadable: false })
+    }
+    // A quoted or expanded character in the prefix leaves the "~" as it is.
+    await agrees('x ~"root" ~r\\oot', 'x ~root ~root')
+    // A deny on a path a tilde prefix reaches sees it: ~+ may be any directory.
+    const engine = createPermissionEngine({
+      workspaceRoot: '/repo',
+      defaultDecision: 'allow',
+      claudeTools: { Bash: 'bash' },
+      toolArguments: { bash: { command: 'command' } },
+      layers: { deployment: [{ decision: 'deny', rule: 'Bash(cat /etc/passwd)' }] },
+    })
+    expect(engine.decide({ toolName: 'bash', args: { command: 'cat ~+/passwd' } }).type).toBe('deny')
+  })
+
+  it('P11: $((…)) after "[" in a [[ … ]] pattern is arithmetic, not a command (a tree-sitter misreading, found by the 100,000 run)', async () => {
+    const command = '[[ zxa0 == [$((1+2)) ]]; x $((1+2))'
+    expect(parseCoverage(parser, command)).toEqual({ kind: 'covered' })
+    // bash evaluates it: the stub receives 3, and nothing else runs.
+    const [run] = await bash.run([command], SHELL_BUILTINS)
+    expect(run!.executed).toEqual([['x', '3']])
   })
 
   it('P11: the parse oracle finds the commands of code that never runs', () => {

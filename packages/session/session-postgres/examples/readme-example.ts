@@ -30,7 +30,7 @@ const model = createScriptedModel({
   ],
 })
 
-// This process holds the session; each append the agent makes is committed before it goes on.
+// This process holds the session; no body runs, and no call is reported done, before its record is committed.
 const session = await store.open('ticket-42')
 const agent = createAgent({ ctx, name: 'support', model, session })
 console.log((await agent.run('Where is order 42?')).text) // It has shipped.

@@ -26,6 +26,8 @@ export type AgentLoopErrorCode =
   | 'UNRECORDED_RESULTS'
   /** `resume` was given an answer for a call whose approval is not pending (durable approvals). */
   | 'APPROVAL_NOT_PENDING'
+  /** `resume` was given an elicitation answer for a call with no pending elicitation (T66). */
+  | 'ELICITATION_NOT_PENDING'
   /** `prepareHistory` answered a history the loop cannot send: an unknown item, or a tool result parted from its call. */
   | 'INVALID_HISTORY'
   /** `prepareStep` threw, or returned a choice the step cannot take (T43). */

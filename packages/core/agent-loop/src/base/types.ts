@@ -9,6 +9,7 @@ import type {
   UserMessage,
 } from '@deepseek-ai/dsh-llm'
 import type { MaybePromise } from './maybe-async.ts'
+import type { PendingElicitation } from './elicitation-types.ts'
 import type { AnySession, ApprovalAnswerKind, PendingApproval } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 
@@ -108,6 +109,11 @@ export interface TurnResult {
   readonly reason: TurnOutcomeReason
   /** Present when `reason` is `paused`: the approval the turn waits for (answer it with `resume`). */
   readonly pendingApproval?: PendingApproval
+  /**
+   * Present when `reason` is `paused` on a question a call put to a person (T66): answer it with
+   * `resume({ elicitation })`.
+   */
+  readonly pendingElicitation?: PendingElicitation
   /** Model steps taken in the turn (including steps taken before a resume). */
   readonly steps: number
   /** The turn's last assistant message, if the model answered at least once. */

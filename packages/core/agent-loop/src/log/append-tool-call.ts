@@ -1,5 +1,5 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import type { AnySession, AsyncSession, Session, ToolCallEventData } from '@deepseek-ai/dsh-session'
+import { toolCallEventData, type AnySession, type AsyncSession, type Session } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode } from '@deepseek-ai/dsh-tools'
 import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
 import type { CallFix } from '../base/context-types.ts'
@@ -39,21 +39,19 @@ export function appendToolCall(options: AppendToolCallOptions<AsyncSession>): Pr
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number> {
   const { session, turn, step, block, messageSeq, mode, modelCallId, fix, idempotencyKey } = options
-  const data: ToolCallEventData = {
+  // Built and frozen by the session package (T58): the session keeps it without walking it again.
+  const data = toolCallEventData({
     turn,
     step,
     callId: block.id,
-    ...(modelCallId === undefined || modelCallId === block.id ? {} : { modelCallId }),
+    modelCallId: modelCallId === block.id ? undefined : modelCallId,
     name: block.name,
     arguments: block.arguments,
-    ...(mode === undefined ? {} : { mode }),
-    ...(fix === undefined
-      ? {}
-      : fix.kind === 'repaired'
-        ? { repaired: { name: fix.name, arguments: fix.arguments, by: fix.by } }
-        : { replayArguments: fix.arguments }),
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-  }
+    mode,
+    repaired: fix?.kind === 'repaired' ? fix : undefined,
+    replayArguments: fix?.kind === 'replay' ? fix.arguments : undefined,
+    idempotencyKey,
+  })
   const recorded =
     messageSeq === undefined
       ? session.append('tool/call', data)

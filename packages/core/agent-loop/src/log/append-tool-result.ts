@@ -1,10 +1,9 @@
-import { createToolResultMessage } from '@deepseek-ai/dsh-llm'
-import type {
-  AnySession,
-  AsyncSession,
-  Session,
-  ToolCallRecordedTimings,
-  ToolResultEventData,
+import {
+  toolResultEventData,
+  type AnySession,
+  type AsyncSession,
+  type Session,
+  type ToolCallRecordedTimings,
 } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
@@ -34,18 +33,20 @@ export function appendToolResult(options: AppendToolResultOptions<AsyncSession>)
 export function appendToolResult(options: AppendToolResultOptions): MaybePromise<number>
 export function appendToolResult(options: AppendToolResultOptions): MaybePromise<number> {
   const { session, turn, step, callId, callSeq, result, timings } = options
-  const message = createToolResultMessage({ callId, content: result.content, isError: result.isError })
-  const info = result.isError ? result.error.info : undefined
-  const data: ToolResultEventData = {
+  // Built and frozen by the session package (T58): the message is `createToolResultMessage`'s, made
+  // from the result's checked strings, and the session keeps the data without walking it again.
+  const data = toolResultEventData({
     turn,
     step,
-    message,
-    ...(info === undefined ? {} : { error: { name: info.name, code: info.code } }),
-    ...(result.meta === undefined ? {} : { meta: result.meta }),
-    ...(timings === undefined ? {} : { timings }),
+    callId,
+    content: result.content,
+    isError: result.isError,
+    error: result.isError ? result.error.info : undefined,
+    meta: result.meta,
+    timings,
     // T36: what the call ran with when policy rewrote the model's arguments (its tool/call keeps those)
-    ...(result.rewrittenArguments === undefined ? {} : { rewrittenArguments: result.rewrittenArguments }),
-  }
+    rewrittenArguments: result.rewrittenArguments,
+  })
   const recorded = session.append('tool/result', data, { surfaceOp: 'append', sourceEventSeqs: [callSeq] })
   return andThen(recorded, seqOf)
 }

@@ -9,7 +9,8 @@ import type { StepCalls } from './step-calls.ts'
  * session's id as the idempotency scope (T49), and the hook the pipeline awaits before the body of
  * a tool with `effects: 'external'`, which records `tool/began` (T50). Such a tool never starts
  * before its message is recorded (run-streamed-step.ts), so its `tool/call` is in the log by then;
- * a call without one is refused, and its body does not run.
+ * a call without one is refused, and its body does not run. The nested calls of a `run_code`
+ * program get the same object (T63): their starts cite their own nested `tool/call`.
  */
 export function createBodyStartRecorder(options: {
   readonly session: AnySession
@@ -22,12 +23,14 @@ export function createBodyStartRecorder(options: {
 }): ToolCallEffects {
   const { session, turn, step, calls, idempotencyScope, attemptOf } = options
   const onBodyStart = (start: BodyStart): MaybePromise<void> => {
-    const call = calls.list.find((entry) => entry.block.id === start.callId)
-    if (call?.callSeq === undefined)
+    // T63: a nested call (a run_code program's) carries the step's effects too; its own tool/call,
+    // recorded when the program's batch started it, is what its start cites
+    const callSeq = (calls.byId(start.callId) ?? calls.nested(start.callId))?.callSeq
+    if (callSeq === undefined)
       throw new Error(`the tool/call of "${start.callId}" is not recorded yet, so its start cannot be`)
     return appendToolBegan({
       session,
-      callSeq: call.callSeq,
+      callSeq,
       data: {
         turn,
         step,

@@ -19,8 +19,9 @@ import type { NestedCall, StepCalls } from './step-calls.ts'
  * counts as answered only once its `tool/result` is durable.
  *
  * Like the step's own calls (T28), a nested call that started records the `mode` the program's batch
- * ran it in on its `tool/call`, and `timings` (queue, run, commit) on its `tool/result`, measured
- * from the nested batch's hooks when the step is timed.
+ * ran it in on its `tool/call`, its idempotency key (T63), and `timings` (queue, run, commit) on its
+ * `tool/result`, measured from the nested batch's hooks when the step is timed. Its `tool/began`
+ * (an external tool's) is the body-start recorder's, which the nested input carries as `effects`.
  */
 export interface NestedCallRecorder {
   /** The hooks every input of the step carries as `nestedCallHooks`. */
@@ -86,6 +87,7 @@ export function createNestedCallRecorder(options: {
         `nested call "${input.callId}" names "${parentId}", which is not a recorded call of this step`,
       )
     }
+    const scope = input.effects?.idempotencyScope
     const data: ToolCallEventData = {
       turn,
       step,
@@ -94,6 +96,8 @@ export function createNestedCallRecorder(options: {
       arguments: typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
       parentCallId: parentId,
       ...(mode === undefined ? {} : { mode }),
+      // T49, T63: the key its body sees, in the step's scope (the transport passes the step's effects on)
+      ...(scope === undefined ? {} : { idempotencyKey: `${scope}:${input.callId}` }),
     }
     const recorded = session.append('tool/call', data, { sourceEventSeqs: [outerSeq] })
     if (!isPromiseLike(recorded)) {

@@ -13,11 +13,31 @@ export interface StepRepair {
 /** The text provider get back for a call whose arguments were not a JSON object (T55). */
 const REPLAY_ARGUMENTS = '{}'
 
-/** `ctx.tools.checkArguments`, or undefined for a tools copy older than it (nothing is checked then). */
-export function checkCall(tools: ToolRuntime, block: ToolCallBlock): ToolCallProblem | undefined {
+/**
+ * `ctx.tools.checkArguments`, or undefined for a tools copy older than it (nothing is checked then).
+ * Without a repair hook only unparsable text changes what the loop does (T55: it is replayed as
+ * `{}`), so only the parse runs, within the pipeline's limits; the pipeline validates the call when
+ * it runs. A tools copy older than the parse-only mode ignores the option and checks everything.
+ */
+export function checkCall(
+  tools: ToolRuntime,
+  block: ToolCallBlock,
+  repair: StepRepair,
+): ToolCallProblem | undefined {
   if (typeof tools.checkArguments !== 'function') return undefined
-  const check = tools.checkArguments(block.name, block.arguments)
+  const check =
+    repair.hook === undefined
+      ? tools.checkArguments(block.name, block.arguments, PARSE_ONLY)
+      : tools.checkArguments(block.name, block.arguments)
   return check.ok ? undefined : { problem: check.problem, message: check.message }
+}
+
+const PARSE_ONLY = Object.freeze({ only: 'parse' as const })
+
+/** What the parse alone finds (a tools copy without the parse-only mode answers `unknown-tool` again). */
+function parseProblem(tools: ToolRuntime, block: ToolCallBlock): ToolCallProblem['problem'] | undefined {
+  const check = tools.checkArguments(block.name, block.arguments, PARSE_ONLY)
+  return check.ok ? undefined : check.problem
 }
 
 /**
@@ -36,8 +56,13 @@ export async function repairStepCall(options: {
   readonly where: string
 }): Promise<CallFix | undefined> {
   const { tools, block, problem, repair, logger, where } = options
-  const unrepaired: CallFix | undefined =
-    problem.problem === 'unparsable' ? { kind: 'replay', arguments: REPLAY_ARGUMENTS } : undefined
+  // an unknown tool's text may not parse either: the provider must get JSON back all the same (T55)
+  const unparsable =
+    problem.problem === 'unparsable' ||
+    (problem.problem === 'unknown-tool' && parseProblem(tools, block) === 'unparsable')
+  const unrepaired: CallFix | undefined = unparsable
+    ? { kind: 'replay', arguments: REPLAY_ARGUMENTS }
+    : undefined
   if (repair.hook === undefined) return unrepaired
   let answer
   try {

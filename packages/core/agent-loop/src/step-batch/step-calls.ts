@@ -32,6 +32,17 @@ export interface StepCall extends CallRecord {
   committedAt: number | undefined
   /** A late outcome that came before its `tool/result` was recorded. */
   heldLate: LateToolOutcome | undefined
+  /**
+   * While its `tool/call` is being made durable by an asynchronous session: settles once it and
+   * every earlier `tool/call` of the step are durable (its `callSeq` is then set), rejects with the
+   * session's error when one was refused. Undefined once it resolved, and for a synchronous session.
+   */
+  durable: Promise<void> | undefined
+  /**
+   * While its `tool/result` is being made durable by an asynchronous session (appended, not yet
+   * acknowledged): settles once it and everything the step appended before it are durable.
+   */
+  recording: Promise<void> | undefined
 }
 
 /** A call a `run_code` program made (T33), counted among its outer call's open nested calls. */
@@ -76,9 +87,16 @@ export interface StepCalls {
   readonly announced: number
   /** Call `announced` was announced. */
   announce(): void
-  /** How many calls have their result recorded: the index the next result must have. */
+  /**
+   * How many calls have their `tool/result` appended (durable or not yet, with an asynchronous
+   * session): the index the next result must have.
+   */
+  readonly issued: number
+  /** `call`'s `tool/result` was appended (it is call `issued`). */
+  issue(call: StepCall): void
+  /** How many calls, in model order from the first, have their `tool/result` recorded (durable). */
   readonly answered: number
-  /** `call`'s `tool/result` was recorded at `resultSeq` (it is call `answered`). */
+  /** `call`'s `tool/result` was recorded at `resultSeq`; a synchronous append is issued here too. */
   answer(call: StepCall, resultSeq: number): void
   /** Holds `outcome` until `call`'s result is recorded (`takeHeld`) or the batch ends (`drainHeld`). */
   hold(call: StepCall, outcome: LateToolOutcome): void
@@ -107,6 +125,7 @@ export function createStepCalls(): StepCalls {
   const ids = new Map<string, StepCall>()
   let indexed = 0
   let announced = 0
+  let issued = 0
   let answered = 0
   /** Held late outcomes, in the order they came (a Set keeps insertion order). */
   let held: Set<StepCall> | undefined
@@ -133,6 +152,8 @@ export function createStepCalls(): StepCalls {
         settledAt: undefined,
         committedAt: undefined,
         heldLate: undefined,
+        durable: undefined,
+        recording: undefined,
       }
       list.push(call)
       return call
@@ -150,12 +171,20 @@ export function createStepCalls(): StepCalls {
     announce() {
       announced++
     },
+    get issued() {
+      return issued
+    },
+    issue(call) {
+      issued = Math.max(issued, call.index + 1)
+    },
     get answered() {
       return answered
     },
     answer(call, resultSeq) {
       call.resultSeq = resultSeq
-      answered = call.index + 1
+      issued = Math.max(issued, call.index + 1)
+      // a store may acknowledge out of order: answered counts the durable prefix
+      while (list[answered]?.resultSeq !== undefined) answered++
     },
     hold(call, outcome) {
       call.heldLate = outcome

@@ -1,10 +1,12 @@
 import type { AnySession, ApprovalRequestEventData, ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
-import { appendToolCall } from '../log/append-tool-call.ts'
 import { appendToolResult } from '../log/append-tool-result.ts'
 import { AgentLoopError } from '../base/errors.ts'
 import { andThen, isPromiseLike, seqOf, type MaybePromise } from '../base/maybe-async.ts'
 import { createLateOutcomeLedger } from './late-outcome-ledger.ts'
+import { createCallRecords } from './call-records.ts'
+
+const noop = (): void => {}
 import type { StepCall, StepCalls } from './step-calls.ts'
 
 /**
@@ -27,27 +29,43 @@ export type LedgerMessage =
  * for it (`recordResult` then returns a promise, which the batch awaits). If the message is never
  * recorded (`messageRefused`), nothing of the step is.
  *
- * With an asynchronous session (`AsyncSession`) every recording returns a promise that resolves once
- * the event is durable, and the batch awaits it (T25): a call's body starts only after its
- * `tool/call` is durable, and a result counts as committed only once its `tool/result` is. With a
- * synchronous one nothing here allocates a promise.
+ * With an asynchronous session (`AsyncSession`) a `tool/call` is appended without holding the next
+ * start back (`CallRecords`): the call's body waits for it instead (`durable`, which the batch
+ * awaits through `onDispatch`), and so do its result and an approval request, which cite its seq
+ * (T25). A result counts as committed only once its `tool/result` is durable. With a synchronous
+ * session nothing here allocates a promise.
  */
 export interface ToolCallLedger {
   /**
    * Appends `tool/call` for call `index` (or holds it back until the message lands), with the mode
-   * it started in (undefined for a call announced without starting).
+   * it started in (undefined for a call announced without starting). Throws when the session
+   * refused it at once, or refused an earlier call's: the call then stays unannounced.
    */
-  recordCall(index: number, mode: ExecutionMode | undefined): void | Promise<void>
-  /** Appends `tool/result` for call `index`; refuses to answer out of model order. */
+  recordCall(index: number, mode: ExecutionMode | undefined): void
+  /**
+   * While call `index`'s `tool/call` (or an earlier one of the step) is not durable yet: a promise
+   * that settles when it is, and rejects when the session refused it. Its body must not start before.
+   */
+  durable(index: number): Promise<void> | undefined
+  /**
+   * Appends `tool/result` for call `index` once its `tool/call` is durable; refuses to answer out of
+   * model order. With an asynchronous session it returns once the append is made, not once it is
+   * durable (`resultDurable`), so the next result can join the same commit; `settle` waits for them.
+   */
   recordResult(index: number, result: ToolExecutionResult): void | Promise<void>
+  /** While call `index`'s `tool/result` is not durable yet: a promise that settles when it is. */
+  resultDurable(index: number): Promise<void> | undefined
+  /** Why the session refused an append of this step (the step fails with it), once it did. */
+  refusal(): { readonly error: unknown } | undefined
   /**
    * Appends `tool/late-outcome` for call `index`, citing its call and result; one that comes before
    * its result is recorded is held until then (or until `settle`).
    */
   recordLateOutcome(index: number, outcome: LateToolOutcome): void | Promise<void>
   /**
-   * The batch is over: late outcomes still held are recorded citing their call only (or reported);
-   * the promise (asynchronous sessions) resolves once they are settled, and never rejects.
+   * The batch is over: once every result appended is durable (or refused), late outcomes still held
+   * are recorded citing their call only (or reported); the promise (asynchronous sessions) resolves
+   * once they are settled, and never rejects.
    */
   settle(): void | Promise<void>
   /**
@@ -106,46 +124,21 @@ export function createToolCallLedger(options: {
   const landing = (): Promise<void> => (landed ??= new Promise<void>((resolve) => (land = resolve)))
   let settled = false
   const lates = createLateOutcomeLedger({ session, turn, step, calls, lateFailed })
+  const records = createCallRecords({ session, turn, step, firstCallSeq, idempotencyScope })
 
   const messageSeq = (): number | undefined => (message.kind === 'recorded' ? message.seq : undefined)
   const idOf = (index: number): string | number => list[index]?.block.id ?? index
 
-  const appendCall = (call: StepCall): void | Promise<void> => {
-    if (broken !== undefined) throw broken.error
-    if (call.index === 0 && firstCallSeq !== undefined) {
-      call.callSeq = firstCallSeq
-      return
-    }
-    const seq = messageSeq()
-    const { block, mode } = call
-    const callSeq = appendToolCall({
-      session,
-      turn,
-      step,
-      block,
-      ...(block.modelCallId === undefined ? {} : { modelCallId: block.modelCallId }),
-      ...(block.fix === undefined ? {} : { fix: block.fix }),
-      ...(seq === undefined ? {} : { messageSeq: seq }),
-      ...(mode === undefined ? {} : { mode }),
-      ...(idempotencyScope === undefined ? {} : { idempotencyKey: `${idempotencyScope}:${block.id}` }),
-    })
-    if (!isPromiseLike(callSeq)) {
-      call.callSeq = callSeq
-      return
-    }
-    return callSeq.then((recorded) => void (call.callSeq = recorded))
-  }
-
   /** The call whose result (or approval request) comes next, recorded as `tool/call`; else throws. */
   const nextToAnswer = (index: number, what: 'result' | 'approval request'): StepCall => {
-    const { answered } = calls
-    if (index !== answered) {
+    const { issued } = calls
+    if (index !== issued) {
       // An earlier result could not be recorded: writing this one would break model order (T25).
       const missing = what === 'result' ? 'none' : 'no result'
       throw new AgentLoopError({
         code: 'UNRECORDED_RESULTS',
         kind: 'system',
-        message: `executeToolCalls: not recording the ${what} of "${idOf(index)}" while "${idOf(answered)}" has ${missing}`,
+        message: `executeToolCalls: not recording the ${what} of "${idOf(index)}" while "${idOf(issued)}" has ${missing}`,
       })
     }
     const call = list[index]
@@ -166,6 +159,10 @@ export function createToolCallLedger(options: {
 
   const append = (index: number, result: ToolExecutionResult): void | Promise<void> => {
     if (message.kind === 'refused') return
+    const refused = records.refusal()
+    if (refused !== undefined) throw refused.error
+    const durable = list[index]?.durable
+    if (durable !== undefined) return durable.then(() => append(index, result))
     const call = nextToAnswer(index, 'result')
     const timings = options.timings(call)
     const resultSeq = appendToolResult({
@@ -178,7 +175,14 @@ export function createToolCallLedger(options: {
       ...(timings === undefined ? {} : { timings }),
     })
     if (!isPromiseLike(resultSeq)) return answer(call, resultSeq)
-    return resultSeq.then((recorded) => answer(call, recorded))
+    // Not waited for here: the next result may join the same commit (T61). Later gates, the call's
+    // end and `settle` wait for it; a refusal fails the step (`refusal`).
+    calls.issue(call)
+    const recording = records.follow(resultSeq.then((recorded) => answer(call, recorded)))
+    recording.then(() => {
+      if (call.recording === recording) call.recording = undefined
+    }, noop)
+    call.recording = recording
   }
 
   const answer = (call: StepCall, resultSeq: number): void => {
@@ -197,6 +201,8 @@ export function createToolCallLedger(options: {
     extra: Parameters<ToolCallLedger['recordApprovalRequest']>[1],
   ): MaybePromise<number> => {
     if (message.kind === 'refused') throw new Error('the assistant message of its step was not recorded')
+    const durable = list[index]?.durable
+    if (durable !== undefined) return durable.then(() => requestApproval(index, extra))
     const call = nextToAnswer(index, 'approval request')
     const { block } = call
     const data: ApprovalRequestEventData = {
@@ -228,13 +234,12 @@ export function createToolCallLedger(options: {
         return
       }
       // a call the session refused stays unannounced: the next one is then refused as out of order
-      const recorded = appendCall(call)
-      if (recorded === undefined) {
-        calls.announce()
-        return
-      }
-      return recorded.then(() => calls.announce())
+      if (broken !== undefined) throw broken.error
+      records.record(call, messageSeq())
+      calls.announce()
     },
+
+    durable: (index) => list[index]?.durable,
 
     recordResult(index, result) {
       if (!holding) return append(index, result)
@@ -258,24 +263,27 @@ export function createToolCallLedger(options: {
 
     settle() {
       settled = true
-      return lates.settle()
+      const pending = records.last()
+      if (pending === undefined) return lates.settle()
+      const then = (): void | Promise<void> => lates.settle()
+      return pending.then(then, then)
     },
+
+    resultDurable: (index) => list[index]?.recording,
+    refusal: () => records.refusal(),
 
     messageRecorded(seq) {
       if (message.kind !== 'pending') return
       message = { kind: 'recorded', seq }
       // Appended in model order, back to back: an asynchronous session numbers them in call order.
-      const pending: Promise<void>[] = []
       try {
-        for (let index = 0; index < calls.announced; index++) {
-          const recorded = appendCall(list[index]!)
-          if (recorded !== undefined) pending.push(recorded)
-        }
+        for (let index = 0; index < calls.announced; index++) records.record(list[index]!, seq)
       } catch (error) {
         broken = { error }
       }
-      if (pending.length === 0) return release()
-      Promise.all(pending).then(release, (error: unknown) => {
+      const pending = records.last()
+      if (pending === undefined) return release()
+      pending.then(release, (error: unknown) => {
         broken ??= { error }
         release()
       })

@@ -8,6 +8,7 @@ import type { ToolRuntime } from '@deepseek-ai/dsh-tools'
 import { AgentLoopError } from '../base/errors.ts'
 import { openStepBatch, type StepBatch } from '../step-batch/open-step-batch.ts'
 import { recordToolContexts } from '../log/record-tool-contexts.ts'
+import { modelCallEnd } from './model-call-end.ts'
 import { awaitModelRetry } from './model-retry.ts'
 import { ZERO_USAGE } from '../log/session-records.ts'
 import { stepApprovals } from './step-approvals.ts'
@@ -132,16 +133,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
       // Retry only a stream that failed before any tool call was complete: nothing of the step
       // was recorded, no call was queued or started, and what it streamed was never recorded.
       if (streamed.kind !== 'error' || batch !== undefined) break
-      emit({
-        type: 'model-call-end',
-        turn,
-        step,
-        at: streamed.endedAt,
-        attempt,
-        durationMs: streamed.endedAt - startedAt,
-        outcome: 'error',
-        error: streamed.error,
-      })
+      emit(modelCallEnd({ turn, step, attempt, startedAt, endedAt: streamed.endedAt, outcome: streamed }))
       const next = await awaitModelRetry(run, attempt, streamed.error)
       if (next !== 'retry') {
         const stop =
@@ -155,32 +147,7 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
     }
     const { endedAt } = streamed
     batch?.streamEnded(endedAt)
-    const durationMs = endedAt - startedAt
-    emit(
-      streamed.kind === 'ok'
-        ? {
-            type: 'model-call-end',
-            turn,
-            step,
-            at: endedAt,
-            attempt,
-            durationMs,
-            outcome: 'ok',
-            message: streamed.response.message,
-            finishReason: streamed.response.finishReason,
-            usage: streamed.response.usage,
-          }
-        : {
-            type: 'model-call-end',
-            turn,
-            step,
-            at: endedAt,
-            attempt,
-            durationMs,
-            outcome: streamed.kind,
-            ...(streamed.kind === 'error' ? { error: streamed.error } : {}),
-          },
-    )
+    emit(modelCallEnd({ turn, step, attempt, startedAt, endedAt, outcome: streamed }))
     const { message, finishReason, usage, stop } = settleStream(run, streamed)
     if (batch === undefined) {
       // No call was complete: a failed or aborted stream leaves nothing, as a failed `step` would.

@@ -1,4 +1,4 @@
-import type { StepApprovals } from '../step-batch/open-step-batch.ts'
+import type { StepApprovals } from '../step-batch/step-batch-types.ts'
 import { approvalFor } from '../log/session-grants.ts'
 import type { StepRun } from './step-types.ts'
 

@@ -4,7 +4,10 @@ import type { ToolRuntime, ToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
 import { completeResumableCalls } from './complete-resumable-calls.ts'
 import { answerInterruptedCalls } from '../log/answer-interrupted-calls.ts'
 import { answerPendingApproval, type ApprovalReply } from './answer-pending-approval.ts'
+import { answerPendingElicitation } from './answer-pending-elicitation.ts'
+import type { ElicitationReply } from '../base/elicitation-types.ts'
 import { readLastTurn } from '../log/read-last-turn.ts'
+import { commitSession } from '../log/commit-session.ts'
 import type { TurnStart } from './run-turn.ts'
 import { ZERO_USAGE } from '../log/session-records.ts'
 import type { TurnResult } from '../base/types.ts'
@@ -12,7 +15,7 @@ import type { TurnResult } from '../base/types.ts'
 export type ResumePlan =
   | { readonly kind: 'empty' }
   | { readonly kind: 'ended'; readonly result: TurnResult }
-  /** Durable approvals: the session waits for an answer and none was given. */
+  /** Durable approvals (or T66 elicitations): the session waits for an answer and none was given. */
   | { readonly kind: 'paused'; readonly result: TurnResult }
   | { readonly kind: 'continue'; readonly start: TurnStart }
 
@@ -21,7 +24,9 @@ export type ResumePlan =
  * (no turn yet), the last turn's result (it ended), or where its unfinished turn continues. A session
  * paused at a pending approval is not repaired: without `reply` it stays paused (its result says on
  * what); with a reply naming the pending call, the answer is recorded and the paused step continues;
- * a reply naming any other call is refused (`APPROVAL_NOT_PENDING`).
+ * a reply naming any other call is refused (`APPROVAL_NOT_PENDING`). A session whose log holds a
+ * question a call put to a person and never got answered (T66) is paused the same way, first:
+ * `elicitation` answers it, and the repair below then runs the call again where that is safe.
  */
 export async function planResume(
   session: AnySession,
@@ -29,7 +34,11 @@ export async function planResume(
   reply: ApprovalReply | undefined,
   where: string,
   tools?: ToolRuntime,
+  elicitation?: ElicitationReply,
 ): Promise<ResumePlan> {
+  // T66: a question a call put to a person, left unanswered, keeps the session paused
+  const asked = await answerPendingElicitation({ where, session, reply: elicitation, tools })
+  if (asked !== undefined) return { kind: 'paused', result: asked }
   const before = session.events()
   const pending = pendingApprovals(before)
   if (pending.length > 0 || reply !== undefined) {
@@ -48,6 +57,8 @@ export async function planResume(
       return { kind: 'paused', result }
     }
     const paused = await answerPendingApproval({ where, session, events: before, pending, last, reply })
+    // A commit point (T59): the person's answer is durable before the call it answers runs.
+    commitSession(session)
     return {
       kind: 'continue',
       start: {
@@ -63,6 +74,8 @@ export async function planResume(
   // T50/T51: calls that never began, and idempotent ones, are run now; the rest are INTERRUPTED
   if (tools !== undefined) await completeResumableCalls({ session, tools, scheduler })
   await answerInterruptedCalls({ session, scheduler })
+  // A commit point (T59): the repaired log is durable before the turn goes on or is reported.
+  commitSession(session)
   const last = readLastTurn(session.events())
   if (last === undefined) return { kind: 'empty' }
   const message = last.lastAssistant

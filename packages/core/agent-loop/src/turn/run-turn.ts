@@ -9,6 +9,7 @@ import { runPlainStep } from '../step/run-plain-step.ts'
 import { runStreamedStep } from '../step/run-streamed-step.ts'
 import { readSessionGrants } from '../log/session-grants.ts'
 import { addUsage } from '../log/session-records.ts'
+import { commitSession } from '../log/commit-session.ts'
 import type { StepReport, StepRun, TurnRunner } from '../step/step-types.ts'
 
 export type { TurnRunner } from '../step/step-types.ts'
@@ -182,6 +183,8 @@ export async function runTurn(
           usage = addUsage(usage, stepUsage)
         },
       }
+      // A commit point (T59): what the turn recorded so far is durable before the model is called.
+      commitSession(session)
       const streaming = runner.eagerToolExecution && typeof built.runner.model.stream === 'function'
       const report = streaming ? await runStreamedStep(run) : await runPlainStep(run)
       if (await settleStep(step, stepStartedAt, report)) break
@@ -209,6 +212,13 @@ export async function runTurn(
     // The turn's own failure matters more than the missing turn/end; resume() closes the turn later.
     if (failure === undefined) failure = failed(error)
     else ctx.logger.error(`agent turn ${turn}: could not record turn/end after the turn failed`, { error })
+  }
+  try {
+    // A commit point (T59): whatever the turn ended with (or paused at) is durable before it returns.
+    commitSession(session)
+  } catch (error) {
+    if (failure === undefined) failure = failed(error)
+    else ctx.logger.error(`agent turn ${turn}: could not commit the session after the turn failed`, { error })
   }
   const result: TurnResult = Object.freeze({
     turn,

@@ -86,13 +86,28 @@ export function checkStepTrace(trace: StepTrace): string[] {
   for (const [index, { clock, mode }] of start) {
     const end = endAt.get(index) ?? Infinity
     if (mode === 'exclusive') {
-      // T22: after everything before it committed, and alone until it commits
-      for (let j = 0; j < index; j++)
-        if (!((endAt.get(j) ?? Infinity) < clock))
-          problems.push(`exclusive call ${index} started before call ${j} committed`)
-      for (const [j, other] of start)
-        if (j !== index && other.clock > clock && other.clock < end)
-          problems.push(`call ${j} started while exclusive call ${index} had not committed`)
+      if (spec.async === true) {
+        // T22 with pipelined commits (T61): the scheduler's commit is the append of the result,
+        // and the call's end is reported once that is durable; what waits for it is the next body,
+        // not the next start: the exclusive body runs after every earlier end, and every later
+        // body after its own end.
+        const ownStart = bodyStartAt.get(index)
+        if (ownStart !== undefined)
+          for (let j = 0; j < index; j++)
+            if (!((endAt.get(j) ?? Infinity) < ownStart))
+              problems.push(`exclusive body ${index} started before call ${j} committed`)
+        for (const [j, at] of bodyStartAt)
+          if (j > index && !(end < at))
+            problems.push(`body ${j} started while exclusive call ${index} had not committed`)
+      } else {
+        // T22: after everything before it committed, and alone until it commits
+        for (let j = 0; j < index; j++)
+          if (!((endAt.get(j) ?? Infinity) < clock))
+            problems.push(`exclusive call ${index} started before call ${j} committed`)
+        for (const [j, other] of start)
+          if (j !== index && other.clock > clock && other.clock < end)
+            problems.push(`call ${j} started while exclusive call ${index} had not committed`)
+      }
       const own = body.get(index)
       if (own !== undefined)
         for (const [j, other] of body)
@@ -325,14 +340,25 @@ export function checkFaultTrace(trace: StepTrace): string[] {
   )
   if (ends.join() !== answered.join())
     problems.push(`tool-call-end events for ${ends.join(',')} but results recorded for ${answered.join(',')}`)
-  if (fault.type === 'tool/call' && recorded.length !== fault.index)
+  // An asynchronous session writes the calls that meet while a write runs in one commit (all or
+  // none): the refused call's write may take earlier calls with it, never later ones.
+  if (
+    fault.type === 'tool/call' &&
+    (trace.spec.async === true ? recorded.length > fault.index : recorded.length !== fault.index)
+  )
     problems.push(`${recorded.length} calls recorded, the session refused call ${fault.index}`)
   if (fault.type === 'tool/result' && fault.times === 'once' && (unrecorded || !report.ok))
     problems.push('a one-off refusal was not repaired')
+  // (over an asynchronous session the refused write may hold earlier results too, T61)
+  const firstUnanswered =
+    unanswered[0] === undefined ? undefined : Number(unanswered[0].slice('call-'.length))
   if (
     fault.type === 'tool/result' &&
     fault.times === 'always' &&
-    (!unrecorded || unanswered[0] !== callId(fault.index))
+    (!unrecorded ||
+      (trace.spec.async === true
+        ? !unanswered.includes(callId(fault.index)) || firstUnanswered! > fault.index
+        : unanswered[0] !== callId(fault.index)))
   ) {
     problems.push(`an unanswerable call ${fault.index} was not reported first: ${String(error)}`)
   }

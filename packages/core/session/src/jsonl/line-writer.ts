@@ -1,19 +1,18 @@
 import { SessionError } from '../errors.ts'
 import { ioError } from '../io-error.ts'
 import type { HeldLock } from '../lock/session-lock.ts'
-import type { SessionEvent } from '../types.ts'
+import type { JsonlDurability, SessionEvent } from '../types.ts'
 import { formatEventLine } from './jsonl-format.ts'
-import { sameFile, writeFully, type FileStat, type SessionFs } from './session-fs.ts'
+import { writeFully, type SessionFs } from './session-fs.ts'
 
 export interface LineWriterOptions {
   readonly fs: SessionFs
   readonly fd: number
   /** The path the caller gave, for messages. */
   readonly path: string
-  /** The file's real path and identity: it must still be the file there before each write. */
+  /** The file's real path, for messages. */
   readonly realPath: string
-  readonly stat: FileStat
-  readonly fsync: boolean
+  readonly durability: JsonlDurability
   /** Where the next line goes: the end of the last whole line. */
   readonly size: number
   readonly lock: HeldLock
@@ -23,24 +22,39 @@ export interface LineWriterOptions {
 type Stopped =
   { readonly kind: 'lost'; readonly why: string } | { readonly kind: 'unusable'; readonly cause: unknown }
 
+export interface LineWriter {
+  /** Makes one event durable per the durability (`'write'`, `'fsync'`), or holds it for `commit` (`'step'`, `'step-fsync'`). */
+  readonly persist: (event: SessionEvent) => void
+  /** Writes the held events in one write (and one fsync with `'step-fsync'`); nothing to do otherwise. */
+  readonly commit: () => void
+  /** Events persisted and not yet written (`'step'` durabilities only). */
+  readonly uncommitted: () => number
+  /** Commits what is held (T59), then closes the file and releases the lock. */
+  readonly release: () => void
+}
+
 /**
- * Appends one event line per `persist`, or throws and leaves the file as it was:
- * - Before writing, checks that the lock is still this session's and that the real path still names
- *   this file. If not, nothing is written and every later append throws `LOCKED`: another writer may
- *   be using the file, and two writers would overwrite each other's lines.
- * - A failed or short write is cut back (ftruncate to the previous end) and throws `IO`; the session
- *   stays usable, because the file again ends at its last whole event.
+ * Appends event lines, one write per event (`'write'`, `'fsync'`) or one per commit point (`'step'`,
+ * `'step-fsync'`, T59), or throws and leaves the file as it was:
+ * - Before every write, checks on the descriptors it holds that the lock file is still linked and
+ *   that the session file is still linked and exactly as long as this writer left it (T60). If not,
+ *   nothing is written and every later append throws `LOCKED`: another writer may be using the
+ *   file, and two writers would overwrite each other's lines.
+ * - A failed or short write is cut back (ftruncate to the previous end) and throws `IO`. With one
+ *   write per event the session stays usable, because the file again ends at its last whole event
+ *   and the event is not in the log; a failed commit stops all later appends, because the events it
+ *   held are in the log already and not in the file.
  * - A failed fsync, or a cut-back that fails, throws `IO` and stops all later appends: after a
  *   failed fsync the kernel may have dropped pages it had accepted, so what the file holds is unknown.
- * The in-memory log only grows after `persist` returns, so it always matches the file's whole lines.
  */
-export function createLineWriter(options: LineWriterOptions): {
-  persist: (event: SessionEvent) => void
-  release: () => void
-} {
-  const { fs, fd, path, realPath, stat, fsync, lock } = options
+export function createLineWriter(options: LineWriterOptions): LineWriter {
+  const { fs, fd, path, realPath, lock, durability } = options
+  const grouped = durability === 'step' || durability === 'step-fsync'
+  const fsync = durability === 'fsync' || durability === 'step-fsync'
   let size = options.size
   let stopped: Stopped | undefined
+  /** Events persisted and not yet written, in seq order (grouped durabilities). */
+  let held: SessionEvent[] = []
 
   /** Stops later appends; `error` is what the append that found the problem throws. */
   const stop = (reason: Stopped, error: SessionError): SessionError => {
@@ -48,25 +62,30 @@ export function createLineWriter(options: LineWriterOptions): {
     return error
   }
 
-  const persist = (event: SessionEvent): void => {
-    const where = `append(${JSON.stringify(event.type)}, data)`
+  /** Throws unless this writer may write now: nothing stopped it, and the file is still its own. */
+  const checkBeforeWrite = (where: string): void => {
     if (stopped !== undefined) throw stoppedError(where, path, stopped)
-    const why = lock.lost() ?? movedAway()
+    const why = lock.stillHeld() ?? changedUnderneath()
     if (why !== undefined) {
       const reason: Stopped = { kind: 'lost', why }
       throw stop(reason, stoppedError(where, path, reason))
     }
-    const bytes = Buffer.from(formatEventLine(event), 'utf8')
+  }
+
+  /** Writes `bytes` at the end and fsyncs when asked; `lost` says what a failure leaves behind. */
+  const write = (where: string, bytes: Uint8Array, lost: string | undefined): void => {
     try {
       writeFully(fs, fd, bytes, size)
     } catch (error) {
       const cutBack = rollBack()
-      if (cutBack !== undefined) {
+      if (cutBack !== undefined || lost !== undefined) {
         throw stop(
-          { kind: 'unusable', cause: cutBack },
+          { kind: 'unusable', cause: cutBack ?? error },
           ioError(
             where,
-            `cannot write to "${path}", nor cut the partial line back; no more appends, reopen it`,
+            cutBack === undefined
+              ? `cannot write to "${path}"; ${lost}: no more appends, reopen it`
+              : `cannot write to "${path}", nor cut the partial line back; no more appends, reopen it`,
             error,
           ),
         )
@@ -82,13 +101,41 @@ export function createLineWriter(options: LineWriterOptions): {
           { kind: 'unusable', cause: error },
           ioError(
             where,
-            `cannot fsync "${path}"; the event was not appended, and after a failed fsync the file's contents on disk are uncertain: no more appends, reopen it`,
+            `cannot fsync "${path}"; ${lost ?? 'the event was not appended'}, and after a failed fsync the file's contents on disk are uncertain: no more appends, reopen it`,
             error,
           ),
         )
       }
     }
     size += bytes.length
+  }
+
+  const persist = (event: SessionEvent): void => {
+    const where = `append(${JSON.stringify(event.type)}, data)`
+    if (grouped) {
+      if (stopped !== undefined) throw stoppedError(where, path, stopped)
+      held.push(event)
+      return
+    }
+    checkBeforeWrite(where)
+    write(where, Buffer.from(formatEventLine(event), 'utf8'), undefined)
+  }
+
+  const commit = (): void => {
+    if (held.length === 0) return
+    const where = 'commit()'
+    checkBeforeWrite(where)
+    const events = held
+    let text = ''
+    for (const event of events) text += formatEventLine(event)
+    const first = events[0]!.seq
+    const last = events[events.length - 1]!.seq
+    const lost =
+      first === last
+        ? `event ${first} is in this session's memory and not in the file`
+        : `events ${first}–${last} are in this session's memory and not in the file`
+    write(where, Buffer.from(text, 'utf8'), lost)
+    held = []
   }
 
   /** Cuts the file back to its last whole line; the error when that fails. */
@@ -101,19 +148,28 @@ export function createLineWriter(options: LineWriterOptions): {
     }
   }
 
-  const movedAway = (): string | undefined => {
-    const now = fs.stat(realPath)
-    if (now === undefined) return `"${realPath}" was deleted or renamed`
-    if (!sameFile(now, stat)) return `"${realPath}" is now another file`
+  /** Why the session file is no longer as this writer left it (T60), from its descriptor: one `fstat`. */
+  const changedUnderneath = (): string | undefined => {
+    const now = fs.fstat(fd)
+    if (now.nlink === 0) return `"${realPath}" was deleted or replaced`
+    if (now.size !== size) {
+      return `"${realPath}" is ${now.size} bytes long, not the ${size} this session wrote: another writer has written to it, or cut it`
+    }
     return undefined
   }
 
+  /** Commits what is held (unless an earlier failure stopped the writer: that one was reported), then closes. */
   const release = (): void => {
     let failure: unknown
     try {
-      fs.close(fd)
+      if (stopped === undefined) commit()
     } catch (error) {
       failure = error
+    }
+    try {
+      fs.close(fd)
+    } catch (error) {
+      failure ??= error
     }
     try {
       lock.release()
@@ -124,7 +180,7 @@ export function createLineWriter(options: LineWriterOptions): {
     throw SessionError.isInstance(failure) ? failure : ioError('close()', `cannot close "${path}"`, failure)
   }
 
-  return { persist, release }
+  return { persist, commit, uncommitted: () => held.length, release }
 }
 
 function stoppedError(where: string, path: string, stopped: Stopped): SessionError {

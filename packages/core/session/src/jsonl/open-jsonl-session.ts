@@ -63,7 +63,8 @@ export function openJsonlSessionWith(
   const clock = createEventClock(readClockOption(where, read.clock))
   const logger = readLogger(where, read.logger)
   const absolute = resolve(path)
-  const fsync = durability === 'fsync'
+  // The header and a torn-tail cut are fsynced with either fsyncing durability.
+  const fsync = durability === 'fsync' || durability === 'step-fsync'
   const { fs } = host
   const file = openDataFile(host, absolute, where)
   const key = `${file.stat.dev}:${file.stat.ino}`
@@ -100,8 +101,7 @@ export function openJsonlSessionWith(
       fd: file.fd,
       path: absolute,
       realPath: file.realPath,
-      stat: file.stat,
-      fsync,
+      durability,
       size,
       lock,
     })
@@ -113,9 +113,15 @@ export function openJsonlSessionWith(
       }
     }
     return createSessionCore(
-      { clock, initialEvents: loaded.events, persist: writer.persist, release },
-      { path: absolute, repaired: loaded.repaired },
-    )
+      { clock, initialEvents: loaded.events, persist: writer.persist, commit: writer.commit, release },
+      {
+        path: absolute,
+        repaired: loaded.repaired,
+        get uncommitted(): number {
+          return writer.uncommitted()
+        },
+      },
+    ) as JsonlSession
   } catch (error) {
     closeQuietly(fs, file.fd)
     host.heldFiles.delete(key)
@@ -128,12 +134,14 @@ export function openJsonlSessionWith(
   }
 }
 
+const DURABILITIES: readonly JsonlDurability[] = ['fsync', 'write', 'step', 'step-fsync']
+
 function readDurability(where: string, value: unknown): JsonlDurability {
   if (value === undefined) return 'fsync'
-  if (value === 'fsync' || value === 'write') return value
+  if ((DURABILITIES as readonly unknown[]).includes(value)) return value as JsonlDurability
   throw new SessionError({
     code: 'INVALID_ARGUMENT',
-    message: `${where}: options.durability must be "fsync" or "write", got ${describeValue(value)}`,
+    message: `${where}: options.durability must be one of ${DURABILITIES.map((d) => JSON.stringify(d)).join(', ')}, got ${describeValue(value)}`,
   })
 }
 

@@ -22,6 +22,13 @@ export interface HeldLock {
    * number cannot be reused by another file while it is held.
    */
   lost(): string | undefined
+  /**
+   * The same question asked of the lock's descriptor, for the check before every write (T60): one
+   * `fstat`, no path lookup. A lock file that was removed, or replaced by a rename over it, has no
+   * link left; then the answer is `lost()`'s. A lock moved aside by hand still has its link and is
+   * not noticed here: the data file's length check catches the writer that took over when it writes.
+   */
+  stillHeld(): string | undefined
   /** Removes the lock file if it is still this holder's, and closes it. Idempotent. */
   release(): void
 }
@@ -159,7 +166,9 @@ function heldLock(host: LockHost, lockPath: string, fd: number, stat: FileStat):
       closeQuietly(fs, fd)
     }
   }
-  return { lockPath, lost, release }
+  const stillHeld = (): string | undefined =>
+    fs.fstat(fd).nlink > 0 ? undefined : (lost() ?? `the lock file "${lockPath}" was removed`)
+  return { lockPath, lost, stillHeld, release }
 }
 
 function lockedBy(

@@ -53,7 +53,8 @@ function valueOf(result: ToolExecutionResult & { readonly isError: false }): Jso
  * so policy, approval, guards and wrappers see it; exclusive calls are barriers, parallel ones share
  * a rolling pool of `maxParallel`, and results commit in program call order. The driver's
  * `nestedCallHooks` (the loop's recorder) see every call; a call's program promise settles after its
- * result is committed and recorded. The program's calls are a stream with no known end, so the
+ * result is committed and recorded. Each call carries the outer call's `effects` (T63), so its
+ * idempotency key is in the driver's scope and an external tool's start is recorded before its body. The program's calls are a stream with no known end, so the
  * batch lets an exclusive call start before `close()` (`exclusiveBeforeClose`).
  */
 export function openNestedCalls(options: {
@@ -64,6 +65,9 @@ export function openNestedCalls(options: {
   const { tools, exec, maxParallel } = options
   const parent = Object.freeze({ callId: exec.callId })
   const recorder: ToolBatchHooks = readHooks('run_code: exec.nestedCallHooks', exec.nestedCallHooks)
+  // T63: nested calls carry the driver's effects: keys in its scope, a durable start before an
+  // external tool's body (a body that never reaches this attribute costs nothing)
+  const effects = exec.nestedCallEffects
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>()
 
   const answer = (index: number, result: ToolExecutionResult | undefined): void => {
@@ -135,6 +139,7 @@ export function openNestedCalls(options: {
       if (signal !== runSignal) input.signal = signal
       if (exec.turn !== undefined) input.turn = exec.turn
       if (exec.step !== undefined) input.step = exec.step
+      if (effects !== undefined) input.effects = effects
       const index = batch.add(input)
       return new Promise((resolve, reject) => waiting.set(index, { resolve, reject }))
     }

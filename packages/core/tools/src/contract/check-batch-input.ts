@@ -30,7 +30,15 @@ export function checkFunction(where: string, label: string, value: unknown): voi
     throw invalidArgument(`${where}: ${label} must be a function, got ${describeValue(value)}`)
 }
 
-const HOOKS = ['onQueued', 'onStart', 'onSettled', 'onSuspend', 'onCommit', 'onLateOutcome'] as const
+const HOOKS = [
+  'onQueued',
+  'onStart',
+  'onDispatch',
+  'onSettled',
+  'onSuspend',
+  'onCommit',
+  'onLateOutcome',
+] as const
 
 /** The hooks, each read once (a getter cannot swap one later), as a plain object. */
 export function readHooks(where: string, hooks: unknown): ToolBatchHooks {

@@ -170,9 +170,9 @@ function isOwnData(object: object, key: string): boolean {
 }
 
 /**
- * `input.effects`: a non-empty string scope and an optional function. A frozen object (what a
- * driver shares across a batch) is used as it is, since its fields cannot change after this check;
- * anything else is copied from the values read here.
+ * `input.effects`: a non-empty string scope, an optional function and an optional boolean
+ * `reattachOnly`. A frozen object (what a driver shares across a batch) is used as it is, since its
+ * fields cannot change after this check; anything else is copied from the values read here.
  */
 function readEffects(where: string, label: string, effects: unknown): ToolCallEffects {
   // a batch shares one frozen object across its calls: checked once, then known (it cannot change)
@@ -190,10 +190,16 @@ function readEffects(where: string, label: string, effects: unknown): ToolCallEf
     throw invalidArgument(
       `${where}: ${label}.effects.onBodyStart must be a function when present, got ${describeValue(hook)}`,
     )
+  const reattachOnly = readField(where, `${label}.effects`, effects, 'reattachOnly')
+  if (reattachOnly !== undefined && typeof reattachOnly !== 'boolean')
+    throw invalidArgument(
+      `${where}: ${label}.effects.reattachOnly must be a boolean when present, got ${describeValue(reattachOnly)}`,
+    )
   if (
     Object.isFrozen(effects) &&
     isOwnData(effects, 'idempotencyScope') &&
-    (hook === undefined ? !('onBodyStart' in effects) : isOwnData(effects, 'onBodyStart'))
+    (hook === undefined ? !('onBodyStart' in effects) : isOwnData(effects, 'onBodyStart')) &&
+    (reattachOnly === undefined ? !('reattachOnly' in effects) : isOwnData(effects, 'reattachOnly'))
   ) {
     checkedEffects.add(effects)
     return effects as ToolCallEffects
@@ -201,6 +207,7 @@ function readEffects(where: string, label: string, effects: unknown): ToolCallEf
   return Object.freeze({
     idempotencyScope: scope,
     ...(hook === undefined ? {} : { onBodyStart: hook as NonNullable<ToolCallEffects['onBodyStart']> }),
+    ...(reattachOnly === true ? { reattachOnly } : {}),
   })
 }
 

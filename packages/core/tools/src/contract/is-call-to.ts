@@ -26,3 +26,13 @@ export function isCallTo<C extends ToolCallInfo, D extends AnyToolDefinition>(
 ): call is C & { readonly args: Readonly<ArgsOf<D>> } {
   return (call as { readonly [CALL_DEFINITION]?: unknown })[CALL_DEFINITION] === definition
 }
+
+/**
+ * The registered definition whose schema validated `call`'s arguments, as a `tools/execute` wrapper
+ * or a policy sees the call; undefined for an unknown tool or arguments that did not validate. For
+ * plugins that act on a tool's declarations (remote dispatch reads `idempotent` and
+ * `progressResetsTimeout`) without a registry at hand.
+ */
+export function callDefinition(call: ToolCallInfo): AnyToolDefinition | undefined {
+  return (call as { readonly [CALL_DEFINITION]?: AnyToolDefinition })[CALL_DEFINITION]
+}

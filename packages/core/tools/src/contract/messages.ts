@@ -91,6 +91,8 @@ export const toolMessages = {
     `A tools/execute wrapper returned something that is not a tool result for "${named(toolName)}".`,
   bodyStartRefused: (toolName: string, error: unknown): string =>
     `Tool "${named(toolName)}" did not run: its start could not be recorded (${describeThrown(error)}).`,
+  notRunAgain: (toolName: string): string =>
+    `Tool call "${named(toolName)}" was interrupted: the process stopped after its body may have begun, and the session was resumed; it was not run again, so it may or may not have taken effect.`,
   toolFailed: (toolName: string, error: unknown): string =>
     `Tool "${named(toolName)}" failed: ${describeThrown(error)}`,
   /** `replacedBy`: who replaced the body's value ("A tools/post-execute listener"), if not the body. */

@@ -26,6 +26,11 @@ export type ArgumentCheck =
       readonly message: string
     }
 
+/** How much `checkArguments` checks: everything (the default), or only that the arguments parse. */
+export interface ArgumentCheckOptions {
+  readonly only?: 'parse'
+}
+
 /** `ctx.tools`: the scoped registry view of one scope. */
 export interface ToolRuntime {
   readonly scope: Context
@@ -47,9 +52,15 @@ export interface ToolRuntime {
   concurrency(input: ToolExecutionInput): CallConcurrency
   /**
    * What the pipeline's argument stage would say of a call to `name` with `raw` (the model's text or
-   * an object), running nothing: the tool is visible, the arguments parse and pass its schema.
+   * an object), running nothing: the tool is visible, the arguments parse and pass its schema. With
+   * `{ only: 'parse' }` only whether they parse as a JSON object within the runtime's size and depth
+   * limits (`unparsable` or ok; the name is not looked up and no schema runs).
    */
-  checkArguments(name: string, raw: ToolExecutionInput['arguments']): ArgumentCheck
+  checkArguments(
+    name: string,
+    raw: ToolExecutionInput['arguments'],
+    options?: ArgumentCheckOptions,
+  ): ArgumentCheck
   /** Runs one call through every stage (T20). Never rejects. */
   execute(input: ToolExecutionInput): Promise<ToolExecutionResult>
   /** Runs calls with the loop's scheduling contract; results in model order (T20). Never rejects. */

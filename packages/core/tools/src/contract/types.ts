@@ -41,6 +41,13 @@ export interface ToolExecContext {
    */
   readonly nestedCallHooks?: ToolBatchHooks | undefined
   /**
+   * The `effects` the driver passed on the call's input, for the calls this call makes itself: the
+   * `run_code` transport gives them to a program's nested calls, so each has a key in the driver's
+   * scope and, for a tool with `effects: 'external'`, its durable start (T63). `undefined` when the
+   * driver passed none.
+   */
+  readonly nestedCallEffects?: ToolCallEffects | undefined
+  /**
    * The call's idempotency key (T49): the same for every run of this call — a `withRetry` attempt,
    * a re-run after a crash and a resume in another process, a remote redelivery — and different for
    * every other call. The attempt is not part of it: every attempt of a call must land on the one
@@ -65,6 +72,15 @@ export interface ToolCallEffects {
    * or rejects, the body does not run and the call is `TOOL_FAILED`.
    */
   readonly onBodyStart?: (call: BodyStart) => void | PromiseLike<void>
+  /**
+   * T64: the call is being answered again after its process stopped, and its body may already have
+   * begun, so no body may start again (its tool is not idempotent). Policy is not asked again (it
+   * passed the call before the body began) and the tool's own body never runs: the call is
+   * `INTERRUPTED` unless a `tools/execute` wrapper put a body in its place that only collects the
+   * outcome kept under the call's idempotency key (one marked with `REATTACHING_BODY`: remote
+   * dispatch), whose value is then checked as any body's.
+   */
+  readonly reattachOnly?: boolean
 }
 
 /** What `ToolCallEffects.onBodyStart` learns about the body about to start. */
@@ -347,6 +363,12 @@ export type ToolBody = (args: ToolArguments, exec: ToolExecContext) => unknown
 export interface ExecuteCall extends ToolCallInfo {
   readonly signal: AbortSignal
   readonly timeoutMs: number | undefined
+  /**
+   * T64: the driver asks only for the outcome kept under the call's key (`effects.reattachOnly`):
+   * a wrapper that replaces the body must pass one that starts nothing (marked `REATTACHING_BODY`),
+   * or none; the tool's own body does not run.
+   */
+  readonly reattachOnly?: true
   /** Set only by an outer wrapper that replaced the body; the pipeline never sets it. */
   readonly body?: ToolBody
 }
@@ -518,8 +540,9 @@ export interface ToolAttempt {
  * Observation points of a batch, in the order they can happen for one call. `onStart` and
  * `onCommit` are where a loop records `tool/call` and `tool/result`: both run in model order, and
  * when either returns a promise the batch waits for it before the next start or commit (so an
- * asynchronous store keeps its order). A hook that throws or rejects fails the batch, except
- * `onLateOutcome`, whose failures are logged.
+ * asynchronous store keeps its order). A loop that records asynchronously and need not hold the
+ * next start back returns nothing from `onStart` and gates the body with `onDispatch` instead. A
+ * hook that throws or rejects fails the batch, except `onLateOutcome`, whose failures are logged.
  */
 export interface ToolBatchHooks {
   /** The call was added (for `runToolBatch`: every call, at once, when the batch begins). */
@@ -533,6 +556,14 @@ export interface ToolBatchHooks {
     input: ToolExecutionInput,
     mode: ExecutionMode | undefined,
   ) => void | PromiseLike<void>
+  /**
+   * The call's policy let it run: its `tools/execute` wrappers and body start once what this
+   * returns has settled (at once when it returns nothing). Meanwhile later calls may start and run
+   * their policy. A throw or rejection fails the batch, and the body never runs. A loop that records
+   * `tool/call` asynchronously returns here the promise of that record being durable (T25), so the
+   * starts need not wait one append each.
+   */
+  readonly onDispatch?: (index: number, input: ToolExecutionInput) => void | PromiseLike<void>
   /**
    * Durable approvals: the call's approval is pending (its input was `approval: suspendable` and the
    * approver answered `pending`), every call before it has committed, and nothing after it will

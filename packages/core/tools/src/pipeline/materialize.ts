@@ -123,7 +123,10 @@ function freezeTrusted(result: ToolExecutionResult): ToolExecutionResult {
   if (result.isError) {
     if (result.error.info !== undefined) Object.freeze(result.error.info)
     Object.freeze(result.error)
-  } else if (typeof result.value === 'object' && result.value !== null) deepFreeze(result.value)
+  } else if (typeof result.value === 'object' && result.value !== null && !Object.isFrozen(result.value)) {
+    // A pipeline-built value is `valueResult`'s copy, frozen whole as it was made: nothing to walk.
+    deepFreeze(result.value)
+  }
   if (typeof result.meta === 'object' && result.meta !== null) deepFreeze(result.meta)
   return Object.freeze(result)
 }

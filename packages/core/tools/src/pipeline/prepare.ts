@@ -156,6 +156,8 @@ export function prepareCall(
   const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
   run.nestedCallHooks = input.nestedCallHooks
   run.effects = input.effects
+  // T64: policy passed this call before its body began; collecting its outcome starts nothing new
+  if (input.effects?.reattachOnly === true) return { stage: 'dispatch', run }
   // no listener and no guard: nothing to decide, nothing to wait for (and no promise either: the
   // caller awaits only what needs it)
   if (!state.ctx.hasListeners('tools/pre-execute') && guardsOnChain(state) === undefined)

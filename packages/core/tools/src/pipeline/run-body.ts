@@ -8,6 +8,7 @@ import type {
   ToolProgressReport,
 } from '../contract/types.ts'
 import { isThenable } from '../contract/is-thenable.ts'
+import { isReattachingBody } from '../contract/reattaching-body.ts'
 import { abortReason, linkAbort, onRunAbort, pauseBudget, resumeBudget, runSignal } from './call-signal.ts'
 import { callRef } from '../contract/clip.ts'
 import { cutShort } from './cut-short.ts'
@@ -51,6 +52,11 @@ class BodyContext implements ToolExecContext {
 
   get signal(): AbortSignal {
     return this.#signal ?? runSignal(this.#run)
+  }
+
+  /** T63: the driver's effects, for the calls this body makes (a getter: nothing to copy per call). */
+  get nestedCallEffects(): ToolCallEffects | undefined {
+    return this.#run.effects
   }
 
   /** T49: built on first read, so a body that never sends it costs no string. */
@@ -128,6 +134,11 @@ export function runBody(
   // only a run prepared at stage dispatch gets here, and such a run always has its tool
   const tool = run.tool!
   if (run.cause !== undefined || replacement?.aborted === true) return notStarted(run)
+  // T64: the body may have begun before the process stopped; only a body that collects its outcome runs
+  if (run.effects?.reattachOnly === true) {
+    if (!isReattachingBody(body)) return failure('INTERRUPTED', toolMessages.notRunAgain(run.toolName))
+    return startBody(run, replacement, timeoutMs, body)
+  }
   const onBodyStart = run.effects?.onBodyStart
   if (onBodyStart !== undefined && tool.definition.effects === 'external')
     return startAfterMarker(run, onBodyStart, replacement, timeoutMs, body)

@@ -1,6 +1,7 @@
 import { timeOutRun } from './call-signal.ts'
 import { idleTimeLeft } from './idle-timeout.ts'
 import type { RunState } from './run-state.ts'
+import type { Deadline } from '../deadlines/deadline-queue.ts'
 
 export type Settled<T> =
   | { readonly kind: 'value'; readonly value: T }
@@ -79,8 +80,9 @@ export function raceRun<T>(run: RunState, promise: Promise<T>, drain: Drain): Pr
 /**
  * The body's promise against the call's abort (with the grace, T38) and its `timeoutMs`: when the
  * time is up first, the call's signal aborts with a TimeoutError and this settles `aborted` with
- * `run.timedOutAfter` set. One timer, cleared when the body settles first; no controller of its
- * own, no listener on any signal (the pipeline's direct path for the shipped timeout, T17).
+ * `run.timedOutAfter` set. The race itself is the deadline, in the runtime's one deadline queue
+ * (no timer, controller or listener of its own), unlinked when the body settles first (the
+ * pipeline's direct path for the shipped timeout, T17).
  */
 export function raceBodyTimeout<T>(
   run: RunState,
@@ -98,41 +100,28 @@ export function raceBodyTimeout<T>(
     if (race.done) return
     const resets = run.tool?.definition.progressResetsTimeout
     if (resets !== undefined) race.startedAt = performance.now()
-    const first = resets === undefined ? timeoutMs : Math.min(timeoutMs, resets.maxMs)
-    race.timer = setTimeout(timeUp, first, race, timeoutMs)
+    race.timeoutMs = timeoutMs
+    run.state.registry.deadlines.arm(
+      race,
+      resets === undefined ? timeoutMs : Math.min(timeoutMs, resets.maxMs),
+    )
   })
-}
-
-function timeUp(race: StageRace, timeoutMs: number): void {
-  race.timer = undefined
-  if (race.done) return
-  const resets = race.run.tool?.definition.progressResetsTimeout
-  if (resets !== undefined) {
-    const left = idleTimeLeft({
-      clock: race.run,
-      timeoutMs,
-      maxMs: resets.maxMs,
-      startedAt: race.startedAt,
-      now: performance.now(),
-    })
-    if (left > 0) {
-      race.timer = setTimeout(timeUp, left, race, timeoutMs)
-      return
-    }
-  }
-  timeOutRun(race.run, timeoutMs)
-  race.settle(ABORTED)
 }
 
 const ABORTED = Object.freeze({ kind: 'aborted' as const })
 
-/** One stage waiting on its promise or the call's abort, whichever comes first. */
-export class StageRace {
+/** One stage waiting on its promise or the call's abort, whichever comes first (and, for a body, its timeout). */
+export class StageRace implements Deadline {
   done = false
-  /** The body's timeout, when this race has one (`raceBodyTimeout`). */
-  timer: ReturnType<typeof setTimeout> | undefined = undefined
+  /** The body's `timeoutMs`, when this race has one (`raceBodyTimeout`); 0 otherwise. */
+  timeoutMs = 0
   /** When the body's timeout was armed, for a tool whose progress restarts it (T48). */
   startedAt = 0
+  // its place in the deadline queue while its timeout is armed
+  deadlineAt = 0
+  deadlinePrev: Deadline | undefined = undefined
+  deadlineNext: Deadline | undefined = undefined
+  deadlineList: Deadline['deadlineList'] = undefined
   constructor(
     readonly run: RunState,
     readonly drain: Drain,
@@ -142,10 +131,7 @@ export class StageRace {
   settle(outcome: Settled<unknown>): void {
     if (this.done) return
     this.done = true
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer)
-      this.timer = undefined
-    }
+    if (this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)
     this.run.races?.delete(this)
     this.resolve(outcome)
   }
@@ -156,6 +142,25 @@ export class StageRace {
     const wait = drains ? graceFor(this.run) : undefined
     if (wait === undefined) this.settle(ABORTED)
     else void wait.then(() => this.settle(ABORTED))
+  }
+
+  /** The body's timeout is up (T17), unless progress restarted it (T48): then it is armed again. */
+  expire(): void {
+    if (this.done) return
+    const { run, timeoutMs } = this
+    const resets = run.tool?.definition.progressResetsTimeout
+    if (resets !== undefined) {
+      const left = idleTimeLeft({
+        clock: run,
+        timeoutMs,
+        maxMs: resets.maxMs,
+        startedAt: this.startedAt,
+        now: performance.now(),
+      })
+      if (left > 0) return run.state.registry.deadlines.arm(this, left)
+    }
+    timeOutRun(run, timeoutMs)
+    this.settle(ABORTED)
   }
 }
 

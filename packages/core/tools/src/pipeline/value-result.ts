@@ -1,5 +1,5 @@
 import type { JsonValue, ToolResultContent } from '@deepseek-ai/dsh-llm'
-import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import { createJsonSnapshotter } from '@deepseek-ai/dsh-llm'
 import { toolMessages } from '../contract/messages.ts'
 import type { ToolExecutionResult } from '../contract/types.ts'
 import { formatIssues } from '../contract/clip.ts'
@@ -7,6 +7,13 @@ import { defaultText } from './materialize.ts'
 import { jsonSizeFloor, textOver } from './result-size.ts'
 import { failure, success, toBlocks } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
+
+/**
+ * A body's value is copied frozen in the one walk that checks it (a reused walker; nothing is
+ * remembered, that would cost a weak-map entry per call), so the result needs no second, freezing
+ * walk of it (`freezeTrusted`).
+ */
+const snapshotValue = createJsonSnapshotter({ freeze: true, remember: false })
 
 /**
  * The success a call delivers for `value` (T14), or the `INVALID_TOOL_OUTPUT` / `TOOL_FAILED` it is
@@ -49,7 +56,7 @@ export function valueResult(
         toolMessages.resultTooLarge(name, floor, limit, false, replacedBy),
       )
   }
-  const snapshot = value === undefined ? { ok: true as const, value: undefined } : snapshotJsonValue(value)
+  const snapshot = value === undefined ? { ok: true as const, value: undefined } : snapshotValue(value)
   if (!snapshot.ok) {
     return failure(
       'INVALID_TOOL_OUTPUT',

@@ -8,6 +8,7 @@ import { CALL_PROGRESS, idleTimeLeft, type ProgressClock } from './idle-timeout.
 import type { RegistryState } from '../registry/scope-state.ts'
 import { timeoutReason } from './call-signal.ts'
 import type { RunState } from './run-state.ts'
+import { createDeadlineQueue, type Deadline, type DeadlineQueue } from '../deadlines/deadline-queue.ts'
 
 // T17, the body's timeout, in one place: which timeout a call has (`timeoutOf`), the shipped
 // `tools/execute` wrapper that enforces it (`createTimeoutWrapper`, registered by
@@ -53,6 +54,8 @@ export function installShippedTimeout(ctx: Context, registry: RegistryState): Di
  * listener, the pipeline applies the same timeout directly and skips the waterfall.
  */
 export function createTimeoutWrapper(): WaterfallListener<[call: ExecuteCall], ToolExecutionResult> {
+  // one timer for every call this wrapper times (not one per call)
+  const deadlines = createDeadlineQueue()
   return (call, next) => {
     const timeoutMs = call.timeoutMs
     if (timeoutMs === undefined) return next()
@@ -60,47 +63,68 @@ export function createTimeoutWrapper(): WaterfallListener<[call: ExecuteCall], T
       ?.progressResetsTimeout
     const clock = (call as { readonly [CALL_PROGRESS]?: ProgressClock })[CALL_PROGRESS]
     const idle = resets === undefined || clock === undefined ? undefined : { clock, maxMs: resets.maxMs }
-    return withTimeout(call.toolName, timeoutMs, (signal) => next({ ...call, signal }), idle)
+    return withTimeout({
+      toolName: call.toolName,
+      timeoutMs,
+      inner: (signal) => next({ ...call, signal }),
+      idle,
+      deadlines,
+    })
   }
 }
 
 /**
  * T17: runs `inner` with a signal that aborts after `timeoutMs`, and settles with `TIMEOUT` at that
- * moment whether or not `inner` has. One controller and one timer per call, both dropped when
- * `inner` settles first; nothing is attached to any longer-lived signal. What a body does after
- * its timeout is reported once by the pipeline (`tools/late-outcome`), not here.
+ * moment whether or not `inner` has. One controller per call and a deadline in `deadlines`, unlinked
+ * when `inner` settles first; nothing is attached to any longer-lived signal. What a body does
+ * after its timeout is reported once by the pipeline (`tools/late-outcome`), not here.
  */
-export function withTimeout(
-  toolName: string,
-  timeoutMs: number,
-  inner: (signal: AbortSignal) => Promise<ToolExecutionResult>,
-  idle?: { readonly clock: ProgressClock; readonly maxMs: number },
-): Promise<ToolExecutionResult> {
-  const controller = new AbortController()
+export function withTimeout(options: {
+  readonly toolName: string
+  readonly timeoutMs: number
+  readonly inner: (signal: AbortSignal) => Promise<ToolExecutionResult>
+  /** A timeout that the body's progress restarts (T48). */
+  readonly idle: { readonly clock: ProgressClock; readonly maxMs: number } | undefined
+  readonly deadlines: DeadlineQueue
+}): Promise<ToolExecutionResult> {
+  const { timeoutMs, idle, deadlines } = options
   return new Promise<ToolExecutionResult>((resolve, reject) => {
-    const startedAt = idle === undefined ? 0 : performance.now()
-    const timeUp = (): void => {
-      if (idle !== undefined) {
-        const left = idleTimeLeft({ ...idle, timeoutMs, startedAt, now: performance.now() })
-        if (left > 0) {
-          timer = setTimeout(timeUp, left)
-          return
-        }
-      }
-      controller.abort(timeoutReason(timeoutMs))
-      // frozen like any result a wrapper gets from next() (T14)
-      resolve(deepFreeze(failure('TIMEOUT', toolMessages.timedOut(toolName, timeoutMs))))
-    }
-    let timer = setTimeout(timeUp, idle === undefined ? timeoutMs : Math.min(timeoutMs, idle.maxMs))
-    inner(controller.signal).then(
+    const deadline = new WrapperDeadline(options, resolve, idle === undefined ? 0 : performance.now())
+    deadlines.arm(deadline, idle === undefined ? timeoutMs : Math.min(timeoutMs, idle.maxMs))
+    options.inner(deadline.controller.signal).then(
       (result) => {
-        clearTimeout(timer)
+        deadlines.disarm(deadline)
         resolve(result)
       },
       (error: unknown) => {
-        clearTimeout(timer)
+        deadlines.disarm(deadline)
         reject(error)
       },
     )
   })
+}
+
+/** One call's timeout in the wrapper's queue: on expiry its signal aborts and the call is `TIMEOUT`. */
+class WrapperDeadline implements Deadline {
+  readonly controller = new AbortController()
+  deadlineAt = 0
+  deadlinePrev: Deadline | undefined = undefined
+  deadlineNext: Deadline | undefined = undefined
+  deadlineList: Deadline['deadlineList'] = undefined
+  constructor(
+    private readonly options: Parameters<typeof withTimeout>[0],
+    private readonly resolve: (result: ToolExecutionResult) => void,
+    private readonly startedAt: number,
+  ) {}
+
+  expire(): void {
+    const { toolName, timeoutMs, idle, deadlines } = this.options
+    if (idle !== undefined) {
+      const left = idleTimeLeft({ ...idle, timeoutMs, startedAt: this.startedAt, now: performance.now() })
+      if (left > 0) return deadlines.arm(this, left)
+    }
+    this.controller.abort(timeoutReason(timeoutMs))
+    // frozen like any result a wrapper gets from next() (T14)
+    this.resolve(deepFreeze(failure('TIMEOUT', toolMessages.timedOut(toolName, timeoutMs))))
+  }
 }

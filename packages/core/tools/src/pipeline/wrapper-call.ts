@@ -21,6 +21,8 @@ export class WrapperCall implements ExecuteCall {
   readonly timeoutMs: number | undefined
   /** Set only on a nested call (made by a `run_code` program). */
   declare readonly parentCallId?: CallId
+  /** Set only when the driver asks for the kept outcome alone (T64). */
+  declare readonly reattachOnly?: true
   readonly [CALL_DEFINITION]: AnyToolDefinition | undefined
   /** The run, as the clock of its last progress report (read by the shipped timeout wrapper, T48). */
   readonly [CALL_PROGRESS]: ProgressClock
@@ -36,6 +38,8 @@ export class WrapperCall implements ExecuteCall {
     this.step = call.step
     this.timeoutMs = timeoutMs
     if (call.parentCallId !== undefined) (this as { parentCallId?: CallId }).parentCallId = call.parentCallId
+    // T64: a wrapper that replaces the body must know that only a body collecting the outcome may run
+    if (run.effects?.reattachOnly === true) (this as { reattachOnly?: true }).reattachOnly = true
     this[CALL_DEFINITION] = (call as { readonly [CALL_DEFINITION]?: AnyToolDefinition })[CALL_DEFINITION]
     this[CALL_PROGRESS] = run
     this.#run = run

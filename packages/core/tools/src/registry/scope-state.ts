@@ -2,6 +2,7 @@ import type { Context, Logger } from '@deepseek-ai/dsh-context'
 import { RUN_CODE_TOOL_NAME } from '../contract/codes.ts'
 import type { PresentationMode, ToolGuard } from '../contract/types.ts'
 import type { RegisteredTool } from './normalize-definition.ts'
+import type { DeadlineQueue } from '../deadlines/deadline-queue.ts'
 
 export const PRESENTATION_MODES: readonly PresentationMode[] = ['native', 'code', 'both']
 
@@ -32,6 +33,8 @@ export interface RegistryState {
   readonly scopes: WeakMap<object, ScopeToolsState>
   /** The shipped timeout wrapper is registered: dispatch may apply it without a waterfall pass. */
   shippedTimeout: boolean
+  /** The bodies' timeouts of this runtime, on one timer (T17, T47, T48). */
+  readonly deadlines: DeadlineQueue
 }
 
 /**

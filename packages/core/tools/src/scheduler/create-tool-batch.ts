@@ -22,25 +22,17 @@ import {
   readHooks,
 } from '../contract/check-batch-input.ts'
 import { keyLocksFor } from './key-locks.ts'
-import { lateOutcomeOf } from './late-outcome-of.ts'
+import { createLateReports } from './late-reports.ts'
+import { dispatchGate } from './dispatch-gate.ts'
+import { loggerOf } from './logger-of.ts'
 import { runCommitStep } from './run-commit-step.ts'
 import { isThenable } from '../contract/is-thenable.ts'
 import { resolveToolRuntimeScheduler } from '../contract/scheduler-key.ts'
 import type {
-  LateToolOutcome,
   ScheduledToolDispatch,
+  ToolRunContext,
   ToolRuntimeScheduler,
 } from '../contract/scheduler-types.ts'
-
-/** The scope logger behind `tools`, if it has one (late-outcome hook failures go there). */
-export function loggerOf(tools: unknown): Logger | undefined {
-  try {
-    const logger = (tools as { scope?: { logger?: Logger } }).scope?.logger
-    return typeof logger?.error === 'function' ? logger : undefined
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * Opens a batch for one step (T20–T26) whose calls arrive over time: `add` each call, `close` at
@@ -111,8 +103,6 @@ export function openToolBatch(
   })
   const ids = new Set<string>()
   let finished = false
-  /** Late outcomes handed to `onLateOutcome` before the batch ended whose promise is pending. */
-  let reporting = 0
   let resolveOutcome!: (outcome: ToolBatchOutcome) => void
   const outcome = new Promise<ToolBatchOutcome>((resolve) => (resolveOutcome = resolve))
 
@@ -124,6 +114,8 @@ export function openToolBatch(
     },
     isCommitted: (index) => state.phase(index) === 'committed',
   })
+
+  const lates = createLateReports({ hooks, state, logger, finished: () => finished, drive: () => drive() })
 
   const failed = (): boolean => state.stop?.kind === 'failed'
   const fail = (error: unknown): void => {
@@ -175,16 +167,14 @@ export function openToolBatch(
         if (failed()) return state.abandon(index)
         if (prepared.stage === 'dispatch') {
           state.dispatched(index)
-          scheduler.dispatch(prepared.run).then(
-            (dispatched) => settle(index, dispatched, true),
-            (error: unknown) => {
-              // answered by recovery already: nothing is known of its body but that
-              if (state.phase(index) === 'committed')
-                report(index, { kind: 'error', message: `its dispatch failed: ${describeThrown(error)}` })
-              state.abandon(index)
-              fail(error)
-            },
-          )
+          const gate =
+            hooks.onDispatch === undefined ? undefined : dispatchGate(hooks.onDispatch, index, input)
+          if (gate === undefined) dispatch(index, prepared.run)
+          else
+            gate.then(
+              () => (failed() ? state.abandon(index) : dispatchGated(index, prepared.run)),
+              refuse(index),
+            )
         } else if (prepared.stage === 'approval-pending') {
           state.suspend(index, prepared.reason)
           drive()
@@ -193,6 +183,37 @@ export function openToolBatch(
     } catch (error) {
       fail(error)
     }
+  }
+
+  /** The gate of a call refused: its body never runs, and the batch fails. */
+  const refuse =
+    (index: number) =>
+    (error: unknown): void => {
+      state.abandon(index)
+      fail(error)
+    }
+
+  /**
+   * A body that waited for its gate runs after the next calls' start attempts: what it changes as
+   * it starts (a registration, a mode) must be read again before the next start (T24), as it would
+   * have been had it run at once.
+   */
+  const dispatchGated = (index: number, run: ToolRunContext): void => {
+    dispatch(index, run)
+    drive()
+  }
+
+  const dispatch = (index: number, run: ToolRunContext): void => {
+    scheduler.dispatch(run).then(
+      (dispatched) => settle(index, dispatched, true),
+      (error: unknown) => {
+        // answered by recovery already: nothing is known of its body but that
+        if (state.phase(index) === 'committed')
+          lates.report(index, { kind: 'error', message: `its dispatch failed: ${describeThrown(error)}` })
+        state.abandon(index)
+        fail(error)
+      },
+    )
   }
 
   const mayStartEarly = (input: ToolExecutionInput): boolean => {
@@ -207,58 +228,15 @@ export function openToolBatch(
   /** `dispatched`: the candidate is what a dispatch returned (a body may have run). */
   const settle = (index: number, pending: PendingResult, dispatched = false): void => {
     const body = (pending as ScheduledToolDispatch).bodySettled
-    if (body !== undefined) watchBody(index, body)
+    if (body !== undefined) lates.watchBody(index, body)
     // Also after a failure: the claim must follow the body (recovery ignores the candidate itself).
     if (state.settle(index, pending, body !== undefined)) {
       if (!failed()) notify(() => hooks.onSettled?.(index, state.input(index)))
     } else if (dispatched && body === undefined && state.phase(index) === 'committed') {
       // recovery answered the call while its body ran: what the body did goes out as a late outcome
-      dropped(index, pending)
+      lates.dropped(index, pending)
     }
     drive()
-  }
-
-  /** A body's outcome that its call's result will not carry (recovery answered the call). */
-  const dropped = (index: number, pending: PendingResult): void => {
-    const outcome = lateOutcomeOf((pending as ScheduledToolDispatch).result)
-    if (outcome !== undefined) report(index, outcome)
-  }
-
-  const watchBody = (index: number, body: Promise<LateToolOutcome>): void => {
-    const late = (outcome: LateToolOutcome): void => {
-      state.bodyDone(index)
-      report(index, outcome)
-      drive()
-    }
-    body.then(late, () => late({ kind: 'abandoned' }))
-  }
-
-  /**
-   * Hands a late outcome to `onLateOutcome`, once per call. Before the batch ends, the batch waits
-   * for what the hook returned (an asynchronous session records it), so a failed batch settles only
-   * after the outcomes of the bodies it drained are reported.
-   */
-  const report = (index: number, outcome: LateToolOutcome): void => {
-    let returned: unknown
-    try {
-      returned = hooks.onLateOutcome?.(index, state.input(index), outcome)
-    } catch (error) {
-      return lateFailed(error)
-    }
-    if (!isThenable(returned)) return
-    const awaited = !finished
-    if (awaited) reporting++
-    Promise.resolve(returned)
-      .then(undefined, lateFailed)
-      .finally(() => {
-        if (!awaited) return
-        reporting--
-        drive()
-      })
-  }
-
-  const lateFailed = (error: unknown): void => {
-    logger?.error('tool batch: hooks.onLateOutcome failed; the late outcome was not recorded', { error })
   }
 
   const commitCalls = async (): Promise<void> => {
@@ -268,7 +246,7 @@ export function openToolBatch(
       state.beginCommit()
       try {
         // synchronous unless finalize or a hook returned a promise
-        const pending = runCommitStep({ step: next, state, scheduler, hooks, dropped })
+        const pending = runCommitStep({ step: next, state, scheduler, hooks, dropped: lates.dropped })
         if (pending !== undefined) await pending
       } catch (error) {
         fail(error)
@@ -277,7 +255,7 @@ export function openToolBatch(
       }
     }
     committing = false
-    if (!finished && state.done && reporting === 0) finish()
+    if (!finished && state.done && lates.pending === 0) finish()
     // a commit may open a barrier or the exclusive turn of the next call
     else if (state.committed !== before) drive()
   }

@@ -8,7 +8,8 @@ import {
   copyCalls,
   readHooks,
 } from '../contract/check-batch-input.ts'
-import { loggerOf, openToolBatch } from './create-tool-batch.ts'
+import { openToolBatch } from './create-tool-batch.ts'
+import { loggerOf } from './logger-of.ts'
 import { resolveToolRuntimeScheduler } from '../contract/scheduler-key.ts'
 
 export interface RunToolBatchOptions {

@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_DEPTH } from './snapshot-json-value.ts'
-import { SnapshotWalker, type SnapshotResult } from './snapshot-walker.ts'
+import { SnapshotWalker, snapshotPrimitive, type SnapshotResult } from './snapshot-walker.ts'
 
 export interface JsonSnapshotterOptions {
   /** Deepest allowed nesting of objects/arrays; the top-level container is level 1. Default 1000. */
@@ -29,5 +29,9 @@ export function createJsonSnapshotter(options: JsonSnapshotterOptions = {}): Jso
   const freeze = options.freeze === true
   const remember = options.remember ?? freeze
   const walker = new SnapshotWalker(maxDepth, freeze, remember)
-  return (value) => (walker.idle ? walker : new SnapshotWalker(maxDepth, freeze, remember)).run(value)
+  return (value) => {
+    // A primitive needs no walker (and no walker's reset): what `snapshotJsonValue` does too.
+    if (typeof value !== 'object' || value === null) return snapshotPrimitive(value)
+    return (walker.idle ? walker : new SnapshotWalker(maxDepth, freeze, remember)).run(value)
+  }
 }

@@ -3,6 +3,7 @@ import type { Context, Disposer, WaterfallListener } from '@deepseek-ai/dsh-cont
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { snapshotJsonValue } from '@deepseek-ai/dsh-session'
 import {
+  callDefinition,
   resolveToolRuntimeScheduler,
   type ExecuteCall,
   type ToolExecutionResult,
@@ -13,7 +14,7 @@ import { bullConnection, dispatchKeys, openClient, whenReady } from '../protocol
 import { RemoteFailureNames } from '../protocol/failure-names.ts'
 import { createJobWatch } from './job-watch.ts'
 import { readDispatchOptions, type RemoteDispatchOptions } from './read-dispatch-options.ts'
-import { remoteBody, type DispatchRuntime, type FailureSlot } from './remote-body.ts'
+import { remoteBody, type DispatchRuntime, type FailureSlot, type RemoteCall } from './remote-body.ts'
 import { remoteFailure } from './remote-failure.ts'
 
 /**
@@ -84,6 +85,7 @@ export function createRemoteDispatch(options: RemoteDispatchOptions): RemoteDisp
     queueEvents.on('error', () => {})
     queueEvents.on('completed', ({ jobId, returnvalue }) => watch.completed(jobId, returnvalue))
     queueEvents.on('failed', ({ jobId, failedReason }) => watch.failed(jobId, failedReason))
+    queueEvents.on('progress', ({ jobId, data }) => watch.progress(jobId, data))
     await Promise.all([queueEvents.waitUntilReady(), queue.waitUntilReady()])
   })()
   ready.catch(() => {})
@@ -119,7 +121,17 @@ export function createRemoteDispatch(options: RemoteDispatchOptions): RemoteDisp
       )
     }
     const slot: FailureSlot = {}
-    const result = await next({ ...call, body: remoteBody(runtime, call, args.value as JsonObject, slot) })
+    const definition = callDefinition(call)
+    // D9: a tool whose progress restarts its timeout may run up to its hard cap; the caller's own
+    // timer (reset by the worker's reports) ends it sooner when the reports stop
+    const allowedMs = definition?.progressResetsTimeout?.maxMs ?? call.timeoutMs
+    const remote: RemoteCall = {
+      args: args.value as JsonObject,
+      deadline: call.timeoutMs === undefined || allowedMs === undefined ? undefined : Date.now() + allowedMs,
+      idempotent: definition?.idempotent === true,
+      reattachOnly: call.reattachOnly === true,
+    }
+    const result = await next({ ...call, body: remoteBody(runtime, remote, slot) })
     // the pipeline words a body's throw as TOOL_FAILED (ABORTED once the call was cancelled); a
     // failure of dispatch itself keeps its own code
     if (slot.failure !== undefined && result.isError) {

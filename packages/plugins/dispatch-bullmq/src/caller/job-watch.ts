@@ -10,11 +10,23 @@ export interface Watched {
   settle(outcome: JobOutcome): void
 }
 
+export interface WatchOptions {
+  /**
+   * Whether a `failed` event settles the call (default true). False for a job enqueued again after
+   * its worker died (D10): the lost job's own event may still be on its way, so only the sweep,
+   * which reads the job's hash, judges the new one.
+   */
+  readonly trustFailedEvents?: boolean
+}
+
 export interface JobWatch {
-  watch(jobId: string): Watched
+  /** Waits for the job's outcome; `onProgress` gets what its worker reports meanwhile (D9). */
+  watch(jobId: string, onProgress?: (data: unknown) => void, options?: WatchOptions): Watched
   /** From QueueEvents: a job finished. */
   completed(jobId: string, reply: unknown): void
   failed(jobId: string, reason: string): void
+  /** From QueueEvents: a job's worker reported progress. */
+  progress(jobId: string, data: unknown): void
   /** Redis answered something: it is reachable. */
   contact(): void
   /** Settles every waiting call with `closed` and stops sweeping. */
@@ -24,6 +36,8 @@ export interface JobWatch {
 interface Entry extends Watched {
   queued: boolean
   done: boolean
+  readonly onProgress: ((data: unknown) => void) | undefined
+  readonly trustFailedEvents: boolean
 }
 
 /**
@@ -61,10 +75,14 @@ export function createJobWatch(options: {
   }
 
   /** Events settle every call on the job id at once; a sweep only those known to be enqueued. */
-  const settleAll = (jobId: string, outcome: JobOutcome, queuedOnly: boolean): void => {
-    for (const entry of [...(waiting.get(jobId) ?? [])])
-      if (entry.queued || !queuedOnly) entry.settle(outcome)
+  const settleAll = (
+    jobId: string,
+    outcome: JobOutcome,
+    which: (entry: Entry) => boolean = () => true,
+  ): void => {
+    for (const entry of [...(waiting.get(jobId) ?? [])]) if (which(entry)) entry.settle(outcome)
   }
+  const enqueued = (entry: Entry): boolean => entry.queued
 
   const sweep = async (): Promise<void> => {
     if (sweeping) return
@@ -88,7 +106,7 @@ export function createJobWatch(options: {
           return value
         }
         const outcome = jobOutcome(read(0) === 1, read(1) as (string | null)[], read(2) === 1)
-        if (outcome !== undefined) settleAll(id, outcome, true)
+        if (outcome !== undefined) settleAll(id, outcome, enqueued)
       })
     } catch {
       // counted by tick(): a sweep that fails or never answers does not update lastContact
@@ -107,7 +125,7 @@ export function createJobWatch(options: {
   }
 
   return {
-    watch(jobId) {
+    watch(jobId, onProgress, options) {
       let resolve!: (outcome: JobOutcome) => void
       const promise = new Promise<JobOutcome>((r) => (resolve = r))
       const entry: Entry = {
@@ -115,6 +133,8 @@ export function createJobWatch(options: {
         promise,
         queued: false,
         done: false,
+        onProgress,
+        trustFailedEvents: options?.trustFailedEvents ?? true,
         enqueued() {
           entry.queued = true
         },
@@ -142,11 +162,15 @@ export function createJobWatch(options: {
     },
     completed(jobId, reply) {
       lastContact = Date.now()
-      settleAll(jobId, { kind: 'reply', reply }, false)
+      settleAll(jobId, { kind: 'reply', reply })
     },
     failed(jobId, reason) {
       lastContact = Date.now()
-      settleAll(jobId, failedOutcome(reason), false)
+      settleAll(jobId, failedOutcome(reason), (entry) => entry.trustFailedEvents)
+    },
+    progress(jobId, data) {
+      lastContact = Date.now()
+      for (const entry of [...(waiting.get(jobId) ?? [])]) entry.onProgress?.(data)
     },
     contact() {
       lastContact = Date.now()

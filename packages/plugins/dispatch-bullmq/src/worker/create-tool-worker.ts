@@ -37,6 +37,7 @@ export function createToolWorker(options: ToolWorkerOptions): ToolWorker {
     ctx,
     maxResultBytes: resolved.maxResultBytes,
     cancelledBeforeStart: async (jobId: string) => (await commands.exists(keys.cancelMarker(jobId))) === 1,
+    progressIntervalMs: resolved.progressIntervalMs,
   }
   let closing: Promise<void> | undefined
   const onError = (): void => {
@@ -54,7 +55,13 @@ export function createToolWorker(options: ToolWorkerOptions): ToolWorker {
   const worker = subscribed.then(() => {
     const bull = new Worker<unknown, RemoteReply>(
       resolved.queueName,
-      (job, _token, signal) => runJob(environment, job.id ?? '', job.data, signal),
+      (job, _token, signal) =>
+        runJob(environment, {
+          id: job.id ?? '',
+          data: job.data,
+          signal,
+          updateProgress: (report) => job.updateProgress({ ...report }),
+        }),
       {
         connection: bullConnection(resolved.connection),
         prefix: resolved.prefix,

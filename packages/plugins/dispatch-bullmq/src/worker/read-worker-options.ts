@@ -37,6 +37,11 @@ export interface ToolWorkerOptions {
   readonly ctx?: Context
   /** Shown by BullMQ as the job's `processedBy`. */
   readonly name?: string
+  /**
+   * The least time between two progress reports a body's `exec.reportProgress` sends to the caller
+   * (default 100 ms, as `installTools`); closer ones are dropped, except one that reaches `total`.
+   */
+  readonly progressIntervalMs?: number
 }
 
 export interface ResolvedWorkerOptions {
@@ -50,6 +55,7 @@ export interface ResolvedWorkerOptions {
   readonly maxResultBytes: number
   readonly ctx: Context | undefined
   readonly name: string | undefined
+  readonly progressIntervalMs: number
 }
 
 const WHERE = 'createToolWorker(options)'
@@ -91,6 +97,7 @@ export function readWorkerOptions(options: unknown): ResolvedWorkerOptions {
     maxResultBytes: readMs(WHERE, 'maxResultBytes', o.maxResultBytes, 4 * 1024 * 1024),
     ctx,
     name: o.name,
+    progressIntervalMs: readInterval(o.progressIntervalMs),
   }
 }
 
@@ -99,6 +106,15 @@ function readCount(value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 10_000)
     throw invalidArgument(
       `${WHERE}: concurrency must be an integer from 1 to 10000, got ${describeValue(value)}`,
+    )
+  return value
+}
+
+function readInterval(value: unknown): number {
+  if (value === undefined) return 100
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > 3_600_000)
+    throw invalidArgument(
+      `${WHERE}: progressIntervalMs must be an integer from 0 to 3600000 (milliseconds), got ${describeValue(value)}`,
     )
   return value
 }

@@ -5,9 +5,11 @@ import {
   toolMessages,
   type AnyToolDefinition,
   type ToolExecContext,
+  type ToolProgressReport,
 } from '@deepseek-ai/dsh-tools'
 import { readJobData, PROTOCOL_VERSION } from '../protocol/job-data.ts'
 import type { RemoteReply } from '../protocol/reply.ts'
+import { createWorkerProgress } from './worker-progress.ts'
 
 export interface RunJobEnvironment {
   readonly tools: ReadonlyMap<string, AnyToolDefinition>
@@ -15,23 +17,32 @@ export interface RunJobEnvironment {
   readonly maxResultBytes: number
   /** Whether the caller asked to cancel this job before it started (the marker key). */
   readonly cancelledBeforeStart: (jobId: string) => Promise<boolean>
+  /** The least time between two progress reports sent for one job (D9). */
+  readonly progressIntervalMs: number
+}
+
+/** What runJob needs of the BullMQ job besides its id and data. */
+export interface JobHandle {
+  readonly id: string
+  readonly data: unknown
+  /** Aborts on the caller's cancellation (BullMQ's job signal). */
+  readonly signal: AbortSignal | undefined
+  /** Sends a progress report as the job's progress (`job.updateProgress`). */
+  readonly updateProgress: (report: ToolProgressReport) => Promise<unknown>
 }
 
 /**
  * One job on the worker: read the call, refuse what cannot run (unknown tool, cancelled or past its
  * deadline before it started), run the body with a signal that aborts on the caller's cancellation
- * (BullMQ's job signal) and at the deadline, and answer with a reply the caller can check. The
+ * (BullMQ's job signal) and at the deadline, send its progress reports as the job's progress (D9),
+ * and answer with a reply the caller can check. The
  * value is snapshotted here to lossless JSON, with the local pipeline's messages, because JSON is
  * what crosses; the caller checks it again (schema, size, `toContent`) as a local value. Never
  * throws: every outcome is a reply, so BullMQ only ever fails a job that no worker finished.
  */
-export async function runJob(
-  environment: RunJobEnvironment,
-  jobId: string,
-  raw: unknown,
-  jobSignal: AbortSignal | undefined,
-): Promise<RemoteReply> {
-  const read = readJobData(raw)
+export async function runJob(environment: RunJobEnvironment, job: JobHandle): Promise<RemoteReply> {
+  const { id: jobId, signal: jobSignal } = job
+  const read = readJobData(job.data)
   if (!read.ok) return { v: PROTOCOL_VERSION, kind: 'bad-job', message: read.problem }
   const { data } = read
   const tool = environment.tools.get(data.tool)
@@ -53,6 +64,7 @@ export async function runJob(
         )
   const contexts: string[] = []
   let concludes = false
+  const progress = createWorkerProgress(job.updateProgress, environment.progressIntervalMs)
   const exec: ToolExecContext = {
     callId: data.callId,
     toolName: data.tool,
@@ -60,8 +72,8 @@ export async function runJob(
     ctx: environment.ctx,
     turn: data.turn,
     step: data.step,
-    // Progress does not cross the queue yet: a remote body may report it, the caller sees none.
-    reportProgress: () => {},
+    // D9: progress crosses the queue as the job's progress; the caller reports it as its own
+    reportProgress: (report) => progress.report(report),
     idempotencyKey: data.idempotencyKey ?? data.callId,
     deferContext: (text: unknown) => {
       if (typeof text !== 'string')
@@ -78,6 +90,7 @@ export async function runJob(
   } catch (error) {
     return withContexts({ v: PROTOCOL_VERSION, kind: 'thrown', message: describeThrown(error) }, contexts)
   } finally {
+    progress.stop()
     if (timer !== undefined) clearTimeout(timer)
     jobSignal?.removeEventListener('abort', onJobAbort)
   }

@@ -58,7 +58,18 @@ export async function caller(
   const dispatch = createRemoteDispatch({
     connection: redisUrl(),
     queueName,
-    remote: ['echo', 'square', 'increment', 'wait', 'fail', 'bigint', 'notes', 'missing_*'],
+    remote: [
+      'echo',
+      'square',
+      'increment',
+      'wait',
+      'steps',
+      'long_steps',
+      'fail',
+      'bigint',
+      'notes',
+      'missing_*',
+    ],
     checkIntervalMs: 100,
     ...options,
   })

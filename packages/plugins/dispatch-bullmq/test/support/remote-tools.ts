@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis'
 import { z } from 'zod'
-import { defineTool, type AnyToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineTool, type AnyToolDefinition, type ToolExecContext } from '@deepseek-ai/dsh-tools'
 
 /**
  * What the test tools record, in Redis lists under `<base>:`, so a test can wait for a body on
@@ -34,6 +34,32 @@ const untilAborted = (signal: AbortSignal): Promise<never> =>
     if (signal.aborted) reject(new Error('aborted'))
     signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })
   })
+
+/**
+ * D9: reports steps 1…`steps` of `steps` (with `eachAfterGo`, each once the test pushed to
+ * `<base>:go:<id>`), then waits for `<base>:release:<id>`; ends early when its signal aborts.
+ */
+async function stepsBody(
+  rec: Recorder,
+  id: string,
+  steps: number,
+  exec: ToolExecContext,
+  eachAfterGo = false,
+): Promise<string> {
+  const blocking = rec.redis.duplicate()
+  blocking.on('error', () => {})
+  try {
+    for (let step = 1; step <= steps; step++) {
+      if (eachAfterGo)
+        await Promise.race([blocking.blpop(`${rec.base}:go:${id}`, 0), untilAborted(exec.signal)])
+      exec.reportProgress({ progress: step, total: steps, message: `step ${step}` })
+    }
+    await Promise.race([blocking.blpop(`${rec.base}:release:${id}`, 0), untilAborted(exec.signal)])
+    return `${steps} steps`
+  } finally {
+    blocking.disconnect()
+  }
+}
 
 /**
  * The tools of the tests, the same definitions in the calling process (schemas, policy, checks)
@@ -97,6 +123,20 @@ export function remoteTools(rec: Recorder): AnyToolDefinition[] {
           blocking.disconnect()
         }
       },
+    }),
+    defineTool({
+      name: 'steps',
+      description: 'Report progress step by step, then wait until released (a Redis list)',
+      parameters: z.object({ id: z.string(), steps: z.number() }),
+      execute: async ({ id, steps }, exec) => stepsBody(rec, id, steps, exec),
+    }),
+    defineTool({
+      name: 'long_steps',
+      description: 'As steps, each step after the test says go; its progress restarts its timeout',
+      parameters: z.object({ id: z.string(), steps: z.number() }),
+      timeoutMs: 2_000,
+      progressResetsTimeout: { maxMs: 60_000 },
+      execute: async ({ id, steps }, exec) => stepsBody(rec, id, steps, exec, true),
     }),
     defineTool({
       name: 'fail',

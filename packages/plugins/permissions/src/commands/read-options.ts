@@ -18,6 +18,8 @@ export type ReadOptions =
       readonly seen: ReadonlyMap<string, ShellWord | undefined>
       /** Every option was one the table knows (the program would reject an unknown one and run nothing). */
       readonly certain: boolean
+      /** The options ended at `--` (consumed), not at an operand or the end of the words. */
+      readonly separator: boolean
     }
   | {
       readonly kind: 'computed'
@@ -52,7 +54,7 @@ export function readOptions(
     ) {
       return { kind: 'computed', why: `the word ${JSON.stringify(word.text)} could be an option` }
     }
-    if (value === '--') return { kind: 'read', next: i + 1, seen, certain }
+    if (value === '--') return { kind: 'read', next: i + 1, seen, certain, separator: true }
     if (!value.startsWith('-') || value === '-') break
     if (value.startsWith('--')) {
       const eq = value.indexOf('=')
@@ -66,7 +68,7 @@ export function readOptions(
         continue
       }
       if (spec.argument === 'required' && eq < 0) {
-        if (i >= words.length) return { kind: 'read', next: i, seen, certain: false }
+        if (i >= words.length) return { kind: 'read', next: i, seen, certain: false, separator: false }
         seen.set(nameOf(spec), words[i]!)
         i++
       } else seen.set(nameOf(spec), eq < 0 ? undefined : { ...word, value: value.slice(eq + 1) })
@@ -88,7 +90,7 @@ export function readOptions(
       if (rest !== '' || spec.argument === 'optional') {
         seen.set(nameOf(spec), rest === '' ? undefined : { ...word, value: rest })
       } else {
-        if (i >= words.length) return { kind: 'read', next: i, seen, certain: false }
+        if (i >= words.length) return { kind: 'read', next: i, seen, certain: false, separator: false }
         const argument = words[i]!
         if (argument.fields === 'many') {
           return { kind: 'computed', why: `the word ${JSON.stringify(argument.text)} could be several words` }
@@ -99,7 +101,7 @@ export function readOptions(
       break
     }
   }
-  return { kind: 'read', next: i, seen, certain }
+  return { kind: 'read', next: i, seen, certain, separator: false }
 }
 
 /** Shorthand for option tables: `flags('fpv')` and `withArgument('ks')`. */

@@ -156,19 +156,43 @@ const SUDO_OPTIONS: OptionSpec[] = [
   long('login-class', 'required', 'c'),
 ]
 
+/**
+ * Whether sudo takes a word for an environment variable (its `is_envar`: a `=` anywhere, and no
+ * leading `/`): `=1`, `a-b=c` and `x=1` set the command's environment, and options may follow them
+ * (`sudo A=1 -u root rm`). `undefined`: the shell computes a part that could hold the `=`.
+ */
+function sudoEnvVar(word: ShellWord): boolean | undefined {
+  if (word.value.startsWith('/')) return false
+  if (word.value.includes('=')) return true
+  return word.value.includes(HOLE) || word.fields === 'many' ? undefined : false
+}
+
 const sudo: Unwrap = (words) => {
-  const read = readOptions(words, 1, SUDO_OPTIONS)
-  if (read.kind === 'computed') return read
+  const seen = new Map<string, ShellWord | undefined>()
+  let certain = true
+  let start = 1
+  // sudo reads options and `VAR=value` words interleaved, up to `--` or the command.
+  for (;;) {
+    const read = readOptions(words, start, SUDO_OPTIONS)
+    if (read.kind === 'computed') return read
+    for (const [name, value] of read.seen) seen.set(name, value)
+    certain &&= read.certain
+    start = read.next
+    if (read.separator || start >= words.length) break
+    const envVar = sudoEnvVar(words[start]!)
+    if (envVar === undefined) {
+      return { kind: 'computed', why: `the word ${JSON.stringify(words[start]!.text)} could set a variable` }
+    }
+    if (!envVar) break
+    start++
+  }
   // -e edits files, -l lists, -v validates: they run no command.
-  if (['e', 'l', 'v', 'V', 'help'].some((o) => read.seen.has(o))) return { kind: 'none' }
-  let start = read.next
-  // `VAR=value` arguments set the command's environment.
-  while (start < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[start]!.value)) start++
+  if (['e', 'l', 'v', 'V', 'help'].some((o) => seen.has(o))) return { kind: 'none' }
   if (start >= words.length) return { kind: 'none' }
   return {
     kind: 'command',
     words: words.slice(start),
-    certain: read.certain,
+    certain,
     changes: 'sudo runs it as another user',
   }
 }
@@ -200,7 +224,15 @@ const env: Unwrap = (words) => {
   let start = read.next
   if (words[start]?.value === '-') start++
   let changes = read.seen.size > 0 ? 'env changes the environment' : undefined
-  while (start < words.length && words[start]!.value.includes('=') && !words[start]!.value.startsWith('=')) {
+  // Every operand with a "=" anywhere is an assignment to env (it calls putenv on it), `=1` too:
+  // `env =1 rm x` runs rm. A computed part could hold the "=".
+  while (start < words.length) {
+    const word = words[start]!
+    if (!word.value.includes('=')) {
+      if (word.value.includes(HOLE) || word.fields === 'many')
+        return { kind: 'computed', why: `the word ${JSON.stringify(word.text)} could set a variable` }
+      break
+    }
     changes = 'env changes the environment'
     start++
   }

@@ -6,6 +6,7 @@ import { parseCommandPrefix } from '../commands/match-command.ts'
 import { compilePathPattern, type CompiledPathPattern } from '../paths/compile-path-pattern.ts'
 import { compileGlob } from '../paths/glob.ts'
 import type { PathContext } from '../paths/normalize-path.ts'
+import { compileParameterCondition, type ParameterCondition } from '../parameters/parameter-condition.ts'
 import type { LayerName, PermissionDecision, PermissionRule } from '../rules/rule-schema.ts'
 import { normalizeHost } from '../urls/normalize-domain.ts'
 
@@ -45,6 +46,8 @@ export interface CompiledRule {
   /** One matcher per glob, to name the glob that matched (explain, deny and ask reasons). */
   readonly toolMatchers: readonly { readonly glob: string; readonly test: (toolName: string) => boolean }[]
   readonly narrowing: RuleNarrowing
+  /** Conditions on the call's top-level parameters, all of which must hold (most rules have none). */
+  readonly parameters: readonly ParameterCondition[]
 }
 
 /** What rules are compiled against: paths, and what Claude Code's tool names mean in this harness. */
@@ -87,13 +90,29 @@ function compileClaudeRule(
   rule: PermissionRule & { readonly rule: string },
   context: CompileContext,
   problems: string[],
-): { readonly toolGlobs: readonly string[]; readonly narrowing: RuleNarrowing } | undefined {
+):
+  | {
+      readonly toolGlobs: readonly string[]
+      readonly narrowing: RuleNarrowing
+      readonly parameters: readonly ParameterCondition[]
+    }
+  | undefined {
   const parsed = parseClaudeRule(rule.rule)
   if ('problem' in parsed) {
     problems.push(`rule: ${parsed.problem} (got ${describeValue(rule.rule)})`)
     return undefined
   }
-  if (parsed.kind === 'mcp') return { toolGlobs: [parsed.toolGlob], narrowing: { kind: 'none' } }
+  const parameters =
+    parsed.parameter === undefined
+      ? []
+      : [compileParameterCondition(parsed.parameter.name, parsed.parameter.value)]
+  if (parsed.kind === 'mcp') return { toolGlobs: [parsed.toolGlob], narrowing: { kind: 'none' }, parameters }
+  if (rule.decision === 'allow' && parsed.specifierKind === 'domain' && parsed.parameter?.name === 'url') {
+    problems.push(
+      `rule: an allow rule on the "url" parameter would compare URLs as text, which a URL parser reads differently; allow hosts with "${parsed.tool}(domain:<host>)" (got ${describeValue(rule.rule)})`,
+    )
+    return undefined
+  }
   const mapped = context.claudeTools.get(parsed.tool)
   if (mapped === undefined) {
     problems.push(
@@ -108,16 +127,21 @@ function compileClaudeRule(
   }
   switch (narrowing.kind) {
     case 'none':
-      return { toolGlobs: mapped, narrowing }
+      return { toolGlobs: mapped, narrowing, parameters }
     case 'pattern':
-      return { toolGlobs: mapped, narrowing }
+      return { toolGlobs: mapped, narrowing, parameters }
     case 'paths':
       return {
         toolGlobs: mapped,
         narrowing: compilePaths([narrowing.glob], () => 'rule', context.paths, problems),
+        parameters,
       }
     case 'domains':
-      return { toolGlobs: mapped, narrowing: { kind: 'domains', domains: [compileDomain(narrowing.domain)] } }
+      return {
+        toolGlobs: mapped,
+        narrowing: { kind: 'domains', domains: [compileDomain(narrowing.domain)] },
+        parameters,
+      }
     default: {
       const never: never = narrowing
       return never
@@ -139,11 +163,17 @@ export function compileRule(
   const problems: string[] = []
   let toolGlobs: readonly string[] = []
   let narrowing: RuleNarrowing = { kind: 'none' }
+  let parameters: readonly ParameterCondition[] = []
   if (rule.rule !== undefined) {
     const compiled = compileClaudeRule(rule as PermissionRule & { readonly rule: string }, context, problems)
-    if (compiled !== undefined) ({ toolGlobs, narrowing } = compiled)
+    if (compiled !== undefined) ({ toolGlobs, narrowing, parameters } = compiled)
   } else {
     toolGlobs = list(rule.tool ?? [])
+    if (rule.parameters !== undefined) {
+      parameters = Object.entries(rule.parameters).map(([name, pattern]) =>
+        compileParameterCondition(name, pattern),
+      )
+    }
     if (rule.paths !== undefined) {
       const { paths } = rule
       narrowing = compilePaths(
@@ -178,6 +208,7 @@ export function compileRule(
       matchesTool: toolGlobs.length === 0 ? () => false : compileGlob(toolGlobs, true),
       toolMatchers: toolGlobs.map((glob) => ({ glob, test: compileGlob(glob, true) })),
       narrowing,
+      parameters,
     },
   }
 }

@@ -6,7 +6,27 @@ import type { ShellWord } from '../shell/shell-word.ts'
 import type { ComparedValues, RuleMatch } from '../types.ts'
 import type { CompiledPathPattern } from '../paths/compile-path-pattern.ts'
 import type { CompiledDomain, CompiledRule } from './compile-rule.ts'
+import { describeParameter, type ParameterRead } from '../parameters/parameter-condition.ts'
 import { neverAllowed, type Subject } from './read-subjects.ts'
+
+/** Reads one top-level parameter of the call being decided (once per call and name). */
+export type ReadParameter = (name: string) => ParameterRead
+
+/**
+ * Whether the call meets a rule's parameter conditions: each parameter set to a matching value.
+ * One that cannot be read meets every deny and ask rule about it, never an allow.
+ */
+export function parametersMatch(rule: CompiledRule, readParameter: ReadParameter): boolean {
+  for (const condition of rule.parameters) {
+    const read = readParameter(condition.name)
+    if (read.kind === 'unreadable') {
+      if (rule.decision === 'allow') return false
+      continue
+    }
+    if (read.kind === 'absent' || !condition.test(read.text)) return false
+  }
+  return true
+}
 
 /**
  * Wrappers Claude Code strips before matching an allow rule
@@ -78,8 +98,13 @@ function pathMatches(
 }
 
 /** Whether a rule (whose tool globs matched already) matches one subject of the call. */
-export function ruleMatchesSubject(rule: CompiledRule, subject: Subject): boolean {
+export function ruleMatchesSubject(
+  rule: CompiledRule,
+  subject: Subject,
+  readParameter: ReadParameter,
+): boolean {
   const { narrowing } = rule
+  if (rule.parameters.length > 0 && !parametersMatch(rule, readParameter)) return false
   if (neverAllowed(subject)) {
     // Fail closed: what cannot be read, or may run code its text does not show, matches every
     // deny and ask rule about it (and about the whole tool), never an allow.
@@ -153,7 +178,12 @@ function prefixReading(
 }
 
 /** The why and the compared values of a rule that matched a subject (explain and non-allow reasons). */
-export function describeMatch(rule: CompiledRule, subject: Subject, toolName: string): RuleMatch {
+export function describeMatch(
+  rule: CompiledRule,
+  subject: Subject,
+  toolName: string,
+  readParameter: ReadParameter,
+): RuleMatch {
   const toolGlob = (rule.toolMatchers.find((m) => m.test(toolName)) ?? rule.toolMatchers[0])?.glob ?? ''
   const { narrowing } = rule
   let compared: ComparedValues = { kind: 'tool', toolName, toolGlob }
@@ -221,6 +251,31 @@ export function describeMatch(rule: CompiledRule, subject: Subject, toolName: st
     const domain = narrowing.domains.find((d) => matchesDomain(subject.host, d)) ?? narrowing.domains[0]!
     compared = { kind: 'domain', toolName, toolGlob, host: subject.host, domain: domain.text }
     why = `${describeSubjectValue(subject)} is in domain ${quote(domain.text)}`
+  }
+  if (rule.parameters.length > 0) {
+    const parameters = rule.parameters.map((c) => {
+      const read = readParameter(c.name)
+      return { condition: c, read }
+    })
+    const said = parameters.map(({ condition, read }) =>
+      read.kind === 'value'
+        ? `${describeParameter(condition.name, read)}, which matches ${quote(condition.pattern)}`
+        : describeParameter(condition.name, read),
+    )
+    why = narrowing.kind === 'none' ? `${why}, and ${said.join(', ')}` : `${why}; ${said.join(', ')}`
+    return {
+      layer: rule.layer,
+      index: rule.index,
+      rule: rule.rule,
+      decision: rule.decision,
+      why,
+      compared,
+      parameters: parameters.map(({ condition, read }) => ({
+        name: condition.name,
+        value: read.kind === 'value' ? read.text : null,
+        pattern: condition.pattern,
+      })),
+    }
   }
   return { layer: rule.layer, index: rule.index, rule: rule.rule, decision: rule.decision, why, compared }
 }

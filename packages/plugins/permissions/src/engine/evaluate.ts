@@ -2,7 +2,8 @@ import type { PathContext } from '../paths/normalize-path.ts'
 import { LAYER_NAMES, type LayerName, type PermissionDecision } from '../rules/rule-schema.ts'
 import type { PermissionExplanation, PermissionVerdict, RuleMatch, SubjectExplanation } from '../types.ts'
 import type { CompiledRule } from './compile-rule.ts'
-import { describeMatch, reasonFor, ruleMatchesSubject } from './describe-match.ts'
+import { createParameterReader } from '../parameters/parameter-condition.ts'
+import { describeMatch, reasonFor, ruleMatchesSubject, type ReadParameter } from './describe-match.ts'
 import {
   neverAllowed,
   publicSubject,
@@ -35,11 +36,15 @@ export interface Evaluation {
 const ALLOW: PermissionVerdict = Object.freeze({ type: 'allow' })
 
 /** For one subject: the strictest of each layer's deciding rule (earlier layer on a tie), or undefined. */
-function decidingRule(plan: ToolPlan, subject: Subject): CompiledRule | undefined {
+function decidingRule(
+  plan: ToolPlan,
+  subject: Subject,
+  readParameter: ReadParameter,
+): CompiledRule | undefined {
   let best: CompiledRule | undefined
   for (const layer of plan.layers) {
     for (const rule of layer) {
-      if (!ruleMatchesSubject(rule, subject)) continue
+      if (!ruleMatchesSubject(rule, subject, readParameter)) continue
       if (best === undefined || STRICTNESS[rule.decision] > STRICTNESS[best.decision]) best = rule
       break
     }
@@ -57,11 +62,12 @@ function fallback(subject: Subject, defaultDecision: PermissionDecision): Permis
 export function decideCall(evaluation: Evaluation): PermissionVerdict {
   const { plan, toolName, defaultDecision } = evaluation
   const subjects = readSubjects(plan.kinds, evaluation.args, evaluation.context)
+  const readParameter = createParameterReader(evaluation.args)
   let worst: PermissionDecision | undefined
   let worstRule: CompiledRule | undefined
   let worstSubject: Subject = subjects[0]!
   for (const subject of subjects) {
-    const rule = decidingRule(plan, subject)
+    const rule = decidingRule(plan, subject, readParameter)
     const decision = rule?.decision ?? fallback(subject, defaultDecision)
     if (worst === undefined || STRICTNESS[decision] > STRICTNESS[worst]) {
       worst = decision
@@ -71,19 +77,21 @@ export function decideCall(evaluation: Evaluation): PermissionVerdict {
     }
   }
   if (worst === undefined || worst === 'allow') return ALLOW
-  const match = worstRule === undefined ? undefined : describeMatch(worstRule, worstSubject, toolName)
+  const match =
+    worstRule === undefined ? undefined : describeMatch(worstRule, worstSubject, toolName, readParameter)
   return { type: worst, reason: reasonFor(worst, match, worstSubject, defaultDecision) }
 }
 
 function explainSubject(
   evaluation: Evaluation,
   subject: Subject,
+  readParameter: ReadParameter,
 ): SubjectExplanation & { readonly internal: Subject } {
   const layers = {} as { [L in LayerName]: RuleMatch | null }
   let decidedBy: RuleMatch | null = null
   LAYER_NAMES.forEach((name, i) => {
-    const rule = evaluation.plan.layers[i]!.find((r) => ruleMatchesSubject(r, subject))
-    const match = rule === undefined ? null : describeMatch(rule, subject, evaluation.toolName)
+    const rule = evaluation.plan.layers[i]!.find((r) => ruleMatchesSubject(r, subject, readParameter))
+    const match = rule === undefined ? null : describeMatch(rule, subject, evaluation.toolName, readParameter)
     layers[name] = match
     if (
       match !== null &&
@@ -98,8 +106,9 @@ function explainSubject(
 
 /** The same decision as `decideCall`, with every layer's deciding match for every subject. */
 export function explainCall(evaluation: Evaluation): PermissionExplanation {
+  const readParameter = createParameterReader(evaluation.args)
   const explained = readSubjects(evaluation.plan.kinds, evaluation.args, evaluation.context).map((subject) =>
-    explainSubject(evaluation, subject),
+    explainSubject(evaluation, subject, readParameter),
   )
   let decisive = 0
   explained.forEach((s, i) => {

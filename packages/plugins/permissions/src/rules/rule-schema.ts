@@ -4,6 +4,7 @@ import { parseClaudeRule } from '../claude/parse-claude-rule.ts'
 import { parseCommandPrefix } from '../commands/match-command.ts'
 import { pathPatternProblem } from '../paths/compile-path-pattern.ts'
 import { globProblem } from '../paths/glob.ts'
+import { parameterPatternProblem } from '../parameters/parameter-condition.ts'
 import { domainProblem } from '../urls/normalize-domain.ts'
 
 /** The layers, from the highest precedence to the lowest. */
@@ -40,6 +41,16 @@ const commandPrefixSchema = checked((text) => {
 })
 
 const domainSchema = checked(domainProblem)
+const PARAMETER_NAME = /^(?!__proto__$)[A-Za-z_][A-Za-z0-9_]*$/
+/** `{ model: 'opus', isolation: '*' }`: top-level parameters of the call and patterns for their values. */
+const parametersSchema = z
+  .record(
+    z
+      .string()
+      .regex(PARAMETER_NAME, 'a parameter name is letters, digits and "_", not starting with a digit'),
+    checked(parameterPatternProblem),
+  )
+  .refine((parameters) => Object.keys(parameters).length > 0, 'expected at least one parameter')
 const claudeRuleSchema = checked((text) => {
   const parsed = parseClaudeRule(text)
   if ('problem' in parsed) return parsed.problem
@@ -49,13 +60,15 @@ const claudeRuleSchema = checked((text) => {
   return 'problem' in compiled ? compiled.problem : undefined
 })
 
-const NARROWING_FIELDS = ['tool', 'paths', 'command', 'commandMatch', 'domains'] as const
+const NARROWING_FIELDS = ['tool', 'paths', 'command', 'commandMatch', 'domains', 'parameters'] as const
 
 /**
  * One permission rule, as data. `tool` is a glob (or globs) on the tool name; `paths` (globs on
  * the tool's path arguments), `command` (word prefixes of its shell command) or `domains` (hosts
- * of its URL argument) narrow it to some calls. Or `rule`: the same in Claude Code's syntax
- * (`Bash(npm run test *)`, `Read(./src/**)`, `mcp__github`), whose tool names the engine's
+ * of its URL argument) narrow it to some calls, and `parameters` (`{ model: 'opus' }`: top-level
+ * parameters of the call and patterns for their values, `*` for any text) to calls that set them
+ * so. Or `rule`: the same in Claude Code's syntax (`Bash(npm run test *)`, `Read(./src/**)`,
+ * `Agent(model:opus)`, `mcp__github`), whose tool names the engine's
  * `claudeTools` maps. Unknown fields are errors, so a misspelt `pahts` never widens a rule to the
  * whole tool.
  */
@@ -67,6 +80,7 @@ export const permissionRuleSchema = z
     command: oneOrMore(commandPrefixSchema, 'a command prefix').optional(),
     commandMatch: z.enum(['prefix', 'exact']).optional(),
     domains: oneOrMore(domainSchema, 'a domain').optional(),
+    parameters: parametersSchema.optional(),
     rule: claudeRuleSchema.optional(),
     projectRoot: z
       .string()
@@ -131,6 +145,12 @@ export interface PermissionRule {
   readonly commandMatch?: 'prefix' | 'exact' | undefined
   /** Domain(s) (`example.com`, `*.example.com`): only the tool's declared URL arguments with that host. */
   readonly domains?: string | readonly string[] | undefined
+  /**
+   * Top-level parameters of the call and patterns for their values (`*`: any text; compared with
+   * the string, number or boolean the call set): `{ model: 'opus' }`. All must match; a parameter
+   * the call does not set never matches.
+   */
+  readonly parameters?: { readonly [name: string]: string } | undefined
   /** A Claude Code rule string instead of `tool` and a narrowing: `Bash(git diff *)`, `Read(~/.ssh/**)`, `mcp__github`. */
   readonly rule?: string | undefined
   /** For `rule`: what its `/path` patterns are relative to (Claude Code's project root). Default `workspaceRoot`. */

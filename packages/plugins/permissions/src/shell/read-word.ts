@@ -27,6 +27,20 @@ const inc = (sc: Scanner, what: string): void => {
   if (++sc.depth > MAX_NESTING) fail(`${what} nested deeper than ${MAX_NESTING}`)
 }
 
+/**
+ * Where the tilde prefix that starts at `at` ends (the first "/", or the end of the word), or
+ * undefined when a character of it is quoted or starts an expansion: then bash leaves the "~" as it
+ * is (`~"root"`, `~r\oot` and `~ro$X` are not expanded).
+ */
+function tildePrefixEnd(s: string, at: number): number | undefined {
+  let end = at + 1
+  while (end < s.length && !isMeta(s[end]) && s[end] !== '/') {
+    if (`'"\\$\``.includes(s[end]!)) return undefined
+    end++
+  }
+  return end
+}
+
 /** Marks a computed part of a word; unquoted, its result is split into fields. */
 function appendHole(b: WordBuilder, context: Context, splitsEvenQuoted = false): void {
   b.value += HOLE
@@ -55,6 +69,10 @@ export function readWord(
     if (isMeta(c)) {
       if ((c === '<' || c === '>') && s[sc.i + 1] === '(' && mode === 'normal') {
         readProcessSubstitution(sc, b)
+        continue
+      }
+      if ((c === '<' || c === '>') && s[sc.i + 1] === '(' && mode === 'delimiter') {
+        readDelimiterSubstitution(sc, b)
         continue
       }
       if (mode === 'regex' && (c === '(' || c === ')' || c === '|')) {
@@ -108,11 +126,18 @@ export function readWord(
         readBacktick(sc, b, 'unquoted')
         break
       case '~':
-        if (sc.i === b.start && mode === 'normal') {
-          // A tilde prefix: the home directory of the user named up to the first "/".
-          sc.i++
-          while (sc.i < s.length && /[A-Za-z0-9._-]/.test(s[sc.i]!)) sc.i++
+        if (sc.i === b.start && mode === 'normal' && tildePrefixEnd(s, sc.i) !== undefined) {
+          // A tilde prefix: everything up to the first "/" — a user's home directory, or $PWD
+          // (`~+`), $OLDPWD (`~-`), a directory of the stack (`~2`), or itself when no such user.
+          const end = tildePrefixEnd(s, sc.i)!
+          // Left as it is when no user has that name, `~*` and `~?` are then patterns.
+          const globs = /[*?[]/.test(s.slice(sc.i, end))
+          sc.i = end
           b.value += HOLE
+          if (globs) {
+            b.globs = true
+            b.lastGlob = b.value.length
+          }
         } else {
           b.value += c
           sc.i++
@@ -411,6 +436,23 @@ function readProcessSubstitution(sc: Scanner, b: WordBuilder): void {
   b.value += HOLE
   b.expanded = true
   b.substitutes = true
+}
+
+/**
+ * `<(…)` or `>(…)` in a here-document delimiter: bash reads it as part of the word, as text, and
+ * never runs it (`x <<z<(ls) a` runs `x a` and waits for a line `z<(ls)`). Its extent is found by
+ * parsing it; the commands found are dropped. bash keeps quotes inside it in the delimiter, unlike
+ * anywhere else: such a delimiter is refused rather than guessed.
+ */
+function readDelimiterSubstitution(sc: Scanner, b: WordBuilder): void {
+  const start = sc.i
+  const found = sc.commands.length
+  sc.i += 2
+  sc.nested(sc)
+  sc.commands.length = found
+  const text = sc.s.slice(start, sc.i)
+  if (/['"\\]/.test(text)) fail('a here-document delimiter with quotes inside "<(…)"')
+  b.value += text
 }
 
 /** `NAME=(…)`: the elements of an array assignment. */

@@ -37,7 +37,12 @@ import { join } from 'node:path'
  * code strings (`bash -c '…'`) are executed too.
  */
 export interface BashOracle {
-  readonly run: (commands: readonly string[], mode: OracleMode) => Promise<readonly OracleRun[]>
+  /** `idleMs` overrides the oracle's limit for one command, for this run (a shrinking search uses less). */
+  readonly run: (
+    commands: readonly string[],
+    mode: OracleMode,
+    options?: { readonly idleMs?: number },
+  ) => Promise<readonly OracleRun[]>
   readonly close: () => void
 }
 
@@ -130,9 +135,17 @@ n=0
 until printf '%s' "$r" 2>/dev/null >"$ORACLE_LOG/$ORACLE_ID.$$.$n"; do n=$((n+1)); done
 `
 
-const DRIVER = `i=0
+// The driver writes the index of each command to fd 4 (the batch's progress file, "$3") before
+// running it, and `end` after the last, so a command that never ends is found by the one index
+// that stops moving (the runner kills the batch and runs the rest again), not by halving the batch
+// down to it. The commands never see fd 4, and "$3" is dropped from the positional parameters.
+const DRIVER = `exec 4>"$3"
+set -- "$1" "$2"
+i=0
 while IFS= read -r -d '' __oracle_command; do
+  printf '%s\\n' "$i" >&4
   (
+    exec 4>&-
     export ORACLE_ID=$i
     if [ "$1" = path ]; then
       export BASH_ENV="$ORACLE_DIR/disable.sh"
@@ -143,6 +156,14 @@ while IFS= read -r -d '' __oracle_command; do
   ) </dev/null >/dev/null 2>&1
   i=$((i+1))
 done < "$2"
+printf 'end\\n' >&4
+`
+
+// Kills every process group it was told about once its stdin ends, that is when the process
+// that runs the oracle exits, however it exits (a SIGKILLed fuzz run left bash processes behind).
+const GUARDIAN = `groups=''
+while IFS= read -r group; do groups="$groups $group"; done
+for group in $groups; do kill -s KILL -- "-$group" 2>/dev/null; done
 `
 
 /** Reads the stubs' records (`<byte length>:<word> ` each, lengths in bytes), by command. */
@@ -154,6 +175,9 @@ function readLog(logDir: string, count: number): string[][][] {
     rmSync(join(logDir, name))
     if (!Number.isInteger(id) || id < 0 || id >= count)
       throw new Error(`bash oracle: a record ${name} for no command`)
+    // A stub killed (with its batch) between creating its file and writing it leaves it empty: a
+    // record always holds at least the program's name, so an empty one says nothing ran.
+    if (record.length === 0) continue
     const words: string[] = []
     let at = 0
     while (at < record.length) {
@@ -169,15 +193,44 @@ function readLog(logDir: string, count: number): string[][][] {
   return executed
 }
 
-/** Milliseconds a batch may take: a floor, plus a budget per command (the machines are shared). */
-const batchTimeout = (count: number): number => 20_000 + count * 60
+/**
+ * How long a batch may go without starting its next command before the runner kills it: every
+ * command runs stubs only and ends in milliseconds, unless it waits for ever (bash 5.2 can
+ * deadlock on a here-document in a pipeline, and generated loops need not end). Generous, for
+ * machines loaded many times over.
+ */
+const IDLE_MS = 10_000
+/** A cap on a whole batch, in case the progress file cannot be read. */
+const batchTimeout = (count: number): number => 60_000 + count * 200
+
+/** How a batch ended: all commands done, or killed while one of them (or nothing known) ran. */
+type BatchEnd =
+  | { readonly kind: 'done' }
+  | { readonly kind: 'stalled'; readonly at: number }
+  | { readonly kind: 'stragglers' }
+
+/** The last line of the driver's progress file: the running command's index, `end`, or nothing. */
+function readProgress(file: string): string {
+  let text: string
+  try {
+    text = readFileSync(file, 'latin1')
+  } catch {
+    return ''
+  }
+  const lines = text.trimEnd().split('\n')
+  return lines[lines.length - 1] ?? ''
+}
 
 /**
  * `niceness`: the scheduling priority of the oracle's bash processes (default 10, so that tests
- * running beside it keep the CPU; the fuzz script runs at 0).
+ * running beside it keep the CPU; the fuzz script runs at 0). `idleMs`: how long one command may
+ * run before it counts as one that never ends (default {@link IDLE_MS}).
  */
-export function startBashOracle(options: { readonly niceness?: number } = {}): BashOracle {
+export function startBashOracle(
+  options: { readonly niceness?: number; readonly idleMs?: number } = {},
+): BashOracle {
   const niceness = options.niceness ?? 10
+  const idleMs = options.idleMs ?? IDLE_MS
   const dir = mkdtempSync(join(tmpdir(), 'dsh-bash-oracle-'))
   const work = join(dir, 'work')
   mkdirSync(join(work, 'bin'), { recursive: true })
@@ -212,19 +265,34 @@ export function startBashOracle(options: { readonly niceness?: number } = {}): B
   for (const path of [dir, work, join(dir, 'home'), join(dir, 'log')]) chmodSync(path, 0o777)
   let batch = 0
   const root = process.getuid?.() === 0
+  const guardian = spawn('/bin/sh', ['-c', GUARDIAN], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] })
+  // Neither the guardian nor its pipe keeps this process alive.
+  guardian.unref()
+  ;(guardian.stdin as unknown as { unref?: () => void }).unref?.()
 
   async function runBatch(
     commands: readonly string[],
     mode: OracleMode,
-    timeoutMs: number,
-  ): Promise<{ executed: string[][][]; timedOut: boolean }> {
+    idle: number,
+  ): Promise<{ executed: string[][][]; end: BatchEnd }> {
     const id = batch++
     const file = join(dir, `commands-${id}`)
+    const progressFile = join(dir, `progress-${id}`)
     const logDir = join(dir, 'log', String(id))
     mkdirSync(logDir, { mode: 0o777 })
     chmodSync(logDir, 0o777)
     writeFileSync(file, commands.map((c) => `${c}\0`).join(''), { mode: 0o644 })
-    const bash = ['/bin/bash', '--norc', '--noprofile', join(dir, 'driver.sh'), mode.builtins, file]
+    writeFileSync(progressFile, '', { mode: 0o666 })
+    chmodSync(progressFile, 0o666)
+    const bash = [
+      '/bin/bash',
+      '--norc',
+      '--noprofile',
+      join(dir, 'driver.sh'),
+      mode.builtins,
+      file,
+      progressFile,
+    ]
     const argv = root
       ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...bash]
       : bash
@@ -240,21 +308,37 @@ export function startBashOracle(options: { readonly niceness?: number } = {}): B
         ORACLE_LOG: logDir,
       },
     })
+    guardian.stdin!.write(`${child.pid}\n`)
     // The oracle yields the CPU to everything else (tests running beside it); its children inherit that.
     try {
       if (niceness !== 0) setPriority(child.pid!, niceness)
     } catch {
       // Not allowed here: it runs at the same priority.
     }
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
+    let end: BatchEnd = { kind: 'done' }
+    const kill = (why: BatchEnd): void => {
+      if (end.kind !== 'done') return
+      end = why
       try {
         process.kill(-child.pid!, 'SIGKILL')
       } catch {
         // Already gone.
       }
-    }, timeoutMs)
+    }
+    let progress = ''
+    let movedAt = performance.now()
+    const startedAt = movedAt
+    const watch = setInterval(() => {
+      const now = performance.now()
+      const current = readProgress(progressFile)
+      if (current !== progress) {
+        progress = current
+        movedAt = now
+      } else if (now - movedAt > idle || now - startedAt > batchTimeout(commands.length)) {
+        const at = Number(progress)
+        kill(progress !== '' && Number.isInteger(at) ? { kind: 'stalled', at } : { kind: 'stragglers' })
+      }
+    }, 250)
     // Every process bash starts inherits fd 3: its end means they have all exited.
     const alive = child.stdio[3] as NodeJS.ReadableStream
     alive.resume()
@@ -266,32 +350,58 @@ export function startBashOracle(options: { readonly niceness?: number } = {}): B
     await new Promise<void>((resolve) =>
       child.exitCode !== null || child.signalCode !== null ? resolve() : child.on('exit', () => resolve()),
     )
-    clearTimeout(timer)
+    clearInterval(watch)
     rmSync(file, { force: true })
+    rmSync(progressFile, { force: true })
     const executed = readLog(logDir, commands.length)
     rmSync(logDir, { recursive: true, force: true })
-    return { executed, timedOut }
+    return { executed, end }
   }
 
-  /** Runs a batch; when it does not end, halves it until the commands that do not end run alone. */
-  async function runSplitting(commands: readonly string[], mode: OracleMode): Promise<OracleRun[]> {
-    const alone = commands.length === 1
-    const batch = await runBatch(commands, mode, alone ? 20_000 : batchTimeout(commands.length))
-    if (!batch.timedOut || alone)
-      return batch.executed.map((executed) => ({ executed, timedOut: batch.timedOut }))
-    const half = Math.ceil(commands.length / 2)
-    return [
-      ...(await runSplitting(commands.slice(0, half), mode)),
-      ...(await runSplitting(commands.slice(half), mode)),
-    ]
+  /**
+   * Runs a batch. A command that stops the batch is killed and marked timed out (what it ran so far
+   * is kept), and the commands after it run again in a batch of their own. A batch that cannot say
+   * which command held it (processes left running after the last command) is halved until the
+   * commands that do not end run alone.
+   */
+  async function runSplitting(
+    commands: readonly string[],
+    mode: OracleMode,
+    idle: number,
+  ): Promise<OracleRun[]> {
+    const { executed, end } = await runBatch(commands, mode, idle)
+    switch (end.kind) {
+      case 'done':
+        return executed.map((ran) => ({ executed: ran, timedOut: false }))
+      case 'stalled': {
+        const before = executed.slice(0, end.at).map((ran) => ({ executed: ran, timedOut: false }))
+        const stalled = { executed: executed[end.at] ?? [], timedOut: true }
+        const rest =
+          end.at + 1 < commands.length ? await runSplitting(commands.slice(end.at + 1), mode, idle) : []
+        return [...before, stalled, ...rest]
+      }
+      case 'stragglers': {
+        if (commands.length === 1) return [{ executed: executed[0] ?? [], timedOut: true }]
+        const half = Math.ceil(commands.length / 2)
+        return [
+          ...(await runSplitting(commands.slice(0, half), mode, idle)),
+          ...(await runSplitting(commands.slice(half), mode, idle)),
+        ]
+      }
+      default: {
+        const never: never = end
+        throw new Error(`bash oracle: an unknown batch end ${String(never)}`)
+      }
+    }
   }
 
   return {
-    async run(commands, mode) {
+    async run(commands, mode, runOptions = {}) {
       if (commands.length === 0) return []
-      return runSplitting(commands, mode)
+      return runSplitting(commands, mode, runOptions.idleMs ?? idleMs)
     },
     close() {
+      guardian.stdin!.end()
       rmSync(dir, { recursive: true, force: true })
     },
   }

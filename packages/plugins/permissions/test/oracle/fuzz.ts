@@ -27,6 +27,7 @@ try {
     batch: Number(values.batch),
     minimizeMisses: true,
     progress: (done) => process.stdout.write(`\r  ${done}/${runs}`),
+    onMiss: (miss) => process.stdout.write(`\nFOUND ${JSON.stringify(miss)}\n`),
   })
   process.stdout.write('\n')
   for (const miss of report.misses) console.log('MISS', JSON.stringify(miss))

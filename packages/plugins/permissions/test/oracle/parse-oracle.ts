@@ -53,6 +53,9 @@ function literal(node: Node): string | undefined {
   }
 }
 
+/** The text of an arithmetic expansion, `$((…))`. */
+const ARITHMETIC = /^\$\(\([\s\S]*\)\)$/
+
 export async function startParseOracle(): Promise<ParseOracle> {
   await Parser.init()
   const require = createRequire(import.meta.url)
@@ -67,6 +70,10 @@ export async function startParseOracle(): Promise<ParseOracle> {
         if (tree.rootNode.hasError) return undefined
         const calls: ParsedCall[] = []
         const visit = (node: Node): void => {
+          // `$((…))` is arithmetic to bash; after a `[` in a `[[ … ]]` pattern tree-sitter-bash reads
+          // it as a command substitution holding a subshell (seen: `[[ a == [$((1+2)) ]]` gave a
+          // command "1+2", which bash never runs).
+          if (node.type === 'command_substitution' && ARITHMETIC.test(node.text)) return
           if (node.type === 'command') {
             const name = node.childForFieldName('name')
             const word = name?.namedChildren[0]

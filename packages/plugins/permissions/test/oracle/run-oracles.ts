@@ -32,10 +32,14 @@ const MODES: readonly OracleMode[] = [
   { builtins: 'shell', wrappers: 'stub' },
 ]
 
-/** Shrinks a command that misses, character runs at a time, as long as it still misses. */
+/**
+ * Shrinks a command that misses, character runs at a time, as long as it still misses. Candidates
+ * get one second each: many of them are endless loops (a shortened `while` condition), and what a
+ * loop runs that the splitter misses is recorded in its first iterations.
+ */
 async function minimize(bash: BashOracle, command: string, mode: OracleMode): Promise<string> {
   const misses = async (candidates: readonly string[]): Promise<boolean[]> =>
-    (await bash.run(candidates, mode)).map(
+    (await bash.run(candidates, mode, { idleMs: 1000 })).map(
       (run, i) => coverage(candidates[i]!, run.executed).kind === 'missed',
     )
   let current = command
@@ -70,6 +74,8 @@ export async function runOracles(options: {
   readonly batch?: number
   readonly minimizeMisses?: boolean
   readonly progress?: (done: number) => void
+  /** Told of each miss as it is found, before it is shrunk (a long run shows its misses at once). */
+  readonly onMiss?: (miss: Miss) => void
 }): Promise<OracleReport> {
   const { bash, parser, runs, seed } = options
   const batch = options.batch ?? 500
@@ -97,6 +103,12 @@ export async function runOracles(options: {
         if (run.timedOut) timedOut.push(command)
         const covered = coverage(command, run.executed)
         if (covered.kind === 'missed') {
+          options.onMiss?.({
+            oracle: 'bash',
+            mode: `builtins ${mode.builtins}, wrappers ${mode.wrappers}`,
+            command,
+            missing: covered.missing,
+          })
           const minimal = options.minimizeMisses === true ? await minimize(bash, command, mode) : undefined
           misses.push({
             oracle: 'bash',
@@ -110,8 +122,11 @@ export async function runOracles(options: {
     }
     for (const command of fc.sample(forParser, { numRuns: count, seed: seed + runs + from })) {
       const covered = parseCoverage(parser, command)
-      if (covered.kind === 'missed')
-        misses.push({ oracle: 'tree-sitter', mode: 'parse', command, missing: covered.missing })
+      if (covered.kind === 'missed') {
+        const miss: Miss = { oracle: 'tree-sitter', mode: 'parse', command, missing: covered.missing }
+        options.onMiss?.(miss)
+        misses.push(miss)
+      }
     }
     done += count
     options.progress?.(done)

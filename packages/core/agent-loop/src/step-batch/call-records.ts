@@ -1,0 +1,110 @@
+import type { AnySession } from '@deepseek-ai/dsh-session'
+import { appendToolCall } from '../log/append-tool-call.ts'
+import { isPromiseLike } from '../base/maybe-async.ts'
+import type { StepCall } from './step-calls.ts'
+
+/**
+ * The `tool/call` side of one step's ledger (T25, T28). A synchronous session records a call at
+ * once. An asynchronous one (`AsyncSession`) is not waited for here: the append is made (so the
+ * session numbers the calls in model order and groups them into few commits) and the call's
+ * `durable` gate is set, which settles once its `tool/call` and every earlier one of the step are
+ * durable. The batch holds the call's body behind that gate (`onDispatch`), not the next start, so
+ * ten parallel calls cost one commit or two instead of ten in a row; whatever needs the call's seq
+ * (its result, an approval request, `tool/began`) waits for the gate too.
+ */
+export interface CallRecords {
+  /**
+   * Appends `call`'s `tool/call`, citing the message at `messageSeq`. Throws what a synchronous
+   * session threw, or why an earlier call's record was refused (a later call must not be recorded
+   * ahead of it): the call then stays unrecorded.
+   */
+  record(call: StepCall, messageSeq: number | undefined): void
+  /**
+   * Another append of the step (a `tool/result`), made without waiting for it: later calls' gates
+   * wait for it too, so a body never runs while anything the step appended before its `tool/call`
+   * is not durable. Returns the promise of it, rejecting (handled) when the session refused it.
+   */
+  follow(append: Promise<unknown>): Promise<void>
+  /** Settles once everything recorded or followed so far is durable (undefined: it is). */
+  last(): Promise<void> | undefined
+  /** Why the session refused an append of the step, once it did. */
+  refusal(): { readonly error: unknown } | undefined
+}
+
+const noop = (): void => {}
+
+export function createCallRecords(options: {
+  readonly session: AnySession
+  readonly turn: number
+  readonly step: number
+  /** Seq of call 0's `tool/call` when it is already in the log (a step continued after its approval). */
+  readonly firstCallSeq: number | undefined
+  /** The scope of the calls' idempotency keys (the session's id, T49), recorded on each `tool/call`. */
+  readonly idempotencyScope: string | undefined
+}): CallRecords {
+  const { session, turn, step, firstCallSeq, idempotencyScope } = options
+  /** The gate of the last call whose record is pending. */
+  let last: Promise<void> | undefined
+  /** Why a record was refused: no later call of the step is recorded. */
+  let refused: { readonly error: unknown } | undefined
+
+  /** `own` and every earlier pending append of the step, handled, as the step's new `last`. */
+  const chain = (own: Promise<unknown>): Promise<void> => {
+    const before = last
+    const both = before === undefined ? own.then(noop) : Promise.all([before, own]).then(noop)
+    const settled: Promise<void> = both.then(undefined, (error: unknown) => {
+      refused ??= { error }
+      throw error
+    })
+    // The first reaction, so every reaction registered on it (the body, the result) still finds the
+    // call's gate set; later code finds it durable without a tick. It also handles a rejection:
+    // whoever waits on it gets the rejection itself.
+    settled.then(() => {
+      if (last === settled) last = undefined
+    }, noop)
+    last = settled
+    return settled
+  }
+
+  /** A call's gate: its own record and every earlier append; a later call never counts as durable first. */
+  const gate = (call: StepCall, own: Promise<void>): void => {
+    const settled = chain(own)
+    settled.then(() => {
+      if (call.durable === settled) call.durable = undefined
+    }, noop)
+    call.durable = settled
+  }
+
+  return {
+    record(call, messageSeq) {
+      if (refused !== undefined) throw refused.error
+      if (call.index === 0 && firstCallSeq !== undefined) {
+        call.callSeq = firstCallSeq
+        return
+      }
+      const { block, mode } = call
+      const callSeq = appendToolCall({
+        session,
+        turn,
+        step,
+        block,
+        ...(block.modelCallId === undefined ? {} : { modelCallId: block.modelCallId }),
+        ...(block.fix === undefined ? {} : { fix: block.fix }),
+        ...(messageSeq === undefined ? {} : { messageSeq }),
+        ...(mode === undefined ? {} : { mode }),
+        ...(idempotencyScope === undefined ? {} : { idempotencyKey: `${idempotencyScope}:${block.id}` }),
+      })
+      if (!isPromiseLike(callSeq)) {
+        call.callSeq = callSeq
+        return
+      }
+      gate(
+        call,
+        callSeq.then((recorded) => void (call.callSeq = recorded)),
+      )
+    },
+    follow: (append) => chain(append),
+    last: () => last,
+    refusal: () => refused,
+  }
+}

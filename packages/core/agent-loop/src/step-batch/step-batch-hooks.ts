@@ -1,0 +1,64 @@
+import type { LateToolOutcome, ToolBatchHooks, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+
+const noop = (): void => {}
+import type { ApprovalPause } from './approval-pause.ts'
+import type { NestedCallRecorder } from './nested-call-recorder.ts'
+import type { StepCalls } from './step-calls.ts'
+import type { ToolCallLedger } from './tool-call-ledger.ts'
+import type { ToolCallProgress } from './tool-call-progress.ts'
+
+/**
+ * The scheduler's hooks for one step: what each moment of a call means for the session (the
+ * ledger), the progress events and durable approvals. A call's start appends its `tool/call`
+ * without waiting for an asynchronous session, so the next call may start (and its policy run)
+ * meanwhile; the call's body waits for that record instead (`onDispatch`, T25), and so do its result
+ * and an approval request (the ledger).
+ */
+export function stepBatchHooks(options: {
+  readonly calls: StepCalls
+  readonly ledger: ToolCallLedger
+  readonly progress: ToolCallProgress
+  readonly nested: NestedCallRecorder
+  readonly pause: ApprovalPause
+  /** A late outcome could not be recorded: it goes to the logger. */
+  readonly logLate: (index: number, outcome: LateToolOutcome, error: unknown) => void
+}): ToolBatchHooks {
+  const { calls, ledger, progress, nested, pause, logLate } = options
+  const { list } = calls
+  /** A call's end is reported once its `tool/result` is durable (T61: the next commit need not wait). */
+  const ended = (index: number, result: ToolExecutionResult): void => {
+    const durable = ledger.resultDurable(index)
+    if (durable === undefined) return progress.committed(index, result)
+    // a refused result fails the step at its end (the ledger's refusal), not here
+    durable.then(() => progress.committed(index, result), noop)
+  }
+  return {
+    onQueued: (index) => progress.queued(index),
+    onStart: (index, _input, mode) => {
+      ledger.recordCall(index, mode)
+      progress.started(index, mode)
+    },
+    onDispatch: (index) => ledger.durable(index),
+    onSettled: (index) => progress.settled(index),
+    onSuspend: (index, _input, reason) => pause.suspend(index, reason),
+    // after the call's nested calls (a run_code program's) have their results
+    onCommit: (index, _input, result) => {
+      pause.committed(result)
+      return nested.afterNested(list[index]!.block.id, () => {
+        const appended = ledger.recordResult(index, result)
+        if (appended === undefined) return ended(index, result)
+        return appended.then(() => ended(index, result))
+      })
+    },
+    // May come after this step (or the turn) ended: it is recorded where the session is then.
+    onLateOutcome: (index, _input, outcome) => {
+      try {
+        const recorded = ledger.recordLateOutcome(index, outcome)
+        if (recorded !== undefined)
+          return recorded.then(undefined, (error: unknown) => logLate(index, outcome, error))
+      } catch (error) {
+        logLate(index, outcome, error)
+      }
+    },
+  }
+}

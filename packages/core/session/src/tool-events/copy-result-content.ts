@@ -1,0 +1,74 @@
+import { types } from 'node:util'
+import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
+import { checkRecord, checkString, invalid, readFailed, type FieldReader } from './read-fields.ts'
+
+const EMPTY: readonly ToolResultContent[] = Object.freeze([])
+
+/**
+ * A result's content as `createToolResultMessage` normalizes it (plain text becomes one text block;
+ * text blocks keep `type` and `text`, image blocks `type`, `mediaType` and `data` or `url`), built
+ * from fresh objects and frozen: nothing of the caller's blocks but their checked strings is kept.
+ * Each element and field is read once.
+ */
+export function copyResultContent(
+  reader: FieldReader,
+  value: unknown,
+  at: string,
+): readonly ToolResultContent[] {
+  if (typeof value === 'string') return Object.freeze([Object.freeze({ type: 'text', text: value })])
+  if (!Array.isArray(value)) {
+    throw invalid(reader, `${at} must be a string or an array of text/image blocks`)
+  }
+  // Checked before anything is read: a proxy's traps could answer differently each time.
+  if (types.isProxy(value)) throw invalid(reader, `${at} is a Proxy`)
+  const length = value.length
+  if (length === 0) return EMPTY
+  const blocks = new Array<ToolResultContent>(length)
+  for (let index = 0; index < length; index++)
+    blocks[index] = copyBlock(reader, value, index, `${at}[${index}]`)
+  return Object.freeze(blocks)
+}
+
+function copyBlock(
+  reader: FieldReader,
+  list: readonly unknown[],
+  index: number,
+  at: string,
+): ToolResultContent {
+  let item: unknown
+  try {
+    item = list[index]
+  } catch (error) {
+    throw readFailed(reader, at, error)
+  }
+  const block = checkRecord(reader, item, at) as Partial<
+    Record<'type' | 'text' | 'mediaType' | 'data' | 'url', unknown>
+  >
+  let field = 'type'
+  let type, text, mediaType, data, url: unknown
+  try {
+    type = block.type
+    if (type === 'text') {
+      field = 'text'
+      text = block.text
+    } else if (type === 'image') {
+      field = 'mediaType'
+      mediaType = block.mediaType
+      field = 'data'
+      data = block.data
+      if (typeof data !== 'string') {
+        field = 'url'
+        url = block.url
+      }
+    }
+  } catch (error) {
+    throw readFailed(reader, `${at}.${field}`, error)
+  }
+  if (type === 'text') return Object.freeze({ type: 'text', text: checkString(reader, text, `${at}.text`) })
+  if (type !== 'image') throw invalid(reader, `${at}.type must be "text" or "image"`)
+  const media = checkString(reader, mediaType, `${at}.mediaType`)
+  if (media.length === 0) throw invalid(reader, `${at}.mediaType must not be empty`)
+  if (typeof data === 'string') return Object.freeze({ type: 'image', mediaType: media, data })
+  if (typeof url !== 'string') throw invalid(reader, `${at} must carry base64 "data" or a "url"`)
+  return Object.freeze({ type: 'image', mediaType: media, url })
+}

@@ -1,0 +1,78 @@
+import type { Logger } from '@deepseek-ai/dsh-context'
+import type { ToolBatchHooks } from '../contract/batch-types.ts'
+import type { BatchState, PendingResult } from './batch-state.ts'
+import { isThenable } from '../contract/is-thenable.ts'
+import { lateOutcomeOf } from './late-outcome-of.ts'
+import type { LateToolOutcome, ScheduledToolDispatch } from '../contract/scheduler-types.ts'
+
+/** A batch's side of `onLateOutcome`: what bodies did that their calls' results do not carry (T38). */
+export interface LateReports {
+  /** Hands a late outcome to `onLateOutcome`, once per call. */
+  report(index: number, outcome: LateToolOutcome): void
+  /** A body that outlives its call's result: its outcome is reported when it settles. */
+  watchBody(index: number, body: Promise<LateToolOutcome>): void
+  /** A body's outcome that its call's result will not carry (recovery answered the call). */
+  dropped(index: number, pending: PendingResult): void
+  /** Reports handed over before the batch ended whose promise is still pending. */
+  readonly pending: number
+}
+
+export function createLateReports(options: {
+  readonly hooks: ToolBatchHooks
+  readonly state: BatchState
+  readonly logger: Logger | undefined
+  /** Whether the batch's outcome has settled (a later report is not waited for). */
+  readonly finished: () => boolean
+  /** Something changed: the driver looks again. */
+  readonly drive: () => void
+}): LateReports {
+  const { hooks, state, logger, finished, drive } = options
+  let pending = 0
+
+  const lateFailed = (error: unknown): void => {
+    logger?.error('tool batch: hooks.onLateOutcome failed; the late outcome was not recorded', { error })
+  }
+
+  /**
+   * Before the batch ends, the batch waits for what the hook returned (an asynchronous session
+   * records it), so a failed batch settles only after the outcomes of the bodies it drained are
+   * reported.
+   */
+  const report = (index: number, outcome: LateToolOutcome): void => {
+    let returned: unknown
+    try {
+      returned = hooks.onLateOutcome?.(index, state.input(index), outcome)
+    } catch (error) {
+      return lateFailed(error)
+    }
+    if (!isThenable(returned)) return
+    const awaited = !finished()
+    if (awaited) pending++
+    Promise.resolve(returned)
+      .then(undefined, lateFailed)
+      .finally(() => {
+        if (!awaited) return
+        pending--
+        drive()
+      })
+  }
+
+  return {
+    report,
+    watchBody(index, body) {
+      const late = (outcome: LateToolOutcome): void => {
+        state.bodyDone(index)
+        report(index, outcome)
+        drive()
+      }
+      body.then(late, () => late({ kind: 'abandoned' }))
+    },
+    dropped(index, pending) {
+      const outcome = lateOutcomeOf((pending as ScheduledToolDispatch).result)
+      if (outcome !== undefined) report(index, outcome)
+    },
+    get pending() {
+      return pending
+    },
+  }
+}
