@@ -27,7 +27,7 @@ describe('a warmed engine instance is reused only without leaking state', () => 
         limits,
         deadline: Date.now() + 10_000,
         ended: () => false,
-        startCall: () => undefined,
+        startCalls: () => undefined,
         log: () => undefined,
         release: (reusable) => loader.release(engine, reusable),
         memoryExhausted: () => loader.exhausted(engine),
