@@ -35,6 +35,11 @@ const inc = (sc: Scanner, what: string): void => {
 function tildePrefixEnd(s: string, at: number): number | undefined {
   let end = at + 1
   while (end < s.length && !isMeta(s[end]) && s[end] !== '/') {
+    // A backslash-newline is gone before the word is read: `~\<newline>root` is `~root`.
+    if (s[end] === '\\' && s[end + 1] === '\n') {
+      end += 2
+      continue
+    }
     if (`'"\\$\``.includes(s[end]!)) return undefined
     end++
   }
@@ -669,6 +674,17 @@ function readUntilClose(
         break
       case '`':
         readBacktick(sc, b, inner)
+        break
+      case '<':
+      case '>':
+        // Unquoted, the word of `${x:-…}` (and of every other operator) is expanded as a word is:
+        // a `<(…)` or `>(…)` in it runs (`${x:->(curl …)}` runs curl).
+        if (context === 'unquoted' && close === '}' && s[sc.i + 1] === '(') {
+          readProcessSubstitution(sc, b)
+          break
+        }
+        b.value += c
+        sc.i++
         break
       case '{':
         if (close === '}') fail('a "{" inside "${…}"')
