@@ -3972,10 +3972,20 @@ export const firstTests = {
     ],
   ],
   permissions: [
-    [/^engine\//, ['layers.test.ts', 'explain.test.ts', 'plugin.test.ts', 'paths.test.ts']],
-    [/^(commands|shell)\//, ['commands.test.ts', 'bypasses.test.ts']],
+    [
+      /^engine\//,
+      [
+        'layers.test.ts',
+        'explain.test.ts',
+        'plugin.test.ts',
+        'paths.test.ts',
+        'fail-closed.test.ts',
+        'urls.test.ts',
+      ],
+    ],
+    [/^(commands|shell)\//, ['commands.test.ts', 'bypasses.test.ts', 'fail-closed.test.ts']],
     [/^paths\//, ['paths.test.ts']],
-    [/^claude\//, ['claude-rules.test.ts']],
+    [/^claude\//, ['claude-rules.test.ts', 'fail-closed.test.ts']],
   ],
   mcp: [
     [/^map-content/, ['content.test.ts']],
