@@ -76,6 +76,28 @@ describe('streamable HTTP on 127.0.0.1', () => {
     expect(mcp.servers()[0]?.state).toBe('closed')
   })
 
+  it('T13: a call that finds its connection gone only after the plugin has reconnected answers McpInterrupted: its task may be running', async () => {
+    const { ctx, mcp, fixture } = await httpSetup()
+    // A task-augmented call: the server created the task and asked to be polled in a minute (the
+    // client polls after at most 5 s), so the call holds the old connection without a request.
+    const running = call(ctx, 'mcp__web__task_wait')
+    await call(ctx, 'mcp__web__await_event', { event: 'task:created' })
+    // The server forgets its sessions (as a restart would); the next call finds out, the plugin
+    // reconnects and sends that call again.
+    await fetch(new URL('/forget-sessions', fixture.url), { method: 'POST' })
+    expect(text(await call(ctx, 'mcp__web__echo', { text: 'again' }))).toBe('again')
+    await mcp.idle()
+    expect(mcp.servers()[0]?.state).toBe('connected')
+    // The waiting call polls on the connection that was replaced: it cannot know what became of
+    // its task on the server.
+    const result = await running
+    expect(result.isError && result.error.info).toEqual({
+      name: McpErrorNames.INTERRUPTED,
+      code: 'INTERRUPTED',
+    })
+    expect((await fixture.events()).filter((event) => event.startsWith('tasks/get'))).toEqual([])
+  })
+
   it('T15: an authProvider is passed to the SDK transport: its token is sent as the bearer', async () => {
     http = await startHttpFixture()
     const authProvider = {
