@@ -121,6 +121,21 @@ describe('every failure of the queue or a worker is a result, never a hang', { t
     }
   })
 
+  it('D8: a call that waits past unreachableAfterMs on a Redis that answers every sweep is not QueueUnreachable', async () => {
+    const queue = uniqueQueue()
+    const { rec } = await localWorker(queue)
+    // (a limit well above a sweep's round trip on a loaded machine, so only the planted bug trips it)
+    const { execute } = await caller(queue, { checkIntervalMs: 50, unreachableAfterMs: 1_500 })
+    const pending = execute(input('wait', { id: 'slow' }))
+    await waitForEntries(rec, 'started', 1)
+    // Over twice unreachableAfterMs with no event on the job: only the sweeps hear from Redis.
+    await new Promise((resolve) => setTimeout(resolve, 3_500))
+    await rec.redis.rpush(`${rec.base}:release:slow`, '1')
+    const result = await pending
+    expect(codeOf(result)).toBe('OK')
+    expect(!result.isError && result.value).toBe('released slow')
+  })
+
   it('D8: a queue that cannot be reached fails the call DispatchFailed after enqueueTimeoutMs', async () => {
     const redis = await startRedis()
     await redis.stop() // a port nobody listens on
