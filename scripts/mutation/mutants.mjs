@@ -3991,7 +3991,7 @@ export const firstTests = {
     [/^map-content/, ['content.test.ts']],
     [
       /^(call-tool|envelope)/,
-      ['wrapper.test.ts', 'content.test.ts', 'replayed-answers.test.ts', 'stdio.test.ts'],
+      ['wrapper.test.ts', 'content.test.ts', 'replayed-answers.test.ts', 'stdio.test.ts', 'http.test.ts'],
     ],
     [/^(connection|mcp-tools)/, ['stdio.test.ts', 'http.test.ts']],
   ],
