@@ -977,6 +977,8 @@ export const mutants = [
     kind: 'T10 hidden tool',
     description: 'a tool the root restricts still reports its own (parallel) mode, and runs',
     attacks: "issue 7: a hidden tool's execution mode is exclusive",
+    equivalent:
+      "a scope's own registrations are never hidden in it: visibleTools (registry/scope-state.ts) adds all of state.local after filtering what the scope inherits, every change of state.local bumps registry.version (so the cached view is rebuilt before a call reads it), and the root cannot be restricted (T11); the fallback is therefore reached only for a name state.local does not hold either. A hidden tool of the parent layer is scope-hidden-tool-runs",
   },
   {
     id: 'scope-presentation-origin-ignored',
@@ -1831,11 +1833,15 @@ export const mutants = [
   {
     id: 'loop-async-resume-not-awaited',
     package: 'agent-loop',
-    file: `${LOOP}/turn/plan-resume.ts`,
-    find: 'await answerInterruptedCalls({ session, scheduler })',
-    replace: 'void answerInterruptedCalls({ session, scheduler })',
+    // The repair moved into completeResumableCalls (T50/T51): it answers every open and unrecorded
+    // call, so the answerInterruptedCalls that follows it in planResume finds nothing left to write.
+    file: `${LOOP}/turn/complete-resumable-calls.ts`,
+    find: '    await appendToolResult({',
+    replace: '    void appendToolResult({',
+    occurrences: 2,
+    nth: 2,
     kind: 'durability order',
-    description: 'resume goes on before the INTERRUPTED results are durable',
+    description: 'resume goes on, or returns, before a repaired call’s result is durable',
     attacks: 'T31: resume repairs the log before the turn continues',
   },
   {
@@ -1988,11 +1994,14 @@ export const mutants = [
   {
     id: 'perm-unknown-program-escapes-deny',
     package: 'permissions',
-    file: `${PERMISSIONS}/commands/match-command.ts`,
-    find: 'if (part.hidden !== undefined) return true',
-    replace: 'if (part.hidden !== undefined) return false',
+    // The engine decides a hidden part before any prefix is compared (a part's hidden check in
+    // commands/match-command.ts is a second line of defense that no decision reaches).
+    file: `${PERMISSIONS}/engine/describe-match.ts`,
+    find: "(kind === 'command' && (narrowing.kind === 'command' || narrowing.kind === 'pattern')) ||",
+    replace: "(kind === 'command' && narrowing.kind === 'pattern') ||",
     kind: 'command match',
-    description: 'a command whose program is computed (`$CMD -rf /`) matches no deny rule: fails open',
+    description:
+      'a command that cannot be read, or whose program is computed (`$CMD -rf /`), matches no deny rule with a command prefix: it is only asked',
     attacks: 'deny and ask rules fail closed on a program that cannot be known',
   },
   {
@@ -2039,11 +2048,11 @@ export const mutants = [
   {
     id: 'split-newline-joins',
     package: 'permissions',
-    file: `${PERMISSIONS}/shell/parse-commands.ts`,
-    find: "if (c === undefined || c === '\\n' || c === ';' || (c === '&' && s[sc.i + 1] !== '>')) return",
-    replace: "if (c === undefined || c === ';' || (c === '&' && s[sc.i + 1] !== '>')) return",
+    file: `${PERMISSIONS}/shell/scanner.ts`,
+    find: "    if (c === ' ' || c === '\\t') sc.i++",
+    replace: "    if (c === ' ' || c === '\\t' || c === '\\n') sc.i++",
     kind: 'splitter',
-    description: 'a newline no longer separates commands (`ls\\nrm -rf /` is one command `ls`)',
+    description: 'a newline is read as a blank: `ls\\nrm -rf /` is the one command `ls rm -rf /`',
     attacks: 'every command a line runs is a part',
   },
   // ---------------------------------------------------------------- permissions: the shell reader and splitter (issue 29, second round)
