@@ -2411,6 +2411,8 @@ export const mutants = [
     kind: 'result mapping',
     description: 'a call that failed because its server went away is McpRequestFailed, not McpServerClosed',
     attacks: 'calls of a closed server answer McpServerClosed',
+    equivalent:
+      "the state test is redundant with `server.client !== client`: a call only sends on a client it took while the server was connected, and every way out of connected clears or replaces server.client in the same tick (connectionLost calls closeClient synchronously, for closed and reconnecting alike; dispose marks closed and calls closeClient; a reconnect's openClient installs a new client); failed is set only by a first connect, whose client was cleared when it failed",
   },
   {
     id: 'mcp-error-text-uncapped',

@@ -123,6 +123,20 @@ describe('streamable HTTP on 127.0.0.1', () => {
     expect(refused[0]).toBe('refused:tools/call')
   })
 
+  it('T13: with reconnect: false, a server found gone is closed at once: its session is ended, not left to dispose', async () => {
+    const { ctx, mcp, fixture } = await httpSetup(undefined, { reconnect: false })
+    await fetch(new URL('/hold/refuse', fixture.url), { method: 'POST' })
+    const result = await call(ctx, 'mcp__web__echo', { text: 'hello?' })
+    expect(result.isError && result.error.info).toEqual(closed)
+    expect(mcp.servers()[0]?.state).toBe('closed')
+    // The plugin closes the client now: it ends its session (the server, refusing all, records it).
+    const ended = fetch(new URL(`/await/${encodeURIComponent('refused:DELETE')}`, fixture.url)).then(
+      () => true,
+    )
+    const waited = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000).unref())
+    expect(await Promise.race([ended, waited])).toBe(true)
+  })
+
   it('T11: a handshake that completes after dispose leaves the server closed, with no tools and its session ended', async () => {
     http = await startHttpFixture()
     const fixture = http

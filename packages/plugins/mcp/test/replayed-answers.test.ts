@@ -54,4 +54,17 @@ describe('answers replayed by a real server', () => {
     expect(plain.isError).toBe(false)
     expect(text(plain)).toBe('fine')
   })
+
+  it('T14: a result with structuredContent and no content reaches the model as that JSON, and is the value', async () => {
+    const { ctx } = await setup({ servers: { rp: replayServer } })
+    const result = await call(ctx, 'mcp__rp__replay', {
+      result: { content: [], structuredContent: { total: 3, unit: 'kg' } },
+    })
+    expect(result).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: '{"total":3,"unit":"kg"}' }],
+      value: { total: 3, unit: 'kg' },
+      meta: { mcp: { server: 'rp', tool: 'replay' } },
+    })
+  })
 })
