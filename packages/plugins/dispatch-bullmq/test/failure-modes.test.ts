@@ -67,8 +67,10 @@ describe('every failure of the queue or a worker is a result, never a hang', { t
     const foreign = new Worker(
       queue,
       async (job) => {
-        if ((job.data as { args: { value: unknown } }).args.value === 'throw')
-          throw new Error('processor crashed')
+        const { value } = (job.data as { args: { value: unknown } }).args
+        if (value === 'throw') throw new Error('processor crashed')
+        // a reply of this protocol's shape, but of another version: its fields may mean other things
+        if (value === 'other version') return { v: 999, kind: 'value', value: 'looks fine' }
         return { v: 999, answer: 'from the future' }
       },
       { connection: { url: redisUrl() } },
@@ -82,6 +84,8 @@ describe('every failure of the queue or a worker is a result, never a hang', { t
       )
       const unreadable = await execute(input('echo', { value: 'other protocol' }))
       expect([codeOf(unreadable), nameOf(unreadable)]).toEqual(['INTERRUPTED', 'RemoteJobFailed'])
+      const otherVersion = await execute(input('echo', { value: 'other version' }))
+      expect([codeOf(otherVersion), nameOf(otherVersion)]).toEqual(['INTERRUPTED', 'RemoteJobFailed'])
     } finally {
       await foreign.close()
     }
