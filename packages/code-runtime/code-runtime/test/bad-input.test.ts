@@ -101,6 +101,21 @@ describe('bad input to run (docs/spec.md §10)', () => {
     }
   })
 
+  it('every limit is an integer: a fraction or NaN inside its range is refused, naming the field', async () => {
+    for (const [name, value, got] of [
+      ['timeoutMs', 1000.5, 'the number 1000.5'],
+      ['maxBindingCalls', Number.NaN, 'the number NaN'],
+      ['outputBytes', 4096.25, 'the number 4096.25'],
+    ] as const) {
+      await rejectsWith(
+        { program: '', limits: { [name]: value } },
+        new RegExp(
+          `^run\\(request\\): request\\.limits\\.${name} must be an integer from \\d+ to \\d+, got ${got}$`,
+        ),
+      )
+    }
+  })
+
   it('limits that are not a plain object (a Proxy, an array, null) are refused: the limits checked are the limits used', async () => {
     for (const limits of [new Proxy({ timeoutMs: 10 }, {}), [10], null]) {
       await rejectsWith(
