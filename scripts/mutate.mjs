@@ -18,7 +18,8 @@
 //
 // The file is restored in a `finally`, on SIGINT/SIGTERM and on a crash; the original text is also
 // kept in a journal (.mutate/journal.json) while a mutant is applied, and a later run restores from
-// it before anything else, so even a killed run leaves no mutant behind.
+// it before anything else, so even a killed run leaves no mutant behind. While the run that wrote the
+// journal is still going (its pid), any other invocation, `--list` too, refuses to start instead.
 //
 // The PostgreSQL store's mutants need a server: run them as
 // `node scripts/with-postgres.mjs -- pnpm mutate --package session-postgres` (a throwaway one).
@@ -36,6 +37,7 @@ import { spawn, execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { journalOwnerAlive } from './mutation/journal-owner.mjs'
 import { applyMutant, checkFirstTests, checkMutants } from './mutation/mutant-list.mjs'
 import { firstTests, firstTestsOf, mutants } from './mutation/mutants.mjs'
 
@@ -111,7 +113,13 @@ function restore() {
 
 function restoreFromJournal() {
   if (!existsSync(journalPath)) return
-  const { file, original } = JSON.parse(readFileSync(journalPath, 'utf8'))
+  const journal = JSON.parse(readFileSync(journalPath, 'utf8'))
+  const { file, original } = journal
+  if (journalOwnerAlive(journal)) {
+    fail(
+      `a run (pid ${journal.pid}) has a mutant applied to ${file} now; wait for it to end (if that process is not pnpm mutate, delete ${relative(process.cwd(), journalPath)} after restoring the file with git)`,
+    )
+  }
   writeFileSync(join(root, file), original)
   rmSync(journalPath, { force: true })
   console.log(`mutate: restored ${file} from the journal of an interrupted run`)
@@ -146,7 +154,7 @@ function applyToFile(mutant) {
   const path = join(root, mutant.file)
   const original = readFileSync(path, 'utf8')
   mkdirSync(workDir, { recursive: true })
-  writeFileSync(journalPath, JSON.stringify({ file: mutant.file, original }))
+  writeFileSync(journalPath, JSON.stringify({ file: mutant.file, original, pid: process.pid }))
   applied = { file: mutant.file, original }
   writeFileSync(path, applyMutant(original, mutant))
 }

@@ -6,10 +6,16 @@ export interface ThrowawayRedis {
   stop(): Promise<void>
   /**
    * Kills the server (SIGKILL, as a crash would) and starts a new one on the same port and data
-   * directory. Persistence is off, so the new server starts empty.
+   * directory. Without persistence the new server starts empty; with `'aof-always'` it has every
+   * write the old one acknowledged.
    */
   restart(): Promise<void>
 }
 
+export interface StartRedisOptions {
+  /** `'none'` (default): no RDB, no AOF. `'aof-always'`: AOF with `appendfsync always`. */
+  readonly persistence?: 'none' | 'aof-always'
+}
+
 /** Starts Debian's `redis-server` on a free 127.0.0.1 port with a temp data directory. */
-export function startRedis(): Promise<ThrowawayRedis>
+export function startRedis(options?: StartRedisOptions): Promise<ThrowawayRedis>

@@ -11,13 +11,19 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort } from './free-port.mjs'
 
-function startOnce(port, dir) {
+/** Persistence flags: none (the default), or an append-only file synced before every reply. */
+const PERSISTENCE = {
+  none: ['--save', '', '--appendonly', 'no'],
+  'aof-always': ['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'],
+}
+
+function startOnce(port, dir, persistence) {
   return new Promise((resolve, reject) => {
     let child
     try {
       child = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...PERSISTENCE[persistence]],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       )
     } catch (error) {
@@ -58,16 +64,19 @@ function end(child, signal) {
 /**
  * Starts a server; resolves with its URL, a `stop()` that ends it and removes its directory, and a
  * `restart()` that kills it (SIGKILL, as a crash would) and starts a new one on the same port: with
- * persistence off, the new server is empty, as a production Redis without AOF is after a crash.
+ * persistence off (`persistence: 'none'`, the default), the new server is empty, as a production
+ * Redis without AOF is after a crash; with `'aof-always'` (`appendfsync always`) it has every write
+ * the old one acknowledged.
  */
-export async function startRedis() {
+export async function startRedis({ persistence = 'none' } = {}) {
+  if (!(persistence in PERSISTENCE)) throw new Error(`startRedis: unknown persistence ${persistence}`)
   const dir = mkdtempSync(join(tmpdir(), 'dsh-redis-'))
   let lastError
   // a port found free can be taken before the server binds it: try a few
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort()
     try {
-      let child = await startOnce(port, dir)
+      let child = await startOnce(port, dir, persistence)
       let stopped = false
       const stop = async () => {
         stopped = true
@@ -77,7 +86,7 @@ export async function startRedis() {
       const restart = async () => {
         if (stopped) throw new Error('redis-server: restart() after stop()')
         await end(child, 'SIGKILL')
-        child = await startOnce(port, dir)
+        child = await startOnce(port, dir, persistence)
       }
       return {
         url: `redis://127.0.0.1:${port}`,

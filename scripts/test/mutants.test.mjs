@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +14,7 @@ import {
   PACKAGES,
 } from '../mutation/mutant-list.mjs'
 import { firstTests, firstTestsOf, mutants } from '../mutation/mutants.mjs'
+import { journalOwnerAlive } from '../mutation/journal-owner.mjs'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -101,5 +104,29 @@ describe('the planted-bug list of pnpm mutate', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+
+  it('leaves a journal to the live run that wrote it: only a journal whose pnpm mutate process is gone is restored', async () => {
+    const idle = 'setInterval(() => {}, 1000)'
+    const start = async (args) => {
+      const child = spawn(process.execPath, ['-e', idle, ...args], { stdio: 'ignore' })
+      await once(child, 'spawn')
+      return child
+    }
+    const run = await start(['scripts/mutate.mjs'])
+    const runExited = once(run, 'exit')
+    const other = await start([])
+    try {
+      expect(journalOwnerAlive({ pid: run.pid })).toBe(true)
+      // the pid of a process that is not pnpm mutate (a reused pid), this process's own, none
+      expect(journalOwnerAlive({ pid: other.pid })).toBe(false)
+      expect(journalOwnerAlive({ pid: process.pid })).toBe(false)
+      expect(journalOwnerAlive({})).toBe(false)
+    } finally {
+      run.kill()
+      other.kill()
+    }
+    await runExited
+    expect(journalOwnerAlive({ pid: run.pid })).toBe(false)
   })
 })

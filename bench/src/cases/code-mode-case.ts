@@ -14,10 +14,10 @@ import { createQuickJsCodeRuntime, installCodeRuntime } from '@deepseek-ai/dsh-c
 import { runStep } from '../adapters/run-step.ts'
 import { summarize } from '../harness/stats.ts'
 import type { BenchOptions, CaseResult, Figure, Log } from '../types.ts'
-import { createDshRuntime, expectSums, stepBlocks } from './dsh-runtime.ts'
+import { measureNestedAgainstNative } from './code-mode-step.ts'
+import { createDshRuntime } from './dsh-runtime.ts'
 
 const SLEEP_MS = 20
-const NESTED = 100
 /** Warm `run_code` calls measured per round. */
 const WARM_PER_ROUND = 10
 
@@ -58,7 +58,8 @@ const figure = (name: string, unit: string, values: readonly number[]): Figure =
  * its worker and engine, then the first `run_code`), a warm `run_code` beside the same program run on
  * the runtime alone (the transport's own cost), ten nested calls to a tool sleeping 20 ms run with
  * `Promise.all` against the same ten awaited one by one, and 100 nested calls in one `run_code` step
- * (each recorded as its own pair) against the native 100-call step, per call.
+ * (each recorded as its own pair) against the native 100-call step, warm and side by side
+ * (`measureNestedAgainstNative`).
  */
 export async function runCodeModeCase(options: BenchOptions, log: Log): Promise<CaseResult[]> {
   const rounds = options.codeModeRounds
@@ -140,23 +141,15 @@ export async function runCodeModeCase(options: BenchOptions, log: Log): Promise<
     )
   }
 
-  // 100 nested calls in one run_code step against the native 100-call step, per call (wall).
-  const hundred = `const sums = await Promise.all(Array.from({ length: ${NESTED} }, () => tools.add({ a: 1, b: 2 }))); return sums.length`
-  const nestedPerCall: number[] = []
-  const nativePerCall: number[] = []
-  for (let round = 0; round < rounds; round++) {
-    let results: ToolExecutionResult[] = []
-    nestedPerCall.push(
-      (await timed(async () => void (results = await stepOf([runCodeBlock(`h${round}`, hundred)])))) *
-        (1000 / NESTED),
-    )
-    returned('100 nested calls', results[0]!, NESTED)
-    nativePerCall.push(
-      (await timed(async () => void (results = await stepOf(stepBlocks(step + 1, 'add', NESTED))))) *
-        (1000 / NESTED),
-    )
-    expectSums('code_mode native step', results, NESTED)
-  }
+  // 100 nested calls in one run_code step against the native 100-call step, warm, equal work.
+  const stepFigures = await measureNestedAgainstNative(
+    options,
+    async (blocks) => {
+      const results = await stepOf(blocks)
+      return { results, events: runtime.loop.session.events().length }
+    },
+    log,
+  )
   sandbox.dispose()
 
   const ratio = (a: readonly number[], b: readonly number[]) => a.map((value, i) => value / b[i]!)
@@ -172,9 +165,7 @@ export async function runCodeModeCase(options: BenchOptions, log: Log): Promise<
         figure(`10 nested calls sleeping ${SLEEP_MS} ms, Promise.all (one recorded step)`, 'ms', parallel),
         figure('the same 10 calls awaited one by one', 'ms', serial),
         figure('one by one ÷ Promise.all', '×', ratio(serial, parallel)),
-        figure(`${NESTED} nested calls in one run_code step, per call`, 'µs', nestedPerCall),
-        figure(`native ${NESTED}-call step, per call`, 'µs', nativePerCall),
-        figure('nested ÷ native, per call', '×', ratio(nestedPerCall, nativePerCall)),
+        ...stepFigures,
       ],
     },
   ]

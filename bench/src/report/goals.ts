@@ -33,6 +33,10 @@ export function ratioOf(a: Stats | null | undefined, b: Stats | null | undefined
   return { median: a.median / b.median, low: a.p25 / b.p75, high: a.p75 / b.p25 }
 }
 
+/** A ratio measured in each round (both sides in the same round): its median and quartiles. */
+const perRound = (stats: Stats | undefined): Ratio | undefined =>
+  stats === undefined ? undefined : { median: stats.median, low: stats.p25, high: stats.p75 }
+
 const showRatio = (r: Ratio) => `${r.median.toFixed(2)}× [${r.low.toFixed(2)}–${r.high.toFixed(2)}]`
 
 function checkRatio(goal: string, value: Ratio | undefined, ok: (v: number) => boolean): GoalCheck {
@@ -113,6 +117,11 @@ export function checkGoals(rows: readonly Row[]): GoalCheck[] {
       figureStats(rows, 'store.postgres.step', 'makespan PostgreSQL ÷ memory')?.median,
       (v) => v <= 1.1,
       times,
+    ),
+    checkRatio(
+      'a Code Mode nested call ≤ 4× a native call in a warm step (CPU, 100 calls each, equal work)',
+      perRound(figureStats(rows, 'code_mode', 'nested ÷ native, per call (CPU)')),
+      (v) => v <= 4,
     ),
     check('memory-session append ≤ 2 µs', cpu('store.append.memory')?.median, (v) => v <= 2, micros),
     checkRatio(

@@ -4,10 +4,12 @@ import {
   DEFAULT_CODE_RUN_LIMITS,
   type CodeBinding,
 } from '@deepseek-ai/dsh-code-runtime'
+import { answerEntry } from '../src/answer-entry.ts'
 import { callBinding } from '../src/host/call-binding.ts'
 import { compileWasm } from '../src/host/compile-wasm.ts'
 import { locateWasm } from '../src/host/worker-files.ts'
 import { createEngineLoader } from '../src/quickjs/create-engine-loader.ts'
+import { PRELUDE_SOURCE } from '../src/quickjs/prelude-source.ts'
 import { runInSandbox, type SandboxHandle } from '../src/quickjs/run-in-sandbox.ts'
 import type { SandboxOutcome } from '../src/worker-protocol.ts'
 import { wrapProgram } from '../src/wrap-program.ts'
@@ -39,15 +41,20 @@ function createInThreadRunner(): (
       limits,
       deadline: Date.now() + limits.timeoutMs,
       ended: () => false,
-      startCall: (index, name, text) =>
-        void callBinding({
-          binding: bindings[name]!,
-          name,
-          index,
-          text,
-          valueBytes: limits.valueBytes,
-          signal: ended.signal,
-        }).then((answer) => handle.answer(index, answer)),
+      startCalls: ({ first, bindings: positions, texts }) =>
+        positions.forEach(
+          (position, i) =>
+            void callBinding({
+              binding: bindings[Object.keys(bindings)[position]!]!,
+              name: Object.keys(bindings)[position]!,
+              index: first + i,
+              text: texts[i],
+              valueBytes: limits.valueBytes,
+              signal: ended.signal,
+            }).then((answer) =>
+              handle.answer({ indices: [first + i], entries: [answerEntry(first + i, answer)] }),
+            ),
+        ),
       log: () => undefined,
     })
     const outcome = await handle.outcome
@@ -81,7 +88,7 @@ describe('cold start: a new runtime and its first run', () => {
         limits,
         deadline: Date.now() + limits.timeoutMs,
         ended: () => false,
-        startCall: () => undefined,
+        startCalls: () => undefined,
         log: () => undefined,
       }).outcome
     },
@@ -174,31 +181,26 @@ describe('a new worker when the pool is empty (what the run after a terminated w
   )
 })
 
-describe('engine cost per run inside a worker, both ways: a reused context vs a fresh runtime and context', async () => {
+describe('engine cost per run inside a worker: the prepared state restored, against a fresh runtime and context with the prelude compiled', async () => {
   const loader = createEngineLoader(wasmModule)
   const engine = await loader.acquire(DEFAULT_CODE_RUN_LIMITS.memoryBytes)
-  const runtime = engine.newRuntime()
-  const reused = runtime.newContext()
-  bench('evaluate in one reused context (leaks state: not used)', () => {
-    reused.unwrapResult(reused.evalCode('1 + 1')).dispose()
+  const idle = { interrupt: () => false, log: () => undefined, settle: () => undefined }
+  bench('restore the prepared state (what a run does on a pooled instance)', () => {
+    engine.begin(idle, DEFAULT_CODE_RUN_LIMITS.stackBytes)
+    engine.vm.unwrapResult(engine.vm.evalCode('1 + 1')).dispose()
+    engine.end()
   })
-  bench('fresh QuickJS runtime + context per run (what a run does on a pooled instance)', () => {
-    const rt = engine.newRuntime()
+  bench('fresh QuickJS runtime + context, the prelude compiled (what a run did before)', () => {
+    const rt = engine.instance.newRuntime()
     const vm = rt.newContext()
-    vm.unwrapResult(vm.evalCode('1 + 1')).dispose()
+    vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, 'prelude.js')).dispose()
     vm.dispose()
     rt.dispose()
   })
   bench(
-    'fresh WebAssembly instance per run (after a memory failure or an interrupted run)',
+    'fresh WebAssembly instance, prepared (after an engine fault or exhausted memory)',
     async () => {
-      const fresh = createEngineLoader(wasmModule)
-      const instance = await fresh.acquire(DEFAULT_CODE_RUN_LIMITS.memoryBytes)
-      const rt = instance.newRuntime()
-      const vm = rt.newContext()
-      vm.unwrapResult(vm.evalCode('1 + 1')).dispose()
-      vm.dispose()
-      rt.dispose()
+      await createEngineLoader(wasmModule).acquire(DEFAULT_CODE_RUN_LIMITS.memoryBytes)
     },
     { iterations: 30 },
   )

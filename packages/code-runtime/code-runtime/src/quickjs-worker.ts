@@ -63,7 +63,8 @@ async function start(message: Extract<HostMessage, { type: 'run' }>): Promise<vo
     limits,
     deadline: message.deadline,
     ended: () => run.stopped || Atomics.load(init.ended, 0) === id,
-    startCall: (index, name, text) => post({ type: 'call', id, index, name, text }),
+    startCalls: (batch) =>
+      post({ type: 'calls', id, first: batch.first, bindings: batch.bindings, texts: batch.texts }),
     log: (level, text, cut) => post({ type: 'log', id, level, text, cut }),
     onEngineFault: fault,
   })
@@ -80,8 +81,8 @@ port.on('message', (message: HostMessage) => {
         done(message.id, { kind: 'exception', message: `The sandbox engine failed: ${String(error)}` })
       })
       return
-    case 'answer':
-      if (current?.id === message.id) current.handle?.answer(message.index, message.answer)
+    case 'answers':
+      if (current?.id === message.id) current.handle?.answer(message)
       return
     case 'stop':
       if (current?.id !== message.id) return

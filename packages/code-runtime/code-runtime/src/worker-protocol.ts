@@ -24,6 +24,26 @@ export type CallAnswer =
   | { readonly ok: true; readonly text: string | undefined }
   | { readonly ok: false; readonly name: string; readonly message: string; readonly code?: string }
 
+/**
+ * Answers to started calls: `indices[i]` is answered by `entries[i]`, that answer as an entry of the
+ * prelude's `settleCalls` text (see answer-entry.ts).
+ */
+export interface AnswerBatch {
+  readonly indices: readonly number[]
+  readonly entries: readonly string[]
+}
+
+/**
+ * Binding calls a run started together, in program order: positions `first`, `first + 1`, … (a run
+ * starts its calls in order, so one batch is always consecutive), each with its binding (its
+ * position among the run's `names`) and its argument as JSON text (absent for `tools.name()`).
+ */
+export interface CallBatch {
+  readonly first: number
+  readonly bindings: readonly number[]
+  readonly texts: readonly (string | undefined)[]
+}
+
 /** How the program ended, as the worker saw it; a value is still JSON text the host must check. */
 export type SandboxOutcome =
   | { readonly kind: 'value'; readonly text: string | undefined }
@@ -42,21 +62,15 @@ export type HostMessage =
       /** `Date.now()` after which the run is out of time. */
       readonly deadline: number
     }
-  | { readonly type: 'answer'; readonly id: number; readonly index: number; readonly answer: CallAnswer }
+  /** Answers the host had ready in one turn of its event loop, in the order they settled. */
+  | ({ readonly type: 'answers'; readonly id: number } & AnswerBatch)
   /** The host has ended run `id` (it already has its result): tear it down and report `done`. */
   | { readonly type: 'stop'; readonly id: number }
 
 export type WorkerMessage =
   | { readonly type: 'ready' }
-  | {
-      readonly type: 'call'
-      readonly id: number
-      /** Position in program call order. */
-      readonly index: number
-      readonly name: string
-      /** The argument as JSON text, absent for `tools.name()`. */
-      readonly text: string | undefined
-    }
+  /** Binding calls to start on the host (one message per turn of the sandbox, not one per call). */
+  | ({ readonly type: 'calls'; readonly id: number } & CallBatch)
   | {
       readonly type: 'log'
       readonly id: number

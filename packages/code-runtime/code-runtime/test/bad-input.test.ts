@@ -81,6 +81,50 @@ describe('bad input to run (docs/spec.md §10)', () => {
     }
   })
 
+  it('every limit has a lower bound: one below it is refused, naming the range (no binding call could run with maxConcurrentBindingCalls 0)', async () => {
+    const lower: Record<string, number> = {
+      timeoutMs: 1,
+      memoryBytes: 1024 * 1024,
+      stackBytes: 16 * 1024,
+      outputBytes: 1,
+      valueBytes: 2,
+      maxConcurrentBindingCalls: 1,
+      maxBindingCalls: 0,
+    }
+    for (const [name, min] of Object.entries(lower)) {
+      await rejectsWith(
+        { program: '', limits: { [name]: min - 1 } },
+        new RegExp(
+          `^run\\(request\\): request\\.limits\\.${name} must be an integer from ${min} to \\d+, got the number ${min - 1}$`,
+        ),
+      )
+    }
+  })
+
+  it('every limit is an integer: a fraction or NaN inside its range is refused, naming the field', async () => {
+    for (const [name, value, got] of [
+      ['timeoutMs', 1000.5, 'the number 1000.5'],
+      ['maxBindingCalls', Number.NaN, 'the number NaN'],
+      ['outputBytes', 4096.25, 'the number 4096.25'],
+    ] as const) {
+      await rejectsWith(
+        { program: '', limits: { [name]: value } },
+        new RegExp(
+          `^run\\(request\\): request\\.limits\\.${name} must be an integer from \\d+ to \\d+, got ${got}$`,
+        ),
+      )
+    }
+  })
+
+  it('limits that are not a plain object (a Proxy, an array, null) are refused: the limits checked are the limits used', async () => {
+    for (const limits of [new Proxy({ timeoutMs: 10 }, {}), [10], null]) {
+      await rejectsWith(
+        { program: '', limits },
+        /^run\(request\): request\.limits must be a plain object, got /,
+      )
+    }
+  })
+
   it('a signal that is not an AbortSignal is refused', async () => {
     await rejectsWith(
       { program: '', signal: { aborted: false } },

@@ -27,7 +27,7 @@ describe('a warmed engine instance is reused only without leaking state', () => 
         limits,
         deadline: Date.now() + 10_000,
         ended: () => false,
-        startCall: () => undefined,
+        startCalls: () => undefined,
         log: () => undefined,
         release: (reusable) => loader.release(engine, reusable),
         memoryExhausted: () => loader.exhausted(engine),
@@ -70,5 +70,34 @@ describe('a warmed engine instance is reused only without leaking state', () => 
     loader.release(b, true)
     expect(await loader.acquire(2 * limits.memoryBytes)).not.toBe(b)
     expect(await loader.acquire(limits.memoryBytes)).toBe(b)
+  })
+})
+
+// The host's timer ends a run at its deadline too; this is the worker's own check, for a worker whose
+// host is too busy to tell it (here the host is this very thread, blocked while the program runs).
+describe('the sandbox keeps its own deadline', () => {
+  it('T34: a busy program stops at the deadline the sandbox was given, with no word from the host', async () => {
+    const loader = createEngineLoader(await wasmModule)
+    const engine = await loader.acquire(limits.memoryBytes)
+    const deadline = Date.now() + 200
+    const outcome = await runInSandbox({
+      engine,
+      source: wrapProgram('for (;;) {}'),
+      positions: true,
+      names: [],
+      limits,
+      deadline,
+      // The host's flag, raised long after the deadline: only a backstop, so a sandbox that ignored
+      // its deadline ends as "ended by the host" instead of hanging this thread.
+      ended: () => Date.now() > deadline + 5_000,
+      startCall: () => undefined,
+      log: () => undefined,
+      release: (reusable) => loader.release(engine, reusable),
+      memoryExhausted: () => loader.exhausted(engine),
+    }).outcome
+    expect(outcome).toEqual({
+      kind: 'timeout',
+      message: `The program ran out of its time budget of ${limits.timeoutMs} ms (limits.timeoutMs)`,
+    })
   })
 })

@@ -48,6 +48,58 @@ describe('values cross the boundary as lossless JSON', () => {
     expect(result.value).toEqual(['\ud800', '\u0000\n"', 0, 1e308])
   })
 
+  it('T32: a value that is not lossless JSON anywhere in an argument, at any depth, is refused naming where and why', async () => {
+    // Leaves JSON cannot carry losslessly, with the reason the encoder gives.
+    const leaves: readonly (readonly [string, string])[] = [
+      ['NaN', 'is NaN'],
+      ['-Infinity', 'is -Infinity'],
+      ['() => 1', 'is a function'],
+      ['Symbol("s")', 'is a symbol'],
+      ['1n', 'is a BigInt'],
+      ['new Date(0)', 'is an instance of Date, not plain JSON'],
+      ['new Map()', 'is an instance of Map, not plain JSON'],
+      ['[, 1]', 'is a sparse array (hole at index 0)'],
+      ['Object.defineProperty({}, "hidden", { value: 1 })', 'has a non-enumerable property "hidden"'],
+      ['{ [Symbol("k")]: 1 }', 'has a symbol-keyed property'],
+      ['Object.assign([1], { extra: 2 })', 'is an array with an extra property "extra"'],
+    ]
+    // A path from the root to the leaf: object keys and array positions, on both sides of the depth
+    // where the quick encoder hands over to the full one.
+    const step = fc.oneof(
+      fc.constantFrom('a', 'key', 'x_1').map((key) => ({ key })),
+      fc.integer({ min: 0, max: 2 }).map((index) => ({ index })),
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(step, { maxLength: 40 }),
+        fc.constantFrom(...leaves),
+        async (path, [leaf, reason]) => {
+          let source = leaf
+          for (const segment of [...path].reverse()) {
+            source =
+              'key' in segment
+                ? `{ ok: 1, ${segment.key}: ${source} }`
+                : `[${'0, '.repeat(segment.index)}${source}]`
+          }
+          const where = `$${path.map((segment) => ('key' in segment ? `.${segment.key}` : `[${segment.index}]`)).join('')}`
+          let called = false
+          const result = await runtime.run({
+            program: `try { await tools.take(${source}); return 'taken' } catch (e) { return e.message }`,
+            language: 'javascript',
+            bindings: { take: () => void (called = true) },
+          })
+          expect(called).toBe(false)
+          const message = result.value as string
+          expect(message).toContain(`tools.take: the argument is not JSON: `)
+          expect(message).toContain(reason)
+          if (where.length <= 100)
+            expect(message).toBe(`tools.take: the argument is not JSON: ${where} ${reason}`)
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+
   it('the host side refuses "__proto__" keys (also spelled with escapes) and nesting past 1000 levels', () => {
     expect(decodeJsonText('{"a":{"\\u005f_proto__":{}}}')).toEqual({
       ok: false,

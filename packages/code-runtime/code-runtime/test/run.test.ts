@@ -249,6 +249,27 @@ describe('run: the seam', () => {
     })
   })
 
+  it('T34: the returned value gets only what the logs left of the cap, in UTF-8 bytes', async () => {
+    // 51 bytes of log (50 and its newline) leave 49 of 100; "é" × 30 as JSON is 32 UTF-16 units
+    // but 62 bytes: more than what is left, less than the whole cap.
+    const program = 'console.log("x".repeat(50)); return "é".repeat(30)'
+    const result = await runtime.run({ program, limits: { outputBytes: 100 } })
+    expect(result).toEqual({
+      logs: [{ level: 'log', text: 'x'.repeat(50) }],
+      error: {
+        kind: 'output-limit',
+        message:
+          "The program's output exceeded 100 bytes (limits.outputBytes): logs are cut at the limit and the returned value was dropped",
+      },
+    })
+    // What fits in what is left is returned: "é" × 20 is 42 bytes.
+    const fits = await runtime.run({
+      program: 'console.log("x".repeat(50)); return "é".repeat(20)',
+      limits: { outputBytes: 100 },
+    })
+    expect(fits).toEqual({ value: 'é'.repeat(20), logs: [{ level: 'log', text: 'x'.repeat(50) }] })
+  })
+
   it('T34: binding results larger than valueBytes are refused inside the program', async () => {
     const result = await runtime.run({
       program: 'try { await tools.big() } catch (e) { return e.message }',

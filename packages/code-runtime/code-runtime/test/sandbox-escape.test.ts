@@ -329,6 +329,17 @@ describe('sandbox escape attempts (docs/spec.md T34)', { timeout: 60_000 }, () =
     await expectHealthy(runtime)
   }, 60_000)
 
+  it('T34: memoryBytes caps the engine: a buffer past memoryBytes plus the engine’s 16 MiB baseline fails with kind memory, one of half memoryBytes fits', async () => {
+    const limits = { memoryBytes: 32 * MIB }
+    const fits = await runtime.run({ program: 'return new ArrayBuffer(16 * 1024 * 1024).byteLength', limits })
+    expect(fits).toEqual({ value: 16 * MIB, logs: [] })
+    // 56 MiB: past 32 + 16 MiB, and well inside what a cap twice as large would allow.
+    const over = await runtime.run({ program: 'return new ArrayBuffer(56 * 1024 * 1024).byteLength', limits })
+    expect(errorOf(over).kind).toBe('memory')
+    expect(errorOf(over).message).toContain('limits.memoryBytes')
+    await expectHealthy(runtime)
+  }, 60_000)
+
   it('T34: huge log output ends with kind output-limit and the kept logs stay within the cap', async () => {
     const outputBytes = 1000
     const result = await runtime.run({

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer'
 import { expect } from 'vitest'
 import {
   createQuickJsCodeRuntime,
@@ -5,6 +6,7 @@ import {
   type CodeRunResult,
   type CodeRuntime,
 } from '@deepseek-ai/dsh-code-runtime'
+import { locateWorker } from '../src/host/worker-files.ts'
 
 /**
  * A small memory limit keeps bombs quick. The time budget is generous on purpose: it also covers a
@@ -94,4 +96,19 @@ export async function expectHealthy(runtime: CodeRuntime): Promise<void> {
 export function errorOf(result: CodeRunResult): { kind: string; message: string } {
   expect(result.error).toBeDefined()
   return result.error!
+}
+
+/**
+ * A worker entry that does `action` when it is handed a program containing "SABOTAGE", and is the
+ * real worker otherwise: its message listener runs first and hides that message from the real one
+ * (`message` is the host's run message, `parentPort` the worker's port).
+ */
+export async function sabotagedWorker(action: string): Promise<URL> {
+  const real = await locateWorker(undefined)
+  const code = `import { parentPort } from 'node:worker_threads'
+parentPort.on('message', (message) => {
+  if (message.type === 'run' && message.source.includes('SABOTAGE')) { message.type = 'hidden'; ${action} }
+})
+await import(${JSON.stringify(real.href)})`
+  return new URL(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)
 }

@@ -1,22 +1,6 @@
-import { Buffer } from 'node:buffer'
 import { describe, expect, it } from 'vitest'
 import { CodeRuntimeError, createQuickJsCodeRuntime } from '@deepseek-ai/dsh-code-runtime'
-import { locateWorker } from '../src/host/worker-files.ts'
-import { createTestRuntime, errorOf, expectHealthy, takeFaults } from './support.ts'
-
-/**
- * A worker entry that does `action` when it is handed a program containing "SABOTAGE", and is the
- * real worker otherwise: its message listener runs first and hides that message from the real one.
- */
-async function sabotagedWorker(action: string): Promise<URL> {
-  const real = await locateWorker(undefined)
-  const code = `import { parentPort } from 'node:worker_threads'
-parentPort.on('message', (message) => {
-  if (message.type === 'run' && message.source.includes('SABOTAGE')) { message.type = 'hidden'; ${action} }
-})
-await import(${JSON.stringify(real.href)})`
-  return new URL(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)
-}
+import { createTestRuntime, errorOf, expectHealthy, sabotagedWorker, takeFaults } from './support.ts'
 
 const sabotage = { program: 'return "SABOTAGE"' }
 

@@ -254,6 +254,97 @@ describe('an asynchronous session (AsyncSession)', () => {
     }
   })
 
+  it('T31: resumeAgent makes the INTERRUPTED results durable before the turn goes on to the model', async () => {
+    // A log a stopped process left: the first run whose stored log holds a call without a result.
+    let left: SessionEvent[] | undefined
+    for (let failWrite = 0; left === undefined; failWrite++) {
+      const store = asyncStore({ failWrite })
+      const { agent } = agentWith(SCRIPT, {
+        root: probeRoot(() => store.stored).root,
+        session: store.session,
+      })
+      await agent.run('go').catch(() => undefined)
+      agent.dispose()
+      if (!verifyToolPairs(store.stored).ok) left = [...store.stored]
+      expect(failWrite).toBeLessThan(50)
+    }
+    const next = asyncStore({ initial: left })
+    const watch = durabilityWatch(next)
+    const root = createContext({ logger: createMemoryLogger() })
+    installTools(root)
+    registerBasicTools(root)
+    let modelCalls = 0
+    const { result } = await resumeAgent({
+      ctx: root,
+      name: 'again',
+      model: createScriptedModel({ turns: [[textBlock('recovered')]] }),
+      session: next.session,
+      onEvent: (event) => {
+        if (event.type === 'model-call-start') modelCalls++
+        watch.onEvent(event)
+      },
+    })
+    expect(result?.reason).toBe('completed')
+    expect(modelCalls).toBe(1)
+    expect(watch.problems).toEqual([])
+    expect(verifyToolPairs(next.stored)).toEqual({ ok: true, problems: [] })
+    // A store that refuses the repair: resuming rejects with its error, and the model is not called.
+    const refusing = asyncStore({ initial: left, failWrite: 0 })
+    const root2 = createContext({ logger: createMemoryLogger() })
+    installTools(root2)
+    registerBasicTools(root2)
+    let calledAfterRefusal = 0
+    const refused = await resumeAgent({
+      ctx: root2,
+      name: 'refused',
+      model: createScriptedModel({ turns: [[textBlock('never')]] }),
+      session: refusing.session,
+      onEvent: (event) => {
+        if (event.type === 'model-call-start') calledAfterRefusal++
+      },
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(SessionError.isInstance(refused) && refused.code).toBe('LOCKED')
+    expect(calledAfterRefusal).toBe(0)
+    expect(refusing.stored).toEqual(left)
+  })
+
+  it('T31: a resume that only repairs (the last turn had ended) resolves once the repair is durable', async () => {
+    // The turn ended with error after its session refused to record the message's calls.
+    const memory = createMemorySession()
+    memory.append('turn/start', { turn: 1 })
+    memory.append('user/message', { turn: 1, message: { role: 'user', content: [textBlock('go')] } })
+    memory.append('assistant/message', {
+      turn: 1,
+      step: 1,
+      message: {
+        role: 'assistant',
+        content: [toolCallBlock({ id: 'a', name: 'echo', args: { text: 'x' } })],
+      },
+      finishReason: 'tool-calls',
+      usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+    })
+    memory.append('turn/end', { turn: 1, reason: 'error', steps: 1 })
+    const store = asyncStore({ initial: memory.events() })
+    const root = createContext({ logger: createMemoryLogger() })
+    installTools(root)
+    registerBasicTools(root)
+    const { result } = await resumeAgent({
+      ctx: root,
+      name: 'repair',
+      model: createScriptedModel({ turns: [] }),
+      session: store.session,
+    })
+    expect(result?.reason).toBe('error')
+    // Resolved: the call and its INTERRUPTED result are in the store, not only in memory.
+    expect(store.session.pending).toBe(0)
+    expect(shape(store.stored).slice(-2)).toEqual(['tool/call a', 'tool/result a'])
+    expect(store.stored).toEqual(store.session.events())
+    expect(verifyToolPairs(store.stored)).toEqual({ ok: true, problems: [] })
+  })
+
   it('answerInterruptedCalls answers at once for a Session and through a promise for an AsyncSession', async () => {
     const events = (() => {
       const memory = createMemorySession()

@@ -34,6 +34,11 @@ const block = fc.oneof(
   fc.record({ type: fc.constant('text' as const), text }),
   fc.record({ type: fc.constant('image' as const), mediaType: text.filter((t) => t !== ''), data: text }),
   fc.record({ type: fc.constant('image' as const), mediaType: text.filter((t) => t !== ''), url: text }),
+  fc.record({
+    type: fc.constant('audio' as const),
+    mediaType: fc.constantFrom('audio/wav', 'audio/mpeg', 'audio/ogg; codecs=opus'),
+    data: fc.uint8Array({ minLength: 1, maxLength: 9 }).map((bytes) => Buffer.from(bytes).toString('base64')),
+  }),
 )
 const resultFields: fc.Arbitrary<ToolResultEventFields> = fc.record(
   {
@@ -203,7 +208,17 @@ describe('T58: tool event data built by the session is kept by reference', () =>
       [
         { ...base, content: [{ type: 'video' }] },
         'INVALID_ARGUMENT',
-        /fields\.content\[0\]\.type must be "text" or "image"/,
+        /fields\.content\[0\]\.type must be "text", "image" or "audio"/,
+      ],
+      [
+        { ...base, content: [{ type: 'audio', mediaType: 'image/png', data: 'AAAA' }] },
+        'INVALID_ARGUMENT',
+        /fields\.content\[0\]\.mediaType must be an audio media type/,
+      ],
+      [
+        { ...base, content: [{ type: 'audio', mediaType: 'audio/wav', data: 'not base64!' }] },
+        'INVALID_ARGUMENT',
+        /fields\.content\[0\]\.data must be base64/,
       ],
       [
         { ...base, content: [{ type: 'image', mediaType: 'image/png' }] },

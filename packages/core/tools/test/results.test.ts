@@ -69,7 +69,11 @@ describe('result contract', () => {
 
   it.each([
     ['a text block with non-string text', [{ type: 'text', text: 5 }], 'content[0].text must be a string'],
-    ['an unknown block type', [{ type: 'video', url: 'x' }], 'content[0].type must be "text" or "image"'],
+    [
+      'an unknown block type',
+      [{ type: 'video', url: 'x' }],
+      'content[0].type must be "text", "image" or "audio"',
+    ],
     [
       'an image without data or url',
       [{ type: 'image', mediaType: 'image/png' }],

@@ -6,6 +6,7 @@ import {
   type ModelResponse,
   type ModelStreamPart,
 } from '@deepseek-ai/dsh-llm'
+import { promptOptionsFor, type AiSdkAudio } from './audio-mode.ts'
 import { AiSdkError } from './errors.ts'
 import { generateAiSdk } from './generate-ai-sdk.ts'
 import { streamAiSdk } from './stream-ai-sdk.ts'
@@ -20,6 +21,18 @@ export interface FromAiSdkOptions {
   readonly callOptions?: AiSdkCallOptions
   /** `LanguageModel.provider`; defaults to the AI SDK model's `provider` (`anthropic.messages`, …). */
   readonly provider?: string
+  /**
+   * What audio blocks become (T72): `file` parts or their stand-in text (see {@link AiSdkAudio}).
+   * Default `file` for `@ai-sdk/openai`'s chat model of an audio model (`gpt-4o-audio-preview`, …),
+   * else `text`.
+   */
+  readonly audio?: AiSdkAudio
+  /**
+   * The audio media types sent as files in `file` mode; others are their stand-in. Default for
+   * `@ai-sdk/openai`'s chat model: `audio/wav`, `audio/mp3`, `audio/mpeg` (the ones it maps to
+   * `input_audio`); else every audio type.
+   */
+  readonly audioMediaTypes?: readonly string[]
 }
 
 /** A dsh `LanguageModel` whose `stream` is an async generator (leave it early to cancel the call). */
@@ -78,6 +91,25 @@ function checkCallOptions(callOptions: unknown): AiSdkCallOptions {
   return Object.freeze({ ...(callOptions as AiSdkCallOptions) })
 }
 
+function checkAudio(options: FromAiSdkOptions): Pick<FromAiSdkOptions, 'audio' | 'audioMediaTypes'> {
+  const { audio, audioMediaTypes } = options
+  if (audio !== undefined && audio !== 'file' && audio !== 'text')
+    throw invalid('INVALID_OPTIONS', `options.audio must be "file" or "text", got ${describeValue(audio)}`)
+  if (
+    audioMediaTypes !== undefined &&
+    (!Array.isArray(audioMediaTypes) ||
+      !audioMediaTypes.every((t) => typeof t === 'string' && /^audio\//i.test(t)))
+  )
+    throw invalid(
+      'INVALID_OPTIONS',
+      `options.audioMediaTypes must be an array of audio media types, got ${describeValue(audioMediaTypes)}`,
+    )
+  return {
+    ...(audio === undefined ? {} : { audio }),
+    ...(audioMediaTypes === undefined ? {} : { audioMediaTypes }),
+  }
+}
+
 /**
  * Any AI SDK provider's language model (the `LanguageModelV3` interface of `@ai-sdk/provider` 3.x,
  * the AI SDK 6 line) as a dsh `LanguageModel`. `stream` yields text and reasoning deltas as they
@@ -101,12 +133,13 @@ export function fromAiSdk(
       'INVALID_OPTIONS',
       `options.provider must be a non-empty string, got ${describeValue(options.provider)}`,
     )
+  const prompt = promptOptionsFor(model, checkAudio(options))
   const where = `${model.provider} ${model.modelId}`
   return Object.freeze({
     provider: options.provider ?? model.provider,
     modelId: model.modelId,
     step: (request: ModelRequest): Promise<ModelResponse> =>
-      generateAiSdk(model, callOptions, request, where),
-    stream: (request: ModelRequest) => streamAiSdk(model, callOptions, request, where),
+      generateAiSdk(model, callOptions, request, where, prompt),
+    stream: (request: ModelRequest) => streamAiSdk(model, callOptions, request, where, prompt),
   })
 }

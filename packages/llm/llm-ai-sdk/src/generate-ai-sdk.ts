@@ -3,6 +3,7 @@ import type { ModelRequest, ModelResponse } from '@deepseek-ai/dsh-llm'
 import { createPartAssembler } from './create-part-assembler.ts'
 import { errorFromAiSdk } from './error-from-ai-sdk.ts'
 import { abortedError, linkAbort } from './link-abort.ts'
+import type { PromptOptions } from './audio-mode.ts'
 import { toCallOptions, type AiSdkCallOptions } from './to-call-options.ts'
 
 /** One non-streamed call (`doGenerate`) of an AI SDK model as the suite's response. */
@@ -11,12 +12,13 @@ export async function generateAiSdk(
   base: AiSdkCallOptions,
   request: ModelRequest,
   where: string,
+  promptOptions: PromptOptions = {},
 ): Promise<ModelResponse> {
   const signal = request.signal
   if (signal?.aborted) throw abortedError(signal)
   const link = linkAbort(signal)
   try {
-    const options = toCallOptions(request, base, link.signal)
+    const options = toCallOptions(request, base, link.signal, promptOptions)
     let result: Awaited<ReturnType<LanguageModelV3['doGenerate']>>
     try {
       result = await link.race(model.doGenerate(options))

@@ -6,3 +6,4 @@ export type { AiSdkToolRegistration, AiSdkToolSet, FromAiSdkToolsOptions } from 
 export { AiSdkError } from './errors.ts'
 export type { AiSdkErrorCode, AiSdkErrorOptions } from './errors.ts'
 export { toPrompt } from './to-prompt.ts'
+export type { AiSdkAudio, PromptOptions } from './audio-mode.ts'

@@ -3,6 +3,7 @@ import type { ModelRequest, ModelStreamPart } from '@deepseek-ai/dsh-llm'
 import { createPartAssembler } from './create-part-assembler.ts'
 import { errorFromAiSdk } from './error-from-ai-sdk.ts'
 import { abortedError, linkAbort } from './link-abort.ts'
+import type { PromptOptions } from './audio-mode.ts'
 import { toCallOptions, type AiSdkCallOptions } from './to-call-options.ts'
 
 /**
@@ -15,13 +16,14 @@ export async function* streamAiSdk(
   base: AiSdkCallOptions,
   request: ModelRequest,
   where: string,
+  promptOptions: PromptOptions = {},
 ): AsyncGenerator<ModelStreamPart, void, undefined> {
   const signal = request.signal
   if (signal?.aborted) throw abortedError(signal)
   const link = linkAbort(signal)
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined
   try {
-    const options = toCallOptions(request, base, link.signal)
+    const options = toCallOptions(request, base, link.signal, promptOptions)
     let stream: ReadableStream<LanguageModelV3StreamPart>
     try {
       ;({ stream } = await link.race(model.doStream(options)))

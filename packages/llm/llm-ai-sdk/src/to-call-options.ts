@@ -5,6 +5,7 @@ import type {
 } from '@ai-sdk/provider'
 import { checkToolChoice, describeValue, type ModelRequest, type ToolSchema } from '@deepseek-ai/dsh-llm'
 import { AiSdkError } from './errors.ts'
+import type { PromptOptions } from './audio-mode.ts'
 import { toPrompt } from './to-prompt.ts'
 
 /** The call options `fromAiSdk` lets a harness set (everything but what each request supplies). */
@@ -80,6 +81,7 @@ export function toCallOptions(
   request: ModelRequest,
   base: AiSdkCallOptions,
   abortSignal: AbortSignal,
+  promptOptions: PromptOptions = {},
 ): LanguageModelV3CallOptions {
   if (typeof request !== 'object' || request === null)
     throw new AiSdkError({
@@ -92,7 +94,7 @@ export function toCallOptions(
   return {
     ...base,
     ...(providerOptions === undefined ? {} : { providerOptions }),
-    prompt: toPrompt(request.system, request.messages),
+    prompt: toPrompt(request.system, request.messages, promptOptions),
     ...(tools.length > 0 ? { tools } : {}),
     ...(toolChoice === undefined ? {} : { toolChoice }),
     abortSignal,

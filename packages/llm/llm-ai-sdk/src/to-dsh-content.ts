@@ -1,4 +1,4 @@
-import { describeValue, type ToolResultContent } from '@deepseek-ai/dsh-llm'
+import { audioProblem, describeValue, type ToolResultContent } from '@deepseek-ai/dsh-llm'
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null
@@ -14,9 +14,9 @@ const json = (value: unknown): string => {
 
 /**
  * An AI SDK tool's model output (what its `toModelOutput` returns) as the suite's result content:
- * text as text, JSON as its text, `content` parts as text and image blocks (base64 or by URL);
- * parts the suite's content cannot hold (files that are not images, provider file ids) become a
- * note naming them.
+ * text as text, JSON as its text, `content` parts as text and image blocks (base64 or by URL) and
+ * base64 audio files as audio blocks (T71); parts the suite's content cannot hold (other files,
+ * audio by URL, provider file ids) become a note naming them.
  */
 export function toDshContent(output: unknown): ToolResultContent[] {
   if (!isObject(output)) return [{ type: 'text', text: typeof output === 'string' ? output : json(output) }]
@@ -57,6 +57,12 @@ export function toDshContent(output: unknown): ToolResultContent[] {
                     : mediaType,
                 data: part.data,
               }
+            if (
+              typeof part.data === 'string' &&
+              part.type !== 'image-data' &&
+              audioProblem({ mediaType, data: part.data }) === undefined
+            )
+              return { type: 'audio', mediaType, data: part.data }
             return { type: 'text', text: `[file omitted: ${mediaType}]` }
           case 'image-url':
           case 'file-url':

@@ -9,9 +9,11 @@ import {
   type AssistantMessage,
   type ImageBlock,
   type Message,
-  type TextBlock,
   type ToolResultBlock,
+  type UserContent,
 } from '@deepseek-ai/dsh-llm'
+import { audioPolicy, type AudioPolicy, type PromptOptions } from './audio-mode.ts'
+import { audioFilePart, pendingAudioMessage, toolResultAudioText, type PendingAudio } from './audio-parts.ts'
 import { AiSdkError } from './errors.ts'
 
 type UserPart = Extract<LanguageModelV3Message, { role: 'user' }>['content'][number]
@@ -48,24 +50,53 @@ function imagePart(block: ImageBlock, where: string): UserPart {
   throw invalid(where, 'an image block must carry base64 "data" or a "url"')
 }
 
-function userParts(blocks: readonly (TextBlock | ImageBlock)[], where: string): UserPart[] {
-  return blocks.map((block, i) => {
-    if (block.type === 'text') return { type: 'text', text: block.text }
-    if (block.type === 'image') return imagePart(block, `${where}[${i}]`)
-    throw invalid(`${where}[${i}]`, `a user block must be text or image, got ${describeValue(block)}`)
+function userParts(blocks: readonly UserContent[], audio: AudioPolicy, where: string): UserPart[] {
+  return blocks.map((block, i): UserPart => {
+    switch (block.type) {
+      case 'text':
+        return { type: 'text', text: block.text }
+      case 'image':
+        return imagePart(block, `${where}[${i}]`)
+      case 'audio': {
+        const part = audioFilePart(block, audio, `${where}[${i}]`)
+        return typeof part === 'string' ? { type: 'text', text: part } : part
+      }
+      default: {
+        const never: never = block
+        throw invalid(
+          `${where}[${i}]`,
+          `a user block must be text, image or audio, got ${describeValue(never)}`,
+        )
+      }
+    }
   })
 }
 
-/** A dsh tool result as the AI SDK's tool output: text, an error text, or content with images. */
-function toolOutput(block: ToolResultBlock): LanguageModelV3ToolResultOutput {
-  const texts = block.content.filter((part): part is TextBlock => part.type === 'text')
-  if (texts.length === block.content.length) {
-    const value = texts.map((part) => part.text).join('\n\n')
+/**
+ * A dsh tool result as the AI SDK's tool output: text, an error text, or content with images.
+ * Audio is text here (a note, the audio itself queued in `pending`, or its stand-in).
+ */
+function toolOutput(
+  block: ToolResultBlock,
+  audio: AudioPolicy,
+  pending: PendingAudio[],
+  where: string,
+): LanguageModelV3ToolResultOutput {
+  const parts = block.content.map((part, i) =>
+    part.type === 'audio'
+      ? {
+          type: 'text' as const,
+          text: toolResultAudioText(part, block.callId, audio, pending, `${where}[${i}]`),
+        }
+      : part,
+  )
+  if (parts.every((part) => part.type === 'text')) {
+    const value = parts.map((part) => part.text).join('\n\n')
     return block.isError ? { type: 'error-text', value } : { type: 'text', value }
   }
   return {
     type: 'content',
-    value: block.content.map((part) =>
+    value: parts.map((part) =>
       part.type === 'text'
         ? { type: 'text' as const, text: part.text }
         : typeof part.data === 'string'
@@ -87,9 +118,18 @@ function toolInput(raw: string): unknown {
 /**
  * The suite's messages (and the system text) as an AI SDK `LanguageModelV3Prompt`. A tool result
  * names its tool, found from the call it answers; a reasoning block goes back with the provider
- * metadata it came with (an Anthropic thinking signature, an OpenAI reasoning item).
+ * metadata it came with (an Anthropic thinking signature, an OpenAI reasoning item). Audio goes as
+ * `options` says (T72): file parts, the audio of tool results in a user message after them, or its
+ * stand-in text.
  */
-export function toPrompt(system: string | undefined, messages: readonly Message[]): LanguageModelV3Prompt {
+export function toPrompt(
+  system: string | undefined,
+  messages: readonly Message[],
+  options: PromptOptions = {},
+): LanguageModelV3Prompt {
+  const audio = audioPolicy(options)
+  // Audio of the tool results since the last non-tool message: it follows the step's tool messages.
+  let pending: PendingAudio[] = []
   if (!Array.isArray(messages))
     throw invalid('messages', `must be an array of messages, got ${describeValue(messages)}`)
   const prompt: LanguageModelV3Prompt = []
@@ -98,10 +138,16 @@ export function toPrompt(system: string | undefined, messages: readonly Message[
     if (system !== '') prompt.push({ role: 'system', content: system })
   }
   const toolNames = new Map<string, string>()
+  const flushAudio = (): void => {
+    if (pending.length === 0) return
+    prompt.push(pendingAudioMessage(pending))
+    pending = []
+  }
   messages.forEach((message: Message, i) => {
     const where = `messages[${i}]`
     if (typeof message !== 'object' || message === null)
       throw invalid(where, `must be a message, got ${describeValue(message)}`)
+    if (message.role !== 'tool') flushAudio()
     if (message.role === 'system') {
       if (typeof message.content !== 'string')
         throw invalid(`${where}.content`, `must be a string, got ${describeValue(message.content)}`)
@@ -112,7 +158,7 @@ export function toPrompt(system: string | undefined, messages: readonly Message[
       throw invalid(`${where}.content`, `must be an array of blocks, got ${describeValue(message.content)}`)
     switch (message.role) {
       case 'user':
-        prompt.push({ role: 'user', content: userParts(message.content, `${where}.content`) })
+        prompt.push({ role: 'user', content: userParts(message.content, audio, `${where}.content`) })
         return
       case 'assistant': {
         // (Array.isArray above widened the blocks to any.)
@@ -165,7 +211,7 @@ export function toPrompt(system: string | undefined, messages: readonly Message[
               type: 'tool-result' as const,
               toolCallId: block.callId,
               toolName,
-              output: toolOutput(block),
+              output: toolOutput(block, audio, pending, `${where}.content[${j}].content`),
             }
           }),
         })
@@ -176,5 +222,6 @@ export function toPrompt(system: string | undefined, messages: readonly Message[
       }
     }
   })
+  flushAudio()
   return prompt
 }

@@ -1,5 +1,5 @@
 import { describe, it } from 'vitest'
-import { checkReadmeExample } from '../../../../test-support/readme-example.ts'
+import { checkReadmeExample, expectEveryBlockIsAnExample } from '../../../../test-support/readme-example.ts'
 
 describe('README', () => {
   it('shows the example verbatim, and running it prints what its comments say', async () => {
@@ -8,5 +8,21 @@ describe('README', () => {
       load: () => import('../examples/readme-example.ts'),
       lines: 3,
     })
+  })
+
+  it('T72: the audio example prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl: new URL('../', import.meta.url),
+      example: 'examples/audio-example.ts',
+      load: () => import('../examples/audio-example.ts'),
+      lines: 3,
+    })
+  })
+
+  it('every runnable code block is an example file', () => {
+    expectEveryBlockIsAnExample(new URL('../', import.meta.url), [
+      'examples/readme-example.ts',
+      'examples/audio-example.ts',
+    ])
   })
 })

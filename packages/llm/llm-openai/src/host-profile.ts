@@ -5,7 +5,7 @@
  */
 export interface HostProfile {
   /** A short name for the host family, or `undefined` for any other server. */
-  readonly host: 'deepseek' | 'groq' | 'mistral' | 'azure' | undefined
+  readonly host: 'deepseek' | 'groq' | 'mistral' | 'azure' | 'openai' | undefined
   /** See `ReasoningReplay`. */
   readonly reasoningReplay: 'tool-turns' | 'returned' | 'never'
   /** The assistant-message field reasoning goes back in. */
@@ -14,6 +14,8 @@ export interface HostProfile {
   readonly includeUsage: boolean
   /** Where images of tool results go (chat-completions tool messages hold text only). */
   readonly toolResultImages: 'user-message' | 'text'
+  /** Whether audio goes as `input_audio` parts or as its stand-in text (see `AudioInput`). */
+  readonly audioInput: 'input_audio' | 'text'
   /** The header the key travels in. */
   readonly keyHeader: 'authorization' | 'api-key'
 }
@@ -21,14 +23,28 @@ export interface HostProfile {
 /** DeepSeek's model with image understanding, per its models & pricing page. */
 const DEEPSEEK_VISION_MODELS: ReadonlySet<string> = new Set(['deepseek-flash'])
 
+/**
+ * OpenAI's and Azure OpenAI's audio models, the ones that take `input_audio` in chat completions
+ * (`gpt-4o-audio-preview`, `gpt-4o-mini-audio-preview`, `gpt-audio`, `gpt-audio-mini`, …): the
+ * audio guide https://platform.openai.com/docs/guides/audio and Azure's audio completions
+ * quickstart https://learn.microsoft.com/azure/ai-services/openai/audio-completions-quickstart.
+ * Other models there refuse audio input; no other host is documented here to take it.
+ */
+const AUDIO_MODEL = /(^|[-_/.])audio([-_/.]|$)/i
+
 const DEFAULT: HostProfile = {
   host: undefined,
   reasoningReplay: 'returned',
   reasoningField: 'reasoning_content',
   includeUsage: true,
   toolResultImages: 'user-message',
+  audioInput: 'text',
   keyHeader: 'authorization',
 }
+
+/** `input_audio` for an audio model (OpenAI's and Azure's hosts only), else the stand-in. */
+const audioFor = (model: string): HostProfile['audioInput'] =>
+  AUDIO_MODEL.test(model) ? 'input_audio' : 'text'
 
 function hostOf(hostname: string): HostProfile['host'] {
   const is = (domain: string): boolean => hostname === domain || hostname.endsWith(`.${domain}`)
@@ -37,6 +53,7 @@ function hostOf(hostname: string): HostProfile['host'] {
   if (is('mistral.ai')) return 'mistral'
   if (is('openai.azure.com') || is('cognitiveservices.azure.com') || is('services.ai.azure.com'))
     return 'azure'
+  if (hostname === 'api.openai.com') return 'openai'
   return undefined
 }
 
@@ -63,7 +80,9 @@ export function hostProfile(url: string, model: string): HostProfile {
       return { ...DEFAULT, host, reasoningReplay: 'never', includeUsage: false }
     case 'azure':
       // Azure OpenAI takes the key in `api-key`; `Authorization: Bearer` is for Entra ID tokens.
-      return { ...DEFAULT, host, keyHeader: 'api-key' }
+      return { ...DEFAULT, host, keyHeader: 'api-key', audioInput: audioFor(model) }
+    case 'openai':
+      return { ...DEFAULT, host, audioInput: audioFor(model) }
     case undefined:
       return DEFAULT
     default: {

@@ -2,6 +2,7 @@ export { createOpenAICompatibleModel } from './create-openai-compatible-model.ts
 export type { OpenAICompatibleModel } from './create-openai-compatible-model.ts'
 export { DEEPSEEK_BASE_URL, DEEPSEEK_DEFAULT_MODEL, DEFAULT_TIMEOUT_MS } from './resolve-options.ts'
 export type {
+  AudioInput,
   OpenAICompatibleModelOptions,
   ReasoningField,
   ReasoningReplay,

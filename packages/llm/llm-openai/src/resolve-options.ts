@@ -36,6 +36,17 @@ export type ReasoningField = 'reasoning_content' | 'reasoning'
  */
 export type ToolResultImages = 'user-message' | 'text'
 
+/**
+ * What becomes of audio blocks (T72). Chat completions takes audio as `input_audio` parts
+ * (`{ data, format: 'wav' | 'mp3' }`) in user messages only, and only audio models take them:
+ * - `input_audio` (default for OpenAI's and Azure's audio models, `…audio…` in the model id): a user
+ *   message's wav or mp3 audio is an `input_audio` part in place; a tool result's is named in the
+ *   tool message and sent in the user message right after the step's tool messages (as images are);
+ * - `text` (default everywhere else): each audio block is its stand-in text,
+ *   `[audio (audio/wav), N bytes, not shown]`. Audio of another format is that text in both modes.
+ */
+export type AudioInput = 'input_audio' | 'text'
+
 export interface OpenAICompatibleModelOptions {
   /** Bearer token. Else `DSH_API_KEY`; missing both is a `MISSING_API_KEY` error right here. */
   readonly apiKey?: string
@@ -63,6 +74,8 @@ export interface OpenAICompatibleModelOptions {
   readonly includeUsage?: boolean
   /** See {@link ToolResultImages}. */
   readonly toolResultImages?: ToolResultImages
+  /** See {@link AudioInput}. */
+  readonly audioInput?: AudioInput
   /**
    * Marks tools `strict: true` (provider-enforced schema adherence). Off by default: providers
    * refuse schemas outside their strict subset, and DeepSeek only offers it on its beta endpoint.
@@ -96,6 +109,7 @@ export interface ResolvedOptions {
   readonly reasoningField: ReasoningField
   readonly includeUsage: boolean
   readonly toolResultImages: ToolResultImages
+  readonly audioInput: AudioInput
   readonly strict: (tool: ToolSchema) => boolean
   readonly maxTokens: number | undefined
   readonly extraBody: Readonly<Record<string, unknown>>
@@ -108,6 +122,7 @@ const OWNED_FIELDS = ['model', 'messages', 'tools', 'stream']
 const REPLAY_MODES: readonly string[] = ['tool-turns', 'returned', 'always', 'never']
 const REASONING_FIELDS: readonly string[] = ['reasoning_content', 'reasoning']
 const IMAGE_MODES: readonly string[] = ['user-message', 'text']
+const AUDIO_MODES: readonly string[] = ['input_audio', 'text']
 const WHERE = 'createOpenAICompatibleModel(options)'
 
 function invalid(message: string): ChatCompletionsError {
@@ -257,6 +272,7 @@ export function resolveOptions(options: OpenAICompatibleModelOptions | undefined
   const reasoningField = oneOf(o.reasoningField, 'reasoningField', REASONING_FIELDS) ?? profile.reasoningField
   const toolResultImages =
     oneOf(o.toolResultImages, 'toolResultImages', IMAGE_MODES) ?? profile.toolResultImages
+  const audioInput = oneOf(o.audioInput, 'audioInput', AUDIO_MODES) ?? profile.audioInput
   if (o.includeUsage !== undefined && typeof o.includeUsage !== 'boolean')
     throw invalid(`options.includeUsage must be a boolean, got ${describeValue(o.includeUsage)}`)
   const strictTools = o.strictTools ?? false
@@ -281,6 +297,7 @@ export function resolveOptions(options: OpenAICompatibleModelOptions | undefined
     reasoningField,
     includeUsage: o.includeUsage ?? profile.includeUsage,
     toolResultImages,
+    audioInput,
     strict: typeof strictTools === 'function' ? strictTools : () => strictTools,
     maxTokens: checkPositive(o.maxTokens, 'maxTokens', true),
     extraBody: checkExtraBody(o.extraBody),

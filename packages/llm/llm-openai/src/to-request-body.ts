@@ -65,6 +65,7 @@ export function toRequestBody(request: ModelRequest, options: ResolvedOptions): 
       reasoningReplay: options.reasoningReplay,
       reasoningField: options.reasoningField,
       toolResultImages: options.toolResultImages,
+      audioInput: options.audioInput,
     }),
     ...(tools.length > 0 ? { tools } : {}),
     ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),

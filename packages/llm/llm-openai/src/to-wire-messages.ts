@@ -1,16 +1,22 @@
-import { describeValue, type ImageBlock, type Message, type TextBlock } from '@deepseek-ai/dsh-llm'
+import { describeValue, type Message } from '@deepseek-ai/dsh-llm'
 import { ChatCompletionsError } from './errors.ts'
-import type { ReasoningField, ReasoningReplay, ToolResultImages } from './resolve-options.ts'
+import type { AudioInput, ReasoningField, ReasoningReplay, ToolResultImages } from './resolve-options.ts'
+import {
+  attachmentsMessage,
+  toolResultText,
+  userContent,
+  type MediaModes,
+  type PendingAttachment,
+  type WireUserPart,
+} from './wire-content.ts'
+
+export type { WireUserPart } from './wire-content.ts'
 
 export interface WireToolCall {
   readonly id: string
   readonly type: 'function'
   readonly function: { readonly name: string; readonly arguments: string }
 }
-
-export type WireUserPart =
-  | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
 
 export type WireMessage =
   | { readonly role: 'system'; readonly content: string }
@@ -33,72 +39,12 @@ export interface WireMessageOptions {
   readonly reasoningField?: ReasoningField
   /** Default `text`. */
   readonly toolResultImages?: ToolResultImages
+  /** Default `text` (the stand-in). */
+  readonly audioInput?: AudioInput
 }
 
 function invalid(where: string, problem: string): ChatCompletionsError {
   return new ChatCompletionsError({ code: 'INVALID_REQUEST', message: `request.${where}: ${problem}` })
-}
-
-function imageUrl(block: ImageBlock, where: string): string {
-  if (typeof block.data === 'string') return `data:${block.mediaType};base64,${block.data}`
-  if (typeof block.url === 'string') return block.url
-  throw invalid(where, 'an image block must carry base64 "data" or a "url"')
-}
-
-/** Plain text when every block is text (what most providers accept); content parts otherwise. */
-function userContent(
-  blocks: readonly (TextBlock | ImageBlock)[],
-  where: string,
-): string | readonly WireUserPart[] {
-  if (blocks.every((block) => block.type === 'text')) return blocks.map((block) => block.text).join('\n\n')
-  return blocks.map((block, i): WireUserPart => {
-    if (block.type === 'text') return { type: 'text', text: block.text }
-    if (block.type === 'image')
-      return { type: 'image_url', image_url: { url: imageUrl(block, `${where}[${i}]`) } }
-    throw invalid(`${where}[${i}]`, `a user block must be text or image, got ${describeValue(block)}`)
-  })
-}
-
-/** One image of a tool result, waiting for the user message that follows the step's tool messages. */
-interface PendingImage {
-  readonly callId: string
-  readonly url: string
-}
-
-/**
- * Tool messages carry text only. An image becomes a note in the text: with `user-message` it names
- * the image and the image itself is queued in `images` for the user message that follows; with
- * `text` it only says the image was left out.
- */
-function toolResultText(
-  blocks: readonly (TextBlock | ImageBlock)[],
-  callId: string,
-  mode: ToolResultImages,
-  images: PendingImage[],
-  where: string,
-): string {
-  return blocks
-    .map((block, i) => {
-      if (block.type === 'text') return block.text
-      if (mode === 'text') return `[image omitted: ${block.mediaType}]`
-      images.push({ callId, url: imageUrl(block, `${where}[${i}]`) })
-      return `[image: ${block.mediaType}, attached in the next user message]`
-    })
-    .join('\n\n')
-}
-
-/** The user message that carries the images of the tool results before it, grouped by call. */
-function imagesMessage(images: readonly PendingImage[]): Extract<WireMessage, { role: 'user' }> {
-  const parts: WireUserPart[] = []
-  let call: string | undefined
-  for (const image of images) {
-    if (image.callId !== call) {
-      call = image.callId
-      parts.push({ type: 'text', text: `Image(s) returned by tool call ${call}:` })
-    }
-    parts.push({ type: 'image_url', image_url: { url: image.url } })
-  }
-  return { role: 'user', content: parts }
 }
 
 function assistantMessage(
@@ -143,7 +89,7 @@ function assistantMessage(
  * Applies the reasoning replay rule (see `ReasoningReplay`). DeepSeek's documented rule for thinking
  * mode: between two user messages, if the model called a tool, every assistant message there must
  * carry its `reasoning_content` in all later requests (missing it is a 400); without a tool call it
- * may be left out (the provider ignores it). A user message the adapter added itself (the images of
+ * may be left out (the provider ignores it). A user message the adapter added itself (the media of
  * tool results) does not end a stretch: the model never saw it as a turn boundary.
  */
 function replayReasoning(
@@ -179,8 +125,8 @@ function replayReasoning(
 
 /**
  * Maps the suite's messages (and the system text) to chat-completions messages. The third argument
- * is the replay mode alone (reasoning in `reasoning_content`, tool-result images as text notes) or
- * the full {@link WireMessageOptions}.
+ * is the replay mode alone (reasoning in `reasoning_content`, tool-result images as text notes,
+ * audio as its stand-in) or the full {@link WireMessageOptions}.
  */
 export function toWireMessages(
   system: string | undefined,
@@ -190,18 +136,21 @@ export function toWireMessages(
   if (!Array.isArray(messages))
     throw invalid('messages', `must be an array of messages, got ${describeValue(messages)}`)
   const resolved: WireMessageOptions = typeof options === 'string' ? { reasoningReplay: options } : options
-  const imageMode = resolved.toolResultImages ?? 'text'
+  const modes: MediaModes = {
+    toolResultImages: resolved.toolResultImages ?? 'text',
+    audioInput: resolved.audioInput ?? 'text',
+  }
   const wire: WireMessage[] = []
   const reasoningOf = new Map<WireAssistant, string>()
   const added = new Set<WireMessage>()
-  // Images of the tool results since the last non-tool message: they follow the step's tool messages.
-  let images: PendingImage[] = []
-  const flushImages = (): void => {
-    if (images.length === 0) return
-    const message = imagesMessage(images)
+  // Media of the tool results since the last non-tool message: they follow the step's tool messages.
+  let attachments: PendingAttachment[] = []
+  const flushAttachments = (): void => {
+    if (attachments.length === 0) return
+    const message = attachmentsMessage(attachments)
     added.add(message)
     wire.push(message)
-    images = []
+    attachments = []
   }
   if (system !== undefined) {
     if (typeof system !== 'string') throw invalid('system', `must be a string, got ${describeValue(system)}`)
@@ -211,7 +160,7 @@ export function toWireMessages(
     const where = `messages[${i}]`
     if (typeof message !== 'object' || message === null)
       throw invalid(where, `must be a message, got ${describeValue(message)}`)
-    if (message.role !== 'tool') flushImages()
+    if (message.role !== 'tool') flushAttachments()
     if (message.role === 'system') {
       if (typeof message.content !== 'string')
         throw invalid(`${where}.content`, `must be a string, got ${describeValue(message.content)}`)
@@ -222,7 +171,7 @@ export function toWireMessages(
       throw invalid(`${where}.content`, `must be an array of blocks, got ${describeValue(message.content)}`)
     switch (message.role) {
       case 'user':
-        wire.push({ role: 'user', content: userContent(message.content, `${where}.content`) })
+        wire.push({ role: 'user', content: userContent(message.content, modes, `${where}.content`) })
         return
       case 'assistant':
         wire.push(assistantMessage(message, where, reasoningOf))
@@ -241,8 +190,8 @@ export function toWireMessages(
             content: toolResultText(
               block.content,
               block.callId,
-              imageMode,
-              images,
+              modes,
+              attachments,
               `${where}.content[${j}].content`,
             ),
           })
@@ -254,7 +203,7 @@ export function toWireMessages(
       }
     }
   })
-  flushImages()
+  flushAttachments()
   replayReasoning(wire, resolved, reasoningOf, added)
   return wire
 }

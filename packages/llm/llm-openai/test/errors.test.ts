@@ -233,6 +233,31 @@ describe('connection and stream failures', () => {
     expect((await failure()).message).toContain('not valid UTF-8')
   })
 
+  it('T40: a call completed by a chunk that then turns out malformed is yielded before the error', async () => {
+    server.respond(
+      sse(
+        sseText([
+          chunk({
+            tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'x', arguments: '{}' } }],
+          }),
+          // One chunk: call 1 begins (so call 0 is complete), then a late delta for call 0.
+          chunk({
+            tool_calls: [
+              { index: 1, id: 'b', type: 'function', function: { name: 'y', arguments: '{}' } },
+              { index: 0, function: { arguments: '{"late":1}' } },
+            ],
+          }),
+        ]),
+      ),
+    )
+    const { parts, error } = await collectUntilError(modelFor(server).stream(simpleRequest))
+    expect(parts.filter((part) => part.type === 'tool-call')).toEqual([
+      { type: 'tool-call', call: { type: 'tool-call', id: 'a', name: 'x', arguments: '{}' } },
+    ])
+    expect(error).toMatchObject({ code: 'MALFORMED_STREAM' })
+    expect((error as Error).message).toContain('tool call 0 changed after it was complete')
+  })
+
   it('[DONE] without a finish_reason is INCOMPLETE_STREAM, and the unfinished call is not yielded', async () => {
     server.respond(
       sse(
@@ -253,6 +278,31 @@ describe('connection and stream failures', () => {
     ])
     expect(error).toMatchObject({ code: 'INCOMPLETE_STREAM', retryable: true })
     expect((error as Error).message).toContain('[DONE] without a finish_reason')
+  })
+
+  it('an empty finish_reason (old Ollama sends "" on every chunk) is "not yet": a stream that has only such is INCOMPLETE_STREAM, and a call continued after one is whole', async () => {
+    server.respond(
+      sse(sseText([chunk({ content: 'Work' }, ''), chunk({ content: 'ing' }, '')])),
+      sse(
+        sseText([
+          chunk(
+            {
+              tool_calls: [
+                { index: 0, id: 'a', type: 'function', function: { name: 'x', arguments: '{"n":' } },
+              ],
+            },
+            '',
+          ),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] }, ''),
+          chunk({}, 'tool_calls'),
+        ]),
+      ),
+    )
+    const cut = await failure()
+    expect(cut.code).toBe('INCOMPLETE_STREAM')
+    const step = await modelFor(server).step(simpleRequest)
+    expect(step.finishReason).toBe('tool-calls')
+    expect(step.message.content).toEqual([{ type: 'tool-call', id: 'a', name: 'x', arguments: '{"n":1}' }])
   })
 
   it('a body that ends without a finish is INCOMPLETE_STREAM; one that ends after finish_reason (no [DONE]) is fine', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { checkReadmeExample } from '../../../../test-support/readme-example.ts'
+import { checkReadmeExample, expectEveryBlockIsAnExample } from '../../../../test-support/readme-example.ts'
 import { startReplayServer, type ReplayServer } from '../../../../test-support/replay-server.ts'
 import { sse, sseText } from './support/sse.ts'
 import { answerStep, toolStep } from './support/turns.ts'
@@ -66,6 +66,22 @@ describe('README', () => {
         ],
       },
       { role: 'tool', tool_call_id: 'call_w', content: 'Hangzhou: 21°C, sunny' },
+    ])
+  })
+
+  it('T72: the audio example prints what its comments say', async () => {
+    await checkReadmeExample({
+      packageUrl: new URL('../', import.meta.url),
+      example: 'examples/audio-example.ts',
+      load: () => import('../examples/audio-example.ts'),
+      lines: 4,
+    })
+  })
+
+  it('every runnable code block is an example file', () => {
+    expectEveryBlockIsAnExample(new URL('../', import.meta.url), [
+      'examples/readme-example.ts',
+      'examples/audio-example.ts',
     ])
   })
 })

@@ -1,13 +1,15 @@
+import { audioProblem } from './audio.ts'
 import { describeValue } from './describe-value.ts'
 import { LlmError } from './errors.ts'
 import type {
   AssistantMessage,
+  AudioBlock,
   CallId,
-  ImageBlock,
   TextBlock,
   ToolCallBlock,
   ToolMessage,
   ToolResultContent,
+  UserContent,
   UserMessage,
 } from './types.ts'
 
@@ -25,6 +27,26 @@ export function textBlock(text: string): TextBlock {
   return { type: 'text', text: requireString('textBlock(text)', 'text', text) }
 }
 
+/**
+ * An audio block (T71): base64 `data` of an `audio/…` `mediaType`. Anything else is
+ * `INVALID_ARGUMENT` naming the field.
+ * @example audioBlock({ mediaType: 'audio/wav', data: 'UklGRg==' })
+ */
+export function audioBlock(options: { readonly mediaType: string; readonly data: string }): AudioBlock {
+  const where = 'audioBlock(options)'
+  if (typeof options !== 'object' || options === null)
+    throw invalid(where, `options must be an object, got ${describeValue(options)}`)
+  return readAudio(where, 'options', options)
+}
+
+/** An audio block from `b`, each field read once (a getter cannot pass the check, then change). */
+function readAudio(where: string, at: string, b: Readonly<Record<string, unknown>>): AudioBlock {
+  const { mediaType, data, url } = b
+  const problem = audioProblem({ mediaType, data, url })
+  if (problem !== undefined) throw invalid(where, `${at}.${problem}`)
+  return { type: 'audio', mediaType: mediaType as string, data: data as string }
+}
+
 /** Builds a tool-call block; `args` may be the raw JSON string or a value to serialize. */
 export function toolCallBlock(options: { id: CallId; name: string; args: unknown }): ToolCallBlock {
   const where = 'toolCallBlock(options)'
@@ -36,7 +58,7 @@ export function toolCallBlock(options: { id: CallId; name: string; args: unknown
   return { type: 'tool-call', id, name, arguments: raw }
 }
 
-export function userMessage(content: string | readonly (TextBlock | ImageBlock)[]): UserMessage {
+export function userMessage(content: string | readonly UserContent[]): UserMessage {
   if (typeof content === 'string') return { role: 'user', content: [textBlock(content)] }
   return { role: 'user', content: normalizeResultContent('userMessage(content)', 'content', content) }
 }
@@ -52,7 +74,7 @@ function normalizeResultContent(where: string, name: string, content: unknown): 
   if (!Array.isArray(content))
     throw invalid(
       where,
-      `${name} must be a string or an array of text/image blocks, got ${describeValue(content)}`,
+      `${name} must be a string or an array of text/image/audio blocks, got ${describeValue(content)}`,
     )
   return content.map((block: unknown, index) => {
     const at = `${name}[${index}]`
@@ -66,12 +88,14 @@ function normalizeResultContent(where: string, name: string, content: unknown): 
       if (typeof b.url === 'string') return { type: 'image', mediaType, url: b.url }
       throw invalid(where, `${at} must carry base64 "data" or a "url"`)
     }
-    throw invalid(where, `${at}.type must be "text" or "image", got ${describeValue(b.type)}`)
+    if (b.type === 'audio') return readAudio(where, at, b)
+    throw invalid(where, `${at}.type must be "text", "image" or "audio", got ${describeValue(b.type)}`)
   })
 }
 
 /**
- * The tool message that answers one call (T29). `content` may be plain text or text/image blocks.
+ * The tool message that answers one call (T29). `content` may be plain text or text, image and
+ * audio blocks.
  * @example createToolResultMessage({ callId: 'call_1', content: 'ok', isError: false })
  */
 export function createToolResultMessage(options: {

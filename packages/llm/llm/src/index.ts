@@ -1,6 +1,7 @@
 export type {
   AssistantContent,
   AssistantMessage,
+  AudioBlock,
   CallId,
   ContentBlock,
   ImageBlock,
@@ -15,6 +16,7 @@ export type {
   ToolResultBlock,
   ToolResultContent,
   ToolSchema,
+  UserContent,
   UserMessage,
 } from './types.ts'
 export type {
@@ -30,6 +32,7 @@ export type {
 } from './model.ts'
 export {
   assistantMessage,
+  audioBlock,
   createToolResultMessage,
   textBlock,
   textOf,
@@ -49,3 +52,4 @@ export { createJsonSnapshotter } from './json/create-json-snapshotter.ts'
 export type { JsonSnapshotter, JsonSnapshotterOptions } from './json/create-json-snapshotter.ts'
 export { deepFreeze } from './json/deep-freeze.ts'
 export { describeThrown } from './json/describe-thrown.ts'
+export { audioProblem, audioStandIn, base64ByteLength } from './audio.ts'

@@ -27,6 +27,17 @@ export interface ImageBlock {
   readonly url?: string
 }
 
+/**
+ * Audio, inline as base64 `data` (T71). `mediaType` is an `audio/…` media type (`audio/wav`,
+ * `audio/mpeg`, …); `audioProblem` says what is wrong with a block that is not one. A provider that
+ * cannot take it is sent `audioStandIn(block)` instead (T72), never nothing.
+ */
+export interface AudioBlock {
+  readonly type: 'audio'
+  readonly mediaType: string
+  readonly data: string
+}
+
 /** The model asking for a tool. `arguments` is the raw JSON string exactly as the model wrote it. */
 export interface ToolCallBlock {
   readonly type: 'tool-call'
@@ -36,7 +47,10 @@ export interface ToolCallBlock {
 }
 
 /** What a tool result may contain. */
-export type ToolResultContent = TextBlock | ImageBlock
+export type ToolResultContent = TextBlock | ImageBlock | AudioBlock
+
+/** What a user message may contain. */
+export type UserContent = TextBlock | ImageBlock | AudioBlock
 
 export interface ToolResultBlock {
   readonly type: 'tool-result'
@@ -45,7 +59,8 @@ export interface ToolResultBlock {
   readonly isError: boolean
 }
 
-export type ContentBlock = TextBlock | ReasoningBlock | ImageBlock | ToolCallBlock | ToolResultBlock
+export type ContentBlock =
+  TextBlock | ReasoningBlock | ImageBlock | AudioBlock | ToolCallBlock | ToolResultBlock
 
 /**
  * What the model sees of a tool (T1): an allow-listed projection, never the runtime definition.
@@ -64,7 +79,7 @@ export interface SystemMessage {
 
 export interface UserMessage {
   readonly role: 'user'
-  readonly content: readonly (TextBlock | ImageBlock)[]
+  readonly content: readonly UserContent[]
 }
 
 export type AssistantContent = TextBlock | ReasoningBlock | ToolCallBlock

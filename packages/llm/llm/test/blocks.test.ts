@@ -38,7 +38,7 @@ describe('createToolResultMessage', () => {
     [{ callId: 'c', content: 'x', isError: 'no' }, 'options.isError must be a boolean'],
     [
       { callId: 'c', content: [{ type: 'video' }], isError: false },
-      'options.content[0].type must be "text" or "image"',
+      'options.content[0].type must be "text", "image" or "audio"',
     ],
     [{ callId: 'c', content: 42, isError: false }, 'options.content must be a string or an array'],
     [

@@ -10,24 +10,35 @@ import { createAgent, resumeAgent } from '@deepseek-ai/dsh-agent-loop'
 import { createScriptedModel, textBlock } from '@deepseek-ai/dsh-llm'
 import {
   SessionError,
+  type AnySession,
   verifyEffects,
   verifyToolPairs,
   type SessionEvent,
   type ToolResultEventData,
 } from '@deepseek-ai/dsh-session'
-import { createPostgresSessionStore, type PostgresSession } from '@deepseek-ai/dsh-session-postgres'
+import { createPostgresSessionStore } from '@deepseek-ai/dsh-session-postgres'
 import { createRemoteDispatch, type RemoteDispatch } from '@deepseek-ai/dsh-dispatch-bullmq'
-import { cellContext, firstModel, orderTools, watchedCallId, type Cell } from './support/effects-cells.ts'
+import {
+  cellContext,
+  firstModel,
+  orderTools,
+  watchedCallId,
+  type Cell,
+  type WorkerPoint,
+} from './support/effects-cells.ts'
+import { loadCellEvents, openCellSession, type CellStores } from './support/effects-stores.ts'
 import { callerCells, workerCells, type Expected } from './support/effects-matrix-table.ts'
 import { startLineProcess, type LineProcess } from './support/line-process.ts'
 
-// The crash matrix of issue 27 over PostgreSQL, with local and remote bodies (docs/scaling.md,
-// "Effects across a crash"): real processes, SIGKILLed where each cell says. Nothing is timed: a
-// process is killed once every cell it runs has printed that it stopped at its point (a pause
-// injected in the session, the body or the worker), and a worker's paused body goes on only when
-// the test pushes to its release list. Caller crashes: one harness process runs the first turn of
-// every such cell at once (each on its own session) and is killed; the test resumes every session.
-// Worker crashes: the turns run here, a worker process is killed under them, another takes over.
+// The crash matrix of issue 27 over PostgreSQL (and, for remote bodies, JSONL files too), with
+// local and remote bodies (docs/scaling.md, "Effects across a crash"): real processes, SIGKILLed
+// where each cell says. Nothing is timed: a process is killed once every cell it runs has printed
+// that it stopped at its point (a pause injected in the session, the body or the worker around it),
+// and a worker's paused body goes on only when the test pushes to its release list. Caller
+// crashes: one harness process runs the first turn of every such cell at once (each on its own
+// session) and is killed; the test resumes every session. Worker crashes: the turns run here, a
+// worker process is killed under them (between its claim and its started mark, after the mark,
+// inside the body, after the body before its reply is stored), another takes over.
 const postgresUrl = inject('postgresUrl')
 const redisUrl = inject('redisUrl')
 const LEASE_MS = 500
@@ -50,6 +61,8 @@ const endings = new Map<string, string | undefined>()
 
 const store = () => createPostgresSessionStore({ pool, schema, leaseMs: LEASE_MS, holder: 'test' })
 const sessionOf = (cell: Cell): string => `${sessionPrefix}${cell.id}`
+const stores = (): CellStores => ({ postgres: store, dir })
+const eventsOf = (cell: Cell) => loadCellEvents(cell, stores(), sessionOf(cell))
 
 function start(script: string, config: object): LineProcess {
   const started = startLineProcess(script, config)
@@ -68,11 +81,11 @@ function dispatcher(queue: string): RemoteDispatch {
   return dispatch
 }
 
-/** Opens a session, waiting while the lease of a killed holder runs out. */
-async function openWhenFree(id: string): Promise<PostgresSession> {
+/** Opens a cell's session, waiting while the lease of a killed holder runs out. */
+async function openWhenFree(cell: Cell): Promise<AnySession> {
   for (;;) {
     try {
-      return await store().open(id)
+      return await openCellSession(cell, stores(), sessionOf(cell))
     } catch (error) {
       if (!SessionError.isInstance(error) || error.code !== 'LOCKED') throw error
       await new Promise((resolve) => setTimeout(resolve, 50))
@@ -100,7 +113,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-describe('effects across a caller’s crash over PostgreSQL, local and remote bodies (T49–T53, T63, T64)', () => {
+describe('effects across a caller’s crash over PostgreSQL and JSONL, local and remote bodies (T49–T53, T63, T64)', () => {
   beforeAll(async () => {
     const queue = `effects-${tag}`
     const worker = start(WORKER, {
@@ -134,20 +147,20 @@ describe('effects across a caller’s crash over PostgreSQL, local and remote bo
       }),
     )
     await harness.kill()
-    for (const { cell } of callerCells) afterCrash.set(cell.id, (await store().load(sessionOf(cell))) ?? [])
+    for (const { cell } of callerCells) afterCrash.set(cell.id, await eventsOf(cell))
 
     const dispatch = dispatcher(queue)
     await dispatch.ready
     const tools = localTools()
     const resumed = callerCells.map(async ({ cell }) => {
-      const session = await openWhenFree(sessionOf(cell))
+      const session = await openWhenFree(cell)
       const model = createScriptedModel({ turns: [[textBlock('resumed')]] })
       const ctx = cellContext(cell, tools, dispatch)
       const { agent, result } = await resumeAgent({ ctx, name: 'shop', model, session })
       endings.set(cell.id, result?.reason)
       agent.dispose()
       await session.close()
-      atEnd.set(cell.id, (await store().load(sessionOf(cell))) ?? [])
+      atEnd.set(cell.id, await eventsOf(cell))
     })
     // the bodies still paused on the worker go on; their resumed callers re-attach to them
     for (const { cell } of callerCells)
@@ -159,7 +172,7 @@ describe('effects across a caller’s crash over PostgreSQL, local and remote bo
   for (const { cell, expected } of callerCells) it(title(cell, expected), () => check(cell, expected))
 })
 
-describe('effects across a worker’s crash (D10, T53)', () => {
+describe('effects across a worker’s crash (D10, D11, D12, T53)', () => {
   beforeAll(async () => {
     const queue = `effects-w-${tag}`
     const doomed = start(WORKER, {
@@ -175,7 +188,7 @@ describe('effects across a worker’s crash (D10, T53)', () => {
     await dispatch.ready
     const tools = localTools()
     const runs = workerCells.map(async ({ cell }) => {
-      const session = await store().open(sessionOf(cell))
+      const session = await openCellSession(cell, stores(), sessionOf(cell))
       const agent = createAgent({
         ctx: cellContext(cell, tools, dispatch),
         name: 'shop',
@@ -186,7 +199,7 @@ describe('effects across a worker’s crash (D10, T53)', () => {
       endings.set(cell.id, result.reason)
       agent.dispose()
       await session.close()
-      atEnd.set(cell.id, (await store().load(sessionOf(cell))) ?? [])
+      atEnd.set(cell.id, await eventsOf(cell))
     })
     await Promise.all(
       workerCells.map(({ cell }, index) =>
@@ -195,7 +208,7 @@ describe('effects across a worker’s crash (D10, T53)', () => {
     )
     // while the calls wait on it, the worker dies; its log says so much at this moment
     await doomed.kill()
-    for (const { cell } of workerCells) afterCrash.set(cell.id, (await store().load(sessionOf(cell))) ?? [])
+    for (const { cell } of workerCells) afterCrash.set(cell.id, await eventsOf(cell))
     const rescue = start(WORKER, {
       redisUrl,
       queue,
@@ -211,10 +224,18 @@ describe('effects across a worker’s crash (D10, T53)', () => {
   for (const { cell, expected } of workerCells) it(title(cell, expected), () => check(cell, expected))
 })
 
+const WORKER_RULE: Record<WorkerPoint, [rule: string, where: string]> = {
+  'after-claim': ['T73/D12', 'between its claim and its started mark'],
+  'after-mark': ['D11', 'right after its started mark'],
+  'before-effect': ['D10', 'before the effect'],
+  'after-effect': ['D10', 'after the effect'],
+  'after-body': ['D10', 'after the body, before its reply is stored'],
+}
+
 function title(cell: Cell, expected: Expected): string {
   const rule =
     cell.crash.who === 'worker'
-      ? 'D10'
+      ? WORKER_RULE[cell.crash.at][0]
       : cell.shape === 'nested'
         ? 'T63'
         : cell.bodies === 'remote'
@@ -222,9 +243,12 @@ function title(cell: Cell, expected: Expected): string {
           : 'T50/T51'
   const where =
     cell.crash.who === 'worker'
-      ? `worker killed ${cell.crash.at.replace('-', ' the ')}`
+      ? `worker killed ${WORKER_RULE[cell.crash.at][1]}`
       : `caller killed ${cell.crash.at}${cell.shape === 'nested' ? ' (a program’s call)' : ''}`
-  return `${rule}: ${cell.bodies} body, ${where}, ${cell.kind === 'idempotent' ? 'idempotent' : 'not idempotent'}: ${expected.effects} effect, ${expected.bodies} body run, ${expected.answer === 'real' ? 'the real result' : 'INTERRUPTED'}, verifyEffects ${expected.unknownAtEnd ? 'lists it' : 'clean'}`
+  const answer = { real: 'the real result', INTERRUPTED: 'INTERRUPTED', none: 'never recorded' }[
+    expected.answer
+  ]
+  return `T74/${rule}: ${cell.store === 'jsonl' ? 'JSONL, ' : ''}${cell.bodies} body, ${where}, ${cell.kind === 'idempotent' ? 'idempotent' : 'not idempotent'}: ${expected.effects} effect, ${expected.bodies} body run, ${answer}, verifyEffects ${expected.unknownAtEnd ? 'lists it' : 'clean'}`
 }
 
 function linesOf(path: string): string[] {
@@ -256,27 +280,28 @@ function check(cell: Cell, expected: Expected): void {
   )
   expect(unknown(events), 'verifyEffects at the end').toEqual(expected.unknownAtEnd ? [watched] : [])
 
-  const answer = resultOf(events, watched)!
+  const answer = resultOf(events, watched)
   if (expected.answer === 'real') {
-    expect(answer.error).toBeUndefined()
-    expect(JSON.stringify(answer.message)).toContain('order A-1 placed')
-  } else expect(answer.error?.code).toBe('INTERRUPTED')
+    expect(answer?.error).toBeUndefined()
+    expect(JSON.stringify(answer?.message)).toContain('order A-1 placed')
+  } else if (expected.answer === 'INTERRUPTED') expect(answer?.error?.code).toBe('INTERRUPTED')
+  else expect(answer).toBeUndefined()
   if (cell.shape === 'nested') {
     // the program cannot go on; its run_code says what its call did
     const outer = resultOf(events, 'rc')!
     expect(outer.error?.code).toBe('INTERRUPTED')
-    expect(JSON.stringify(outer.message)).toContain(`(call ${watched})`)
+    if (expected.answer === 'none') expect(JSON.stringify(outer.message)).not.toContain(watched)
+    else expect(JSON.stringify(outer.message)).toContain(`(call ${watched})`)
     if (expected.answer === 'real') expect(JSON.stringify(outer.message)).toContain('order A-1 placed')
   }
 
   // the supplier the test owns: how often the effect happened, and under which key
-  const call = events.find(
-    (e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === watched,
-  )!
-  const key = (call.data as { idempotencyKey?: string }).idempotencyKey
+  const call = events.find((e) => e.type === 'tool/call' && (e.data as { callId: string }).callId === watched)
   // T49: the loop's session id (recorded on its first turn/start) and the call's id
   const sessionId = (events.find((e) => e.type === 'turn/start')!.data as { sessionId: string }).sessionId
-  expect(key).toBe(`${sessionId}:${watched}`)
+  const key = `${sessionId}:${watched}`
+  if (expected.answer === 'none') expect(call).toBeUndefined()
+  else expect((call?.data as { idempotencyKey?: string }).idempotencyKey).toBe(key)
   const bodies = linesOf(join(dir, `${cell.id}.bodies`))
   expect(linesOf(join(dir, `${cell.id}.effects`))).toEqual(
     Array.from({ length: expected.effects }, () => key),

@@ -67,8 +67,10 @@ describe('every failure of the queue or a worker is a result, never a hang', { t
     const foreign = new Worker(
       queue,
       async (job) => {
-        if ((job.data as { args: { value: unknown } }).args.value === 'throw')
-          throw new Error('processor crashed')
+        const { value } = (job.data as { args: { value: unknown } }).args
+        if (value === 'throw') throw new Error('processor crashed')
+        // a reply of this protocol's shape, but of another version: its fields may mean other things
+        if (value === 'other version') return { v: 999, kind: 'value', value: 'looks fine' }
         return { v: 999, answer: 'from the future' }
       },
       { connection: { url: redisUrl() } },
@@ -82,6 +84,8 @@ describe('every failure of the queue or a worker is a result, never a hang', { t
       )
       const unreadable = await execute(input('echo', { value: 'other protocol' }))
       expect([codeOf(unreadable), nameOf(unreadable)]).toEqual(['INTERRUPTED', 'RemoteJobFailed'])
+      const otherVersion = await execute(input('echo', { value: 'other version' }))
+      expect([codeOf(otherVersion), nameOf(otherVersion)]).toEqual(['INTERRUPTED', 'RemoteJobFailed'])
     } finally {
       await foreign.close()
     }
@@ -119,6 +123,21 @@ describe('every failure of the queue or a worker is a result, never a hang', { t
     } finally {
       await redis.stop()
     }
+  })
+
+  it('D8: a call that waits past unreachableAfterMs on a Redis that answers every sweep is not QueueUnreachable', async () => {
+    const queue = uniqueQueue()
+    const { rec } = await localWorker(queue)
+    // (a limit well above a sweep's round trip on a loaded machine, so only the planted bug trips it)
+    const { execute } = await caller(queue, { checkIntervalMs: 50, unreachableAfterMs: 1_500 })
+    const pending = execute(input('wait', { id: 'slow' }))
+    await waitForEntries(rec, 'started', 1)
+    // Over twice unreachableAfterMs with no event on the job: only the sweeps hear from Redis.
+    await new Promise((resolve) => setTimeout(resolve, 3_500))
+    await rec.redis.rpush(`${rec.base}:release:slow`, '1')
+    const result = await pending
+    expect(codeOf(result)).toBe('OK')
+    expect(!result.isError && result.value).toBe('released slow')
   })
 
   it('D8: a queue that cannot be reached fails the call DispatchFailed after enqueueTimeoutMs', async () => {

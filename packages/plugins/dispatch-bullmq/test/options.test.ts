@@ -49,6 +49,14 @@ describe('bad options get a clear error naming what was wrong (nothing is connec
       { connection: 'redis://127.0.0.1:1', tools: 'ok', lockDurationMs: 50 },
       /lockDurationMs must be an integer ≥ 100/,
     ],
+    [
+      { connection: 'redis://127.0.0.1:1', tools: 'ok', markReplicas: -1 },
+      /markReplicas must be an integer from 0 to 100, got the number -1/,
+    ],
+    [
+      { connection: 'redis://127.0.0.1:1', tools: 'ok', markWaitMs: 0 },
+      /markWaitMs must be an integer ≥ 1 \(milliseconds\), got the number 0/,
+    ],
   ] as [Record<string, unknown>, RegExp][])('createToolWorker(%j)', (options, message) => {
     const rec = { base: 'x', redis: undefined, started: async () => {}, aborted: async () => {} } as never
     const tools = remoteTools(rec)

@@ -61,6 +61,23 @@ describe('remote dispatch: the body runs on a worker, the result is checked here
     })
   })
 
+  it('T37: context a remote body defers before it throws, or before its value is refused, reaches the result as a local body’s does', async () => {
+    const queue = uniqueQueue()
+    await localWorker(queue)
+    const names = ['notes_then_fail', 'notes_then_bigint']
+    const remote = await caller(queue, { remote: names })
+    // The oracle: the same tools run in the calling process.
+    const local = await caller(uniqueQueue(), { remote: ['echo'] })
+    for (const name of names) {
+      const here = await local.execute(input(name, {}))
+      expect(here.isError).toBe(true)
+      expect(here.additionalContexts).toEqual([
+        name === 'notes_then_fail' ? 'before the throw' : 'before the value',
+      ])
+      expect([name, await remote.execute(input(name, {}))]).toEqual([name, here])
+    }
+  })
+
   it('D2: policy runs here: a denied remote call never reaches the queue; an unmarked tool runs here', async () => {
     const queue = uniqueQueue()
     const { rec } = await localWorker(queue)

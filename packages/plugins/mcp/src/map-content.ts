@@ -1,13 +1,23 @@
-import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
+import {
+  audioProblem,
+  base64ByteLength as base64Bytes,
+  type AudioBlock,
+  type ToolResultContent,
+} from '@deepseek-ai/dsh-llm'
 
 type Block = Readonly<Record<string, unknown>>
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
 
-/** Decoded size of base64 text, for the notes that stand in for binary content. */
-function base64Bytes(data: string): number {
-  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0
-  return Math.max(0, Math.floor((data.length * 3) / 4) - padding)
+/**
+ * MCP audio (`data`, `mimeType`) as the suite's audio block (T71), or `undefined` when it is not
+ * one (no data, a type that is not `audio/…`, data that is not base64): then its text stand-in goes.
+ */
+export function audioOf(data: unknown, mimeType: unknown): AudioBlock | undefined {
+  if (typeof data !== 'string' || typeof mimeType !== 'string') return undefined
+  return audioProblem({ mediaType: mimeType, data }) === undefined
+    ? { type: 'audio', mediaType: mimeType, data }
+    : undefined
 }
 
 function note(text: string): ToolResultContent {
@@ -43,6 +53,8 @@ function mapResource(resource: unknown): ToolResultContent[] {
     if (mime !== undefined && mime.startsWith('image/')) {
       return [note(`resource ${where}`), { type: 'image', mediaType: mime, data: blob }]
     }
+    const audio = audioOf(blob, mime)
+    if (audio !== undefined) return [note(`resource ${where}`), audio]
     const decoded = mime !== undefined && TEXT_MIME.test(mime) ? blobText(blob) : undefined
     if (decoded !== undefined) return [{ type: 'text', text: `[resource ${where}]\n${decoded}` }]
     return [note(`resource ${where}: ${base64Bytes(blob)} bytes of binary data, not shown`)]
@@ -51,8 +63,9 @@ function mapResource(resource: unknown): ToolResultContent[] {
 }
 
 /**
- * The text that stands in for a block a model cannot be given (audio, in tool results and sampling
- * messages): what it was, its type and size. Also for any other block in a sampling message.
+ * The text that stands in for a block that cannot be passed on (audio that is not valid audio, any
+ * block of an assistant sampling message but text, any unknown block of a sampling message): what
+ * it was, its type and size. For valid audio it is `audioStandIn`'s text.
  */
 export function mediaNote(block: Block): string {
   const type = str(block.type) ?? 'unknown'
@@ -78,7 +91,7 @@ function mapBlock(block: unknown): ToolResultContent[] {
       return [{ type: 'image', mediaType, data }]
     }
     case 'audio':
-      return [{ type: 'text', text: mediaNote(b) }]
+      return [audioOf(b.data, b.mimeType) ?? { type: 'text', text: mediaNote(b) }]
     case 'resource':
       return mapResource(b.resource)
     case 'resource_link': {
@@ -97,11 +110,12 @@ function mapBlock(block: unknown): ToolResultContent[] {
 }
 
 /**
- * MCP content → the suite's result blocks. Text and images map one to one. Everything else becomes
- * text, so the model still learns what it was sent: an embedded text resource is its text under a
- * `[resource uri (type)]` line; an embedded image resource is that line and the image; other binary
- * resources, audio, resource links and unknown block types are one bracketed note each (audio and
- * binary data are never inlined: the suite's result blocks carry text and images only).
+ * MCP content → the suite's result blocks. Text, images and audio map one to one (T71; the model
+ * adapter sends audio where the model takes it and its stand-in elsewhere, T72). Everything else
+ * becomes text, so the model still learns what it was sent: an embedded text resource is its text
+ * under a `[resource uri (type)]` line; an embedded image or audio resource is that line and the
+ * image or audio; other binary resources, resource links, unknown block types and audio that is not
+ * valid audio are one bracketed note each (other binary data is never inlined).
  */
 export function mapContent(blocks: readonly unknown[]): ToolResultContent[] {
   const out: ToolResultContent[] = []

@@ -2,21 +2,22 @@ import {
   textOf,
   type AssistantMessage,
   type FinishReason,
-  type ImageBlock,
   type JsonObject,
   type Message,
   type TextBlock,
+  type UserContent,
 } from '@deepseek-ai/dsh-llm'
-import { mediaNote } from './map-content.ts'
+import { audioOf, mediaNote } from './map-content.ts'
 
 type Block = Readonly<Record<string, unknown>>
 
 /** One MCP content block of a sampling message, as what a user message can carry. */
-function userBlock(block: Block): TextBlock | ImageBlock {
+function userBlock(block: Block): UserContent {
   if (block.type === 'text' && typeof block.text === 'string') return { type: 'text', text: block.text }
   if (block.type === 'image' && typeof block.data === 'string' && typeof block.mimeType === 'string')
     return { type: 'image', mediaType: block.mimeType, data: block.data }
-  return { type: 'text', text: mediaNote(block) }
+  const audio = block.type === 'audio' ? audioOf(block.data, block.mimeType) : undefined
+  return audio ?? { type: 'text', text: mediaNote(block) }
 }
 
 /** Assistant turns carry text only: anything else is its note. */
@@ -27,8 +28,9 @@ function assistantBlock(block: Block): TextBlock {
 
 /**
  * The server's sampling messages as the suite's messages. A message's content is one block or an
- * array of them (MCP 2025-11-25); text and images pass, audio becomes a text stand-in naming it
- * (`[audio (audio/wav), N bytes, not shown]`: a model request carries text and images only).
+ * array of them (MCP 2025-11-25); text, images and audio of a user message pass (the model's
+ * adapter sends audio where the model takes it, else its stand-in `[audio (audio/wav), N bytes, not
+ * shown]`, T72); an assistant message keeps its text, anything else in it becomes such a note.
  */
 export function samplingMessages(messages: readonly unknown[]): Message[] {
   return messages.map((raw) => {

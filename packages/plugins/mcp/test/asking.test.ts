@@ -83,7 +83,7 @@ describe('questions a server asks during a call (fixture server over stdio)', ()
     expect(reads).toBe(1)
   })
 
-  it('T67: a server’s model hints pick among the configured models; the cap, the policy’s own limit, audio as a stand-in', async () => {
+  it('T67/T71: a server’s model hints pick among the configured models; the cap, the policy’s own limit, audio passed on', async () => {
     const fallback = createScriptedModel({
       provider: 'p',
       modelId: 'small-1',
@@ -124,7 +124,7 @@ describe('questions a server asks during a call (fixture server over stdio)', ()
     expect(claude.requests[0]?.providerOptions).toEqual({ p: { max_tokens: 120 } })
     expect(claude.requests[0]?.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-      { role: 'user', content: [{ type: 'text', text: '[audio (audio/wav), 4 bytes, not shown]' }] },
+      { role: 'user', content: [{ type: 'audio', mediaType: 'audio/wav', data: 'UklGRg==' }] },
     ])
     expect(fallback.requests).toHaveLength(0)
   })

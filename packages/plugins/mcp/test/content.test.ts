@@ -2,19 +2,38 @@ import { describe, expect, it } from 'vitest'
 import { mapContent } from '../src/map-content.ts'
 
 describe('MCP content → result blocks', () => {
-  it('T14: text and images map one to one', () => {
+  it('T14/T71: text, images and audio map one to one', () => {
     expect(
       mapContent([
         { type: 'text', text: 'hello' },
         { type: 'image', data: 'AAAA', mimeType: 'image/jpeg' },
+        { type: 'audio', data: 'AAAAAAAA', mimeType: 'audio/mpeg' },
       ]),
     ).toEqual([
       { type: 'text', text: 'hello' },
       { type: 'image', mediaType: 'image/jpeg', data: 'AAAA' },
+      { type: 'audio', mediaType: 'audio/mpeg', data: 'AAAAAAAA' },
     ])
   })
 
-  it('T14: embedded resources become text under a note; binary data is described, never inlined', () => {
+  it('T71: an embedded audio resource is a note and the audio; audio that is not valid audio is its stand-in note', () => {
+    expect(
+      mapContent([
+        { type: 'resource', resource: { uri: 'file:///a.ogg', mimeType: 'audio/ogg', blob: 'T2dnUw==' } },
+        { type: 'audio', data: 'AAAAAAAA', mimeType: 'video/mp4' },
+        { type: 'audio', data: 'not base64', mimeType: 'audio/wav' },
+        { type: 'audio', mimeType: 'audio/wav' },
+      ]),
+    ).toEqual([
+      { type: 'text', text: '[resource file:///a.ogg (audio/ogg)]' },
+      { type: 'audio', mediaType: 'audio/ogg', data: 'T2dnUw==' },
+      { type: 'text', text: '[audio (video/mp4), 6 bytes, not shown]' },
+      { type: 'text', text: '[audio (audio/wav), 7 bytes, not shown]' },
+      { type: 'text', text: '[audio (audio/wav), not shown]' },
+    ])
+  })
+
+  it('T14: embedded resources become text under a note; other binary data is described, never inlined', () => {
     expect(
       mapContent([
         { type: 'resource', resource: { uri: 'mem://a', text: 'body' } },
@@ -22,7 +41,6 @@ describe('MCP content → result blocks', () => {
         { type: 'resource', resource: { uri: 'mem://c' } },
         { type: 'resource', resource: 'not an object' },
         { type: 'resource_link', uri: 'mem://d', name: 'mem://d', description: 'the d file' },
-        { type: 'audio', data: 'AAAAAAAA', mimeType: 'audio/mpeg' },
       ]),
     ).toEqual([
       { type: 'text', text: '[resource mem://a]\nbody' },
@@ -30,7 +48,6 @@ describe('MCP content → result blocks', () => {
       { type: 'text', text: '[resource mem://c without text or data]' },
       { type: 'text', text: '[embedded resource without contents]' },
       { type: 'text', text: '[resource link mem://d - the d file]' },
-      { type: 'text', text: '[audio (audio/mpeg), 6 bytes, not shown]' },
     ])
   })
 

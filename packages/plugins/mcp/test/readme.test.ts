@@ -20,10 +20,24 @@ describe('README', () => {
     })
   })
 
+  it('T71, T72: the audio example prints what its comments say against a real server', async () => {
+    await checkReadmeExample({
+      packageUrl,
+      example: 'examples/audio-example.ts',
+      load: () => import('../examples/audio-example.ts'),
+      lines: 3,
+    })
+  })
+
   it('T8: every runnable block is an example, and the servers they start are shown verbatim too', () => {
-    expectEveryBlockIsAnExample(packageUrl, ['examples/readme-example.ts', 'examples/asking-example.ts'])
+    expectEveryBlockIsAnExample(packageUrl, [
+      'examples/readme-example.ts',
+      'examples/audio-example.ts',
+      'examples/asking-example.ts',
+    ])
     const readme = readFileSync(new URL('README.md', packageUrl), 'utf8')
     expect(readme).toContain(readFileSync(new URL('examples/weather-server.mjs', packageUrl), 'utf8'))
     expect(readme).toContain(readFileSync(new URL('examples/desk-server.mjs', packageUrl), 'utf8'))
+    expect(readme).toContain(readFileSync(new URL('examples/recorder-server.mjs', packageUrl), 'utf8'))
   })
 })

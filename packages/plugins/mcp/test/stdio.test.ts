@@ -141,13 +141,13 @@ describe('results over stdio', () => {
     expect(text(await call(ctx, 'mcp__fx__echo', { text: 'fine' }))).toBe('fine')
   })
 
-  it('T14: every kind of MCP content reaches the result: images as images, resources and audio as text notes', async () => {
+  it('T14/T71: every kind of MCP content reaches the result: images and audio as themselves, resources as text notes', async () => {
     const { ctx } = await setup({ servers: { fx: stdioServer() } })
     const result = await call(ctx, 'mcp__fx__media')
     expect(result.content).toEqual([
       { type: 'text', text: 'a picture:' },
       { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
-      { type: 'text', text: '[audio (audio/wav), 4 bytes, not shown]' },
+      { type: 'audio', mediaType: 'audio/wav', data: 'UklGRg==' },
       { type: 'text', text: '[resource file:///notes.md (text/markdown)]\n# Notes' },
       { type: 'text', text: '[resource file:///logo.png (image/png)]' },
       { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },

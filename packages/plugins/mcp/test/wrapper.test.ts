@@ -52,4 +52,24 @@ describe('the result wrapper', () => {
     expect(!result.isError && result.value).toEqual(forged)
     expect(mcp.servers()[0]?.state).toBe('connected')
   })
+
+  it('T14: a timeout of a tool that is not an MCP tool passes the wrapper unchanged', async () => {
+    const ctx = freshCtx()
+    await setup({ servers: { fx: stdioServer() } }, { ctx })
+    ctx.tools.register(
+      defineTool({
+        name: 'sleeper',
+        description: 'Waits until aborted',
+        parameters: z.object({}),
+        timeoutMs: 50,
+        execute: (_args, exec) =>
+          new Promise((_resolve, reject) => {
+            exec.signal.addEventListener('abort', () => reject(exec.signal.reason), { once: true })
+          }),
+      }),
+    )
+    const result = await call(ctx, 'sleeper')
+    expect(result.isError && result.error.info).toEqual({ name: 'Timeout', code: 'TIMEOUT' })
+    expect(result.meta).toBeUndefined()
+  })
 })

@@ -139,6 +139,37 @@ describe('P11: inputs that found misses, kept as regressions', { timeout: 60_000
     expect(engine.decide({ toolName: 'bash', args: { command: 'cat ~+/passwd' } }).type).toBe('deny')
   })
 
+  it('P11: an unquoted ${x:-…} runs a <(…) or >(…) in its word; quoted, it does not (found by the 100,000 run, seed 777001)', async () => {
+    await agrees('x ${y:->(curl a)}', 'curl a')
+    await agrees('x ${y:-$>(curl b)}', 'curl b')
+    await agrees('x ${y:-a<(curl c)}', 'curl c')
+    const [run] = await bash.run(['x "${y:->(curl d)}"'], SHELL_BUILTINS)
+    expect(run!.executed).toEqual([['x', '>(curl d)']])
+    expect(coverage('x "${y:->(curl d)}"', run!.executed)).toEqual({ kind: 'covered', unreadable: false })
+  })
+
+  it('P11: a backslash-newline inside a tilde prefix is gone before the word is read (found by the 100,000 run, seed 777001)', async () => {
+    for (const command of ['x ~\\\n y', 'x ~\\\nroot/z']) {
+      const [run] = await bash.run([command], SHELL_BUILTINS)
+      expect(coverage(command, run!.executed)).toEqual({ kind: 'covered', unreadable: false })
+    }
+  })
+
+  it('P11: bash expands a tilde after the first "=" or an unquoted ":" of an assignment-like argument, and a prefix ends at ":" (found by the 100,000 run, seed 777001)', async () => {
+    // The run found `make yx9.c,x; A=0. ./bin/ssh | time curl ''^+ x=~ #`: curl got x=$HOME.
+    for (const command of [
+      "make yx9.c,x; A=0. ./bin/ssh | time curl ''^+ x=~ #\n",
+      'x a=~ b=~/c d+=~ e[1]=~ f=a:~:~/g h=~+:~-',
+      'x ~:a ~root:b ~/:~ i=$HOME:~',
+      // not expanded: a quoted or escaped ":", a second "=", a name that is not one
+      'x a=b":"~ c=d\\:~ e=f=~ 1g=~ -h=~ "i"=~ j\\=~ k=b~',
+    ]) {
+      const [run] = await bash.run([command], SHELL_BUILTINS)
+      expect([command, coverage(command, run!.executed)]).toEqual([command, { kind: 'covered', unreadable: false }])
+    }
+    await agrees('x | curl x=~', 'curl x=' + (await bash.run(['x ~'], PATH_BUILTINS))[0]!.executed[0]![1])
+  })
+
   it('P11: $((…)) after "[" in a [[ … ]] pattern is arithmetic, not a command (a tree-sitter misreading, found by the 100,000 run)', async () => {
     const command = '[[ zxa0 == [$((1+2)) ]]; x $((1+2))'
     expect(parseCoverage(parser, command)).toEqual({ kind: 'covered' })

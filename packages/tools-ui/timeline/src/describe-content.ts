@@ -19,8 +19,8 @@ export function argumentsText(raw: unknown): string {
 }
 
 /**
- * The text a tool result showed the model: its text blocks joined, an image as `[image …]`, anything
- * else as JSON. `content` is the `content` of a tool-result block: a string or an array of blocks.
+ * The text a tool result showed the model: its text blocks joined, an image as `[image …]`, audio as
+ * `[audio …]` (never their base64 data), anything else as JSON. `content` is the `content` of a tool-result block: a string or an array of blocks.
  */
 export function resultText(content: unknown): string {
   if (typeof content === 'string') return content
@@ -33,7 +33,8 @@ export function resultText(content: unknown): string {
       mediaType?: unknown
     }
     if (type === 'text' && typeof text === 'string') parts.push(text)
-    else if (type === 'image') parts.push(`[image${typeof mediaType === 'string' ? ` ${mediaType}` : ''}]`)
+    else if (type === 'image' || type === 'audio')
+      parts.push(`[${type}${typeof mediaType === 'string' ? ` ${mediaType}` : ''}]`)
     else parts.push(jsonText(block))
   }
   return parts.join('\n')

@@ -282,6 +282,35 @@ describe('a step whose calls started while the model streamed (eager dispatch)',
   })
 })
 
+describe('media in results', () => {
+  it('T71: a tooltip names an image or audio block by its type, never its base64 data', () => {
+    const session = createMemorySession()
+    const callSeq = session.append('tool/call', {
+      turn: 1,
+      step: 1,
+      callId: 'a1',
+      name: 'record',
+      arguments: '{}',
+      mode: 'parallel',
+    }).seq
+    const content = [
+      { type: 'text' as const, text: 'two clips:' },
+      { type: 'audio' as const, mediaType: 'audio/wav', data: 'UklGRg==' },
+      { type: 'image' as const, mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+    ]
+    session.append(
+      'tool/result',
+      { turn: 1, step: 1, message: createToolResultMessage({ callId: 'a1', content, isError: false }) },
+      { surfaceOp: 'append', sourceEventSeqs: [callSeq] },
+    )
+    const [step] = buildTimeline(session.events()).steps
+    expect(step!.calls[0]!.result).toEqual({
+      text: 'two clips:\n[audio audio/wav]\n[image image/png]',
+      omitted: 0,
+    })
+  })
+})
+
 describe('untrusted content', () => {
   it('skips malformed events and notes them; never throws for any array', () => {
     const good = syntheticSessionEvents()

@@ -17,35 +17,57 @@ export interface BindingCallRequest {
 }
 
 /**
- * Runs one binding on the host: parses and checks the argument the sandbox sent, calls the binding
- * on a later microtask, and turns its outcome into an answer for the sandbox. Never rejects: a
- * refused argument or result, a throw or a rejection are all answers that reject the program's call.
+ * Runs one binding on the host, now: parses and checks the argument the sandbox sent, calls the
+ * binding and turns its outcome into an answer for the sandbox, handed to `done` exactly once (at
+ * once for a refused argument or a synchronous binding). Never throws: a refused argument or
+ * result, a throw or a rejection are all answers that reject the program's call. The caller runs
+ * it outside the sandbox's turn (a later microtask).
  */
-export function callBinding(request: BindingCallRequest): Promise<CallAnswer> {
+export function runBindingCall(request: BindingCallRequest, done: (answer: CallAnswer) => void): void {
   const { name, valueBytes } = request
   let args: JsonValue | undefined
   if (request.text !== undefined) {
     const decoded = utf8Length(request.text) > valueBytes ? undefined : decodeJsonText(request.text)
     if (decoded === undefined || !decoded.ok) {
       const why = decoded === undefined ? tooLarge('argument', valueBytes) : `the argument ${decoded.reason}`
-      return Promise.resolve(refusal(name, why))
+      return done(refusal(name, why))
     }
     args = decoded.value
   }
   const info: CodeBindingCall = { name, index: request.index, signal: request.signal }
-  return Promise.resolve()
-    .then(() => request.binding(args, info))
-    .then(
-      (value) => answerWith(name, value, valueBytes),
-      (error: unknown): CallAnswer => ({ ok: false, ...describeHostError(error) }),
-    )
-    .catch((error: unknown) =>
-      refusal(name, `its result could not be read (${describeHostError(error).message})`),
-    )
+  let returned: unknown
+  try {
+    returned = request.binding(args, info)
+  } catch (error) {
+    return done(thrown(error))
+  }
+  if ((typeof returned !== 'object' || returned === null) && typeof returned !== 'function') {
+    return done(answerWith(name, returned, valueBytes))
+  }
+  // A promise (or a thenable, adopted as a promise adopts it: its `then` read once) answers when
+  // it settles.
+  Promise.resolve(returned).then(
+    (value: unknown) => done(answerWith(name, value, valueBytes)),
+    (error: unknown) => done(thrown(error)),
+  )
+}
+
+/** `runBindingCall` on a later microtask, as a promise of the answer (never rejects). */
+export function callBinding(request: BindingCallRequest): Promise<CallAnswer> {
+  return Promise.resolve().then(() => new Promise<CallAnswer>((resolve) => runBindingCall(request, resolve)))
+}
+
+function thrown(error: unknown): CallAnswer {
+  return { ok: false, ...describeHostError(error) }
 }
 
 function answerWith(name: string, value: unknown, valueBytes: number): CallAnswer {
-  const encoded = encodeJsonValue(value)
+  let encoded
+  try {
+    encoded = encodeJsonValue(value)
+  } catch (error) {
+    return refusal(name, `its result could not be read (${describeHostError(error).message})`)
+  }
   if (!encoded.ok) return refusal(name, `returned a value that is not JSON: ${encoded.reason}`)
   if (encoded.text !== undefined && utf8Length(encoded.text) > valueBytes) {
     return refusal(name, tooLarge('result', valueBytes))

@@ -9,8 +9,11 @@ import type {
   CodeRunResult,
   ResolvedCodeRunLimits,
 } from '../types.ts'
-import type { SandboxOutcome, WorkerMessage } from '../worker-protocol.ts'
-import { callBinding } from './call-binding.ts'
+import { answerEntry } from '../answer-entry.ts'
+import type { CallAnswer, SandboxOutcome, WorkerMessage } from '../worker-protocol.ts'
+import { CodeRuntimeError } from '../errors.ts'
+import { batchProblem } from './batch-problem.ts'
+import { runBindingCall } from './call-binding.ts'
 import type { PooledWorker, RunListener, WorkerPool } from './create-worker-pool.ts'
 
 export interface WorkerRun {
@@ -31,6 +34,7 @@ export interface WorkerRun {
 }
 
 let lastRunId = 0
+const RESOLVED = Promise.resolve()
 
 /**
  * The host side of one run: takes a worker, hands it the program, runs the bindings it asks for
@@ -40,6 +44,7 @@ let lastRunId = 0
  */
 export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
   const { limits, bindings } = run
+  const names = [...bindings.keys()]
   // Ids go into an Int32 the worker polls; wrapping after 2^31 runs is harmless (one run at a time).
   const id = (lastRunId = (lastRunId % 0x7fffffff) + 1)
   return new Promise((resolve, reject) => {
@@ -80,26 +85,65 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
         : failed('invalid-output', `the returned value ${decoded.reason}`)
     }
 
-    const startCall = (message: Extract<WorkerMessage, { type: 'call' }>): void => {
-      const binding = bindings.get(message.name)
-      const answer =
-        binding === undefined
-          ? Promise.resolve({
-              ok: false,
-              name: 'Error',
-              message: `${bindingLabel(message.name)}: is not a binding of this run`,
-            } as const)
-          : callBinding({
-              binding,
-              name: message.name,
-              index: message.index,
-              text: message.text,
-              valueBytes: limits.valueBytes,
-              signal: callsEnded.signal,
-            })
-      void answer.then((settled) => {
-        // A late answer (the run is over) is dropped here; the binding saw its signal abort.
-        if (!over) worker?.post({ type: 'answer', id, index: message.index, answer: settled })
+    /** Program-order index the worker's next batch of calls must start at. */
+    let nextIndex = 0
+    /** Calls started on the host and not answered yet. */
+    let inFlight = 0
+    let indices: number[] = []
+    let entries: string[] = []
+    let flushing = false
+    // The answers of one turn of the host's event loop go to the worker in one message.
+    const flush = (): void => {
+      flushing = false
+      if (over || indices.length === 0) return
+      worker?.post({ type: 'answers', id, indices, entries })
+      indices = []
+      entries = []
+    }
+    const answered = (index: number, answer: CallAnswer): void => {
+      // A late answer (the run is over) is dropped here; the binding saw its signal abort.
+      if (over) return
+      inFlight--
+      indices.push(index)
+      entries.push(answerEntry(index, answer))
+      if (flushing) return
+      flushing = true
+      setImmediate(flush)
+    }
+
+    const startCall = (index: number, name: string, text: string | undefined): void => {
+      const binding = bindings.get(name)
+      if (binding === undefined) {
+        return answered(index, {
+          ok: false,
+          name: 'Error',
+          message: `${bindingLabel(name)}: is not a binding of this run`,
+        })
+      }
+      const request = { binding, name, index, text, valueBytes: limits.valueBytes, signal: callsEnded.signal }
+      runBindingCall(request, (answer) => answered(index, answer))
+    }
+
+    const startCalls = (batch: Extract<WorkerMessage, { type: 'calls' }>): void => {
+      const problem = batchProblem(batch, {
+        first: nextIndex,
+        room: limits.maxConcurrentBindingCalls - inFlight,
+        bindings: names.length,
+      })
+      // Only a broken worker sends such a batch: it is treated as dead (terminated, reported).
+      if (problem !== undefined) {
+        throw new CodeRuntimeError({
+          code: 'ENGINE_FAILED',
+          message: `The sandbox worker sent a malformed batch of binding calls (${problem})`,
+        })
+      }
+      const { first, bindings: positions, texts } = batch
+      nextIndex += positions.length
+      inFlight += positions.length
+      // Bindings never run inside the message's turn: the whole batch starts on one later microtask.
+      void RESOLVED.then(() => {
+        for (let i = 0; i < positions.length && !over; i++)
+          startCall(first + i, names[positions[i]!]!, texts[i])
       })
     }
 
@@ -107,8 +151,8 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
       message(message) {
         if (over) return
         switch (message.type) {
-          case 'call':
-            return startCall(message)
+          case 'calls':
+            return startCalls(message)
           case 'log':
             budget.addLog(message.level, message.text, { cut: message.cut })
             return
@@ -153,7 +197,7 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
           id,
           source: run.source,
           positions: run.positions,
-          names: [...bindings.keys()],
+          names,
           limits,
           deadline: run.deadline,
         })

@@ -1,161 +1,152 @@
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core'
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import type { ResolvedCodeRunLimits } from '../types.ts'
-import { bindingLabel, tooLarge } from '../text.ts'
-import type { CallAnswer } from '../worker-protocol.ts'
-import { stringLength } from './string-length.ts'
-
-interface QueuedCall {
-  readonly index: number
-  readonly name: string
-  /** The argument's JSON text inside the sandbox; copied out only when the call starts. */
-  readonly args: QuickJSHandle | undefined
-  readonly deferred: QuickJSDeferredPromise
-}
+import type { AnswerBatch, CallBatch } from '../worker-protocol.ts'
+import { readTakenCalls } from './read-taken-calls.ts'
 
 /** What the binding calls need from the run that owns them. */
 export interface CallHost {
   readonly vm: QuickJSContext
-  /** The names of the run's bindings; the functions themselves stay on the host. */
-  readonly names: ReadonlySet<string>
+  /** How many bindings the run has (the prelude names a binding by its position among them). */
+  readonly bindings: number
   readonly limits: ResolvedCodeRunLimits
-  /** The sandbox's `JSON.parse`, captured before the program ran. */
-  readonly decode: QuickJSHandle
+  /** The prelude's `takeCalls(room, budget)` and `settleCalls(text, only?)`, captured before the program ran. */
+  readonly take: QuickJSHandle
+  readonly settle: QuickJSHandle
   /** True once the program settled or the run is stopping: no new call may start. */
   closed(): boolean
-  /** Hands a call to the host; its answer comes back through `BindingCalls.answer`. */
-  start(index: number, name: string, text: string | undefined): void
-  /** The engine failed underneath a call: the run must stop. */
+  /** Hands calls to the host; answers come back through `BindingCalls.answer`. */
+  start(batch: CallBatch): void
+  /** The engine failed underneath the calls: the run must stop. */
   fault(error: unknown): void
-  /** Runs the jobs an answered call made ready, then re-checks the run. */
+  /** The program tampered with the calls it queued (see read-taken-calls.ts): the run must fail. */
+  tampered(problem: string): void
+  /** Runs the jobs answered calls made ready, then re-checks the run. */
   afterVm(): void
 }
 
 export interface BindingCalls {
-  /** The sandbox's `hostCall(name, argsText)`: returns the promise the program awaits. */
-  call(name: QuickJSHandle, args: QuickJSHandle | undefined): QuickJSHandle
-  /** Starts queued calls while fewer than `maxConcurrentBindingCalls` run. Only while the VM is idle. */
+  /**
+   * Starts the calls the prelude queued, in program order, while fewer than
+   * `maxConcurrentBindingCalls` run: batches of at most about `valueBytes` of argument text each.
+   * Only while the VM is idle.
+   */
   pump(): void
-  /** Settles a started call with the host's answer (ignored when the call is unknown or over). */
-  answer(index: number, answer: CallAnswer): void
-  /** Calls started or queued and not yet settled into the sandbox. */
+  /** Settles started calls with the host's answers (unknown or already answered indices are ignored). */
+  answer(batch: AnswerBatch): void
+  /** Calls started and not yet settled into the sandbox (after a `pump`, none is left queued unless this is at the cap). */
   pending(): number
-  /** Frees the handles of queued and running calls (the run ended; late answers are ignored). */
+  /** Forgets the running calls (the run ended; late answers are ignored). */
   drop(): void
 }
 
 /**
- * The sandbox side of one run's binding calls: a FIFO in program call order, at most
- * `maxConcurrentBindingCalls` started on the host, at most `maxBindingCalls` accepted in total. A
- * call's argument stays in the sandbox (its memory, its limit) until the call starts, so a flood
- * of queued calls costs the host nothing. The host checks and parses the argument text itself.
+ * The worker side of one run's binding calls. The prelude accepts calls (the run still going,
+ * `maxBindingCalls`, `valueBytes`) and queues them in program order inside the sandbox (its memory,
+ * its limit), so a flood of queued calls costs the host nothing; this side takes them from there,
+ * at most `maxConcurrentBindingCalls` started on the host at once, and hands each batch to the host
+ * in one message. The answers of one host message enter the sandbox in one call of the prelude. The
+ * host checks and parses the argument text itself.
  */
 export function createBindingCalls(host: CallHost): BindingCalls {
   const { vm, limits } = host
-  const queue: (QueuedCall | undefined)[] = []
-  let head = 0
-  // Calls started and not yet answered: their promises are freed by `drop` if the run ends first.
-  const running = new Map<number, QueuedCall>()
-  let accepted = 0
+  /** Program-order index of the next call to take: calls start in the order they were accepted. */
+  let started = 0
+  /** Calls started and not yet answered. */
+  const running = new Set<number>()
 
-  const rejectNow = (deferred: QuickJSDeferredPromise, name: string, message: string): QuickJSHandle => {
-    const error = vm.newError({ name: 'Error', message: `${bindingLabel(name)}: ${message}` })
-    deferred.reject(error)
-    error.dispose()
-    return deferred.handle
+  /** Calls the prelude's `settleCalls` (it answers 1 when its text could be parsed). */
+  const settle = (text: string, only?: number): boolean => {
+    const textHandle = vm.newString(text)
+    const onlyHandle = only === undefined ? vm.undefined : vm.newNumber(only)
+    const result = vm.callFunction(host.settle, vm.undefined, textHandle, onlyHandle)
+    textHandle.dispose()
+    onlyHandle.dispose()
+    if (result.error) {
+      // Only an uncatchable stop (an interrupt) gets out of the settle functions.
+      result.error.dispose()
+      throw new Error('the answers of binding calls could not be settled in the sandbox')
+    }
+    const parsed = vm.typeof(result.value) === 'number' && vm.getNumber(result.value) === 1
+    result.value.dispose()
+    return parsed
   }
 
-  const start = (call: QueuedCall): void => {
-    let text: string | undefined
-    if (call.args !== undefined) {
-      text = vm.getString(call.args)
-      call.args.dispose()
+  /** The prelude's next records (up to `room` calls), or undefined when none is queued. */
+  const take = (room: number): string | undefined => {
+    const roomHandle = vm.newNumber(room)
+    const budgetHandle = vm.newNumber(limits.valueBytes)
+    const result = vm.callFunction(host.take, vm.undefined, roomHandle, budgetHandle)
+    roomHandle.dispose()
+    budgetHandle.dispose()
+    if (result.error) {
+      result.error.dispose()
+      throw new Error('the queued binding calls could not be taken from the sandbox')
     }
-    running.set(call.index, call)
-    host.start(call.index, call.name, text)
+    const text = vm.typeof(result.value) === 'string' ? vm.getString(result.value) : undefined
+    result.value.dispose()
+    return text
   }
 
-  const deliver = (deferred: QuickJSDeferredPromise, answer: CallAnswer): void => {
-    if (!answer.ok) {
-      const error = vm.newError({ name: answer.name, message: answer.message })
-      if (answer.code !== undefined) {
-        const code = vm.newString(answer.code)
-        vm.setProp(error, 'code', code)
-        code.dispose()
-      }
-      deferred.reject(error)
-      error.dispose()
-      return
-    }
-    if (answer.text === undefined) return deferred.resolve()
-    const text = vm.newString(answer.text)
-    const parsed = vm.callFunction(host.decode, vm.undefined, text)
-    text.dispose()
-    const handle = parsed.error ?? parsed.value
-    if (parsed.error) deferred.reject(handle)
-    else deferred.resolve(handle)
-    handle.dispose()
+  /**
+   * One parse for the batch; should it fail (no memory for all of it), each answer on its own, and
+   * an answer that still cannot be parsed rejects its call with the parse's error.
+   */
+  const settleBatch = (indices: readonly number[], entries: readonly string[]): void => {
+    const only = entries.length === 1 ? indices[0] : undefined
+    if (settle(`[${entries.join(',')}]`, only) || only !== undefined) return
+    for (let i = 0; i < entries.length; i++) settle(`[${entries[i]}]`, indices[i])
   }
 
   return {
-    call(nameHandle, argsHandle) {
-      const deferred = vm.newPromise()
-      const name = vm.typeof(nameHandle) === 'string' ? vm.getString(nameHandle) : ''
-      if (host.closed()) return rejectNow(deferred, name, 'the run has already ended')
-      if (!host.names.has(name)) return rejectNow(deferred, name, 'is not a binding of this run')
-      if (accepted >= limits.maxBindingCalls) {
-        return rejectNow(
-          deferred,
-          name,
-          `the run reached its limit of ${limits.maxBindingCalls} binding calls (limits.maxBindingCalls)`,
-        )
-      }
-      let args: QuickJSHandle | undefined
-      if (argsHandle !== undefined && vm.typeof(argsHandle) !== 'undefined') {
-        // A UTF-16 unit is at least one UTF-8 byte: a longer string cannot fit and is never copied.
-        const units = vm.typeof(argsHandle) === 'string' ? stringLength(vm, argsHandle) : undefined
-        if (units === undefined) return rejectNow(deferred, name, 'the argument did not arrive as JSON text')
-        if (units > limits.valueBytes)
-          return rejectNow(deferred, name, tooLarge('argument', limits.valueBytes))
-        args = argsHandle.dup()
-      }
-      queue.push({ index: accepted++, name, args, deferred })
-      return deferred.handle
-    },
     pump() {
-      while (running.size < limits.maxConcurrentBindingCalls && head < queue.length && !host.closed()) {
-        const call = queue[head]!
-        queue[head++] = undefined
-        start(call)
-      }
-      if (head === queue.length) {
-        queue.length = 0
-        head = 0
+      const cap = (): number =>
+        Math.min(limits.maxConcurrentBindingCalls - running.size, limits.maxBindingCalls - started)
+      for (let room = cap(); room > 0 && !host.closed(); room = cap()) {
+        const records = take(room)
+        if (records === undefined) return
+        const batch = readTakenCalls(records, {
+          first: started,
+          room,
+          bindings: host.bindings,
+          valueBytes: limits.valueBytes,
+        })
+        if ('problem' in batch) return host.tampered(batch.problem)
+        for (let i = 0; i < batch.bindings.length; i++) running.add(started++)
+        host.start(batch)
       }
     },
-    answer(index, answer) {
-      const call = running.get(index)
-      if (call === undefined || host.closed()) return
-      running.delete(index)
+    answer(batch) {
+      if (host.closed()) return
+      let indices: number[] = []
+      let entries: string[] = []
+      let size = 0
       try {
-        deliver(call.deferred, answer)
-        call.deferred.dispose()
+        for (let i = 0; i < batch.indices.length; i++) {
+          const index = batch.indices[i]!
+          if (!running.delete(index)) continue
+          const entry = batch.entries[i]!
+          // No text entering the sandbox is larger than about one value: a batch that would grow
+          // past valueBytes is settled first.
+          if (entries.length > 0 && size + entry.length > limits.valueBytes) {
+            settleBatch(indices, entries)
+            indices = []
+            entries = []
+            size = 0
+          }
+          indices.push(index)
+          entries.push(entry)
+          size += entry.length
+        }
+        if (entries.length > 0) settleBatch(indices, entries)
       } catch (error) {
         host.fault(error)
         return
       }
       host.afterVm()
     },
-    pending: () => running.size + (queue.length - head),
+    pending: () => running.size,
     drop() {
-      for (const call of running.values()) call.deferred.dispose()
       running.clear()
-      for (let i = head; i < queue.length; i++) {
-        const call = queue[i]!
-        call.args?.dispose()
-        call.deferred.dispose()
-      }
-      queue.length = 0
-      head = 0
     },
   }
 }

@@ -1,25 +1,27 @@
 import releaseSync from '@jitl/quickjs-wasmfile-release-sync'
-import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core'
+import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core'
+import { prepareEngine, type PreparedEngine } from './prepared-engine.ts'
 
 export interface EngineLoader {
   /**
-   * An engine instance for one run whose WebAssembly memory can never grow past `memoryBytes`
-   * plus the engine's own baseline: the idle one if it has that size, or a new one. A run holds
-   * its instance alone until it releases it.
+   * A prepared engine instance (see prepared-engine.ts) for one run whose WebAssembly memory can
+   * never grow past `memoryBytes` plus the engine's own baseline: the idle one if it has that size,
+   * or a new one. A run holds its instance alone until it releases it.
    */
-  acquire(memoryBytes: number): Promise<QuickJSWASMModule>
+  acquire(memoryBytes: number): Promise<PreparedEngine>
   /**
-   * Gives an instance back. Only an instance whose run tore its QuickJS runtime down cleanly (no
-   * engine fault, no memory failure that grew its memory) is `reusable`: the next run then gets a
-   * fresh runtime and context inside it. Anything else is dropped for the garbage collector.
+   * Gives an instance back. Only an instance the engine came through intact (no engine fault on
+   * the host side, which may leave the runtime's stack pointer anywhere; no memory exhausted, which
+   * grew it for good) is `reusable`: the next run starts from its prepared state again. Anything
+   * else is dropped for the garbage collector.
    */
-  release(instance: QuickJSWASMModule, reusable: boolean): void
+  release(engine: PreparedEngine, reusable: boolean): void
   /**
    * True once an allocation inside the engine may have failed for lack of memory: the instance's
    * memory refused to grow at least once, or is within a tenth of its maximum. Sticky: the
    * memory never shrinks and a refusal is never forgotten.
    */
-  exhausted(instance: QuickJSWASMModule): boolean
+  exhausted(engine: PreparedEngine): boolean
 }
 
 const PAGE = 64 * 1024
@@ -59,14 +61,14 @@ const MAX_IDLE_INSTANCES = 1
  * engine's C allocator asks the JavaScript side to grow the memory; the refusal surfaces here.)
  */
 export function createEngineLoader(wasmModule: WebAssembly.Module): EngineLoader {
-  const idle: { readonly instance: QuickJSWASMModule; readonly pages: number }[] = []
-  const memories = new WeakMap<QuickJSWASMModule, InstanceMemory>()
+  const idle: { readonly engine: PreparedEngine; readonly pages: number }[] = []
+  const memories = new WeakMap<PreparedEngine, InstanceMemory>()
 
   return {
     async acquire(memoryBytes) {
       const pages = BASELINE_PAGES + Math.ceil(memoryBytes / PAGE)
       const at = idle.findIndex((entry) => entry.pages === pages)
-      if (at !== -1) return idle.splice(at, 1)[0]!.instance
+      if (at !== -1) return idle.splice(at, 1)[0]!.engine
       const wasmMemory = new WasmMemoryCtor({ initial: BASELINE_PAGES, maximum: pages })
       const entry: InstanceMemory = { memory: wasmMemory, pages, refused: false }
       const grow = wasmMemory.grow.bind(wasmMemory)
@@ -82,17 +84,18 @@ export function createEngineLoader(wasmModule: WebAssembly.Module): EngineLoader
       const instance = await newQuickJSWASMModuleFromVariant(
         newVariant(releaseSync, { wasmModule, wasmMemory: wasmMemory as never }),
       )
-      memories.set(instance, entry)
-      return instance
+      const engine = prepareEngine(instance, wasmMemory)
+      memories.set(engine, entry)
+      return engine
     },
-    release(instance, reusable) {
-      const entry = memories.get(instance)
+    release(engine, reusable) {
+      const entry = memories.get(engine)
       if (!reusable || entry === undefined) return
-      idle.push({ instance, pages: entry.pages })
+      idle.push({ engine, pages: entry.pages })
       if (idle.length > MAX_IDLE_INSTANCES) idle.shift()
     },
-    exhausted(instance) {
-      const entry = memories.get(instance)
+    exhausted(engine) {
+      const entry = memories.get(engine)
       if (entry === undefined) return false
       return entry.refused || entry.memory.buffer.byteLength * 10 >= entry.pages * PAGE * 9
     },

@@ -1,24 +1,39 @@
 /**
- * Script evaluated in every fresh sandbox before the program. Its completion value is a function
- * the host calls once with its three host functions and the binding names; it installs `tools` and
- * `console` and returns `[start, describe, decode, prefix]`. `describe(error)` is
- * `[kind, message, line, column]`: where the program threw, from the first frame of `program.js`
- * in the error's stack (the host decides whether those are the program's own positions).
+ * Script evaluated once in each engine instance (see prepared-engine.ts), before any program. Its
+ * completion value is a function the host calls once with its two host functions (`hostLog`,
+ * `hostSettle`) and the sources of its parts (prelude-parts.ts: the full and the quick encoder,
+ * `show`, the random generator); it
+ * captures every built-in it needs, installs `console` and a seeded `Math.random`, and returns
+ * `[setup, start, describe, prefix, settleCalls, takeCalls]`. The host then copies the engine's
+ * memory, and every run starts from that copy: `setup(namesJson, maxBindingCalls, valueBytes,
+ * seed0, seed1, seed2, seed3)` installs the run's `tools` and seeds `Math.random` (the engine's own
+ * generator would repeat itself from the copy), then `start(program)` runs the program.
+ * `describe(error)` is `[kind, message, line, column]`: where the program threw, from the first
+ * frame of `program.js` in the error's stack (the host decides whether those are the program's own
+ * positions).
+ *
+ * A binding call is checked here (the run still going, `maxBindingCalls`, `valueBytes`), queued
+ * here in program order with its argument's JSON text, and returns a promise whose settle functions
+ * stay in this closure. After each turn of the program the host takes the queued calls it has room
+ * for with one `takeCalls(room, budget)`, and settles the calls it has answers for with one
+ * `settleCalls(text)` per batch (`[[index, 1, value?] | [index, 0, name, message, code?], …]`, JSON
+ * it built): a call costs the engine no host call, handle or string of its own.
  *
  * The host functions stay in this closure: the program only ever reaches the wrappers. Every
- * built-in the prelude needs is captured before the program runs, so a program that replaces
+ * built-in the prelude needs is captured before any program runs, so a program that replaces
  * `JSON`, `Promise.prototype.then` or `Array.prototype.push` changes its own behaviour only.
  * Whatever the prelude sends out is re-checked by the host anyway: it is code inside the sandbox.
  *
  * Kept as plain ES2020 text (not compiled TypeScript) so the exact source that runs is the source
  * that is reviewed.
  */
-export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettle, namesJson) {
+export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoderSource, quickEncoderSource, showSource, randomSource) {
   'use strict';
   var global = globalThis;
   var apply = Reflect.apply;
   var ownKeys = Reflect.ownKeys;
   var getProto = Object.getPrototypeOf;
+  var objectKeys = Object.keys;
   var defineProperty = Object.defineProperty;
   var getOwnDescriptor = Object.getOwnPropertyDescriptor;
   var freeze = Object.freeze;
@@ -46,6 +61,9 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   var promiseReject = Promise.reject;
   var ErrorCtor = Error;
   var TypeErrorCtor = TypeError;
+  var FunctionCtor = Function;
+  var MathObject = Math;
+  var imul = Math.imul;
   var IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
   var INDEX = /^(?:0|[1-9][0-9]*)$/;
   var PROGRAM_FRAME = /program\.js:([0-9]{1,9}):([0-9]{1,9})/;
@@ -55,6 +73,9 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   var PATH_TAIL = 40;
   var SHOW_DEPTH = 3;
   var SHOW_ITEMS = 100;
+  // Separators of the text takeCalls answers: a JSON text never holds these characters raw.
+  var RECORD = '\u0001';
+  var FIELD = '\u0002';
 
   function test(re, s) { return apply(regexpTest, re, [s]); }
   function slice(s, from, to) { return apply(stringSlice, s, [from, to]); }
@@ -73,164 +94,31 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   }
   function cap(text) { return text.length > MAX_MESSAGE ? slice(text, 0, MAX_MESSAGE) + '…' : text; }
 
-  // ---- lossless JSON encoding, iterative (deep values must not exhaust any stack) ----
-  // path: the segments of where the problem is ('$', '.a', '[0]', ...)
-  function NotJson(path, reason) { this.path = path; this.reason = reason; }
-  function pathOf(frames, key) {
-    var parts = ['$'];
-    for (var i = 1; i < frames.length; i++) add(parts, keySegment(frames[i].key));
-    if (key !== undefined) add(parts, keySegment(key));
-    return parts;
+  // ---- the full encoder and show, compiled from their own sources, handed what they need ----
+  function compile(source) { return FunctionCtor('return ' + source)(); }
+  var encoderPart = compile(encoderSource)(apply, ownKeys, getProto, getOwnDescriptor, isArray,
+    ObjectProto, ArrayProto, stringify, isFiniteNumber, pop, join, SetCtor, setHas, setAdd, setDelete,
+    test, add, keySegment, instanceName, INDEX, MAX_DEPTH, PATH_HEAD, PATH_TAIL);
+  var showPart = compile(showSource)(apply, ownKeys, getProto, isArray, ObjectProto, stringify, join,
+    setHas, setAdd, setDelete, symbolToString, StringCtor, ErrorCtor, test, add, instanceName,
+    errorText, IDENTIFIER, SHOW_DEPTH, SHOW_ITEMS);
+  function show(value, depth, seen) {
+    try { return showPart.show(value, depth, seen); } catch (e) { return '[unprintable]'; }
   }
-  // "$.a is a function"; a path too long to read (a value nested 1,000 levels deep has one of
-  // thousands of characters, longer than any message may be) goes after the reason, its middle cut
-  // out at segment boundaries, so the reason is never what a cap cuts off.
-  function notJsonText(e) {
-    var parts = e.path;
-    var length = 0;
-    for (var i = 0; i < parts.length; i++) length += parts[i].length;
-    if (length <= PATH_HEAD + PATH_TAIL) return apply(join, parts, ['']) + ' ' + e.reason;
-    var head = [];
-    var used = 0;
-    var first = 0;
-    while (first < parts.length - 1 && used + parts[first].length <= PATH_HEAD) {
-      used += parts[first].length;
-      add(head, parts[first]);
-      first++;
-    }
-    var last = parts.length;
-    used = 0;
-    while (last > first && used + parts[last - 1].length <= PATH_TAIL) used += parts[--last].length;
-    var tail = [];
-    for (var j = last; j < parts.length; j++) add(tail, parts[j]);
-    return 'it ' + e.reason + ' (at ' + apply(join, head, ['']) + '…' + apply(join, tail, ['']) + ')';
-  }
-  function primitiveProblem(value) {
-    switch (typeof value) {
-      case 'function': return 'is a function';
-      case 'symbol': return 'is a symbol';
-      case 'bigint': return 'is a BigInt';
-      case 'undefined': return 'is undefined';
-      case 'number':
-        if (value !== value) return 'is NaN';
-        if (!isFiniteNumber(value)) return value > 0 ? 'is Infinity' : 'is -Infinity';
-    }
-    return undefined;
-  }
-  // frames[0] is the root container; each later frame knows its key in the one before it.
-  // Own string keys of a plain object or the indices of a dense array; throws on anything else.
-  function entriesOf(value, frames, key, ancestors) {
-    if (apply(setHas, ancestors, [value])) throw new NotJson(pathOf(frames, key), 'is a cycle (it contains itself)');
-    var array = isArray(value);
-    var proto = getProto(value);
-    if (array ? proto !== ArrayProto : proto !== ObjectProto && proto !== null) {
-      throw new NotJson(pathOf(frames, key), 'is ' + (array ? 'an array subclass' : 'an instance of ' + instanceName(value)) + ', not plain JSON');
-    }
-    var keys = ownKeys(value);
-    var length = array ? value.length : 0;
-    var names = [];
-    for (var i = 0; i < keys.length; i++) {
-      var k = keys[i];
-      if (typeof k === 'symbol') throw new NotJson(pathOf(frames, key), 'has a symbol-keyed property');
-      if (array && (k === 'length' || test(INDEX, k))) continue;
-      if (array) throw new NotJson(pathOf(frames, key), 'is an array with an extra property ' + stringify(k));
-      var descriptor = getOwnDescriptor(value, k);
-      if (descriptor !== undefined && !descriptor.enumerable) {
-        throw new NotJson(pathOf(frames, key), 'has a non-enumerable property ' + stringify(k));
-      }
-      add(names, k);
-    }
-    if (array) {
-      for (var j = 0; j < length; j++) {
-        if (getOwnDescriptor(value, '' + j) === undefined) throw new NotJson(pathOf(frames, key), 'is a sparse array (hole at index ' + j + ')');
-      }
-    }
-    return { value: value, key: key, array: array, names: names, length: array ? length : names.length, next: 0, written: 0 };
-  }
-  function encode(root) {
-    if (root === undefined) return undefined;
-    var out = [];
-    var frames = [];
-    var ancestors = new SetCtor();
-    function write(value, key) {
-      if (value === null || typeof value === 'boolean' || typeof value === 'string') { add(out, stringify(value)); return; }
-      var problem = primitiveProblem(value);
-      if (problem !== undefined) throw new NotJson(pathOf(frames, key), problem);
-      if (typeof value === 'number') { add(out, stringify(value)); return; }
-      if (frames.length >= MAX_DEPTH) throw new NotJson(pathOf(frames, key), 'nests deeper than ' + MAX_DEPTH + ' levels');
-      var frame = entriesOf(value, frames, key, ancestors);
-      apply(setAdd, ancestors, [value]);
-      add(frames, frame);
-      add(out, frame.array ? '[' : '{');
-    }
-    write(root, undefined);
-    while (frames.length > 0) {
-      var top = frames[frames.length - 1];
-      if (top.next === top.length) {
-        add(out, top.array ? ']' : '}');
-        apply(pop, frames, []);
-        apply(setDelete, ancestors, [top.value]);
-        continue;
-      }
-      var index = top.next++;
-      var key = top.array ? index : top.names[index];
-      var child = top.value[key];
-      if (!top.array && child === undefined) continue;
-      if (top.written++ > 0) add(out, ',');
-      if (!top.array) add(out, stringify(key) + ':');
-      write(child, key);
-    }
-    return apply(join, out, ['']);
-  }
+
+  // plain values in one recursive pass, anything else handed to the full encoder
+  var encode = compile(quickEncoderSource)(stringify, isFiniteNumber, getProto, isArray, ArrayProto,
+    ObjectProto, objectKeys, ownKeys, encoderPart);
   function encodeOrThrow(value, what) {
     try { return encode(value); } catch (e) {
-      if (e instanceof NotJson) throw new TypeErrorCtor(what + ' is not JSON: ' + notJsonText(e));
+      if (encoderPart.isNotJson(e)) {
+        throw new TypeErrorCtor(what + ' is not JSON: ' + encoderPart.notJsonText(e));
+      }
       throw e;
     }
   }
 
   // ---- describing values for logs and errors (bounded, never throws) ----
-  function show(value, depth, seen) {
-    try {
-      switch (typeof value) {
-        case 'string': return depth === 0 ? value : stringify(value);
-        case 'number': return value === 0 && 1 / value < 0 ? '-0' : StringCtor(value);
-        case 'bigint': return StringCtor(value) + 'n';
-        case 'boolean': return value ? 'true' : 'false';
-        case 'undefined': return 'undefined';
-        case 'symbol': return apply(symbolToString, value, []);
-        case 'function':
-          var fname = value.name;
-          return typeof fname === 'string' && fname !== '' ? '[Function: ' + fname + ']' : '[Function (anonymous)]';
-      }
-      if (value === null) return 'null';
-      if (value instanceof ErrorCtor) return errorText(value);
-      if (apply(setHas, seen, [value])) return '[Circular]';
-      var array = isArray(value);
-      if (depth >= SHOW_DEPTH) return array ? '[Array]' : '[' + instanceName(value) + ']';
-      apply(setAdd, seen, [value]);
-      var parts = [];
-      if (array) {
-        var length = value.length;
-        for (var i = 0; i < length && i < SHOW_ITEMS; i++) add(parts, show(value[i], depth + 1, seen));
-        if (length > SHOW_ITEMS) add(parts, '… ' + (length - SHOW_ITEMS) + ' more');
-      } else {
-        var keys = ownKeys(value);
-        for (var j = 0; j < keys.length && j < SHOW_ITEMS; j++) {
-          var k = keys[j];
-          var label = typeof k === 'symbol' ? '[' + apply(symbolToString, k, []) + ']' : test(IDENTIFIER, k) ? k : stringify(k);
-          add(parts, label + ': ' + show(value[k], depth + 1, seen));
-        }
-        if (keys.length > SHOW_ITEMS) add(parts, '… ' + (keys.length - SHOW_ITEMS) + ' more');
-      }
-      apply(setDelete, seen, [value]);
-      var body = apply(join, parts, [', ']);
-      if (array) return '[' + body + ']';
-      var proto = getProto(value);
-      var prefix = proto === ObjectProto || proto === null ? '' : instanceName(value) + ' ';
-      return prefix + (parts.length === 0 ? '{}' : '{ ' + body + ' }');
-    } catch (e) { return '[unprintable]'; }
-  }
   function errorText(error) {
     var name, message;
     try { name = error.name; } catch (e) { name = undefined; }
@@ -270,9 +158,22 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   }
 
   // ---- tools, console and the run itself ----
-  var names = parse(namesJson);
-  var tools = create(null);
-  function makeBinding(name) {
+  // set by setup for each run
+  var maxCalls = 0;
+  var valueBytes = 0;
+  // the program has settled: a call made now is refused
+  var over = false;
+  // calls in program order: accepted ones get the next index, the host takes them from taken on
+  var accepted = 0;
+  var taken = 0;
+  var queued = create(null);
+  // index -> the resolve and reject functions of each call accepted and not answered
+  var resolvers = create(null);
+  var rejecters = create(null);
+  // one executor for every call's promise: it hands its functions over through these
+  var nextResolve, nextReject;
+  function capture(resolve, fail) { nextResolve = resolve; nextReject = fail; }
+  function makeBinding(name, id) {
     var label = toolLabel(name);
     var binding = function () {
       if (arguments.length > 1) {
@@ -280,23 +181,106 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
       }
       var text;
       try { text = encodeOrThrow(arguments[0], label + ': the argument'); } catch (e) { return reject(e); }
-      return hostCall(name, text);
+      if (over) return reject(new ErrorCtor(label + ': the run has already ended'));
+      if (accepted >= maxCalls) {
+        return reject(new ErrorCtor(label + ': the run reached its limit of ' + maxCalls + ' binding calls (limits.maxBindingCalls)'));
+      }
+      // a UTF-16 unit is at least one UTF-8 byte: a longer text cannot fit (the host counts bytes)
+      if (text !== undefined && text.length > valueBytes) {
+        return reject(new ErrorCtor(label + ': the argument is larger than ' + valueBytes + ' bytes of JSON (limits.valueBytes)'));
+      }
+      var index = accepted++;
+      queued[index] = text === undefined ? '' + id : id + FIELD + text;
+      var promise = new PromiseCtor(capture);
+      resolvers[index] = nextResolve;
+      rejecters[index] = nextReject;
+      return promise;
     };
     defineProperty(binding, 'name', { value: label });
     return freeze(binding);
   }
-  for (var n = 0; n < names.length; n++) {
-    defineProperty(tools, names[n], { value: makeBinding(names[n]), enumerable: true });
+  // Math.random of the run, seeded by setup: the engine's own would repeat itself from the copy
+  var generator = compile(randomSource)(imul);
+  defineProperty(MathObject, 'random', { value: generator.random, enumerable: false, writable: true, configurable: true });
+  function setup(namesJson, maxBindingCalls, maxValueBytes, seed0, seed1, seed2, seed3) {
+    maxCalls = maxBindingCalls;
+    valueBytes = maxValueBytes;
+    generator.seed(seed0, seed1, seed2, seed3);
+    var names = parse(namesJson);
+    var tools = create(null);
+    for (var n = 0; n < names.length; n++) {
+      defineProperty(tools, names[n], { value: makeBinding(names[n], n), enumerable: true });
+    }
+    freeze(tools);
+    defineProperty(global, 'tools', { value: tools, enumerable: false, writable: false, configurable: false });
   }
-  freeze(tools);
-  defineProperty(global, 'tools', { value: tools, enumerable: false, writable: false, configurable: false });
+  // The next queued calls, at most room of them and past budget units of text only for the first:
+  // their count, then a 'binding' or 'binding FIELD text' record each, joined by RECORD (records
+  // are defined, never assigned, so no setter the program put on Array.prototype sees them), or
+  // undefined when none is queued.
+  var recordSlot = create(null);
+  recordSlot.writable = true;
+  recordSlot.enumerable = true;
+  recordSlot.configurable = true;
+  function takeCalls(room, budget) {
+    var records = [''];
+    var count = 0;
+    var used = 0;
+    while (count < room && taken < accepted && (count === 0 || used < budget)) {
+      var record = queued[taken];
+      delete queued[taken++];
+      used += record.length;
+      recordSlot.value = record;
+      defineProperty(records, ++count, recordSlot);
+    }
+    if (count === 0) return undefined;
+    recordSlot.value = '' + count;
+    defineProperty(records, 0, recordSlot);
+    recordSlot.value = undefined;
+    return apply(join, records, [RECORD]);
+  }
+  // An error as the host describes it: own name and message (and code), no stack of this prelude.
+  function callError(name, message, code) {
+    var error = new ErrorCtor();
+    delete error.stack;
+    error.name = name;
+    error.message = message;
+    if (code !== undefined) error.code = code;
+    return error;
+  }
+  // Settles the answered calls listed in text: 1, or 0 when the text could not be parsed (out of
+  // memory), in which case the call "only", when given, is rejected with that error.
+  function forget(index) { delete resolvers[index]; delete rejecters[index]; }
+  function settleCalls(text, only) {
+    var list;
+    try { list = parse(text); } catch (e) {
+      var failed = only === undefined ? undefined : rejecters[only];
+      if (failed !== undefined) { forget(only); failed(e); }
+      return 0;
+    }
+    for (var i = 0; i < list.length; i++) {
+      var entry = list[i];
+      var index = entry[0];
+      var resolve = resolvers[index];
+      if (resolve === undefined) continue;
+      var fail = rejecters[index];
+      forget(index);
+      var size = entry.length;
+      if (entry[1] === 1) resolve(size > 2 ? entry[2] : undefined);
+      else fail(callError(entry[2], entry[3], size > 4 ? entry[4] : undefined));
+    }
+    return 1;
+  }
 
   var levels = ['log', 'info', 'warn', 'error', 'debug'];
   var consoleObject = {};
   function makeLog(level) {
     return function () {
       var parts = [];
-      for (var i = 0; i < arguments.length; i++) add(parts, show(arguments[i], 0, new SetCtor()));
+      for (var i = 0; i < arguments.length; i++) {
+        var item = arguments[i];
+        add(parts, typeof item === 'string' ? item : show(item, 0, new SetCtor()));
+      }
       hostLog(level, apply(join, parts, [' ']));
     };
   }
@@ -304,9 +288,13 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
   defineProperty(global, 'console', { value: consoleObject, enumerable: false, writable: true, configurable: true });
 
   function settleValue(value) {
+    over = true;
     var text;
     try { text = encode(value); } catch (e) {
-      if (e instanceof NotJson) { hostSettle('invalid-output', 'the returned value is not JSON: ' + notJsonText(e)); return; }
+      if (encoderPart.isNotJson(e)) {
+        hostSettle('invalid-output', 'the returned value is not JSON: ' + encoderPart.notJsonText(e));
+        return;
+      }
       var described = describe(e);
       hostSettle(described[0], described[1], described[2], described[3]);
       return;
@@ -314,6 +302,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
     hostSettle('value', text);
   }
   function settleError(error) {
+    over = true;
     var described = describe(error);
     hostSettle(described[0], described[1], described[2], described[3]);
   }
@@ -322,7 +311,6 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostSettl
     try { promise = program(); } catch (e) { settleError(e); return; }
     try { apply(then, promise, [settleValue, settleError]); } catch (e) { settleValue(promise); }
   }
-  function decode(text) { return parse(text); }
   function prefix(text, length) { return slice(text, 0, length); }
-  return [start, describe, decode, prefix];
+  return [setup, start, describe, prefix, settleCalls, takeCalls];
 })`

@@ -1,23 +1,19 @@
-import type {
-  QuickJSContext,
-  QuickJSHandle,
-  QuickJSRuntime,
-  QuickJSWASMModule,
-} from 'quickjs-emscripten-core'
+import { randomFillSync } from 'node:crypto'
+import type { QuickJSHandle } from 'quickjs-emscripten-core'
 import { createOutputBudget } from '../create-output-budget.ts'
 import type { CodeLogLevel, CodeRunFailureKind, ResolvedCodeRunLimits } from '../types.ts'
-import type { CallAnswer, SandboxOutcome } from '../worker-protocol.ts'
+import type { AnswerBatch, CallBatch, SandboxOutcome } from '../worker-protocol.ts'
 import { PROGRAM_FILE, describePosition, footerLine } from '../wrap-program.ts'
 import { createBindingCalls, type BindingCalls } from './create-binding-calls.ts'
-import { PRELUDE_SOURCE } from './prelude-source.ts'
+import type { PreparedEngine } from './prepared-engine.ts'
 import { stringLength } from './string-length.ts'
 import { MAX_MESSAGE_LENGTH } from '../text.ts'
 import { memoryMessage, stopMessage, type StopReason } from './stop-message.ts'
 
 export interface SandboxRun {
-  /** An engine instance this run holds alone until it hands it back through `release`. */
-  readonly engine: QuickJSWASMModule
-  /** Called once at the end: `reusable` when the QuickJS runtime was torn down cleanly. */
+  /** A prepared engine instance this run holds alone until it hands it back through `release`. */
+  readonly engine: PreparedEngine
+  /** Called once at the end: `reusable` when the engine came through the run intact. */
   readonly release: (reusable: boolean) => void
   /**
    * True once an allocation inside the engine may have failed for lack of memory (sticky for the
@@ -41,20 +37,20 @@ export interface SandboxRun {
    * busy in a loop never lets a message in, so this must be readable without one.
    */
   readonly ended: () => boolean
-  /** Hands a binding call to the host; the answer comes back through `SandboxHandle.answer`. */
-  readonly startCall: (index: number, name: string, text: string | undefined) => void
+  /** Hands the binding calls one turn started to the host; answers come back through `SandboxHandle.answer`. */
+  readonly startCalls: (batch: CallBatch) => void
   /** One kept console line; `cut` when it is the start of a line that went past the output cap. */
   readonly log: (level: CodeLogLevel, text: string, cut: boolean) => void
-  /** Called when the engine failed underneath the run or could not be disposed cleanly. */
+  /** Called when the engine failed underneath the run. */
   readonly onEngineFault?: (error: unknown) => void
 }
 
 export interface SandboxHandle {
   /** How the program ended; never rejects. */
   readonly outcome: Promise<SandboxOutcome>
-  /** The host's answer to call `index` (ignored once the run is over). */
-  answer(index: number, answer: CallAnswer): void
-  /** The host ended the run: tear it down now (only while the engine is idle, as messages are). */
+  /** The host's answers to started calls (ignored once the run is over). */
+  answer(batch: AnswerBatch): void
+  /** The host ended the run: end it now (only while the engine is idle, as messages are). */
   stop(): void
 }
 
@@ -62,10 +58,11 @@ const LEVELS: ReadonlySet<string> = new Set<CodeLogLevel>(['log', 'info', 'warn'
 const SETTLE_KINDS: ReadonlySet<string> = new Set(['value', 'exception', 'memory', 'invalid-output'])
 
 /**
- * Runs one wrapped program in its own QuickJS runtime and context. The VM runs only inside this
- * function's synchronous steps (setup, a drain of ready jobs after a call is answered); host
- * events (an answer, a stop) arrive while it is idle, so the engine is torn down only from outside
- * its own callbacks.
+ * Runs one wrapped program on a prepared engine, from the state the engine had right after its
+ * prelude was installed (so nothing of an earlier run is left: see prepared-engine.ts). The VM runs
+ * only inside this function's synchronous steps (setup, a drain of ready jobs after calls are
+ * answered); host events (answers, a stop) arrive while it is idle, so a run ends only from
+ * outside the engine's own callbacks.
  */
 export function runInSandbox(run: SandboxRun): SandboxHandle {
   const { limits } = run
@@ -78,30 +75,11 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
   let broken = false
   // Only the program is interrupted, never the prelude's setup.
   let interruptible = false
-  let interrupted = false
   let busy = 0
   let finished = false
-  const handles: QuickJSHandle[] = []
-
-  // No `memoryLimitBytes`: the instance's WebAssembly memory is the byte limit (its maximum is set
-  // by the loader), and an allocation it refuses is recorded, which QuickJS's own counter would
-  // not be (see `memoryExhausted`, and the teardown in `finish`).
-  const rt: QuickJSRuntime = run.engine.newRuntime({
-    maxStackSizeBytes: limits.stackBytes,
-    interruptHandler: () => {
-      if (!interruptible) return false
-      if (stop === undefined) {
-        if (run.ended()) stop = { kind: 'abort', by: 'host' }
-        else if (Date.now() > run.deadline) stop = { kind: 'timeout' }
-      }
-      if (stop === undefined && outcome === undefined) return false
-      interrupted = true
-      return true
-    },
-  })
-  const vm: QuickJSContext = rt.newContext()
-  let calls: BindingCalls | undefined
-  let describe: QuickJSHandle | undefined
+  const { engine } = run
+  const { rt, vm, prelude } = engine
+  let begun = false
 
   const fail = (kind: CodeRunFailureKind, message: string): SandboxOutcome => ({
     kind,
@@ -120,34 +98,16 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     if (result.kind === 'exception' && /^Uncaught (?:null|undefined)$/.test(result.message)) {
       if (run.memoryExhausted()) result = fail('memory', `InternalError: out of memory (${result.message})`)
     }
-    let reusable = false
-    // QuickJS frees a runtime only when no object is left in it, and otherwise fails its own
-    // assertion, which aborts the whole instance. Its reference counts are not always right after
-    //   - an interrupt in the middle of a built-in (an interrupted Array.prototype.sort leaks an
-    //     object),
-    //   - an allocation that failed, even one the program never saw (out of memory inside a
-    //     promise job becomes a rejection nobody awaits, and leaks the job's values),
-    //   - a failure of the engine on the host side.
-    // After any of these the instance is retired whole, never torn down nor reused; only a run
-    // the engine came through intact is torn down, and its instance serves the next run.
-    const intact = !broken && !interrupted && result.kind !== 'memory' && !run.memoryExhausted()
-    if (intact) {
-      try {
-        calls?.drop()
-        for (const handle of handles) handle.dispose()
-        vm.dispose()
-        rt.dispose()
-        reusable = true
-      } catch (error) {
-        run.onEngineFault?.(error)
-      }
-    }
-    run.release(reusable)
+    // No teardown: the next run restores the engine's prepared state, whatever this one left
+    // (objects, a half-done built-in it was interrupted in, a failed allocation). Only an engine
+    // that failed on the host side, or whose memory ran out, is not used again.
+    if (begun) engine.end()
+    run.release(!broken && !run.memoryExhausted())
     resolve(result)
   }
 
   // The engine threw on the host side (e.g. its C recursion exhausted V8's native stack): its
-  // state is unknown, so nothing is disposed and the instance (this run's alone) is dropped.
+  // state is unknown (also the runtime's stack pointer), so the instance (this run's alone) is dropped.
   const fault = (error: unknown): void => {
     broken = true
     run.onEngineFault?.(error)
@@ -171,9 +131,9 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
   }
 
   const describeError = (error: QuickJSHandle): readonly [CodeRunFailureKind, string] => {
-    const described = describe === undefined ? undefined : vm.callFunction(describe, vm.undefined, error)
-    if (described === undefined || described.error) {
-      described?.error?.dispose()
+    const described = vm.callFunction(prelude.describe, vm.undefined, error)
+    if (described.error) {
+      described.error.dispose()
       return ['exception', 'The program failed with an error that could not be described']
     }
     const list = described.value
@@ -209,9 +169,8 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
   const readCapped = (handle: QuickJSHandle, maxUnits: number): string => {
     const units = stringLength(vm, handle)
     if (units <= maxUnits) return vm.getString(handle)
-    const prefix = handles[3]
     const length = vm.newNumber(maxUnits)
-    const sliced = vm.callFunction(prefix!, vm.undefined, handle, length)
+    const sliced = vm.callFunction(prelude.prefix, vm.undefined, handle, length)
     length.dispose()
     const text = sliced.error ? '' : vm.getString(sliced.value)
     ;(sliced.error ?? sliced.value).dispose()
@@ -288,10 +247,10 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
         }
         continue
       }
-      enter(() => calls!.pump())
+      enter(() => calls.pump())
       if (stop !== undefined || outcome !== undefined) return finish()
       if (rt.hasPendingJob()) continue
-      if (calls!.pending() === 0) {
+      if (calls.pending() === 0) {
         // No job is ready, no call can answer and the sandbox has no timers: nothing can ever
         // settle the program's promise, so waiting for the time budget would only waste it.
         // Out of memory inside a promise job only rejects a promise nobody awaits: the program
@@ -312,8 +271,8 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
 
   const handle: SandboxHandle = {
     outcome: outcomePromise,
-    answer(index, answer) {
-      if (!finished) calls?.answer(index, answer)
+    answer(batch) {
+      if (!finished) calls.answer(batch)
     },
     stop() {
       stop ??= { kind: 'abort', by: 'host' }
@@ -325,43 +284,52 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     return handle
   }
 
-  enter(() => {
-    const prelude = vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, 'prelude.js'))
-    const hostFunctions = [
-      vm.newFunction(
-        'hostCall',
-        guard((name, args) => calls!.call(name!, args)),
-      ),
-      vm.newFunction(
-        'hostLog',
-        guard((level, text) => hostLog(level!, text!)),
-      ),
-      vm.newFunction(
-        'hostSettle',
-        guard((kind, text, line, column) => hostSettle(kind!, text!, line, column)),
-      ),
-      vm.newString(JSON.stringify(run.names)),
-    ]
-    const exported = vm.callFunction(prelude, vm.undefined, ...hostFunctions)
-    prelude.dispose()
-    for (const hostFunction of hostFunctions) hostFunction.dispose()
-    const list = vm.unwrapResult(exported)
-    for (let i = 0; i < 4; i++) handles.push(vm.getProp(list, i))
-    list.dispose()
-    describe = handles[1]
-    calls = createBindingCalls({
-      vm,
-      names: new Set(run.names),
-      limits,
-      decode: handles[2]!,
-      closed: () => finished || stop !== undefined || outcome !== undefined,
-      start: run.startCall,
-      fault: (error) => {
-        fault(error)
-        if (busy === 0) finish()
+  engine.begin(
+    {
+      interrupt: () => {
+        if (!interruptible) return false
+        if (stop === undefined) {
+          if (run.ended()) stop = { kind: 'abort', by: 'host' }
+          else if (Date.now() > run.deadline) stop = { kind: 'timeout' }
+        }
+        return stop !== undefined || outcome !== undefined
       },
-      afterVm,
-    })
+      log: guard((level: QuickJSHandle, text: QuickJSHandle) => hostLog(level, text)),
+      settle: guard(
+        (kind: QuickJSHandle, text: QuickJSHandle, line?: QuickJSHandle, column?: QuickJSHandle) =>
+          hostSettle(kind, text, line, column),
+      ),
+    },
+    limits.stackBytes,
+  )
+  begun = true
+  const calls: BindingCalls = createBindingCalls({
+    vm,
+    bindings: run.names.length,
+    limits,
+    settle: prelude.settle,
+    take: prelude.take,
+    closed: () => finished || stop !== undefined || outcome !== undefined,
+    start: run.startCalls,
+    fault: (error) => {
+      fault(error)
+      if (busy === 0) finish()
+    },
+    tampered: (problem) => void (stop ??= { kind: 'exception', by: 'tampering', problem }),
+    afterVm,
+  })
+
+  enter(() => {
+    const seed = randomFillSync(new Int32Array(4))
+    const setupArgs = [
+      vm.newString(JSON.stringify(run.names)),
+      vm.newNumber(limits.maxBindingCalls),
+      vm.newNumber(limits.valueBytes),
+      ...Array.from(seed, (word) => vm.newNumber(word)),
+    ]
+    const setUp = vm.callFunction(prelude.setup, vm.undefined, ...setupArgs)
+    for (const arg of setupArgs) arg.dispose()
+    vm.unwrapResult(setUp).dispose()
     interruptible = true
     const program = vm.evalCode(run.source, PROGRAM_FILE)
     if (program.error) {
@@ -370,7 +338,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
       outcome = fail(kind, message)
       return
     }
-    const started = vm.callFunction(handles[0]!, vm.undefined, program.value)
+    const started = vm.callFunction(prelude.start, vm.undefined, program.value)
     program.value.dispose()
     if (started.error) {
       lastJobError = describeError(started.error)

@@ -8,6 +8,7 @@ export type StopReason =
   | { readonly kind: 'output-limit'; readonly valueDropped?: boolean }
   | { readonly kind: 'memory'; readonly by: 'native-stack' }
   | { readonly kind: 'exception'; readonly by: 'engine'; readonly error: unknown }
+  | { readonly kind: 'exception'; readonly by: 'tampering'; readonly problem: string }
 
 /** The message of the failure a stop turns into; it names the limit so it can be raised. */
 export function stopMessage(stop: StopReason, limits: ResolvedCodeRunLimits): string {
@@ -27,7 +28,11 @@ export function stopMessage(stop: StopReason, limits: ResolvedCodeRunLimits): st
     case 'memory':
       return 'The program nested too deeply for the engine (recursion inside a built-in such as JSON.stringify or the parser exhausted the stack)'
     case 'exception':
-      return capMessage(`The sandbox engine failed: ${String(stop.error)}`)
+      return stop.by === 'tampering'
+        ? capMessage(
+            `The program's binding calls could not be read (${stop.problem}): it changed built-ins the sandbox's own code relies on, such as index setters on Array.prototype`,
+          )
+        : capMessage(`The sandbox engine failed: ${String(stop.error)}`)
     default:
       return stop satisfies never
   }

@@ -1,13 +1,20 @@
-import type { ContentBlock, Message } from '@deepseek-ai/dsh-llm'
+import type { ContentBlock, Message, ToolResultContent } from '@deepseek-ai/dsh-llm'
 
 /** Characters per token of the estimate: English text and code run 3.5–4.5 with common tokenizers. */
 const CHARS_PER_TOKEN = 4
 /** What a message costs beyond its text (role, separators). */
 const PER_MESSAGE = 4
 
+/** Characters of a result or user block: its text, or its data (an image's url). */
+function partChars(part: ToolResultContent): number {
+  if (part.type === 'text') return part.text.length
+  if (part.type === 'audio') return part.data.length
+  return (part.data?.length ?? 0) + (part.url?.length ?? 0)
+}
+
 /**
  * A rough token count of messages (characters / 4, plus a little per message): the part of the
- * history's estimate that no provider has counted yet (T57). Images count by their data length.
+ * history's estimate that no provider has counted yet (T57). Images and audio count by their data length.
  */
 export function estimateTokens(messages: readonly Message[]): number {
   let chars = 0
@@ -29,12 +36,11 @@ export function estimateTokens(messages: readonly Message[]): number {
           break
         case 'tool-result':
           chars += block.callId.length
-          for (const part of block.content)
-            chars +=
-              part.type === 'text' ? part.text.length : (part.data?.length ?? 0) + (part.url?.length ?? 0)
+          for (const part of block.content) chars += partChars(part)
           break
         case 'image':
-          chars += (block.data?.length ?? 0) + (block.url?.length ?? 0)
+        case 'audio':
+          chars += partChars(block)
           break
         default: {
           const never: never = block

@@ -1,12 +1,13 @@
 import { types } from 'node:util'
-import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
+import { audioProblem, type ToolResultContent } from '@deepseek-ai/dsh-llm'
 import { checkRecord, checkString, invalid, readFailed, type FieldReader } from './read-fields.ts'
 
 const EMPTY: readonly ToolResultContent[] = Object.freeze([])
 
 /**
  * A result's content as `createToolResultMessage` normalizes it (plain text becomes one text block;
- * text blocks keep `type` and `text`, image blocks `type`, `mediaType` and `data` or `url`), built
+ * text blocks keep `type` and `text`, image blocks `type`, `mediaType` and `data` or `url`, audio
+ * blocks `type`, `mediaType` and `data`, checked as `createToolResultMessage` checks them), built
  * from fresh objects and frozen: nothing of the caller's blocks but their checked strings is kept.
  * Each element and field is read once.
  */
@@ -17,7 +18,7 @@ export function copyResultContent(
 ): readonly ToolResultContent[] {
   if (typeof value === 'string') return Object.freeze([Object.freeze({ type: 'text', text: value })])
   if (!Array.isArray(value)) {
-    throw invalid(reader, `${at} must be a string or an array of text/image blocks`)
+    throw invalid(reader, `${at} must be a string or an array of text, image or audio blocks`)
   }
   // Checked before anything is read: a proxy's traps could answer differently each time.
   if (types.isProxy(value)) throw invalid(reader, `${at} is a Proxy`)
@@ -51,6 +52,13 @@ function copyBlock(
     if (type === 'text') {
       field = 'text'
       text = block.text
+    } else if (type === 'audio') {
+      field = 'mediaType'
+      mediaType = block.mediaType
+      field = 'data'
+      data = block.data
+      field = 'url'
+      url = block.url
     } else if (type === 'image') {
       field = 'mediaType'
       mediaType = block.mediaType
@@ -65,7 +73,12 @@ function copyBlock(
     throw readFailed(reader, `${at}.${field}`, error)
   }
   if (type === 'text') return Object.freeze({ type: 'text', text: checkString(reader, text, `${at}.text`) })
-  if (type !== 'image') throw invalid(reader, `${at}.type must be "text" or "image"`)
+  if (type === 'audio') {
+    const problem = audioProblem({ mediaType, data, url })
+    if (problem !== undefined) throw invalid(reader, `${at}.${problem}`)
+    return Object.freeze({ type: 'audio', mediaType: mediaType as string, data: data as string })
+  }
+  if (type !== 'image') throw invalid(reader, `${at}.type must be "text", "image" or "audio"`)
   const media = checkString(reader, mediaType, `${at}.mediaType`)
   if (media.length === 0) throw invalid(reader, `${at}.mediaType must not be empty`)
   if (typeof data === 'string') return Object.freeze({ type: 'image', mediaType: media, data })

@@ -78,9 +78,24 @@ export function openNestedCalls(options: {
     else waiter.resolve(valueOf(result))
   }
 
+  // One signal stops the batch: the outer call's, or the end of the run. A runtime gives every call
+  // of a run the same signal (aborted when the run ends): the batch follows it once, and a call
+  // carries a signal of its own only when it brings another one (a controller and a listener per
+  // call would cost more than the rest of the call's way through the batch).
+  const stop = new AbortController()
+  const followed: (readonly [AbortSignal, () => void])[] = []
+  const follow = (signal: AbortSignal): void => {
+    if (signal.aborted) return void stop.abort(signal.reason)
+    const onAbort = (): void => stop.abort(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    followed.push([signal, onAbort])
+  }
+  if (exec.signal !== undefined) follow(exec.signal)
+  let runSignal: AbortSignal | undefined
+
   const batch = createToolBatch({
     tools,
-    signal: exec.signal,
+    signal: stop.signal,
     maxParallel,
     exclusiveBeforeClose: true,
     hooks: {
@@ -104,6 +119,7 @@ export function openNestedCalls(options: {
   })
 
   const settled = batch.outcome.then((outcome) => {
+    for (const [signal, onAbort] of followed) signal.removeEventListener('abort', onAbort)
     // every call has its result by now; a call whose commit hook never returned is answered here
     for (const index of [...waiting.keys()]) answer(index, outcome.results[index])
     return outcome
@@ -112,13 +128,15 @@ export function openNestedCalls(options: {
   const bind =
     (name: string): CodeBinding =>
     (args, call) => {
+      const signal = call.signal
+      if (runSignal === undefined && signal instanceof AbortSignal) follow((runSignal = signal))
       const input: MutableInput = {
         callId: nestedCallId(parent.callId, call.index),
         name,
         arguments: args === undefined ? '{}' : JSON.stringify(args),
-        signal: call.signal,
         parent,
       }
+      if (signal !== runSignal) input.signal = signal
       if (exec.turn !== undefined) input.turn = exec.turn
       if (exec.step !== undefined) input.step = exec.step
       if (effects !== undefined) input.effects = effects

@@ -78,7 +78,8 @@ export interface ToolCallEffects {
    * passed the call before the body began) and the tool's own body never runs: the call is
    * `INTERRUPTED` unless a `tools/execute` wrapper put a body in its place that only collects the
    * outcome kept under the call's idempotency key (one marked with `REATTACHING_BODY`: remote
-   * dispatch), whose value is then checked as any body's.
+   * dispatch, which also dispatches again a job it can prove never began, T73), whose value is then
+   * checked as any body's.
    */
   readonly reattachOnly?: boolean
 }
@@ -365,8 +366,8 @@ export interface ExecuteCall extends ToolCallInfo {
   readonly timeoutMs: number | undefined
   /**
    * T64: the driver asks only for the outcome kept under the call's key (`effects.reattachOnly`):
-   * a wrapper that replaces the body must pass one that starts nothing (marked `REATTACHING_BODY`),
-   * or none; the tool's own body does not run.
+   * a wrapper that replaces the body must pass one that starts nothing that may already have
+   * happened (marked `REATTACHING_BODY`), or none; the tool's own body does not run.
    */
   readonly reattachOnly?: true
   /** Set only by an outer wrapper that replaced the body; the pipeline never sets it. */
@@ -492,7 +493,7 @@ export interface InstallToolsOptions {
   readonly lateBodyCapMs?: number
   /**
    * Largest result, in UTF-8 bytes of JSON text (default 4 MiB): a body's value (refused before it
-   * is copied, at a cost bounded by the limit) and any result's content (text and image data).
+   * is copied, at a cost bounded by the limit) and any result's content (text, image and audio data).
    * Past it the result is `INVALID_TOOL_OUTPUT` with a message saying so.
    */
   readonly maxResultBytes?: number

@@ -1,4 +1,4 @@
-import { describeValue, type JsonValue } from '@deepseek-ai/dsh-llm'
+import { audioProblem, describeValue, type JsonValue } from '@deepseek-ai/dsh-llm'
 import { ToolErrorCodes } from '../contract/codes.ts'
 import { deepFreeze, snapshotJsonValue } from '@deepseek-ai/dsh-llm'
 import type { ToolExecutionResult } from '../contract/types.ts'
@@ -30,7 +30,10 @@ function contentProblem(content: unknown): string | undefined {
       if (typeof block.mediaType !== 'string') return `content[${i}].mediaType must be a string`
       if (typeof block.data !== 'string' && typeof block.url !== 'string')
         return `content[${i}] must carry "data" or "url"`
-    } else return `content[${i}].type must be "text" or "image"`
+    } else if (block.type === 'audio') {
+      const problem = audioProblem(block)
+      if (problem !== undefined) return `content[${i}].${problem}`
+    } else return `content[${i}].type must be "text", "image" or "audio"`
   }
   return undefined
 }

@@ -70,18 +70,20 @@ export function textOver(text: string, limit: number): number | undefined {
   return bytes > limit ? bytes : undefined
 }
 
-/** The total UTF-8 size of the text and image data of `content` when it exceeds `limit`. */
+/** The total UTF-8 size of the text, image and audio data of `content` when it exceeds `limit`. */
 export function contentOver(content: readonly ToolResultContent[], limit: number): number | undefined {
   let chars = 0
   for (const block of content) {
     if (block.type === 'text') chars += block.text.length
     else if (block.type === 'image') chars += block.data?.length ?? block.url?.length ?? 0
+    else if (block.type === 'audio') chars += block.data.length
   }
   if (chars * 3 <= limit) return undefined
   let bytes = 0
   for (const block of content) {
     if (block.type === 'text') bytes += Buffer.byteLength(block.text, 'utf8')
     else if (block.type === 'image') bytes += Buffer.byteLength(block.data ?? block.url ?? '', 'utf8')
+    else if (block.type === 'audio') bytes += Buffer.byteLength(block.data, 'utf8')
   }
   return bytes > limit ? bytes : undefined
 }

@@ -14,7 +14,8 @@ import { bullConnection, dispatchKeys, openClient, whenReady } from '../protocol
 import { RemoteFailureNames } from '../protocol/failure-names.ts'
 import { createJobWatch } from './job-watch.ts'
 import { readDispatchOptions, type RemoteDispatchOptions } from './read-dispatch-options.ts'
-import { remoteBody, type DispatchRuntime, type FailureSlot, type RemoteCall } from './remote-body.ts'
+import type { DispatchRuntime } from './dispatch-runtime.ts'
+import { remoteBody, type FailureSlot, type RemoteCall } from './remote-body.ts'
 import { remoteFailure } from './remote-failure.ts'
 
 /**

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
 import type { DispatchKeys } from '../protocol/connection.ts'
-import { JOB_FIELDS, failedOutcome, jobOutcome, type JobOutcome } from './job-state.ts'
+import { JOB_FIELDS, STALLED_REASON, jobOutcome, type JobOutcome } from './job-state.ts'
 
 export interface Watched {
   readonly jobId: string
@@ -42,10 +42,11 @@ interface Entry extends Watched {
 
 /**
  * The calls waiting for their jobs, and the one timer that watches them. Results normally arrive
- * as QueueEvents (`completed`, `failed`); every `checkIntervalMs` a sweep reads every waiting job's
- * hash and lock in one MULTI, which settles what an event did not (an event missed while
+ * as QueueEvents (`completed`, `failed`; a job failed as stalled asks for a sweep at once, since
+ * only its hash says whether its body began); every `checkIntervalMs` a sweep reads every waiting
+ * job's hash and lock in one MULTI, which settles what an event did not (an event missed while
  * reconnecting, a job finished before this process watched it) and finds jobs whose worker died:
- * started, unfinished, unlocked. If Redis cannot be reached for `unreachableAfterMs`, every waiting
+ * started, unfinished, unlocked, with or without the worker's started mark (D11). If Redis cannot be reached for `unreachableAfterMs`, every waiting
  * call is settled `unreachable`: no call waits forever. The timer runs only while calls wait, and
  * does not keep the process alive.
  */
@@ -60,6 +61,7 @@ export function createJobWatch(options: {
   let timer: NodeJS.Timeout | undefined
   let lastContact = Date.now()
   let sweeping = false
+  let sweepAgain = false
   let closed = false
 
   const remove = (entry: Entry): void => {
@@ -85,7 +87,12 @@ export function createJobWatch(options: {
   const enqueued = (entry: Entry): boolean => entry.queued
 
   const sweep = async (): Promise<void> => {
-    if (sweeping) return
+    if (sweeping) {
+      // one that started before what asked for this one may have read the job before it changed
+      sweepAgain = true
+      return
+    }
+    sweepAgain = false
     const entries = [...waiting.values()].flat().filter((entry) => entry.queued && !entry.done)
     if (entries.length === 0) return
     sweeping = true
@@ -112,6 +119,7 @@ export function createJobWatch(options: {
       // counted by tick(): a sweep that fails or never answers does not update lastContact
     } finally {
       sweeping = false
+      if (sweepAgain) void sweep()
     }
   }
 
@@ -166,7 +174,9 @@ export function createJobWatch(options: {
     },
     failed(jobId, reason) {
       lastContact = Date.now()
-      settleAll(jobId, failedOutcome(reason), (entry) => entry.trustFailedEvents)
+      // a stall says that the worker stopped, not whether the body began: the job's mark says (D12)
+      if (reason === STALLED_REASON) void sweep()
+      else settleAll(jobId, { kind: 'failed', reason }, (entry) => entry.trustFailedEvents)
     },
     progress(jobId, data) {
       lastContact = Date.now()

@@ -29,13 +29,23 @@ export function outcomeValue(
         ),
       )
     case 'lost':
-      return fail(
-        remoteFailure(
-          'INTERRUPTED',
-          RemoteFailureNames.WorkerLost,
-          `Tool "${name}" was interrupted: the worker running it stopped before answering (its job lock expired). It may or may not have taken effect.`,
-        ),
-      )
+      // D12: without the worker's started mark the body never began (it was enqueued again as long
+      // as it could be: this is what is left when it could not)
+      return outcome.began
+        ? fail(
+            remoteFailure(
+              'INTERRUPTED',
+              RemoteFailureNames.WorkerLost,
+              `Tool "${name}" was interrupted: the worker running it stopped before answering (its job lock expired). It may or may not have taken effect.`,
+            ),
+          )
+        : fail(
+            remoteFailure(
+              'PIPELINE_FAILED',
+              RemoteFailureNames.WorkerLost,
+              `Tool "${name}" was not run: the workers that took its job on queue "${queueName}" stopped before starting its body, and it could not be dispatched again.`,
+            ),
+          )
     case 'gone':
       // A worker may have run the body before the job vanished: a retry could do it twice.
       return fail(
@@ -106,21 +116,7 @@ function replyValue(
     case 'invalid-output':
       return fail(remoteFailure('INVALID_TOOL_OUTPUT', 'InvalidToolOutput', reply.message))
     case 'not-started':
-      return reply.reason === 'cancelled'
-        ? fail(
-            remoteFailure(
-              'ABORTED_BEFORE_DISPATCH',
-              RemoteFailureNames.RemoteNotStarted,
-              toolMessages.cancelledBeforeStart(name),
-            ),
-          )
-        : fail(
-            remoteFailure(
-              'TIMEOUT',
-              RemoteFailureNames.RemoteNotStarted,
-              `Tool "${name}" timed out before a worker started it (its deadline passed in the queue).`,
-            ),
-          )
+      return fail(notStarted(reply.reason, name, queueName))
     case 'unknown-tool':
       return fail(
         remoteFailure(
@@ -139,6 +135,38 @@ function replyValue(
       )
     default: {
       const never: never = reply
+      return never
+    }
+  }
+}
+
+/** A worker that did not start the body says why; each reason is the answer a local call would get. */
+function notStarted(
+  reason: 'cancelled' | 'expired' | 'unconfirmed',
+  name: string,
+  queueName: string,
+): ToolExecutionFailure {
+  switch (reason) {
+    case 'cancelled':
+      return remoteFailure(
+        'ABORTED_BEFORE_DISPATCH',
+        RemoteFailureNames.RemoteNotStarted,
+        toolMessages.cancelledBeforeStart(name),
+      )
+    case 'expired':
+      return remoteFailure(
+        'TIMEOUT',
+        RemoteFailureNames.RemoteNotStarted,
+        `Tool "${name}" timed out before a worker started it (its deadline passed in the queue).`,
+      )
+    case 'unconfirmed':
+      return remoteFailure(
+        'PIPELINE_FAILED',
+        RemoteFailureNames.RemoteNotStarted,
+        `Tool "${name}" was not run: the worker on queue "${queueName}" could not confirm on its Redis replicas that it started the body (markReplicas), so it did not start it.`,
+      )
+    default: {
+      const never: never = reason
       return never
     }
   }

@@ -1,5 +1,3 @@
-import type { Queue } from 'bullmq'
-import type { Redis } from 'ioredis'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import {
   REATTACHING_BODY,
@@ -7,34 +5,21 @@ import {
   type ToolExecContext,
   type ToolExecutionFailure,
 } from '@deepseek-ai/dsh-tools'
-import type { DispatchKeys } from '../protocol/connection.ts'
 import { RemoteFailureNames } from '../protocol/failure-names.ts'
 import { PROTOCOL_VERSION, jobIdFor, type RemoteJobData } from '../protocol/job-data.ts'
-import { cancelJob, cancelUnconfirmed } from './cancel-job.ts'
+import { cancelJob } from './cancel-job.ts'
+import type { DispatchRuntime } from './dispatch-runtime.ts'
+import { enqueue, readKept, requeue, unconfirmed } from './job-enqueue.ts'
 import { JOB_FIELDS, jobOutcome, type JobOutcome } from './job-state.ts'
-import type { JobWatch } from './job-watch.ts'
 import { outcomeValue } from './outcome-value.ts'
 import { readRemoteProgress } from './progress-report.ts'
 import { RemoteOutcome, remoteFailure } from './remote-failure.ts'
 
 /**
- * How many times, in all, a call of an idempotent tool is enqueued when its workers keep dying
- * under it (D10): the same bound as a resume's attempts (T51).
+ * How many times, in all, a call is enqueued when its workers keep dying under it (D10) or before
+ * its body began (D12): the same bound as a resume's attempts (T51).
  */
 export const MAX_DISPATCHES = 3
-
-/** What every remote body of one dispatcher shares. */
-export interface DispatchRuntime {
-  readonly ready: Promise<void>
-  readonly queue: Queue
-  readonly commands: Redis
-  readonly keys: DispatchKeys
-  readonly watch: JobWatch
-  readonly queueName: string
-  readonly namespace: string | undefined
-  readonly enqueueTimeoutMs: number
-  readonly retainMs: number
-}
 
 /** Where a remote body leaves a failure of its own for the wrapper to answer with. */
 export interface FailureSlot {
@@ -59,8 +44,10 @@ export interface RemoteCall {
  * worker's value back to the pipeline, which checks it as a local value. The caller's abort and
  * timeout reach the body's signal; on it the job is cancelled (a marker the worker checks before
  * starting, then a message that aborts a running body). The worker's progress reports reach the
- * body's `exec.reportProgress` (D9). A job of an idempotent tool whose worker died is enqueued again
- * under the same id (D10); a body that only re-attaches (T64) enqueues nothing and is marked so.
+ * body's `exec.reportProgress` (D9). A job whose worker died before the body began (no started
+ * mark) is enqueued again under the same id (D12), as is one of an idempotent tool whose worker died
+ * at any point (D10); a body that only re-attaches (T64) is marked so, and enqueues nothing but the
+ * job its first run enqueued, again, when that job was lost before it began (T73).
  * Outcomes that are not the body's own (a lost worker, a refused enqueue…) are left in `slot` and
  * thrown, and the wrapper answers with them.
  */
@@ -111,11 +98,18 @@ export function remoteBody(runtime: DispatchRuntime, call: RemoteCall, slot: Fai
       const already = jobOutcome(true, stored, true)
       if (already !== undefined) watched.settle(already)
       let outcome: JobOutcome = await watched.promise
-      // D10: the worker died under a body that may run again: the same job, on another worker
+      // D12: the worker died before the body began (no mark): the same job, on another worker,
+      // whatever the tool, a re-attach included (the job the first run enqueued, as it enqueued it);
+      // D10: it died under a body that may run again
+      const again = call.reattachOnly ? keptJob(storedData, data) : data
       let dispatches = 1
-      while (outcome.kind === 'lost' && call.idempotent && !call.reattachOnly) {
+      while (outcome.kind === 'lost' && (!outcome.began || (call.idempotent && !call.reattachOnly))) {
         if (dispatches >= MAX_DISPATCHES || exec.signal.aborted) break
-        if (!(await requeue(runtime, jobId, data))) break
+        const next = await requeue(runtime, jobId, again)
+        // nothing new under the id: what the lost job says is the answer
+        if (next.kind === 'unsent') break
+        if (next.kind === 'unconfirmed') return fail(unconfirmed(runtime, exec, next.error))
+        // requeued, or held: another delivery of this call dispatched it first, and a worker has it
         dispatches += 1
         // events of the lost job may still be on their way: only its hash says how the new one ended
         watched = runtime.watch.watch(jobId, onProgress, { trustFailedEvents: false })
@@ -145,110 +139,13 @@ function forwardProgress(exec: ToolExecContext, raw: unknown): void {
   }
 }
 
-/** Adds the job (a second add of the id keeps the first job) and reads back what the id holds. */
-async function enqueue(
-  runtime: DispatchRuntime,
-  jobId: string,
-  data: RemoteJobData,
-  exec: ToolExecContext,
-  fail: (failure: ToolExecutionFailure) => never,
-): Promise<(string | null)[]> {
-  /** `sent`: `queue.add` was called and has not been refused (it may be in flight or queued offline). */
-  const enqueued: { add: 'not-sent' | 'sent' | 'refused' } = { add: 'not-sent' }
-  try {
-    return await bounded(runtime.enqueueTimeoutMs, async () => {
-      await runtime.ready
-      enqueued.add = 'sent'
-      await addJob(runtime, jobId, data).catch((error: unknown) => {
-        enqueued.add = 'refused'
-        throw error
-      })
-      // what the id holds now: this call, an earlier delivery of it, or another call
-      return runtime.commands.hmget(runtime.keys.job(jobId), ...JOB_FIELDS)
-    })
-  } catch (error) {
-    if (enqueued.add === 'sent') {
-      // Not confirmed in time, not refused either: BullMQ's connection keeps the add and sends
-      // it once Redis answers again (a stall, a restart), so a worker may still run it. Cancel it
-      // behind the add, on the same connection, so that it lands first; the answer is only what
-      // is known: it may or may not have run.
-      cancelUnconfirmed(runtime, jobId)
-      return fail(
-        remoteFailure(
-          'INTERRUPTED',
-          RemoteFailureNames.DispatchFailed,
-          `Tool "${exec.toolName}" was interrupted: its job on queue "${runtime.queueName}" was sent but not confirmed (${describe(error)}); it was cancelled so that no worker starts it if it lands later. It may or may not have taken effect.`,
-        ),
-      )
-    }
-    return fail(
-      remoteFailure(
-        'PIPELINE_FAILED',
-        RemoteFailureNames.DispatchFailed,
-        `Tool "${exec.toolName}" could not be dispatched to queue "${runtime.queueName}"; it was not run: ${describe(error)}`,
-      ),
-    )
-  }
-}
-
-/** T64: what the id holds, without adding anything; a job that is not there is an unknown outcome. */
-async function readKept(
-  runtime: DispatchRuntime,
-  jobId: string,
-  exec: ToolExecContext,
-  fail: (failure: ToolExecutionFailure) => never,
-): Promise<(string | null)[]> {
-  let stored: (string | null)[]
-  try {
-    stored = await bounded(runtime.enqueueTimeoutMs, async () => {
-      await runtime.ready
-      return runtime.commands.hmget(runtime.keys.job(jobId), ...JOB_FIELDS)
-    })
-  } catch (error) {
-    return fail(
-      remoteFailure(
-        'INTERRUPTED',
-        RemoteFailureNames.QueueUnreachable,
-        `Tool "${exec.toolName}" was interrupted: its job on queue "${runtime.queueName}" could not be read (${describe(error)}). It may or may not have taken effect.`,
-      ),
-    )
-  }
-  if ((stored[JOB_FIELDS.indexOf('data')] ?? null) === null) {
-    return fail(
-      remoteFailure(
-        'INTERRUPTED',
-        RemoteFailureNames.JobLost,
-        `Tool "${exec.toolName}" was interrupted: no job is kept under its key on queue "${runtime.queueName}" (it was never sent before the process stopped, or it is no longer kept), and it was not run again. It may or may not have taken effect.`,
-      ),
-    )
-  }
-  return stored
-}
-
-function addJob(runtime: DispatchRuntime, jobId: string, data: RemoteJobData): Promise<unknown> {
-  const age = Math.ceil(runtime.retainMs / 1000)
-  return runtime.queue.add(data.tool, data, {
-    jobId,
-    attempts: 1,
-    removeOnComplete: { age },
-    removeOnFail: { age },
-  })
-}
-
 /**
- * D10: removes a job whose worker died (it holds no lock, so BullMQ lets it go) and adds it again
- * under the same id. False when it could not: a worker holds it after all, or Redis refused.
+ * What a re-attach enqueues again for a job that never began (D12): the job the first run enqueued
+ * (its arguments are the ones policy passed then), with this run's deadline.
  */
-async function requeue(runtime: DispatchRuntime, jobId: string, data: RemoteJobData): Promise<boolean> {
-  try {
-    return await bounded(runtime.enqueueTimeoutMs, async () => {
-      if ((await runtime.queue.remove(jobId)) !== 1) return false
-      await addJob(runtime, jobId, data)
-      return true
-    })
-  } catch {
-    return false
-  }
+function keptJob(text: string, data: RemoteJobData): RemoteJobData {
+  const { deadline: _before, ...kept } = JSON.parse(text) as RemoteJobData
+  return data.deadline === undefined ? kept : { ...kept, deadline: data.deadline }
 }
 
 /**
@@ -267,25 +164,4 @@ function sameCall(text: string, data: RemoteJobData, reattachOnly: boolean): boo
   } catch {
     return false
   }
-}
-
-/** Runs `work`, rejecting if it has not settled after `ms` (a Redis that does not answer). */
-function bounded<T>(ms: number, work: () => Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms)
-    work().then(
-      (value) => {
-        clearTimeout(timer)
-        resolve(value)
-      },
-      (error: unknown) => {
-        clearTimeout(timer)
-        reject(error)
-      },
-    )
-  })
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

@@ -4,7 +4,10 @@
  *
  * | name                     | code                      | when                                                                  |
  * | ------------------------ | ------------------------- | --------------------------------------------------------------------- |
- * | `WorkerLost`             | `INTERRUPTED`             | the worker running the body stopped (its job lock expired)            |
+ * | `WorkerLost`             | `INTERRUPTED`             | the worker running the body stopped (its job lock expired) after it    |
+ * |                          |                           | marked the body as begun (D11)                                        |
+ * | `WorkerLost`             | `PIPELINE_FAILED`         | the workers that took the job stopped before marking its body, and it |
+ * |                          |                           | could not be dispatched again (D12: 3 dispatches, or Redis refused)   |
  * | `QueueUnreachable`       | `INTERRUPTED`             | Redis could not be reached for `unreachableAfterMs` while waiting      |
  * | `JobLost`                | `INTERRUPTED`             | the job vanished from Redis (a restart without persistence, an       |
  * |                          |                           | eviction, a removal by hand) before it was answered                   |

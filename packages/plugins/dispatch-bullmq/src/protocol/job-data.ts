@@ -1,7 +1,12 @@
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 
-/** The protocol version both sides speak; a job or reply of another version is refused. */
-export const PROTOCOL_VERSION = 1
+/**
+ * The protocol version both sides speak; a job or reply of another version is refused. Version 2:
+ * workers record the started mark before every body (D11), so a caller may trust a lost job
+ * without one never to have begun (D12); a worker of version 1 would not, so it must refuse these
+ * jobs, and does.
+ */
+export const PROTOCOL_VERSION = 2
 
 /**
  * What the caller enqueues for one call. `args` are the validated arguments policy saw (T36), as

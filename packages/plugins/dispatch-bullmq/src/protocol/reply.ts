@@ -29,7 +29,8 @@ export type RemoteReply =
   | {
       readonly v: typeof PROTOCOL_VERSION
       readonly kind: 'not-started'
-      readonly reason: 'cancelled' | 'expired'
+      /** `unconfirmed`: the started mark did not reach the worker's `markReplicas` in time (D11). */
+      readonly reason: 'cancelled' | 'expired' | 'unconfirmed'
     }
   | { readonly v: typeof PROTOCOL_VERSION; readonly kind: 'unknown-tool' }
   | { readonly v: typeof PROTOCOL_VERSION; readonly kind: 'bad-job'; readonly message: string }
@@ -58,7 +59,7 @@ export function readReply(value: unknown): RemoteReply | undefined {
         ? (value as unknown as RemoteReply)
         : undefined
     case 'not-started':
-      return value.reason === 'cancelled' || value.reason === 'expired'
+      return value.reason === 'cancelled' || value.reason === 'expired' || value.reason === 'unconfirmed'
         ? (value as unknown as RemoteReply)
         : undefined
     case 'unknown-tool':

@@ -3,7 +3,8 @@ import { createContext } from '@deepseek-ai/dsh-context'
 import { bullConnection, dispatchKeys, openClient, whenReady } from '../protocol/connection.ts'
 import type { RemoteReply } from '../protocol/reply.ts'
 import { readWorkerOptions, type ToolWorkerOptions } from './read-worker-options.ts'
-import { runJob } from './run-job.ts'
+import { beganMarker } from './began-marker.ts'
+import { runJob, type RunJobEnvironment, type WorkerPauses } from './run-job.ts'
 
 export interface ToolWorker {
   /** Resolves when the worker is connected and listening for cancellations; rejects if it cannot. */
@@ -17,9 +18,11 @@ export interface ToolWorker {
 
 /**
  * Runs the bodies of remote tool calls: a BullMQ worker on the dispatcher's queue. Each job is one
- * call (see `runJob`). A job whose worker dies is never run again (`maxStalledCount: 0`: BullMQ
- * fails it instead of handing it to another worker), so a body that is not idempotent runs at most
- * once per call id; the caller reports it as `WorkerLost`. Cancellation reaches a running body
+ * call (see `runJob`). Before a body's first instruction the worker records in the job that it
+ * began (D11), only while it still holds the job. A job whose worker dies is never run again by
+ * BullMQ (`maxStalledCount: 0`: it fails the job instead of handing it to another worker); the
+ * caller enqueues it again only when it never began (D12) or its tool is idempotent (D10), so a
+ * body that is not idempotent runs at most once per call id. Cancellation reaches a running body
  * through a Redis channel: the worker running the job aborts BullMQ's job signal, which the body
  * sees as `exec.signal`.
  * @example
@@ -27,17 +30,26 @@ export interface ToolWorker {
  * await worker.ready
  */
 export function createToolWorker(options: ToolWorkerOptions): ToolWorker {
+  return startToolWorker(options, undefined)
+}
+
+/** `createToolWorker` with the pauses a test injects between a job's steps (not exported by the package). */
+export function startToolWorker(options: ToolWorkerOptions, pauses: WorkerPauses | undefined): ToolWorker {
   const resolved = readWorkerOptions(options)
   const keys = dispatchKeys(resolved.prefix, resolved.queueName)
   const commands = openClient(resolved.connection, { maxRetriesPerRequest: 2 })
   const subscriber = openClient(resolved.connection, {})
   const ctx = resolved.ctx ?? createContext()
-  const environment = {
+  const environment: RunJobEnvironment = {
     tools: resolved.tools,
     ctx,
     maxResultBytes: resolved.maxResultBytes,
-    cancelledBeforeStart: async (jobId: string) => (await commands.exists(keys.cancelMarker(jobId))) === 1,
+    markBegan: beganMarker(commands, keys, {
+      replicas: resolved.markReplicas,
+      waitMs: resolved.markWaitMs,
+    }),
     progressIntervalMs: resolved.progressIntervalMs,
+    pauses,
   }
   let closing: Promise<void> | undefined
   const onError = (): void => {
@@ -55,9 +67,10 @@ export function createToolWorker(options: ToolWorkerOptions): ToolWorker {
   const worker = subscribed.then(() => {
     const bull = new Worker<unknown, RemoteReply>(
       resolved.queueName,
-      (job, _token, signal) =>
+      (job, token, signal) =>
         runJob(environment, {
           id: job.id ?? '',
+          token,
           data: job.data,
           signal,
           updateProgress: (report) => job.updateProgress({ ...report }),

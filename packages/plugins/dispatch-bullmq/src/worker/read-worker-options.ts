@@ -42,6 +42,16 @@ export interface ToolWorkerOptions {
    * (default 100 ms, as `installTools`); closer ones are dropped, except one that reaches `total`.
    */
   readonly progressIntervalMs?: number
+  /**
+   * D11: how many replicas must have received a body's started mark before the body starts
+   * (Redis `WAIT`; default 0). With replicas and failover, a mark that only the old primary had is
+   * lost with it, and the caller would take a body that began for one that did not (D12). A mark
+   * not confirmed within `markWaitMs` is not acted on: the body does not start, and the call is
+   * `PIPELINE_FAILED` (`RemoteNotStarted`).
+   */
+  readonly markReplicas?: number
+  /** How long the worker waits for `markReplicas` replicas to confirm the mark (default 1 000 ms). */
+  readonly markWaitMs?: number
 }
 
 export interface ResolvedWorkerOptions {
@@ -56,6 +66,8 @@ export interface ResolvedWorkerOptions {
   readonly ctx: Context | undefined
   readonly name: string | undefined
   readonly progressIntervalMs: number
+  readonly markReplicas: number
+  readonly markWaitMs: number
 }
 
 const WHERE = 'createToolWorker(options)'
@@ -98,6 +110,8 @@ export function readWorkerOptions(options: unknown): ResolvedWorkerOptions {
     ctx,
     name: o.name,
     progressIntervalMs: readInterval(o.progressIntervalMs),
+    markReplicas: readReplicas(o.markReplicas),
+    markWaitMs: readMs(WHERE, 'markWaitMs', o.markWaitMs, 1_000),
   }
 }
 
@@ -115,6 +129,15 @@ function readInterval(value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > 3_600_000)
     throw invalidArgument(
       `${WHERE}: progressIntervalMs must be an integer from 0 to 3600000 (milliseconds), got ${describeValue(value)}`,
+    )
+  return value
+}
+
+function readReplicas(value: unknown): number {
+  if (value === undefined) return 0
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > 100)
+    throw invalidArgument(
+      `${WHERE}: markReplicas must be an integer from 0 to 100, got ${describeValue(value)}`,
     )
   return value
 }

@@ -13,7 +13,7 @@ import {
   type LanguageModel,
   type ToolCallBlock,
 } from '@deepseek-ai/dsh-llm'
-import type { AsyncSession, SessionEvent } from '@deepseek-ai/dsh-session'
+import type { AnySession, AsyncSession, SessionEvent } from '@deepseek-ai/dsh-session'
 import {
   RUN_CODE_TOOL_NAME,
   defineTool,
@@ -26,12 +26,19 @@ import { createFakeCodeRuntime } from '../../../../../test-support/fake-code-run
 
 /** Where the process that runs the turn is SIGKILLed (the caller's points), or its worker is. */
 export type CallerPoint = 'before-call' | 'after-call' | 'in-body' | 'after-body' | 'after-result'
-export type WorkerPoint = 'before-effect' | 'after-effect'
+/**
+ * The worker's points: between its claim of the job and its started mark (D11), right after the
+ * mark (before the body's first instruction), inside the body before or after its effect, and
+ * after the body before its reply is stored.
+ */
+export type WorkerPoint = 'after-claim' | 'after-mark' | 'before-effect' | 'after-effect' | 'after-body'
 export type ToolKind = 'idempotent' | 'once'
 
 export interface Cell {
   /** Unique in a run: the session id's tail and the supplier's file names. */
   readonly id: string
+  /** Where the session is recorded: PostgreSQL, or a JSONL file in the test's directory. */
+  readonly store: 'postgres' | 'jsonl'
   readonly kind: ToolKind
   /** Local bodies run in the caller; remote ones on a BullMQ worker process. */
   readonly bodies: 'local' | 'remote'
@@ -47,9 +54,14 @@ export interface Cell {
 interface OrderArgs {
   readonly order: string
   readonly cell: string
-  /** Where the body pauses the first time it runs (a `<cell>.parked` file says it did). */
-  readonly pause?: 'before-effect' | 'after-effect' | undefined
+  /**
+   * Where the body (or, for the worker's own points, the worker around it) pauses the first time
+   * it runs (a `<cell>.parked` file says it did).
+   */
+  readonly pause?: WorkerPoint | undefined
 }
+
+const WORKER_POINTS = ['after-claim', 'after-mark', 'before-effect', 'after-effect', 'after-body'] as const
 
 export const TOOL_OF: Record<ToolKind, string> = { idempotent: 'place_order', once: 'place_order_once' }
 
@@ -75,7 +87,7 @@ function applyEffect(dir: string, cell: string, key: string, dedupe: boolean): v
 }
 
 /** True the first time it is asked for `cell` in `dir`, across processes (a `wx` file). */
-function firstPause(dir: string, cell: string): boolean {
+export function firstPause(dir: string, cell: string): boolean {
   try {
     closeSync(openSync(join(dir, `${cell}.parked`), 'wx'))
     return true
@@ -105,13 +117,15 @@ export function orderTools(options: {
       parameters: z.object({
         order: z.string(),
         cell: z.string(),
-        pause: z.enum(['before-effect', 'after-effect']).optional(),
+        pause: z.enum(WORKER_POINTS).optional(),
       }),
       effects: 'external',
       idempotent: kind === 'idempotent',
       execute: async ({ order, cell, pause }: OrderArgs, exec) => {
         appendFileSync(join(dir, `${cell}.bodies`), `${exec.idempotencyKey}\n`)
-        const stop = pause !== undefined && options.pauses && firstPause(dir, cell)
+        // the worker's own points are the worker's (fixtures/effects-worker.ts), not the body's
+        const inBody = pause === 'before-effect' || pause === 'after-effect'
+        const stop = inBody && options.pauses && firstPause(dir, cell)
         if (stop && pause === 'before-effect') {
           options.report({ cell, at: pause })
           await options.pause(cell)
@@ -127,7 +141,7 @@ export function orderTools(options: {
   )
 }
 
-/** The body pause a cell asks for, if any: inside the body, after the effect, or the worker's own. */
+/** The pause a cell asks for, if any: inside the body after the effect, or the worker's own point. */
 function bodyPause(cell: Cell): OrderArgs['pause'] {
   if (cell.crash.who === 'worker') return cell.crash.at
   return cell.crash.at === 'in-body' ? 'after-effect' : undefined
@@ -174,7 +188,7 @@ export function cellContext(
  * durable. The watched call is the model's own, or (nested) the program's first call.
  */
 export function stoppingSession(
-  inner: AsyncSession,
+  inner: AnySession,
   cell: Cell,
   report: (line: { readonly cell: string; readonly at: string }) => void,
 ): AsyncSession {
@@ -212,11 +226,11 @@ export function stoppingSession(
       return inner.lastSeq
     },
     get pending() {
-      return inner.pending
+      return 'pending' in inner ? inner.pending : 0
     },
     get closed() {
       return inner.closed
     },
-    close: () => inner.close(),
+    close: async () => inner.close(),
   }
 }

@@ -153,6 +153,24 @@ export function remoteTools(rec: Recorder): AnyToolDefinition[] {
       execute: () => ({ n: 1n }),
     }),
     defineTool({
+      name: 'notes_then_fail',
+      description: 'Defer context, then throw',
+      parameters: z.object({}),
+      execute: (_args, exec) => {
+        exec.deferContext('before the throw')
+        throw new TypeError('boom')
+      },
+    }),
+    defineTool({
+      name: 'notes_then_bigint',
+      description: 'Defer context, then return a value JSON cannot carry',
+      parameters: z.object({}),
+      execute: (_args, exec) => {
+        exec.deferContext('before the value')
+        return { n: 1n }
+      },
+    }),
+    defineTool({
       name: 'notes',
       description: 'Defer context and conclude the turn',
       parameters: z.object({}),

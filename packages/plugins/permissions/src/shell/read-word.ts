@@ -28,17 +28,42 @@ const inc = (sc: Scanner, what: string): void => {
 }
 
 /**
- * Where the tilde prefix that starts at `at` ends (the first "/", or the end of the word), or
- * undefined when a character of it is quoted or starts an expansion: then bash leaves the "~" as it
- * is (`~"root"`, `~r\oot` and `~ro$X` are not expanded).
+ * Where the tilde prefix that starts at `at` ends (the first "/" or ":", or the end of the word:
+ * bash 5.2 turns `~:a` into `$HOME:a`), or undefined when a character of it is quoted or starts an
+ * expansion: then bash leaves the "~" as it is (`~"root"`, `~r\oot` and `~ro$X` are not expanded).
  */
 function tildePrefixEnd(s: string, at: number): number | undefined {
   let end = at + 1
-  while (end < s.length && !isMeta(s[end]) && s[end] !== '/') {
+  while (end < s.length && !isMeta(s[end]) && s[end] !== '/' && s[end] !== ':') {
+    // A backslash-newline is gone before the word is read: `~\<newline>root` is `~root`.
+    if (s[end] === '\\' && s[end + 1] === '\n') {
+      end += 2
+      continue
+    }
     if (`'"\\$\``.includes(s[end]!)) return undefined
     end++
   }
   return end
+}
+
+/** An argument that looks like an assignment (`NAME=`, `NAME+=`, `NAME[…]=`, then anything). */
+const ASSIGNMENT_LIKE = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/
+
+/**
+ * Whether a "~" at `at` may start a tilde prefix: at the start of a word, or — bash expands these in
+ * arguments too, not only in assignments — right after the first "=" of an assignment-like word or
+ * after an unquoted ":" in one (`curl x=~` runs curl with `x=$HOME`, `x=a:~/b` with `x=a:$HOME/b`).
+ */
+function startsTildePrefix(s: string, start: number, at: number): boolean {
+  if (at === start) return true
+  const before = s.slice(start, at)
+  if (!ASSIGNMENT_LIKE.test(before)) return false
+  if (ASSIGNMENT_SO_FAR.test(before)) return true
+  if (s[at - 1] !== ':') return false
+  // a ":" right before the "~" can only be quoted by a backslash: an odd run of them quotes it
+  let backslashes = 0
+  while (s[at - 2 - backslashes] === '\\') backslashes++
+  return backslashes % 2 === 0
 }
 
 /** Marks a computed part of a word; unquoted, its result is split into fields. */
@@ -126,7 +151,7 @@ export function readWord(
         readBacktick(sc, b, 'unquoted')
         break
       case '~':
-        if (sc.i === b.start && mode === 'normal' && tildePrefixEnd(s, sc.i) !== undefined) {
+        if (mode === 'normal' && startsTildePrefix(s, b.start, sc.i) && tildePrefixEnd(s, sc.i) !== undefined) {
           // A tilde prefix: everything up to the first "/" — a user's home directory, or $PWD
           // (`~+`), $OLDPWD (`~-`), a directory of the stack (`~2`), or itself when no such user.
           const end = tildePrefixEnd(s, sc.i)!
@@ -669,6 +694,17 @@ function readUntilClose(
         break
       case '`':
         readBacktick(sc, b, inner)
+        break
+      case '<':
+      case '>':
+        // Unquoted, the word of `${x:-…}` (and of every other operator) is expanded as a word is:
+        // a `<(…)` or `>(…)` in it runs (`${x:->(curl …)}` runs curl).
+        if (context === 'unquoted' && close === '}' && s[sc.i + 1] === '(') {
+          readProcessSubstitution(sc, b)
+          break
+        }
+        b.value += c
+        sc.i++
         break
       case '{':
         if (close === '}') fail('a "{" inside "${…}"')
