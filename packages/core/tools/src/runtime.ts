@@ -53,7 +53,7 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
   // The stages as the pipeline runs them: a promise only when one was awaited (a batch of this
   // copy drives them so); the scheduler's promise forms wrap them. Like the scheduler object, not
   // frozen: a test may stand in for a stage that misbehaves.
-  const direct: DirectToolStages = {
+  const direct: { -readonly [K in keyof DirectToolStages]: DirectToolStages[K] } = {
     prepare: (input: ToolExecutionInput) => prepareCall(state, input, checkInput('prepare', input)),
     dispatch: (run: ToolRunContext) => dispatchCall(claimRun(registry, 'dispatch', run)),
     finalize: (run: ToolRunContext, result: ToolExecutionResult) =>
@@ -93,6 +93,12 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
       if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', result, call)
       return result
     },
+  }
+  // what `direct` stands for: a batch uses it only while the scheduler still has these stages
+  direct.promiseForms = {
+    prepare: scheduler.prepare,
+    dispatch: scheduler.dispatch,
+    finalize: scheduler.finalize,
   }
 
   const synthesizeDenied = (input: ToolExecutionInput): ToolExecutionResult => {

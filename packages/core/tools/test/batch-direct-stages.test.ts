@@ -87,7 +87,21 @@ function currentCopy(real: ToolRuntimeScheduler, breakage?: Breakage): ToolRunti
       return direct.finalize(run, result)
     },
   }
-  return { ...olderCopy(real), direct: stages }
+  // the promise forms it stands for are the older copy's: the batch drives `stages`
+  const older = olderCopy(real)
+  const promiseForms = { prepare: older.prepare, dispatch: older.dispatch, finalize: older.finalize }
+  return { ...older, direct: { ...stages, promiseForms } }
+}
+
+/**
+ * Spies on the runtime's promise forms, and declares the spies as what its direct stages stand for
+ * (as a wrapper that keeps `direct` in step would), so that the batch may still drive `direct`.
+ */
+function spyOnPromiseForms(real: ToolRuntimeScheduler) {
+  const spies = STAGES.map((stage) => vi.spyOn(real, stage))
+  const direct = real.direct as { promiseForms?: DirectToolStages['promiseForms'] }
+  direct.promiseForms = { prepare: real.prepare, dispatch: real.dispatch, finalize: real.finalize }
+  return spies
 }
 
 interface Run {
@@ -147,7 +161,7 @@ describe('a batch drives the direct stages of the runtime (T18, T19)', () => {
         return value
       }) as never)
     }
-    const promiseForms = STAGES.map((stage) => vi.spyOn(real, stage))
+    const promiseForms = spyOnPromiseForms(real)
     // sync bodies answer without a promise; a post-execute listener makes finalize wait (a promise)
     const results = await runToolBatch({ tools: ctx.tools, calls: [input('sp', 'a'), input('sx', 'b')] })
     expect(results.map(codeOf)).toEqual(['OK', 'OK'])
@@ -177,7 +191,7 @@ describe('a batch drives the direct stages of the runtime (T18, T19)', () => {
         return value
       }) as never)
     }
-    const promiseForms = STAGES.map((stage) => vi.spyOn(real, stage))
+    const promiseForms = spyOnPromiseForms(real)
     await runToolBatch({ tools: ctx.tools, calls: [input('sp', 'a'), input('sp', 'b'), input('sx', 'c')] })
     for (const form of promiseForms) expect(form).not.toHaveBeenCalled()
     expect(answers).toHaveLength(9)
@@ -228,5 +242,52 @@ describe('a batch drives the direct stages of the runtime (T18, T19)', () => {
       ),
       { numRuns: 150 },
     )
+  })
+})
+
+describe('a scheduler that wraps the runtime’s', () => {
+  const replaced = ['spread into a new object', 'assigned in place'] as const
+  for (const how of replaced) {
+    for (const stage of STAGES) {
+      it(`T18: a replaced ${stage} (${how}) is the one the batch calls: direct never bypasses it`, async () => {
+        const { ctx } = setup()
+        register(ctx)
+        const real = ctx.tools[TOOL_RUNTIME_SCHEDULER]
+        const direct = vi.spyOn(real.direct!, stage)
+        const seen: string[] = []
+        const original = real[stage] as (...args: unknown[]) => Promise<unknown>
+        const wrapped = function (this: unknown, ...args: unknown[]): Promise<unknown> {
+          seen.push(stage)
+          return original.apply(real, args)
+        }
+        let scheduler: ToolRuntimeScheduler
+        if (how === 'spread into a new object') scheduler = { ...real, [stage]: wrapped }
+        else {
+          ;(real as { -readonly [K in Stage]: unknown })[stage] = wrapped
+          scheduler = real
+        }
+        const results = await runToolBatch({
+          tools: { [TOOL_RUNTIME_SCHEDULER]: scheduler, scope: ctx.tools.scope },
+          calls: [input('sp', 'a'), input('ap', 'b')],
+        })
+        expect(results.map((r) => r.isError)).toEqual([false, false])
+        expect(seen).toEqual([stage, stage])
+        // the runtime's own stage still ran, under the wrapper
+        expect(direct).toHaveBeenCalledTimes(2)
+      })
+    }
+  }
+
+  it('T18: an unchanged copy of the runtime (spread, nothing replaced) still drives the direct stages', async () => {
+    const { ctx } = setup()
+    register(ctx)
+    const real = ctx.tools[TOOL_RUNTIME_SCHEDULER]
+    const forms = spyOnPromiseForms(real)
+    const results = await runToolBatch({
+      tools: { [TOOL_RUNTIME_SCHEDULER]: { ...real }, scope: ctx.tools.scope },
+      calls: [input('sp', 'a')],
+    })
+    expect(results[0]!.isError).toBe(false)
+    for (const form of forms) expect(form).not.toHaveBeenCalled()
   })
 })

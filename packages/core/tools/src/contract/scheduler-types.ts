@@ -62,6 +62,13 @@ export type ScheduledToolDispatch =
  * synchronous costs no promise and no turn of the microtask queue per stage.
  */
 export interface DirectToolStages {
+  /**
+   * The promise forms these stages stand for. A batch drives `direct` only while the scheduler's
+   * `prepare`, `dispatch` and `finalize` are still these very functions: a scheduler that wraps
+   * the runtime's and replaces a stage (spread into a new object or assigned in place) is driven
+   * through its promise forms, so its stage is never bypassed.
+   */
+  readonly promiseForms?: Pick<ToolRuntimeScheduler, 'prepare' | 'dispatch' | 'finalize'>
   prepare(exec: ToolExecutionInput): ScheduledToolPreparation | Promise<ScheduledToolPreparation>
   dispatch(exec: ToolRunContext): ScheduledToolDispatch | Promise<ScheduledToolDispatch>
   finalize(
@@ -83,8 +90,8 @@ export interface ToolRuntimeScheduler {
   /**
    * The same three stages without a promise when none is needed (`DirectToolStages`). Optional: a
    * runtime installed by an earlier compatible copy of the package has none, and is driven through
-   * the promise forms. A batch that finds it drives these and never the promise forms: a scheduler
-   * that wraps another and replaces a stage must replace (or leave out) `direct` as well.
+   * the promise forms. A batch drives these instead of the promise forms only while those are the
+   * ones `direct.promiseForms` names: a wrapper that replaces a stage is never bypassed.
    */
   readonly direct?: DirectToolStages
   finish(exec: ToolRunContext, result: ToolExecutionResult): ToolExecutionResult
