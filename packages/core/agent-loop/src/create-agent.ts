@@ -115,7 +115,11 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
     exclusive('agent.run(input, options)', runOptions, async (signal) => {
       const where = 'agent.run(input, options)'
       const start = await beginNewTurn(session, readUserInput(input, where), where)
-      return runTurn(runner, start, { signal, emit: emitter(runOptions.onEvent) })
+      return runTurn(runner, start, {
+        signal,
+        emit: emitter(runOptions.onEvent),
+        listening: runOptions.onEvent !== undefined,
+      })
     })
 
   const agent: Agent<S> = {
@@ -166,7 +170,11 @@ export function createAgent<S extends AnySession>(options: CreateAgentOptions<S>
           case 'paused':
             return plan.result
           case 'continue':
-            return runTurn(runner, plan.start, { signal, emit: emitter(runOptions.onEvent) })
+            return runTurn(runner, plan.start, {
+              signal,
+              emit: emitter(runOptions.onEvent),
+              listening: runOptions.onEvent !== undefined,
+            })
           default: {
             const never: never = plan
             return never

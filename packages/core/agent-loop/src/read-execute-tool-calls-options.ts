@@ -53,29 +53,36 @@ function stepNumber(name: string, value: unknown): number {
   return value
 }
 
+/** Names block `i` in a message (built only for one). */
+const label = (i: number): string => `options.toolCalls[${i}]`
+
 function readBlocks(toolCalls: unknown): readonly ToolCallBlock[] {
   if (!Array.isArray(toolCalls))
     throw invalidArgument(`${WHERE}: options.toolCalls must be an array, got ${describeValue(toolCalls)}`)
   const ids = new Set<string>()
-  return toolCalls.map((raw: unknown, i) => {
-    const label = `options.toolCalls[${i}]`
-    const block = raw as Partial<ToolCallBlock> | null
+  const count = toolCalls.length
+  const blocks = new Array<ToolCallBlock>(count)
+  for (let i = 0; i < count; i++) {
+    const block = toolCalls[i] as Partial<ToolCallBlock> | null
     if (typeof block !== 'object' || block === null || block.type !== 'tool-call')
-      throw invalidArgument(`${WHERE}: ${label} must be a tool-call block, got ${describeValue(block)}`)
+      throw invalidArgument(`${WHERE}: ${label(i)} must be a tool-call block, got ${describeValue(block)}`)
     const { id, name, arguments: args } = block
     if (typeof id !== 'string' || id === '')
-      throw invalidArgument(`${WHERE}: ${label}.id must be a non-empty string, got ${describeValue(id)}`)
+      throw invalidArgument(`${WHERE}: ${label(i)}.id must be a non-empty string, got ${describeValue(id)}`)
     if (typeof name !== 'string' || name === '')
-      throw invalidArgument(`${WHERE}: ${label}.name must be a non-empty string, got ${describeValue(name)}`)
+      throw invalidArgument(
+        `${WHERE}: ${label(i)}.name must be a non-empty string, got ${describeValue(name)}`,
+      )
     if (typeof args !== 'string')
       throw invalidArgument(
-        `${WHERE}: ${label}.arguments must be the raw JSON string, got ${describeValue(args)}`,
+        `${WHERE}: ${label(i)}.arguments must be the raw JSON string, got ${describeValue(args)}`,
       )
-    if (ids.has(id)) throw invalidArgument(`${WHERE}: ${label}.id "${id}" is used twice in one step`)
+    if (ids.has(id)) throw invalidArgument(`${WHERE}: ${label(i)}.id "${id}" is used twice in one step`)
     ids.add(id)
     // a copy of what was checked: a getter cannot change it later
-    return { type: 'tool-call', id, name, arguments: args }
-  })
+    blocks[i] = { type: 'tool-call', id, name, arguments: args }
+  }
+  return blocks
 }
 
 function readTools(ctx: Context): ToolRuntime {

@@ -76,6 +76,24 @@ describe('the step record (one StepCall per call, on its own)', () => {
     expect(calls.nested('p:code:3')).toBeUndefined()
   })
 
+  it('T33: an outer call of the step is its nested calls’ parent itself (one record per call, no map of parents)', () => {
+    const calls = createStepCalls()
+    const outer = calls.add(block('run'))
+    expect([outer.open, outer.answered, outer.waiter]).toEqual([0, false, undefined])
+    const nested = calls.admitNested('run:code:0', 'run', undefined)!
+    expect(calls.parent('run')).toBe(outer)
+    expect(nested.parent).toBe(outer)
+    expect(outer.open).toBe(1)
+    calls.releaseNested(nested)
+    expect(outer.open).toBe(0)
+    outer.answered = true
+    expect(calls.admitNested('run:code:1', 'run', undefined)).toBeUndefined()
+    // a parent that is no call of the step gets a record of its own, kept for later nested calls
+    const stranger = calls.parent('elsewhere')
+    expect(calls.parent('elsewhere')).toBe(stranger)
+    expect(calls.list).toEqual([outer])
+  })
+
   it('T25/T33: unanswered lists the step tail and the open nested calls together, in log order', () => {
     fc.assert(
       fc.property(

@@ -12,8 +12,13 @@ export function readEvents(
 ): readonly SessionEvent[] {
   const { afterSeq, types: only } = readReadOptions(readOptions)
   // Seqs are 1..n without gaps, so `seq > afterSeq` starts at index `afterSeq`.
-  const after = afterSeq === 0 ? log : log.slice(afterSeq)
-  return Object.freeze(only === undefined ? after.slice() : after.filter((event) => only.has(event.type)))
+  if (only === undefined) return Object.freeze(log.slice(afterSeq))
+  const out: SessionEvent[] = []
+  for (let index = afterSeq; index < log.length; index++) {
+    const event = log[index]!
+    if (only.has(event.type)) out.push(event)
+  }
+  return Object.freeze(out)
 }
 
 function readReadOptions(options: unknown): { afterSeq: number; types: ReadonlySet<string> | undefined } {

@@ -14,6 +14,7 @@ export type { ToolsErrorCode } from './contract/errors.ts'
 export { TOOL_RUNTIME_SCHEDULER, resolveToolRuntimeScheduler } from './contract/scheduler-key.ts'
 export type { SchedulerProtocol } from './contract/scheduler-key.ts'
 export type {
+  DirectToolStages,
   LateToolOutcome,
   ScheduledToolDispatch,
   ScheduledToolPreparation,

@@ -11,7 +11,7 @@ import type { RunState } from './pipeline/run-state.ts'
 import type { RegistryState, ScopeToolsState } from './registry/scope-state.ts'
 import { executeBatch } from './scheduler/execute-batch.ts'
 import { LOCAL_PROTOCOL, TOOL_RUNTIME_SCHEDULER } from './contract/scheduler-key.ts'
-import type { ToolRuntimeScheduler } from './contract/scheduler-types.ts'
+import type { DirectToolStages, ToolRunContext, ToolRuntimeScheduler } from './contract/scheduler-types.ts'
 import type { ToolExecutionInput, ToolExecutionResult } from './contract/types.ts'
 import type { ToolRuntime } from './contract/runtime-types.ts'
 import { toolMessages } from './contract/messages.ts'
@@ -50,23 +50,34 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
   const checkInput = (method: keyof typeof WHERE, input: ToolExecutionInput): ToolExecutionInput =>
     checkExecutionInput(WHERE[method], 'input', input).input
 
+  // The stages as the pipeline runs them: a promise only when one was awaited (a batch of this
+  // copy drives them so); the scheduler's promise forms wrap them. Like the scheduler object, not
+  // frozen: a test may stand in for a stage that misbehaves.
+  const direct: { -readonly [K in keyof DirectToolStages]: DirectToolStages[K] } = {
+    prepare: (input: ToolExecutionInput) => prepareCall(state, input, checkInput('prepare', input)),
+    dispatch: (run: ToolRunContext) => dispatchCall(claimRun(registry, 'dispatch', run)),
+    finalize: (run: ToolRunContext, result: ToolExecutionResult) =>
+      finalizeCall(claimRun(registry, 'finalize', run, result), result),
+  }
+
   const scheduler: ToolRuntimeScheduler = {
     protocol: LOCAL_PROTOCOL,
+    direct,
     prepare(input) {
-      return Promise.resolve(prepareCall(state, input, checkInput('prepare', input)))
+      return Promise.resolve(direct.prepare(input))
     },
     // Not `async`: returning the pipeline's own promise (or a resolved one) saves the extra
     // promise and ticks an async wrapper adds; a refused claim still rejects.
     dispatch(run) {
       try {
-        return Promise.resolve(dispatchCall(claimRun(registry, 'dispatch', run)))
+        return Promise.resolve(direct.dispatch(run))
       } catch (error) {
         return Promise.reject(error as Error)
       }
     },
     finalize(run, result) {
       try {
-        return Promise.resolve(finalizeCall(claimRun(registry, 'finalize', run, result), result))
+        return Promise.resolve(direct.finalize(run, result))
       } catch (error) {
         return Promise.reject(error as Error)
       }
@@ -82,6 +93,12 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
       if (ctx.hasListeners('tools/result')) ctx.emit('tools/result', result, call)
       return result
     },
+  }
+  // what `direct` stands for: a batch uses it only while the scheduler still has these stages
+  direct.promiseForms = {
+    prepare: scheduler.prepare,
+    dispatch: scheduler.dispatch,
+    finalize: scheduler.finalize,
   }
 
   const synthesizeDenied = (input: ToolExecutionInput): ToolExecutionResult => {

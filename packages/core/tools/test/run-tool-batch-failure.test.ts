@@ -106,11 +106,12 @@ describe('a batch that fails has one owner of recovery (T13, T39)', () => {
       }
       return next()
     })
-    const scheduler = ctx.tools[TOOL_RUNTIME_SCHEDULER]
-    const realDispatch = scheduler.dispatch.bind(scheduler)
+    // the stage the batch drives (the runtime's direct one)
+    const stages = ctx.tools[TOOL_RUNTIME_SCHEDULER].direct!
+    const realDispatch = stages.dispatch.bind(stages)
     const lose = deferred<never>()
     const dispatch = vi
-      .spyOn(scheduler, 'dispatch')
+      .spyOn(stages, 'dispatch')
       .mockImplementation((run) => (run.callId === 'b' ? lose.promise : realDispatch(run)))
     const commits: string[] = []
     const pending = runToolBatch({
@@ -171,9 +172,10 @@ describe('a batch that fails has one owner of recovery (T13, T39)', () => {
     const { ctx, logger } = setup()
     const g = gated(ctx)
     const seen = observe(ctx)
-    const scheduler = ctx.tools[TOOL_RUNTIME_SCHEDULER]
-    const realFinalize = scheduler.finalize.bind(scheduler)
-    const finalize = vi.spyOn(scheduler, 'finalize').mockImplementation(async (run, result) => {
+    // the stage the batch drives (the runtime's direct one): it throws at once for b
+    const stages = ctx.tools[TOOL_RUNTIME_SCHEDULER].direct!
+    const realFinalize = stages.finalize.bind(stages)
+    const finalize = vi.spyOn(stages, 'finalize').mockImplementation((run, result) => {
       if (run.callId === 'b') throw new Error('finalize broke')
       return realFinalize(run, result)
     })

@@ -4,6 +4,7 @@ import {
   ToolsError,
   installTools,
   resolveToolRuntimeScheduler,
+  runToolBatch,
 } from '@deepseek-ai/dsh-tools'
 import { call, codeOf, setup, tool } from './fixtures.ts'
 
@@ -75,6 +76,65 @@ describe('TOOL_RUNTIME_SCHEDULER', () => {
     expect((caught as Error).message).toMatch(
       /call installTools\(ctx\) first \(consumer: @deepseek-ai\/dsh-tools@\d+\.\d+\.\d+ at \//,
     )
+  })
+
+  it('T18: the direct stages answer without a promise when nothing is awaited, and with one when something is', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(tool('plain', () => 'v'))
+    ctx.tools.register(tool('later', async () => 'w'))
+    const { direct } = ctx.tools[TOOL_RUNTIME_SCHEDULER]
+    const prepared = direct!.prepare(call('plain'))
+    expect(prepared).not.toBeInstanceOf(Promise)
+    if (prepared instanceof Promise || prepared.stage !== 'dispatch') throw new Error('unreachable')
+    const dispatched = direct!.dispatch(prepared.run)
+    expect(dispatched).not.toBeInstanceOf(Promise)
+    if (dispatched instanceof Promise) throw new Error('unreachable')
+    const result = direct!.finalize(dispatched.run, dispatched.result)
+    expect(result).toMatchObject({ isError: false, value: 'v' })
+    // an async body: dispatch answers with a promise; a post-execute listener: finalize does
+    const later = direct!.prepare(call('later'))
+    if (later instanceof Promise || later.stage !== 'dispatch') throw new Error('unreachable')
+    const pending = direct!.dispatch(later.run)
+    expect(pending).toBeInstanceOf(Promise)
+    const settled = await pending
+    ctx.on('tools/post-execute', (_call, next) => next())
+    const finalizing = direct!.finalize(settled.run, settled.result)
+    expect(finalizing).toBeInstanceOf(Promise)
+    expect(await finalizing).toMatchObject({ isError: false, value: 'w' })
+    // misuse throws at once, where the promise forms reject
+    expect(() => direct!.dispatch(prepared.run)).toThrow(
+      expect.objectContaining({ code: 'ALREADY_FINISHED' }),
+    )
+  })
+
+  it('T19: a runtime without direct stages (installed by an earlier compatible copy) is driven through its promise forms, with the same results', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(tool('plain', (args) => `plain ${String(args.n)}`))
+    ctx.tools.register(tool('later', async (args) => `later ${String(args.n)}`))
+    const real = ctx.tools[TOOL_RUNTIME_SCHEDULER]
+    const used: string[] = []
+    const older = {
+      protocol: real.protocol,
+      concurrency: real.concurrency.bind(real),
+      finish: real.finish.bind(real),
+      synthesize: real.synthesize.bind(real),
+      prepare: (input: Parameters<typeof real.prepare>[0]) => (used.push('prepare'), real.prepare(input)),
+      dispatch: (run: Parameters<typeof real.dispatch>[0]) => (used.push('dispatch'), real.dispatch(run)),
+      finalize: (...args: Parameters<typeof real.finalize>) => (
+        used.push('finalize'),
+        real.finalize(...args)
+      ),
+    }
+    const inputs = () => [call('plain', { n: 1 }), call('later', { n: 2 }), call('plain', { n: 3 })]
+    const viaOlder = await runToolBatch({ tools: { [TOOL_RUNTIME_SCHEDULER]: older }, calls: inputs() })
+    const viaDirect = await runToolBatch({ tools: ctx.tools, calls: inputs() })
+    const values = (results: readonly { isError: boolean; value?: unknown }[]) =>
+      results.map((result) => (result.isError ? 'error' : result.value))
+    expect(values(viaOlder)).toEqual(['plain 1', 'later 2', 'plain 3'])
+    expect(values(viaDirect)).toEqual(values(viaOlder))
+    expect(used.filter((stage) => stage === 'prepare')).toHaveLength(3)
+    expect(used.filter((stage) => stage === 'dispatch')).toHaveLength(3)
+    expect(used.filter((stage) => stage === 'finalize')).toHaveLength(3)
   })
 
   it('T19: the key is a Symbol.for key, shared by every copy of the package', () => {

@@ -10,18 +10,18 @@ export interface AppendToolCallOptions<S extends AnySession = AnySession> {
   readonly turn: number
   readonly step: number
   readonly block: ToolCallBlock
-  readonly messageSeq?: number
-  readonly mode?: ExecutionMode
+  readonly messageSeq?: number | undefined
+  readonly mode?: ExecutionMode | undefined
   /**
    * The id the model wrote, when `block.id` is another one the call is recorded under (an id unique
    * in the session, T28): recorded as `modelCallId`, so the call is matched with its tool-call block
    * and the provider gets its own id back.
    */
-  readonly modelCallId?: string
+  readonly modelCallId?: string | undefined
   /** What the loop did to the call before it ran (T54, T55): recorded as `repaired` or `replayArguments`. */
-  readonly fix?: CallFix
+  readonly fix?: CallFix | undefined
   /** The call's `exec.idempotencyKey` (T49), recorded so the log says what key its body saw. */
-  readonly idempotencyKey?: string
+  readonly idempotencyKey?: string | undefined
 }
 
 /**

@@ -16,7 +16,7 @@ export interface AppendToolResultOptions<S extends AnySession = AnySession> {
   readonly callId: string
   readonly callSeq: number
   readonly result: ToolExecutionResult
-  readonly timings?: ToolCallRecordedTimings
+  readonly timings?: ToolCallRecordedTimings | undefined
 }
 
 /**

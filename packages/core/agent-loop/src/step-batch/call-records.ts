@@ -82,17 +82,18 @@ export function createCallRecords(options: {
         call.callSeq = firstCallSeq
         return
       }
-      const { block, mode } = call
+      const { block } = call
+      // one literal per call (absent fields undefined), no spread of temporary objects
       const callSeq = appendToolCall({
         session,
         turn,
         step,
         block,
-        ...(block.modelCallId === undefined ? {} : { modelCallId: block.modelCallId }),
-        ...(block.fix === undefined ? {} : { fix: block.fix }),
-        ...(messageSeq === undefined ? {} : { messageSeq }),
-        ...(mode === undefined ? {} : { mode }),
-        ...(idempotencyScope === undefined ? {} : { idempotencyKey: `${idempotencyScope}:${block.id}` }),
+        modelCallId: block.modelCallId,
+        fix: block.fix,
+        messageSeq,
+        mode: call.mode,
+        idempotencyKey: idempotencyScope === undefined ? undefined : `${idempotencyScope}:${block.id}`,
       })
       if (!isPromiseLike(callSeq)) {
         call.callSeq = callSeq

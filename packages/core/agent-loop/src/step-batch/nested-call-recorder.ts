@@ -5,7 +5,7 @@ import { appendToolResult } from '../log/append-tool-result.ts'
 import { AgentLoopError } from '../base/errors.ts'
 import { isPromiseLike } from '../base/maybe-async.ts'
 import { measureRecordedTimings } from './measure-recorded-timings.ts'
-import type { NestedCall, StepCalls } from './step-calls.ts'
+import type { NestedCall, NestedParent, StepCalls } from './step-calls.ts'
 
 /**
  * Records the nested calls of one step (T33): the calls a `run_code` program makes, each as its own
@@ -27,11 +27,17 @@ export interface NestedCallRecorder {
   /** The hooks every input of the step carries as `nestedCallHooks`. */
   readonly hooks: ToolBatchHooks
   /**
-   * Runs `record` (appending the outer call's `tool/result`) once no nested call of `parentCallId`
-   * is open: at once (its return value) when none is, else later (a promise of it). From then on
-   * the outer call takes no new nested call: one would be refused, failing the program's batch.
+   * True when no nested call of `parent` (an outer call of the step) is open: its `tool/result` may
+   * be appended now, and from now on it takes no new nested call (one would be refused, failing
+   * the program's batch). False while some are open: `afterNested` waits for them.
    */
-  afterNested(parentCallId: string, record: () => void | Promise<void>): void | Promise<void>
+  answerNow(parent: NestedParent): boolean
+  /**
+   * Runs `record` (appending the outer call's `tool/result`) once no nested call of `parent` is
+   * open: at once (its return value) when none is, else later (a promise of it); answered from then
+   * on, as with `answerNow`.
+   */
+  afterNested(parent: NestedParent, record: () => void | Promise<void>): void | Promise<void>
 }
 
 function refuse(message: string): AgentLoopError {
@@ -190,14 +196,17 @@ export function createNestedCallRecorder(options: {
     },
   }
 
+  const answerNow = (parent: NestedParent): boolean => {
+    if (parent.open > 0) return false
+    parent.answered = true
+    return true
+  }
+
   return {
     hooks,
-    afterNested(parentCallId, record) {
-      const parent = calls.parent(parentCallId)
-      if (parent.open === 0) {
-        parent.answered = true
-        return record()
-      }
+    answerNow,
+    afterNested(parent, record) {
+      if (answerNow(parent)) return record()
       return new Promise<void>((resolve, reject) => {
         parent.waiter = () => {
           parent.answered = true

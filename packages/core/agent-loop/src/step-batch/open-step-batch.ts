@@ -38,7 +38,13 @@ export function openStepBatch(options: {
   readonly turn: number
   readonly step: number
   readonly signal: AbortSignal | undefined
+  /** Whoever watches the step's calls (progress events are built only for one). */
   readonly onEvent: ((event: ToolCallProgressEvent) => void) | undefined
+  /**
+   * Each `tool/result` records the call's `timings` even when nobody watches (an agent's turn);
+   * without it they are recorded only when `onEvent` is given or the step streams.
+   */
+  readonly recordTimings?: boolean
   /** Where the step's assistant message stands (pending while it streams). */
   readonly message: LedgerMessage
   /** Before `close`, whether a parallel call may start now (eager dispatch); undefined: no streaming. */
@@ -74,6 +80,7 @@ export function openStepBatch(options: {
     logger,
     onEvent,
     streaming: options.eager !== undefined,
+    recordTimings: options.recordTimings === true,
   })
   const ledger = createToolCallLedger({
     session,

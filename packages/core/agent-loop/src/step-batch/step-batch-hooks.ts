@@ -32,23 +32,29 @@ export function stepBatchHooks(options: {
     // a refused result fails the step at its end (the ledger's refusal), not here
     durable.then(() => progress.committed(index, result), noop)
   }
+  const recordResult = (index: number, result: ToolExecutionResult): void | Promise<void> => {
+    const appended = ledger.recordResult(index, result)
+    if (appended === undefined) return ended(index, result)
+    return appended.then(() => ended(index, result))
+  }
+  // A step that reads no clock has nothing to do when a call is queued or settles: the batch is
+  // given no hook for those moments, so it calls none.
+  const { timed } = progress
   return {
-    onQueued: (index) => progress.queued(index),
+    ...(timed ? { onQueued: (index: number) => progress.queued(index) } : {}),
     onStart: (index, _input, mode) => {
       ledger.recordCall(index, mode)
       progress.started(index, mode)
     },
     onDispatch: (index) => ledger.durable(index),
-    onSettled: (index) => progress.settled(index),
+    ...(timed ? { onSettled: (index: number) => progress.settled(index) } : {}),
     onSuspend: (index, _input, reason) => pause.suspend(index, reason),
     // after the call's nested calls (a run_code program's) have their results
     onCommit: (index, _input, result) => {
       pause.committed(result)
-      return nested.afterNested(list[index]!.block.id, () => {
-        const appended = ledger.recordResult(index, result)
-        if (appended === undefined) return ended(index, result)
-        return appended.then(() => ended(index, result))
-      })
+      const call = list[index]!
+      if (nested.answerNow(call)) return recordResult(index, result)
+      return nested.afterNested(call, () => recordResult(index, result))
     },
     // May come after this step (or the turn) ended: it is recorded where the session is then.
     onLateOutcome: (index, _input, outcome) => {

@@ -18,11 +18,12 @@ export interface CallRecord extends CallTimePoints {
 
 /**
  * One call of the step, from the batch's hand-off to the session: the block it runs and is
- * recorded under, the mode it started in, its seqs, its moments, and a late outcome held back
- * until its result is recorded. The ledger, the progress events and the nested recorder each read
- * and write this one record; none keeps a parallel array of its own.
+ * recorded under, the mode it started in, its seqs, its moments, a late outcome held back until its
+ * result is recorded, and its open nested calls (it is their `NestedParent`). The ledger, the
+ * progress events and the nested recorder each read and write this one record; none keeps a
+ * parallel array or a map of its own.
  */
-export interface StepCall extends CallRecord {
+export interface StepCall extends CallRecord, NestedParent {
   /** Its place in model order (the batch's index). */
   readonly index: number
   readonly block: RecordedCallBlock
@@ -104,7 +105,10 @@ export interface StepCalls {
   takeHeld(call: StepCall): LateToolOutcome | undefined
   /** Every held outcome in the order they came, none held afterwards. */
   drainHeld(): { readonly call: StepCall; readonly outcome: LateToolOutcome }[]
-  /** The outer call `callId` as its nested calls see it (created on first sight). */
+  /**
+   * The outer call `callId` as its nested calls see it: the step's call of that id, or (for an id
+   * that is no call of the step) a record created on first sight.
+   */
   parent(callId: string): NestedParent
   /** The nested call `callId`, if admitted. */
   nested(callId: string): NestedCall | undefined
@@ -129,12 +133,24 @@ export function createStepCalls(): StepCalls {
   let answered = 0
   /** Held late outcomes, in the order they came (a Set keeps insertion order). */
   let held: Set<StepCall> | undefined
-  let parents: Map<string, NestedParent> | undefined
+  /** Parents named by nested calls that are no call of this step (the nested call is then refused). */
+  let strangers: Map<string, NestedParent> | undefined
   let nestedCalls: Map<string, NestedCall> | undefined
 
+  const byId = (callId: string): StepCall | undefined => {
+    for (; indexed < list.length; indexed++) {
+      const call = list[indexed]!
+      if (!ids.has(call.block.id)) ids.set(call.block.id, call)
+    }
+    return ids.get(callId)
+  }
+
   const parentOf = (callId: string): NestedParent => {
-    let parent = (parents ??= new Map()).get(callId)
-    if (parent === undefined) parents.set(callId, (parent = { open: 0, answered: false, waiter: undefined }))
+    const own = byId(callId)
+    if (own !== undefined) return own
+    let parent = (strangers ??= new Map()).get(callId)
+    if (parent === undefined)
+      strangers.set(callId, (parent = { open: 0, answered: false, waiter: undefined }))
     return parent
   }
 
@@ -154,17 +170,14 @@ export function createStepCalls(): StepCalls {
         heldLate: undefined,
         durable: undefined,
         recording: undefined,
+        open: 0,
+        answered: false,
+        waiter: undefined,
       }
       list.push(call)
       return call
     },
-    byId(callId) {
-      for (; indexed < list.length; indexed++) {
-        const call = list[indexed]!
-        if (!ids.has(call.block.id)) ids.set(call.block.id, call)
-      }
-      return ids.get(callId)
-    },
+    byId,
     get announced() {
       return announced
     },

@@ -164,7 +164,6 @@ export function createToolCallLedger(options: {
     const durable = list[index]?.durable
     if (durable !== undefined) return durable.then(() => append(index, result))
     const call = nextToAnswer(index, 'result')
-    const timings = options.timings(call)
     const resultSeq = appendToolResult({
       session,
       turn,
@@ -172,7 +171,7 @@ export function createToolCallLedger(options: {
       callId: call.block.id,
       callSeq: call.callSeq!,
       result,
-      ...(timings === undefined ? {} : { timings }),
+      timings: options.timings(call),
     })
     if (!isPromiseLike(resultSeq)) return answer(call, resultSeq)
     // Not waited for here: the next result may join the same commit (T61). Later gates, the call's

@@ -26,8 +26,8 @@ export interface ToolCallProgress {
   /** Later hook calls (bodies an abort or failure left running) are dropped. */
   close(): void
   /**
-   * Whether the step reads the clock at all (someone watches its events, or it streams): when not,
-   * no call records timings, nested calls included.
+   * Whether the step reads the clock at all (its results record timings, someone watches its
+   * events, or it streams): when not, no call records timings, nested calls included.
    */
   readonly timed: boolean
 }
@@ -48,9 +48,15 @@ export function createToolCallProgress(options: {
   readonly calls: StepCalls
   readonly tools: ToolRuntime
   readonly logger: Logger
+  /** Whoever watches the step's calls; undefined: nobody, so no event is built. */
   readonly onEvent: ((event: ToolCallProgressEvent) => void) | undefined
   /** The calls arrive while the model streams (until `streamEnded`). */
   readonly streaming: boolean
+  /**
+   * Read the clock even when nobody watches: the session records each result's `timings` (an
+   * agent's turn always does). Without it the clock is read only for the events and eager figures.
+   */
+  readonly recordTimings: boolean
 }): ToolCallProgress {
   const { turn, step, tools, logger, onEvent, streaming } = options
   const { list } = options.calls
@@ -58,8 +64,9 @@ export function createToolCallProgress(options: {
   let startedEarly = 0
   let streamEndedAt: number | undefined
   let open = true
-  // Timings feed the events and the eager figures only: a step nobody watches reads no clock.
-  const timed = onEvent !== undefined || streaming
+  // Timings feed the session's records, the events and the eager figures: a step that needs none
+  // of them reads no clock. The events themselves are built only for a watcher.
+  const timed = options.recordTimings || onEvent !== undefined || streaming
   const duringStream = (): boolean => streaming && streamEndedAt === undefined
 
   const emit = (event: ToolCallProgressEvent): void => {
@@ -106,6 +113,7 @@ export function createToolCallProgress(options: {
       call.startedAt = at
       const early = duringStream()
       if (early) startedEarly++
+      if (onEvent === undefined) return
       emit({
         type: 'tool-call-start',
         ...base(call, at),
@@ -126,6 +134,7 @@ export function createToolCallProgress(options: {
       if (call.committedAt !== undefined) return
       const at = performance.now()
       call.settledAt = at
+      if (onEvent === undefined) return
       emit({ type: 'tool-call-settled', ...base(call, at), runMs: at - (call.startedAt ?? at) })
     },
     committed(index, result) {
@@ -133,13 +142,13 @@ export function createToolCallProgress(options: {
       const call = list[index]!
       const at = performance.now()
       call.committedAt = at
+      if (onEvent === undefined) return
       const { queuedAt, startedAt: start } = call
       const settled = call.settledAt ?? start ?? at
       const timings =
         start === undefined
           ? { queueMs: at - (queuedAt ?? at), runMs: 0, commitMs: 0 }
           : { queueMs: start - (queuedAt ?? start), runMs: settled - start, commitMs: at - settled }
-      if (onEvent === undefined) return
       const { block } = call
       const resultLabel = tools.describeResult(block.name, parsedArgs(block.arguments), result)
       emit({

@@ -27,7 +27,7 @@ export interface PausedStep {
  * calls deferred come first in the next step's message, then those of these calls (FIFO).
  */
 export async function continuePausedStep(
-  run: Pick<StepRun, 'runner' | 'turn' | 'step' | 'signal' | 'emit' | 'grants'>,
+  run: Pick<StepRun, 'runner' | 'turn' | 'step' | 'signal' | 'emit' | 'listening' | 'grants'>,
   paused: PausedStep,
 ): Promise<StepReport> {
   const approvals = stepApprovals(run, {

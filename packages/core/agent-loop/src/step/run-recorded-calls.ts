@@ -11,7 +11,7 @@ import type { StepReport, StepRun } from './step-types.ts'
  * The common end of a plain step and of a step continued after its approval.
  */
 export async function runRecordedCalls(
-  run: Pick<StepRun, 'runner' | 'turn' | 'step' | 'signal' | 'emit'>,
+  run: Pick<StepRun, 'runner' | 'turn' | 'step' | 'signal' | 'emit' | 'listening'>,
   recorded: {
     /** Seq of the step's `assistant/message`. */
     readonly messageSeq: number
@@ -22,7 +22,7 @@ export async function runRecordedCalls(
     readonly history?: readonly Message[]
   },
 ): Promise<StepReport> {
-  const { runner, turn, step, signal, emit } = run
+  const { runner, turn, step, signal, emit, listening } = run
   const { ctx, session, config } = runner
   const { blocks, approvals } = recorded
   const batch = openStepBatch({
@@ -33,7 +33,8 @@ export async function runRecordedCalls(
     turn,
     step,
     signal,
-    onEvent: emit,
+    onEvent: listening ? emit : undefined,
+    recordTimings: true,
     message: { kind: 'recorded', seq: recorded.messageSeq },
     eager: undefined,
     where: `agent turn ${turn} step ${step}`,

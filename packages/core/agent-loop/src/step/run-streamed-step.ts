@@ -77,7 +77,7 @@ function settleStream(
  * calls that started (they drain, T38) and answers the rest with `ABORTED_BEFORE_DISPATCH`.
  */
 export async function runStreamedStep(run: StepRun): Promise<StepReport> {
-  const { runner, turn, step, request, signal, emit, onRecorded } = run
+  const { runner, turn, step, request, signal, emit, listening, onRecorded } = run
   const { ctx, model, session, config } = runner
   const tools = ctx.tools
   // The batch's own signal: the turn's abort reaches it, and so does a failed or cut-off stream.
@@ -104,7 +104,8 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
             turn,
             step,
             signal: controller.signal,
-            onEvent: emit,
+            onEvent: listening ? emit : undefined,
+            recordTimings: true,
             message: { kind: 'pending' },
             eager: (input) => mayStartEarly(tools, input.name),
             where: `agent turn ${turn} step ${step}`,
@@ -114,6 +115,8 @@ export async function runStreamedStep(run: StepRun): Promise<StepReport> {
           batch.add(call)
         },
         onToolInput: (notice) => {
+          // one notice per streamed chunk of a call's arguments: built only for a listener
+          if (!listening) return
           const at = performance.now()
           const common = { turn, step, at, callId: notice.id, name: notice.name, index: notice.index }
           switch (notice.kind) {

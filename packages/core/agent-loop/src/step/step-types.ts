@@ -44,6 +44,11 @@ export interface StepRun {
   readonly request: ModelRequest
   readonly signal: AbortSignal | undefined
   readonly emit: (event: AgentEvent) => void
+  /**
+   * Someone listens to `emit` (`run`'s `onEvent`, `stream`): the calls' progress events
+   * (`tool-call-queued` … `tool-call-end`) are built only then. Their timings are recorded either way.
+   */
+  readonly listening: boolean
   /** The assistant message of the step was recorded (called before its calls run). */
   readonly onRecorded: (message: AssistantMessage, usage: TokenUsage) => void
   /** `session` answers recorded in the log (durable approvals), read when the turn started. */

@@ -53,10 +53,15 @@ function failed(error: unknown): { failed: true; error: unknown } {
 export async function runTurn(
   runner: TurnRunner,
   start: TurnStart,
-  options: { readonly signal: AbortSignal | undefined; readonly emit: (event: AgentEvent) => void },
+  options: {
+    readonly signal: AbortSignal | undefined
+    readonly emit: (event: AgentEvent) => void
+    /** Someone listens to `emit`: the steps build their tool-call events only then. */
+    readonly listening: boolean
+  },
 ): Promise<TurnResult> {
   const { ctx, session, config } = runner
-  const { signal, emit } = options
+  const { signal, emit, listening } = options
   const { turn } = start
   const turnStartedAt = performance.now()
   let steps = start.steps
@@ -84,7 +89,7 @@ export async function runTurn(
     await start.prelude?.()
     // `session` answers recorded earlier answer later asks in this turn (durable approvals)
     const grants = readSessionGrants(session.events())
-    const base = { runner, turn, signal, emit, grants }
+    const base = { runner, turn, signal, emit, listening, grants }
     /** What a step's report means for the turn; true when the turn stops here. */
     const settleStep = async (step: number, stepStartedAt: number, report: StepReport): Promise<boolean> => {
       const stepEndedAt = performance.now()

@@ -55,6 +55,29 @@ export type ScheduledToolDispatch =
     }
 
 /**
+ * The asynchronous stages of `ToolRuntimeScheduler`, answering without a promise when the stage
+ * had nothing to wait for (no listener, no guard, a body that returned a plain value): a promise
+ * comes back exactly when something was awaited. They throw where the promise forms reject (API
+ * misuse). A batch drives a runtime through them when it has them, so a call whose stages are
+ * synchronous costs no promise and no turn of the microtask queue per stage.
+ */
+export interface DirectToolStages {
+  /**
+   * The promise forms these stages stand for. A batch drives `direct` only while the scheduler's
+   * `prepare`, `dispatch` and `finalize` are still these very functions: a scheduler that wraps
+   * the runtime's and replaces a stage (spread into a new object or assigned in place) is driven
+   * through its promise forms, so its stage is never bypassed.
+   */
+  readonly promiseForms?: Pick<ToolRuntimeScheduler, 'prepare' | 'dispatch' | 'finalize'>
+  prepare(exec: ToolExecutionInput): ScheduledToolPreparation | Promise<ScheduledToolPreparation>
+  dispatch(exec: ToolRunContext): ScheduledToolDispatch | Promise<ScheduledToolDispatch>
+  finalize(
+    exec: ToolRunContext,
+    result: ToolExecutionResult,
+  ): ToolExecutionResult | Promise<ToolExecutionResult>
+}
+
+/**
  * The staged pipeline a scheduler drives (docs/spec.md §6). `prepare` runs the ordered policy part,
  * `dispatch` only wrappers + body (safe to overlap), `finalize`/`finish` commit a result.
  * None of them rejects for a tool failure; they reject only on API misuse.
@@ -64,6 +87,13 @@ export interface ToolRuntimeScheduler {
   prepare(exec: ToolExecutionInput): Promise<ScheduledToolPreparation>
   dispatch(exec: ToolRunContext): Promise<ScheduledToolDispatch>
   finalize(exec: ToolRunContext, result: ToolExecutionResult): Promise<ToolExecutionResult>
+  /**
+   * The same three stages without a promise when none is needed (`DirectToolStages`). Optional: a
+   * runtime installed by an earlier compatible copy of the package has none, and is driven through
+   * the promise forms. A batch drives these instead of the promise forms only while those are the
+   * ones `direct.promiseForms` names: a wrapper that replaces a stage is never bypassed.
+   */
+  readonly direct?: DirectToolStages
   finish(exec: ToolRunContext, result: ToolExecutionResult): ToolExecutionResult
   /** Mode and resource keys of a call, read now (T21, T24). */
   concurrency(exec: ToolExecutionInput): CallConcurrency

@@ -4,6 +4,9 @@ import type { KeyLocks } from './key-locks.ts'
 
 export type { BatchState, BatchView, CommitStep, PendingResult } from '../contract/batch-state-types.ts'
 
+/** The keys of a call that holds none (shared: a call's keys are never changed in place). */
+const NO_KEYS: readonly string[] = Object.freeze([])
+
 interface CallEntry {
   readonly input: ToolExecutionInput
   phase: CallPhase
@@ -100,7 +103,7 @@ export function createBatchState(options: {
         input,
         phase: 'queued',
         mode: undefined,
-        keys: [],
+        keys: NO_KEYS,
         claim: false,
         lingering: false,
         ran: false,
@@ -148,7 +151,7 @@ export function createBatchState(options: {
       starting = true
       call.phase = 'starting'
       call.mode = mode
-      call.keys = mode === 'parallel' ? keys : []
+      call.keys = mode === 'parallel' ? keys : NO_KEYS
       call.claim = true
       if (mode === 'parallel') {
         inPool++

@@ -25,7 +25,8 @@ import { keyLocksFor } from './key-locks.ts'
 import { createLateReports } from './late-reports.ts'
 import { dispatchGate } from './dispatch-gate.ts'
 import { loggerOf } from './logger-of.ts'
-import { runCommitStep } from './run-commit-step.ts'
+import { runCommitStep, type Committer } from './run-commit-step.ts'
+import { batchStages } from './batch-stages.ts'
 import { isThenable } from '../contract/is-thenable.ts'
 import { resolveToolRuntimeScheduler } from '../contract/scheduler-key.ts'
 import type {
@@ -95,6 +96,7 @@ export function openToolBatch(
   calls?: readonly CheckedInput[],
 ): ToolBatch {
   const { scheduler, hooks, eager, logger } = settings
+  const stages = batchStages(scheduler)
   const locks = keyLocksFor(scheduler)
   const state = createBatchState({
     maxParallel: settings.maxParallel,
@@ -116,6 +118,7 @@ export function openToolBatch(
   })
 
   const lates = createLateReports({ hooks, state, logger, finished: () => finished, drive: () => drive() })
+  const committer: Committer = { state, scheduler, stages, hooks, dropped: lates.dropped }
 
   const failed = (): boolean => state.stop?.kind === 'failed'
   const fail = (error: unknown): void => {
@@ -123,10 +126,15 @@ export function openToolBatch(
     drive()
   }
 
-  /** A notification hook: a throw, or a rejection of what it returned, fails the batch. */
-  const notify = (run: () => unknown): void => {
+  /** A notification hook of call `index` (absent: nothing to do); a throw or a rejection fails the batch. */
+  const notify = (
+    hook: ((index: number, input: ToolExecutionInput) => unknown) | undefined,
+    index: number,
+    input: ToolExecutionInput,
+  ): void => {
+    if (hook === undefined) return
     try {
-      const returned = run()
+      const returned = hook(index, input)
       if (isThenable(returned)) returned.then(undefined, fail)
     } catch (error) {
       fail(error)
@@ -163,7 +171,9 @@ export function openToolBatch(
         const started = hooks.onStart?.(index, input, concurrency.mode)
         if (isThenable(started)) await started
         if (failed()) return state.abandon(index)
-        const prepared = await scheduler.prepare(input)
+        // awaited only when a stage of it waited for something (a listener, a guard)
+        const preparing = stages.prepare(input)
+        const prepared = isThenable(preparing) ? await preparing : preparing
         if (failed()) return state.abandon(index)
         if (prepared.stage === 'dispatch') {
           state.dispatched(index)
@@ -204,16 +214,26 @@ export function openToolBatch(
   }
 
   const dispatch = (index: number, run: ToolRunContext): void => {
-    scheduler.dispatch(run).then(
+    let dispatching: ScheduledToolDispatch | PromiseLike<ScheduledToolDispatch>
+    try {
+      dispatching = stages.dispatch(run)
+    } catch (error) {
+      return dispatchFailed(index, error)
+    }
+    // a body that returned a plain value has settled already: no promise to wait for
+    if (!isThenable(dispatching)) return settle(index, dispatching, true)
+    dispatching.then(
       (dispatched) => settle(index, dispatched, true),
-      (error: unknown) => {
-        // answered by recovery already: nothing is known of its body but that
-        if (state.phase(index) === 'committed')
-          lates.report(index, { kind: 'error', message: `its dispatch failed: ${describeThrown(error)}` })
-        state.abandon(index)
-        fail(error)
-      },
+      (error: unknown) => dispatchFailed(index, error),
     )
+  }
+
+  const dispatchFailed = (index: number, error: unknown): void => {
+    // answered by recovery already: nothing is known of its body but that
+    if (state.phase(index) === 'committed')
+      lates.report(index, { kind: 'error', message: `its dispatch failed: ${describeThrown(error)}` })
+    state.abandon(index)
+    fail(error)
   }
 
   const mayStartEarly = (input: ToolExecutionInput): boolean => {
@@ -231,7 +251,7 @@ export function openToolBatch(
     if (body !== undefined) lates.watchBody(index, body)
     // Also after a failure: the claim must follow the body (recovery ignores the candidate itself).
     if (state.settle(index, pending, body !== undefined)) {
-      if (!failed()) notify(() => hooks.onSettled?.(index, state.input(index)))
+      if (!failed()) notify(hooks.onSettled, index, state.input(index))
     } else if (dispatched && body === undefined && state.phase(index) === 'committed') {
       // recovery answered the call while its body ran: what the body did goes out as a late outcome
       lates.dropped(index, pending)
@@ -246,7 +266,7 @@ export function openToolBatch(
       state.beginCommit()
       try {
         // synchronous unless finalize or a hook returned a promise
-        const pending = runCommitStep({ step: next, state, scheduler, hooks, dropped: lates.dropped })
+        const pending = runCommitStep(committer, next)
         if (pending !== undefined) await pending
       } catch (error) {
         fail(error)
@@ -279,7 +299,7 @@ export function openToolBatch(
   const intake = (copy: CheckedInput): number => {
     const input = copy.withSignal(signals.forCall(state.added, copy.signal)).input
     const index = state.add(input)
-    notify(() => hooks.onQueued?.(index, input))
+    notify(hooks.onQueued, index, input)
     return index
   }
 

@@ -17,16 +17,18 @@ export interface KeyLocks {
 export function createKeyLocks(): KeyLocks {
   const held = new Map<string, number>()
   let waiters: (() => void)[] = []
+  // Indexed loops: most calls hold no key, and `for…of` over an empty array still made an iterator.
   return {
     held,
     free(keys) {
-      for (const key of keys) if (held.has(key)) return false
+      for (let i = 0; i < keys.length; i++) if (held.has(keys[i]!)) return false
       return true
     },
     hold(keys) {
-      for (const key of keys) held.set(key, (held.get(key) ?? 0) + 1)
+      for (let i = 0; i < keys.length; i++) held.set(keys[i]!, (held.get(keys[i]!) ?? 0) + 1)
     },
     release(keys) {
+      if (keys.length === 0) return
       let freed = false
       for (const key of keys) {
         const n = (held.get(key) ?? 0) - 1

@@ -4,7 +4,7 @@ import { failure } from '../contract/results.ts'
 import type { ToolExecutionInput, ToolExecutionResult } from '../contract/types.ts'
 import type { BatchState, CommitStep, PendingResult } from './batch-state.ts'
 import type { ToolBatchHooks } from '../contract/batch-types.ts'
-import type { ToolRuntimeScheduler } from '../contract/scheduler-types.ts'
+import type { DirectToolStages, ToolRuntimeScheduler } from '../contract/scheduler-types.ts'
 import { isThenable } from '../contract/is-thenable.ts'
 
 /** A hook's return, as a promise only when it returned one (an asynchronous store). */
@@ -26,6 +26,17 @@ function then(pending: Promise<unknown> | undefined, next: () => void | Promise<
   return pending === undefined ? next() : pending.then(next)
 }
 
+/** What a batch's commit side works with: one per batch, handed to every `runCommitStep`. */
+export interface Committer {
+  readonly state: BatchState
+  readonly scheduler: ToolRuntimeScheduler
+  /** The runtime's stages as the batch drives them (`batchStages`): finalize answers at once when it can. */
+  readonly stages: DirectToolStages
+  readonly hooks: ToolBatchHooks
+  /** Reports what a body did whose result recovery replaces (`CommitStep` `recover.dropped`). */
+  readonly dropped: (index: number, pending: PendingResult) => void
+}
+
 /**
  * One step of a batch's commit side, in model order (T25). A normal commit runs `finalize` or
  * `finish` (the result becomes final and `tools/result` observers see it) and then `onCommit`;
@@ -36,15 +47,8 @@ function then(pending: Promise<unknown> | undefined, next: () => void | Promise<
  * had to be waited for; throws (or rejects with) what a normal step's hook or the runtime threw,
  * never in recovery.
  */
-export function runCommitStep(options: {
-  readonly step: CommitStep
-  readonly state: BatchState
-  readonly scheduler: ToolRuntimeScheduler
-  readonly hooks: ToolBatchHooks
-  /** Reports what a body did whose result recovery replaces (`CommitStep` `recover.dropped`). */
-  readonly dropped: (index: number, pending: PendingResult) => void
-}): void | Promise<void> {
-  const { step, state, scheduler, hooks } = options
+export function runCommitStep(options: Committer, step: CommitStep): void | Promise<void> {
+  const { state, scheduler, stages, hooks } = options
   const { index } = step
   const input = state.input(index)
   const commit = (result: ToolExecutionResult): void | Promise<void> => {
@@ -56,9 +60,10 @@ export function runCommitStep(options: {
   switch (step.kind) {
     case 'finalize': {
       const { pending } = step
-      return pending.stage === 'post-result'
-        ? scheduler.finalize(pending.run, pending.result).then(commit)
-        : commit(scheduler.finish(pending.run, pending.result))
+      if (pending.stage !== 'post-result') return commit(scheduler.finish(pending.run, pending.result))
+      // a promise only when a tools/post-execute listener ran
+      const finalizing = stages.finalize(pending.run, pending.result)
+      return isThenable(finalizing) ? Promise.resolve(finalizing).then(commit) : commit(finalizing)
     }
     case 'suspend':
       return then(settleHook(hooks.onSuspend?.(index, input, step.reason)), () => {
