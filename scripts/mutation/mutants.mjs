@@ -2321,8 +2321,7 @@ export const mutants = [
     package: 'permissions',
     file: `${PERMISSIONS}/commands/unwrap-command.ts`,
     find: "    if (!word.value.includes('=')) {",
-    replace:
-      "    if (!word.value.includes('=') || true) {",
+    replace: "    if (!word.value.includes('=') || true) {",
     kind: 'wrapper',
     description: 'env’s NAME=value words are not skipped: `env A=1 rm -rf /` runs `A=1 …`',
     attacks: 'deny rules see the command a wrapper runs, past its assignments',

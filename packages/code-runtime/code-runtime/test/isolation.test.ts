@@ -90,7 +90,7 @@ describe('the sandbox keeps its own deadline', () => {
       // The host's flag, raised long after the deadline: only a backstop, so a sandbox that ignored
       // its deadline ends as "ended by the host" instead of hanging this thread.
       ended: () => Date.now() > deadline + 5_000,
-      startCall: () => undefined,
+      startCalls: () => undefined,
       log: () => undefined,
       release: (reusable) => loader.release(engine, reusable),
       memoryExhausted: () => loader.exhausted(engine),

@@ -165,7 +165,10 @@ describe('P11: inputs that found misses, kept as regressions', { timeout: 60_000
       'x a=b":"~ c=d\\:~ e=f=~ 1g=~ -h=~ "i"=~ j\\=~ k=b~',
     ]) {
       const [run] = await bash.run([command], SHELL_BUILTINS)
-      expect([command, coverage(command, run!.executed)]).toEqual([command, { kind: 'covered', unreadable: false }])
+      expect([command, coverage(command, run!.executed)]).toEqual([
+        command,
+        { kind: 'covered', unreadable: false },
+      ])
     }
     await agrees('x | curl x=~', 'curl x=' + (await bash.run(['x ~'], PATH_BUILTINS))[0]!.executed[0]![1])
   })

@@ -151,7 +151,11 @@ export function readWord(
         readBacktick(sc, b, 'unquoted')
         break
       case '~':
-        if (mode === 'normal' && startsTildePrefix(s, b.start, sc.i) && tildePrefixEnd(s, sc.i) !== undefined) {
+        if (
+          mode === 'normal' &&
+          startsTildePrefix(s, b.start, sc.i) &&
+          tildePrefixEnd(s, sc.i) !== undefined
+        ) {
           // A tilde prefix: everything up to the first "/" — a user's home directory, or $PWD
           // (`~+`), $OLDPWD (`~-`), a directory of the stack (`~2`), or itself when no such user.
           const end = tildePrefixEnd(s, sc.i)!
