@@ -1,4 +1,4 @@
-import { timeOutRun } from './call-signal.ts'
+import { addRace, removeRace, timeOutRun } from './call-signal.ts'
 import { idleTimeLeft } from './idle-timeout.ts'
 import type { RunState } from './run-state.ts'
 import type { Deadline } from '../deadlines/deadline-queue.ts'
@@ -73,7 +73,7 @@ export function raceRun<T>(run: RunState, promise: Promise<T>, drain: Drain): Pr
       (error: unknown) => race.settle({ kind: 'error', error }),
     )
     if (run.cause !== undefined) race.abort()
-    else (run.races ??= new Set()).add(race)
+    else addRace(run, race)
   })
 }
 
@@ -96,7 +96,7 @@ export function raceBodyTimeout<T>(
       (error: unknown) => race.settle({ kind: 'error', error }),
     )
     if (run.cause !== undefined) race.abort()
-    else if (run.watch !== undefined || run.budgetDeadline !== undefined) (run.races ??= new Set()).add(race)
+    else if (run.watch !== undefined || run.budgetDeadline !== undefined) addRace(run, race)
     if (race.done) return
     const resets = run.tool?.definition.progressResetsTimeout
     if (resets !== undefined) race.startedAt = performance.now()
@@ -132,7 +132,7 @@ export class StageRace implements Deadline {
     if (this.done) return
     this.done = true
     if (this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)
-    this.run.races?.delete(this)
+    removeRace(this.run, this)
     this.resolve(outcome)
   }
 
