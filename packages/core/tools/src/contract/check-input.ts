@@ -71,8 +71,10 @@ export function checkExecutionInput(
   labelled: string,
   input: unknown,
   index?: number,
+  bind?: BindInput,
 ): CheckedInput {
-  if (CheckedInput.is(input)) return input
+  if (CheckedInput.is(input))
+    return bind === undefined ? input : input.withSignal(bind(input.callId, input.signal))
   // built only for a message
   const label = (): string => (index === undefined ? labelled : `${labelled}[${index}]`)
   if (typeof input !== 'object' || input === null) {
@@ -130,22 +132,29 @@ export function checkExecutionInput(
     )
   }
   // one shape for every copy (absent fields are undefined)
-  return new CheckedInput(
-    {
-      callId,
-      name,
-      arguments: args as ToolExecutionInput['arguments'],
-      signal: undefined,
-      turn: typeof turn === 'number' ? turn : undefined,
-      step: typeof step === 'number' ? step : undefined,
-      parent: parent === undefined ? undefined : readParent(where, label(), parent),
-      nestedCallHooks: nestedCallHooks as ToolExecutionInput['nestedCallHooks'],
-      approval: approval === undefined ? undefined : readCallApproval(where, `${label()}.approval`, approval),
-      effects: effects === undefined ? undefined : readEffects(where, label(), effects),
-    },
-    signal,
-  )
+  const fields = {
+    callId,
+    name,
+    arguments: args as ToolExecutionInput['arguments'],
+    signal: undefined,
+    turn: typeof turn === 'number' ? turn : undefined,
+    step: typeof step === 'number' ? step : undefined,
+    parent: parent === undefined ? undefined : readParent(where, label(), parent),
+    nestedCallHooks: nestedCallHooks as ToolExecutionInput['nestedCallHooks'],
+    approval: approval === undefined ? undefined : readCallApproval(where, `${label()}.approval`, approval),
+    effects: effects === undefined ? undefined : readEffects(where, label(), effects),
+  }
+  // bound last, once every check passed: a refused input binds nothing
+  const own = signal as AbortSignal | undefined
+  return new CheckedInput(fields, bind === undefined ? own : bind(callId, own))
 }
+
+/**
+ * Binds a checked input to where it runs (a batch): may refuse it (a repeated `callId`) by throwing,
+ * and returns the signal the copy carries instead of the input's own. Called once per input, after
+ * every field was read and checked, so the copy a batch keeps is made once.
+ */
+export type BindInput = (callId: string, own: AbortSignal | undefined) => AbortSignal | undefined
 
 /** The fields of an input, in the order they are read. */
 const FIELDS = [
