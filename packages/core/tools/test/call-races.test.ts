@@ -6,6 +6,8 @@ import {
   type AbortableRace,
   type CancellableRun,
 } from '../src/pipeline/call-signal.ts'
+import type { RunState } from '../src/pipeline/run-state.ts'
+import { raceRunThen } from '../src/pipeline/signals.ts'
 
 /** The cancellation fields of a run, as `RunState` holds them, with nothing linked yet. */
 function bareRun(): CancellableRun {
@@ -68,5 +70,42 @@ describe('T38: every stage racing a call hears its abort, exactly once', () => {
     expect(run.race).toBe(third)
     abortRun(run, 'deadline')
     expect(aborts).toEqual(['third'])
+  })
+})
+
+describe('T38: a raced body settles with its result, or the error of making it', () => {
+  const racedRun = () =>
+    ({ ...bareRun(), watch: { runs: new Set(), attached: false } }) as unknown as RunState
+
+  it("T38: raceRunThen resolves with what finish made of the body's value, and the run holds no race afterwards", async () => {
+    const run = racedRun()
+    const answer = raceRunThen(run, Promise.resolve(2), (_run, outcome) =>
+      outcome.kind === 'value' ? outcome.value * 10 : -1,
+    )
+    expect(run.race).toBeDefined()
+    expect(await answer).toBe(20)
+    expect(run.race).toBeUndefined()
+  })
+
+  it('T38: when finish throws, the promise rejects with what it threw (never stays pending)', async () => {
+    const run = racedRun()
+    const broken = new Error('could not make the result')
+    const answer = raceRunThen(run, Promise.reject(new Error('body failed')), () => {
+      throw broken
+    })
+    await expect(answer).rejects.toBe(broken)
+  })
+
+  it('T38: an abort without drain settles the race as aborted at once, while the body is still running', async () => {
+    const run = racedRun()
+    ;(run as { state: unknown }).state = { registry: { options: { abortGraceMs: 0 } } }
+    const seen: string[] = []
+    const answer = raceRunThen(run, new Promise<never>(() => {}), (_run, outcome) => {
+      seen.push(outcome.kind)
+      return outcome.kind
+    })
+    abortRun(run, 'deadline')
+    expect(await answer).toBe('aborted')
+    expect(seen).toEqual(['aborted'])
   })
 })

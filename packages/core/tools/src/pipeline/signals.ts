@@ -78,6 +78,30 @@ export function raceRun<T>(run: RunState, promise: Promise<T>, drain: Drain): Pr
 }
 
 /**
+ * `raceRun` for a call whose abort can come (a caller's signal followed, or aborted already), whose
+ * outcome `finish` turns into the stage's answer as the race settles: one promise for the stage
+ * instead of the race's and an `async` function's around it. `finish` is a module-level function
+ * (no closure per call); when it throws, the promise rejects with what it threw. Drains on a
+ * caller's abort (T38).
+ */
+export function raceRunThen<T, R>(
+  run: RunState,
+  promise: Promise<T>,
+  finish: (run: RunState, outcome: Settled<T>) => R,
+): Promise<R> {
+  return new Promise<R>((resolve) => {
+    const race = new StageRace(run, true, resolve as (outcome: unknown) => void)
+    race.finish = finish as StageRace['finish']
+    promise.then(
+      (value) => race.settle({ kind: 'value', value }),
+      (error: unknown) => race.settle({ kind: 'error', error }),
+    )
+    if (run.cause !== undefined) race.abort()
+    else addRace(run, race)
+  })
+}
+
+/**
  * The body's promise against the call's abort (with the grace, T38) and its `timeoutMs`: when the
  * time is up first, the call's signal aborts with a TimeoutError and this settles `aborted` with
  * `run.timedOutAfter` set. The race itself is the deadline, in the runtime's one deadline queue
@@ -122,6 +146,8 @@ export class StageRace implements Deadline {
   deadlinePrev: Deadline | undefined = undefined
   deadlineNext: Deadline | undefined = undefined
   deadlineList: Deadline['deadlineList'] = undefined
+  /** Turns the outcome into what the race resolves with (`raceRunThen`); absent: the outcome itself. */
+  finish: ((run: RunState, outcome: Settled<unknown>) => unknown) | undefined = undefined
   constructor(
     readonly run: RunState,
     readonly drain: Drain,
@@ -133,7 +159,16 @@ export class StageRace implements Deadline {
     this.done = true
     if (this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)
     removeRace(this.run, this)
-    this.resolve(outcome)
+    const { finish } = this
+    if (finish === undefined) return this.resolve(outcome)
+    let answer: unknown
+    try {
+      answer = finish(this.run, outcome)
+    } catch (error) {
+      // the stage's promise rejects with it, as an `async` stage's would
+      answer = Promise.reject(error)
+    }
+    this.resolve(answer as Settled<unknown>)
   }
 
   /** The call aborted: end now, or once the grace is over when this stage drains. */
