@@ -260,9 +260,9 @@ export const mutants = [
     id: 'sched-commit-before-hook',
     package: 'tools',
     file: `${TOOLS}/scheduler/run-commit-step.ts`,
-    find: 'return then(settleHook(hooks.onCommit?.(index, input, result)), () => state.commit(index, result))',
+    find: 'const pending = settleHook(hooks.onCommit?.(index, input, result))',
     replace:
-      'return (state.commit(index, result), then(settleHook(hooks.onCommit?.(index, input, result)), () => undefined))',
+      'const pending = (state.commit(index, result), settleHook(hooks.onCommit?.(index, input, result))); if (pending === undefined) return; return pending.then(() => undefined)',
     kind: 'out-of-order commit',
     description: 'a call counts as committed before its onCommit hook returned',
     attacks: 'T13: a hook that failed to record a result is offered it again by recovery',

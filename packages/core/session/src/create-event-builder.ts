@@ -27,20 +27,34 @@ export function createEventBuilder(clock: EventClock): EventBuilder {
   // One snapshotter (one walker) serves every append; a getter inside `data` that appends again gets a fresh walker.
   // Appended data is not remembered as a reusable snapshot: that would cost a weak-map entry per event.
   const snapshotData = createJsonSnapshotter({ freeze: true, remember: false })
+  // The append being built, for `where`: one function for every append rather than a closure (and
+  // its context) per append. A getter of `data` or `options` may append again (to this session):
+  // the inner append sets its own and gives the outer one back when it ends.
+  let currentType: unknown
+  let currentOptions: unknown
+  const where = (): string => appendWhere(currentType, currentOptions)
   return (type, data, appendOptions, seq) => {
-    const where = (): string => appendWhere(type, appendOptions)
-    if (typeof type !== 'string' || type.length === 0 || type.length > MAX_TYPE_LENGTH) {
-      throw new SessionError({
-        code: 'INVALID_ARGUMENT',
-        message: `${where()}: type ${eventTypeProblem(type)}`,
-      })
+    const outerType = currentType
+    const outerOptions = currentOptions
+    currentType = type
+    currentOptions = appendOptions
+    try {
+      if (typeof type !== 'string' || type.length === 0 || type.length > MAX_TYPE_LENGTH) {
+        throw new SessionError({
+          code: 'INVALID_ARGUMENT',
+          message: `${where()}: type ${eventTypeProblem(type)}`,
+        })
+      }
+      const value = isProvenEventData(data) ? (data as JsonValue) : snapshotOf(data)
+      const fields = readAppendOptions(appendOptions, seq, where)
+      return buildEvent(seq, type, clock(where), fields, value)
+    } finally {
+      currentType = outerType
+      currentOptions = outerOptions
     }
-    const value = isProvenEventData(data) ? (data as JsonValue) : snapshotOf(data, where)
-    const fields = readAppendOptions(appendOptions, seq, where)
-    return buildEvent(seq, type, clock(where), fields, value)
   }
 
-  function snapshotOf(data: unknown, where: () => string): JsonValue {
+  function snapshotOf(data: unknown): JsonValue {
     const snapshot = snapshotData(data)
     if (snapshot.ok) return snapshot.value
     throw new SessionError({

@@ -2,6 +2,7 @@ import { types } from 'node:util'
 import { describeThrown, describeValue } from '@deepseek-ai/dsh-llm'
 import { SessionError } from './errors.ts'
 import { surfaceOpProblem } from './event-fields.ts'
+import { isCitingAppendOptions } from './tool-events/citing-append-options.ts'
 import type { SurfaceOp } from './types.ts'
 
 export interface AppendFields {
@@ -27,6 +28,17 @@ const getPrototypeOf = Reflect.getPrototypeOf
  */
 export function readAppendOptions(options: unknown, seq: number, where: () => string): AppendFields {
   if (options === undefined) return NO_FIELDS
+  // Built and checked by `appendOptionsCiting` (frozen, one seq ≥ 1): only its order is left (T58).
+  if (isCitingAppendOptions(options)) {
+    const cited = options.sourceEventSeqs[0]
+    if (cited >= seq) {
+      throw invalid(
+        where,
+        `options.sourceEventSeqs[0] is ${cited}, which is not an earlier event than seq ${seq}`,
+      )
+    }
+    return options
+  }
   if (typeof options !== 'object' || options === null || types.isProxy(options) || Array.isArray(options)) {
     throw invalid(where, `options must be an object, got ${describeOption(options)}`)
   }

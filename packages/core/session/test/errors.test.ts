@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { DshError } from '@deepseek-ai/dsh-llm'
-import { SessionError, type SessionErrorCode } from '@deepseek-ai/dsh-session'
+import {
+  SessionError,
+  createAsyncSession,
+  createMemorySession,
+  type SessionErrorCode,
+} from '@deepseek-ai/dsh-session'
+import { thrown } from './support/thrown.ts'
 
 describe('SessionError', () => {
   it('belongs to the suite error family and is recognised across package copies', () => {
@@ -41,5 +47,42 @@ describe('SessionError', () => {
       IO: 'system',
     })
     expect(new SessionError({ code: 'IO', message: 'm', kind: 'user' }).kind).toBe('user')
+  })
+})
+
+describe('append errors name the append that failed', () => {
+  it('T28: an append whose data getter appends again names itself, not the inner append, when it fails afterwards (memory and async)', async () => {
+    const memory = createMemorySession()
+    const data = {
+      get x(): number {
+        memory.append('inner', { ok: true }, { surfaceOp: 'append' })
+        return 1
+      },
+    }
+    const error = thrown(() => memory.append('outer', data, { typo: 1 } as never))
+    expect([error.code, error.message]).toEqual([
+      'INVALID_ARGUMENT',
+      'append("outer", data, options): options has an unknown key "typo" (known: surfaceOp, sourceEventSeqs)',
+    ])
+    expect(memory.read().map((event) => event.type)).toEqual(['inner'])
+    // and a failing inner append leaves the outer one its own name
+    const nested = createMemorySession()
+    const failing = {
+      get x(): number {
+        expect(() => nested.append('inner', { bad: 1n })).toThrow(
+          'append("inner", data): data.bad is a BigInt',
+        )
+        return 1
+      },
+    }
+    const outer = thrown(() => nested.append('outer', failing, { sourceEventSeqs: [9] }))
+    expect(outer.message).toBe(
+      'append("outer", data, options): options.sourceEventSeqs[0] is 9, which is not an earlier event than seq 1',
+    )
+    const async = createAsyncSession({ write: async () => {} })
+    await expect(async.append('', {})).rejects.toThrow('append("", data): type must not be empty')
+    await expect(async.append('ok', {}, { surfaceOp: 'nope' as never })).rejects.toThrow(
+      /^append\("ok", data, options\): options\.surfaceOp must be one of/,
+    )
   })
 })

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { defineTool, resolveToolRuntimeScheduler } from '@deepseek-ai/dsh-tools'
+import {
+  createToolBatch,
+  defineTool,
+  resolveToolRuntimeScheduler,
+  type ToolExecutionInput,
+} from '@deepseek-ai/dsh-tools'
 import { call, codeOf, setup } from './fixtures.ts'
 
 const v1 = (seen: unknown[]) =>
@@ -64,5 +69,54 @@ describe('the argument cache follows re-registration (T24)', () => {
       ['v2', { n: 'a' }],
       ['v1', { n: 2 }],
     ])
+  })
+})
+
+describe('a batch hands each call its validated arguments from the mode read to prepare (T24)', () => {
+  it('T24: each call of a batch is validated once, also when it is held back and its mode is read again', async () => {
+    const { ctx } = setup()
+    let validations = 0
+    ctx.tools.register(
+      defineTool({
+        name: 'count',
+        description: 'counts its validations',
+        parameters: z.object({ n: z.number() }).refine(() => (validations += 1) > 0),
+        isConcurrencySafe: () => true,
+        execute: async ({ n }) => ({ n }),
+      }),
+    )
+    const batch = createToolBatch({ tools: ctx.tools, maxParallel: 2 })
+    for (let i = 0; i < 6; i++) batch.add(call('count', { n: i }, { callId: `c${i}` }))
+    batch.close()
+    const { results } = await batch.outcome
+    expect(results.map(codeOf)).toEqual(Array(6).fill('OK'))
+    expect(results.map((result) => (result.isError ? undefined : result.value))).toEqual(
+      [0, 1, 2, 3, 4, 5].map((n) => ({ n })),
+    )
+    expect(validations).toBe(6)
+  })
+
+  it('T24: a re-registration between a call’s mode read and its prepare is validated against the new definition', async () => {
+    const { ctx } = setup()
+    const seen: unknown[] = []
+    let off = ctx.tools.register(v1(seen))
+    const queued: ToolExecutionInput[] = []
+    const batch = createToolBatch({
+      tools: ctx.tools,
+      hooks: {
+        onQueued: (_index, input) => void queued.push(input),
+        // after the mode read, before prepare: the definition changes under the call
+        onStart: () => {
+          off()
+          off = ctx.tools.register(v2(seen))
+        },
+      },
+    })
+    batch.add(call('convert', { n: 1 }, { callId: 'a' }))
+    batch.close()
+    const { results } = await batch.outcome
+    expect(results.map(codeOf)).toEqual(['INVALID_ARGUMENTS'])
+    expect(seen).toEqual([])
+    expect(queued).toHaveLength(1)
   })
 })

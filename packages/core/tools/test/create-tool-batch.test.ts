@@ -171,6 +171,41 @@ describe('createToolBatch: calls handed over as they arrive (incremental intake)
     },
   )
 
+  it('T36: batch.add reads a call once and keeps one copy, bound to the batch: a refused call (a repeated id, a bad approval) binds nothing to its signal', async () => {
+    const { ctx } = setup()
+    gated(ctx)
+    const queued: ToolExecutionInput[] = []
+    const batch = createToolBatch({
+      tools: ctx.tools,
+      hooks: { onQueued: (_i, input) => void queued.push(input) },
+    })
+    const own = new AbortController()
+    let reads = 0
+    const first = { ...p('a'), signal: own.signal }
+    Object.defineProperty(first, 'name', { enumerable: true, get: () => ((reads += 1), 'p') })
+    batch.add(first)
+    expect(reads).toBe(1)
+    expect(getEventListeners(own.signal, 'abort')).toHaveLength(1)
+    // the copy the hooks see runs with the batch's signal for this call, not the caller's own
+    expect(Object.isFrozen(queued[0])).toBe(true)
+    expect(queued[0]!.signal).toBeInstanceOf(AbortSignal)
+    expect(queued[0]!.signal).not.toBe(own.signal)
+    const other = new AbortController()
+    expect(() => batch.add({ ...p('a'), signal: other.signal })).toThrow('call.callId "a" is used twice')
+    expect(() =>
+      batch.add({
+        ...p('b'),
+        signal: other.signal,
+        approval: { kind: 'answered', answer: { answer: 'nope' } },
+      } as never),
+    ).toThrow(/call\.approval\.answer\.answer must be/)
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(0)
+    expect(queued).toHaveLength(1)
+    own.abort()
+    batch.close()
+    expect((await batch.outcome).results.map(codeOf)).toEqual(['ABORTED_BEFORE_DISPATCH'])
+  })
+
   it('adding after close() is an error (ALREADY_FINISHED); close() is idempotent; bad calls are refused by name', async () => {
     const { ctx } = setup()
     gated(ctx)

@@ -1,4 +1,4 @@
-import type { AnySession, ToolBeganEventData } from '@deepseek-ai/dsh-session'
+import { appendOptionsCiting, type AnySession, type ToolBeganEventData } from '@deepseek-ai/dsh-session'
 import { andThen, type MaybePromise } from '../base/maybe-async.ts'
 import { commitSession } from './commit-session.ts'
 
@@ -15,7 +15,7 @@ export function appendToolBegan(options: {
   readonly data: ToolBeganEventData
 }): MaybePromise<void> {
   const { session, callSeq, data } = options
-  return andThen(session.append('tool/began', data, { sourceEventSeqs: [callSeq] }), () =>
+  return andThen(session.append('tool/began', data, appendOptionsCiting(callSeq)), () =>
     commitSession(session),
   )
 }

@@ -1,5 +1,11 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
-import { toolCallEventData, type AnySession, type AsyncSession, type Session } from '@deepseek-ai/dsh-session'
+import {
+  appendOptionsCiting,
+  toolCallEventData,
+  type AnySession,
+  type AsyncSession,
+  type Session,
+} from '@deepseek-ai/dsh-session'
 import type { ExecutionMode } from '@deepseek-ai/dsh-tools'
 import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
 import type { CallFix } from '../base/context-types.ts'
@@ -55,6 +61,6 @@ export function appendToolCall(options: AppendToolCallOptions): MaybePromise<num
   const recorded =
     messageSeq === undefined
       ? session.append('tool/call', data)
-      : session.append('tool/call', data, { sourceEventSeqs: [messageSeq] })
+      : session.append('tool/call', data, appendOptionsCiting(messageSeq))
   return andThen(recorded, seqOf)
 }

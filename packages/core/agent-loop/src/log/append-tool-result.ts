@@ -1,4 +1,5 @@
 import {
+  appendOptionsCiting,
   toolResultEventData,
   type AnySession,
   type AsyncSession,
@@ -47,6 +48,6 @@ export function appendToolResult(options: AppendToolResultOptions): MaybePromise
     // T36: what the call ran with when policy rewrote the model's arguments (its tool/call keeps those)
     rewrittenArguments: result.rewrittenArguments,
   })
-  const recorded = session.append('tool/result', data, { surfaceOp: 'append', sourceEventSeqs: [callSeq] })
+  const recorded = session.append('tool/result', data, appendOptionsCiting(callSeq, true))
   return andThen(recorded, seqOf)
 }

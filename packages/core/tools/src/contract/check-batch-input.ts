@@ -79,11 +79,12 @@ export function checkBatchCall(
   ids: Set<string>,
 ): CheckedInput {
   const copy = checkExecutionInput(where, label, call, index)
-  const { callId } = copy
-  if (ids.has(callId)) {
-    const at = index === undefined ? label : `${label}[${index}]`
-    throw invalidArgument(`${where}: ${at}.callId "${callId}" is used twice in one batch`)
-  }
-  ids.add(callId)
+  claimCallId(where, index === undefined ? label : `${label}[${index}]`, ids, copy.callId)
   return copy
+}
+
+/** Adds `callId` to the batch's `ids`; refuses one used already (`at` names the call in the message). */
+export function claimCallId(where: string, at: string, ids: Set<string>, callId: string): void {
+  if (ids.has(callId)) throw invalidArgument(`${where}: ${at}.callId "${callId}" is used twice in one batch`)
+  ids.add(callId)
 }

@@ -17,6 +17,12 @@ import type {
  */
 export class CheckedInput {
   readonly #checked = true
+  /**
+   * What a stage of this call computed for the next one (the parsed and validated arguments a mode
+   * read hands to `prepare`), with who computed it. A private field: `Object.freeze` does not reach
+   * it, and no code outside this class can read or set it. Undefined when nothing is handed on.
+   */
+  #handed: HandedOn | undefined = undefined
   readonly callId: string
   readonly name: string
   readonly arguments: ToolExecutionInput['arguments']
@@ -28,7 +34,10 @@ export class CheckedInput {
   readonly approval: ToolCallApproval | undefined
   readonly effects: ToolCallEffects | undefined
 
-  constructor(fields: Omit<CheckedInput, 'withSignal' | 'input'>, signal: AbortSignal | undefined) {
+  constructor(
+    fields: Omit<CheckedInput, 'withSignal' | 'input' | 'handOn' | 'handed'>,
+    signal: AbortSignal | undefined,
+  ) {
     this.callId = fields.callId
     this.name = fields.name
     this.arguments = fields.arguments
@@ -52,9 +61,33 @@ export class CheckedInput {
     return this as unknown as ToolExecutionInput
   }
 
+  /** Leaves `value`, computed by `owner` for `about`, for the next stage of this call. */
+  handOn(owner: object, about: object, value: unknown): void {
+    this.#handed = { owner, about, value }
+  }
+
+  /**
+   * What `handOn` left when `owner` left it `about` the same thing (else `undefined`). `take` clears
+   * it, so the stage it was for uses it once; a mode read asked again (T24) keeps it. A value left
+   * about something else is dropped.
+   */
+  handed(owner: object, about: object, take: boolean): unknown {
+    const handed = this.#handed
+    if (handed === undefined) return undefined
+    const same = handed.owner === owner && handed.about === about
+    if (take || !same) this.#handed = undefined
+    return same ? handed.value : undefined
+  }
+
   static is(value: unknown): value is CheckedInput {
     return typeof value === 'object' && value !== null && #checked in value
   }
+}
+
+interface HandedOn {
+  readonly owner: object
+  readonly about: object
+  readonly value: unknown
 }
 
 /**
@@ -71,8 +104,10 @@ export function checkExecutionInput(
   labelled: string,
   input: unknown,
   index?: number,
+  bind?: BindInput,
 ): CheckedInput {
-  if (CheckedInput.is(input)) return input
+  if (CheckedInput.is(input))
+    return bind === undefined ? input : input.withSignal(bind(input.callId, input.signal))
   // built only for a message
   const label = (): string => (index === undefined ? labelled : `${labelled}[${index}]`)
   if (typeof input !== 'object' || input === null) {
@@ -130,22 +165,29 @@ export function checkExecutionInput(
     )
   }
   // one shape for every copy (absent fields are undefined)
-  return new CheckedInput(
-    {
-      callId,
-      name,
-      arguments: args as ToolExecutionInput['arguments'],
-      signal: undefined,
-      turn: typeof turn === 'number' ? turn : undefined,
-      step: typeof step === 'number' ? step : undefined,
-      parent: parent === undefined ? undefined : readParent(where, label(), parent),
-      nestedCallHooks: nestedCallHooks as ToolExecutionInput['nestedCallHooks'],
-      approval: approval === undefined ? undefined : readCallApproval(where, `${label()}.approval`, approval),
-      effects: effects === undefined ? undefined : readEffects(where, label(), effects),
-    },
-    signal,
-  )
+  const fields = {
+    callId,
+    name,
+    arguments: args as ToolExecutionInput['arguments'],
+    signal: undefined,
+    turn: typeof turn === 'number' ? turn : undefined,
+    step: typeof step === 'number' ? step : undefined,
+    parent: parent === undefined ? undefined : readParent(where, label(), parent),
+    nestedCallHooks: nestedCallHooks as ToolExecutionInput['nestedCallHooks'],
+    approval: approval === undefined ? undefined : readCallApproval(where, `${label()}.approval`, approval),
+    effects: effects === undefined ? undefined : readEffects(where, label(), effects),
+  }
+  // bound last, once every check passed: a refused input binds nothing
+  const own = signal as AbortSignal | undefined
+  return new CheckedInput(fields, bind === undefined ? own : bind(callId, own))
 }
+
+/**
+ * Binds a checked input to where it runs (a batch): may refuse it (a repeated `callId`) by throwing,
+ * and returns the signal the copy carries instead of the input's own. Called once per input, after
+ * every field was read and checked, so the copy a batch keeps is made once.
+ */
+export type BindInput = (callId: string, own: AbortSignal | undefined) => AbortSignal | undefined
 
 /** The fields of an input, in the order they are read. */
 const FIELDS = [

@@ -3,6 +3,7 @@ import { deepFreeze } from '@deepseek-ai/dsh-llm'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { RegistryState } from '../registry/scope-state.ts'
 import type { ToolArguments, ToolExecutionInput } from '../contract/types.ts'
+import { CheckedInput } from '../contract/check-input.ts'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { formatIssues } from '../contract/clip.ts'
 import { parseToolArguments } from './parse-arguments.ts'
@@ -55,6 +56,16 @@ export function callArguments(
   keep: boolean,
 ): CallArguments {
   if (key === undefined) return validateArguments(registry, input.arguments, tool)
+  // The batch's own checked copy (the key is the input itself): the mode read hands its arguments to
+  // `prepare` on the copy, a field of the call rather than an entry in a table. The copy is
+  // immutable, so its raw arguments are the ones validated.
+  if (key === input && CheckedInput.is(input)) {
+    const handed = input.handed(registry, tool, !keep) as CallArguments | undefined
+    if (handed !== undefined) return handed
+    const value = validateArguments(registry, input.arguments, tool)
+    if (keep) input.handOn(registry, tool, value)
+    return value
+  }
   let recent = recentArguments.get(registry)
   if (recent === undefined) recentArguments.set(registry, (recent = []))
   for (let i = 0; i < recent.length; i++) {

@@ -18,6 +18,7 @@ export interface CancellableRun {
   callerReason: unknown
   watch: CallerWatch | undefined
   waiters: (() => void)[] | undefined
+  race: AbortableRace | undefined
   races: Set<AbortableRace> | undefined
   timedOutAfter: number | undefined
   graceTimer: ReturnType<typeof setTimeout> | undefined
@@ -28,6 +29,18 @@ export interface CancellableRun {
 /** A stage racing the call's abort (signals.ts): aborting the call ends the race. */
 export interface AbortableRace {
   abort(): void
+}
+
+/** Registers `race` as racing the call's abort (`run.race`, or `run.races` when that is taken). */
+export function addRace(run: CancellableRun, race: AbortableRace): void {
+  if (run.race === undefined) run.race = race
+  else (run.races ??= new Set()).add(race)
+}
+
+/** `race` ended: it no longer races the call's abort. */
+export function removeRace(run: CancellableRun, race: AbortableRace): void {
+  if (run.race === race) run.race = undefined
+  else run.races?.delete(race)
 }
 
 /**
@@ -122,9 +135,12 @@ export function abortRun(run: CancellableRun, cause: AbortCause, reason?: unknow
   run.callerReason = reason
   unlinkCaller(run)
   run.controller?.abort(abortReason(run))
+  const race = run.race
   const races = run.races
+  run.race = undefined
   run.races = undefined
-  if (races !== undefined) for (const race of races) race.abort()
+  race?.abort()
+  if (races !== undefined) for (const each of races) each.abort()
   const waiters = run.waiters
   run.waiters = undefined
   if (waiters !== undefined) for (const wake of waiters) wake()

@@ -15,7 +15,15 @@ import { cutShort } from './cut-short.ts'
 import { reportProgress } from './report-progress.ts'
 import { failure } from '../contract/results.ts'
 import type { RunState } from './run-state.ts'
-import { graceFor, raceBodyTimeout, raceRun, settleOf, settleOrAbort, type Settled } from './signals.ts'
+import {
+  graceFor,
+  raceBodyTimeout,
+  raceRun,
+  raceRunThen,
+  settleOf,
+  settleOrAbort,
+  type Settled,
+} from './signals.ts'
 import { valueResult } from './value-result.ts'
 
 /**
@@ -211,8 +219,16 @@ function startBody(
   }
   const pending = threw ? Promise.reject(returned) : Promise.resolve(returned)
   run.bodyPending = pending
+  // a call whose abort can come, without a replacement signal or a timeout (a batch's calls): the
+  // race settles with the call's result itself
+  if (own === undefined && timeoutMs === undefined && (run.watch !== undefined || run.cause !== undefined))
+    return raceRunThen(run, pending, bodyOutcome)
   return awaitBody(run, pending, own, unlink, timeoutMs)
 }
+
+/** The result of a raced body's outcome (no replacement signal, no timeout). */
+const bodyOutcome = (run: RunState, settled: Settled<unknown>): ToolExecutionResult =>
+  bodyResult(run, undefined, undefined, settled, undefined)
 
 /**
  * A body that returned a promise (or threw): with a replacement signal the body's own signal decides.

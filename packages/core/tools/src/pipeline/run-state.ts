@@ -80,7 +80,13 @@ export class RunState implements ToolRunContext, CancellableRun {
   watch: CallerWatch | undefined = undefined
   /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
   waiters: (() => void)[] | undefined = undefined
-  /** Stages racing the call's abort right now (signals.ts). */
+  /**
+   * The stage racing the call's abort right now (signals.ts), in a field of its own: stages run
+   * one after another, so a second one at a time is rare and goes to `races` (a set per call cost
+   * more than the rest of a parallel call's race).
+   */
+  race: AbortableRace | undefined = undefined
+  /** Further stages racing the call's abort at the same time as `race`. */
   races: Set<AbortableRace> | undefined = undefined
   /** Set when the body ran past `timeoutMs` (the pipeline's own timeout): its signal aborts with a TimeoutError. */
   timedOutAfter: number | undefined = undefined

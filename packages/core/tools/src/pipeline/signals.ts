@@ -1,4 +1,4 @@
-import { timeOutRun } from './call-signal.ts'
+import { addRace, removeRace, timeOutRun } from './call-signal.ts'
 import { idleTimeLeft } from './idle-timeout.ts'
 import type { RunState } from './run-state.ts'
 import type { Deadline } from '../deadlines/deadline-queue.ts'
@@ -73,7 +73,31 @@ export function raceRun<T>(run: RunState, promise: Promise<T>, drain: Drain): Pr
       (error: unknown) => race.settle({ kind: 'error', error }),
     )
     if (run.cause !== undefined) race.abort()
-    else (run.races ??= new Set()).add(race)
+    else addRace(run, race)
+  })
+}
+
+/**
+ * `raceRun` for a call whose abort can come (a caller's signal followed, or aborted already), whose
+ * outcome `finish` turns into the stage's answer as the race settles: one promise for the stage
+ * instead of the race's and an `async` function's around it. `finish` is a module-level function
+ * (no closure per call); when it throws, the promise rejects with what it threw. Drains on a
+ * caller's abort (T38).
+ */
+export function raceRunThen<T, R>(
+  run: RunState,
+  promise: Promise<T>,
+  finish: (run: RunState, outcome: Settled<T>) => R,
+): Promise<R> {
+  return new Promise<R>((resolve) => {
+    const race = new StageRace(run, true, resolve as (outcome: unknown) => void)
+    race.finish = finish as StageRace['finish']
+    promise.then(
+      (value) => race.settle({ kind: 'value', value }),
+      (error: unknown) => race.settle({ kind: 'error', error }),
+    )
+    if (run.cause !== undefined) race.abort()
+    else addRace(run, race)
   })
 }
 
@@ -96,7 +120,7 @@ export function raceBodyTimeout<T>(
       (error: unknown) => race.settle({ kind: 'error', error }),
     )
     if (run.cause !== undefined) race.abort()
-    else if (run.watch !== undefined || run.budgetDeadline !== undefined) (run.races ??= new Set()).add(race)
+    else if (run.watch !== undefined || run.budgetDeadline !== undefined) addRace(run, race)
     if (race.done) return
     const resets = run.tool?.definition.progressResetsTimeout
     if (resets !== undefined) race.startedAt = performance.now()
@@ -122,6 +146,8 @@ export class StageRace implements Deadline {
   deadlinePrev: Deadline | undefined = undefined
   deadlineNext: Deadline | undefined = undefined
   deadlineList: Deadline['deadlineList'] = undefined
+  /** Turns the outcome into what the race resolves with (`raceRunThen`); absent: the outcome itself. */
+  finish: ((run: RunState, outcome: Settled<unknown>) => unknown) | undefined = undefined
   constructor(
     readonly run: RunState,
     readonly drain: Drain,
@@ -132,8 +158,17 @@ export class StageRace implements Deadline {
     if (this.done) return
     this.done = true
     if (this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)
-    this.run.races?.delete(this)
-    this.resolve(outcome)
+    removeRace(this.run, this)
+    const { finish } = this
+    if (finish === undefined) return this.resolve(outcome)
+    let answer: unknown
+    try {
+      answer = finish(this.run, outcome)
+    } catch (error) {
+      // the stage's promise rejects with it, as an `async` stage's would
+      answer = Promise.reject(error)
+    }
+    this.resolve(answer as Settled<unknown>)
   }
 
   /** The call aborted: end now, or once the grace is over when this stage drains. */

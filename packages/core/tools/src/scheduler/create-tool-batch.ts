@@ -2,7 +2,7 @@ import type { Logger } from '@deepseek-ai/dsh-context'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { ToolsError, invalidArgument } from '../contract/errors.ts'
 import { describeThrown } from '../contract/results.ts'
-import type { CheckedInput } from '../contract/check-input.ts'
+import { checkExecutionInput, type BindInput, type CheckedInput } from '../contract/check-input.ts'
 import type { ToolExecutionInput } from '../contract/types.ts'
 import { createBatchSignals } from './batch-signals.ts'
 import { createBatchState, type PendingResult } from './batch-state.ts'
@@ -14,7 +14,7 @@ import type {
 } from '../contract/batch-types.ts'
 import {
   DEFAULT_MAX_PARALLEL_TOOL_CALLS,
-  checkBatchCall,
+  claimCallId,
   checkFunction,
   checkMaxParallel,
   checkOptionsObject,
@@ -296,11 +296,20 @@ export function openToolBatch(
   }
 
   /** Adds a checked copy (the batch's own, immutable object from here on, with the call's own signal). */
-  const intake = (copy: CheckedInput): number => {
-    const input = copy.withSignal(signals.forCall(state.added, copy.signal)).input
+  const admit = (input: ToolExecutionInput): number => {
     const index = state.add(input)
     notify(hooks.onQueued, index, input)
     return index
+  }
+  const intake = (copy: CheckedInput): number =>
+    admit(copy.withSignal(signals.forCall(state.added, copy.signal)).input)
+  /**
+   * What `add` binds a call to once its fields are checked: its id, unique in the batch, and the
+   * signal it runs with. So the checked copy is made with that signal, once per call.
+   */
+  const bindAdded: BindInput = (callId, own) => {
+    claimCallId('batch.add(call)', 'call', ids, callId)
+    return signals.forCall(state.added, own)
   }
 
   if (settings.signal?.aborted) state.abort()
@@ -317,7 +326,7 @@ export function openToolBatch(
       if (typeof call !== 'object' || call === null)
         throw invalidArgument(`${where}: call must be an object, got ${describeValue(call)}`)
       // One read of the caller's object; everything after uses the checked copy.
-      const index = intake(checkBatchCall(where, 'call', undefined, call, ids))
+      const index = admit(checkExecutionInput(where, 'call', call, undefined, bindAdded).input)
       drive()
       return index
     },

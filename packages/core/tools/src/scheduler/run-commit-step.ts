@@ -51,19 +51,16 @@ export function runCommitStep(options: Committer, step: CommitStep): void | Prom
   const { state, scheduler, stages, hooks } = options
   const { index } = step
   const input = state.input(index)
-  const commit = (result: ToolExecutionResult): void | Promise<void> => {
-    state.finalized(index, result)
-    // failed meanwhile: recovery (the next step) offers this result, the only one the call has
-    if (state.stop?.kind === 'failed') return
-    return then(settleHook(hooks.onCommit?.(index, input, result)), () => state.commit(index, result))
-  }
   switch (step.kind) {
     case 'finalize': {
       const { pending } = step
-      if (pending.stage !== 'post-result') return commit(scheduler.finish(pending.run, pending.result))
+      if (pending.stage !== 'post-result')
+        return commitResult(options, index, input, scheduler.finish(pending.run, pending.result))
       // a promise only when a tools/post-execute listener ran
       const finalizing = stages.finalize(pending.run, pending.result)
-      return isThenable(finalizing) ? Promise.resolve(finalizing).then(commit) : commit(finalizing)
+      return isThenable(finalizing)
+        ? Promise.resolve(finalizing).then((result) => commitResult(options, index, input, result))
+        : commitResult(options, index, input, finalizing)
     }
     case 'suspend':
       return then(settleHook(hooks.onSuspend?.(index, input, step.reason)), () => {
@@ -73,7 +70,10 @@ export function runCommitStep(options: Committer, step: CommitStep): void | Prom
     case 'skip':
       state.announce(index)
       return then(settleHook(hooks.onStart?.(index, input, undefined)), () =>
-        commit(
+        commitResult(
+          options,
+          index,
+          input,
           scheduler.synthesize(
             input,
             'ABORTED_BEFORE_DISPATCH',
@@ -102,6 +102,26 @@ export function runCommitStep(options: Committer, step: CommitStep): void | Prom
       return never
     }
   }
+}
+
+/**
+ * A normal commit of call `index`: the result becomes final, then `onCommit`; the call is committed
+ * once the hook returned (after its promise, when it returned one). No closure on the synchronous
+ * path, the one every call of a memory-session step takes.
+ */
+function commitResult(
+  options: Committer,
+  index: number,
+  input: ToolExecutionInput,
+  result: ToolExecutionResult,
+): void | Promise<void> {
+  const { state, hooks } = options
+  state.finalized(index, result)
+  // failed meanwhile: recovery (the next step) offers this result, the only one the call has
+  if (state.stop?.kind === 'failed') return
+  const pending = settleHook(hooks.onCommit?.(index, input, result))
+  if (pending === undefined) return state.commit(index, result)
+  return pending.then(() => state.commit(index, result))
 }
 
 function recoveryResult(

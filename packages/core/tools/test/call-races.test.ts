@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest'
+import {
+  abortRun,
+  addRace,
+  removeRace,
+  type AbortableRace,
+  type CancellableRun,
+} from '../src/pipeline/call-signal.ts'
+import type { RunState } from '../src/pipeline/run-state.ts'
+import { raceRunThen } from '../src/pipeline/signals.ts'
+
+/** The cancellation fields of a run, as `RunState` holds them, with nothing linked yet. */
+function bareRun(): CancellableRun {
+  return {
+    callId: 'c1',
+    toolName: 't',
+    state: { registry: {} as CancellableRun['state']['registry'] },
+    stage: 'dispatch',
+    controller: undefined,
+    cause: undefined,
+    callerReason: undefined,
+    watch: undefined,
+    waiters: undefined,
+    race: undefined,
+    races: undefined,
+    timedOutAfter: undefined,
+    graceTimer: undefined,
+    budgetDeadline: undefined,
+    budgetPausedAt: undefined,
+  }
+}
+
+/** A race that counts its aborts and leaves the run when it ends, as `StageRace` does. */
+function countingRace(run: CancellableRun, aborts: string[], name: string): AbortableRace {
+  const race: AbortableRace = {
+    abort: () => {
+      aborts.push(name)
+      removeRace(run, race)
+    },
+  }
+  return race
+}
+
+describe('T38: every stage racing a call hears its abort, exactly once', () => {
+  it('T38: the first race (in its own field) and the races alongside it (in the set) are all aborted, each once', () => {
+    const run = bareRun()
+    const aborts: string[] = []
+    for (const name of ['a', 'b', 'c']) addRace(run, countingRace(run, aborts, name))
+    expect(run.race).toBeDefined()
+    expect(run.races?.size).toBe(2)
+    abortRun(run, 'caller')
+    expect(aborts.sort()).toEqual(['a', 'b', 'c'])
+    expect([run.race, run.races]).toEqual([undefined, undefined])
+    abortRun(run, 'caller')
+    expect(aborts).toHaveLength(3)
+  })
+
+  it('T38: a race that ended is not aborted, and its field serves the next race', () => {
+    const run = bareRun()
+    const aborts: string[] = []
+    const first = countingRace(run, aborts, 'first')
+    const second = countingRace(run, aborts, 'second')
+    addRace(run, first)
+    addRace(run, second)
+    removeRace(run, first)
+    removeRace(run, second)
+    expect([run.race, run.races?.size]).toEqual([undefined, 0])
+    const third = countingRace(run, aborts, 'third')
+    addRace(run, third)
+    expect(run.race).toBe(third)
+    abortRun(run, 'deadline')
+    expect(aborts).toEqual(['third'])
+  })
+})
+
+describe('T38: a raced body settles with its result, or the error of making it', () => {
+  const racedRun = () =>
+    ({ ...bareRun(), watch: { runs: new Set(), attached: false } }) as unknown as RunState
+
+  it("T38: raceRunThen resolves with what finish made of the body's value, and the run holds no race afterwards", async () => {
+    const run = racedRun()
+    const answer = raceRunThen(run, Promise.resolve(2), (_run, outcome) =>
+      outcome.kind === 'value' ? outcome.value * 10 : -1,
+    )
+    expect(run.race).toBeDefined()
+    expect(await answer).toBe(20)
+    expect(run.race).toBeUndefined()
+  })
+
+  it('T38: when finish throws, the promise rejects with what it threw (never stays pending)', async () => {
+    const run = racedRun()
+    const broken = new Error('could not make the result')
+    const answer = raceRunThen(run, Promise.reject(new Error('body failed')), () => {
+      throw broken
+    })
+    await expect(answer).rejects.toBe(broken)
+  })
+
+  it('T38: an abort without drain settles the race as aborted at once, while the body is still running', async () => {
+    const run = racedRun()
+    ;(run as { state: unknown }).state = { registry: { options: { abortGraceMs: 0 } } }
+    const seen: string[] = []
+    const answer = raceRunThen(run, new Promise<never>(() => {}), (_run, outcome) => {
+      seen.push(outcome.kind)
+      return outcome.kind
+    })
+    abortRun(run, 'deadline')
+    expect(await answer).toBe('aborted')
+    expect(seen).toEqual(['aborted'])
+  })
+})
