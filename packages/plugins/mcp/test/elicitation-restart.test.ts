@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { openJsonlSession, verifyToolPairs, type SessionEvent } from '@deepseek-ai/dsh-session'
 import { afterEach, describe, expect, it } from 'vitest'
+import { onJsonLines } from '../../../../test-support/json-lines.ts'
 import { REGISTER_TS_HOOKS, tsChildEnv } from '../../../../test-support/ts-child.ts'
 import { useTempDirs } from '../../../../test-support/temp-dirs.ts'
 import { EVERYTHING } from './everything.ts'
@@ -28,18 +29,11 @@ function processRun(
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     const lines: Line[] = []
-    let buffered = ''
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString()
-      let newline: number
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = JSON.parse(buffered.slice(0, newline)) as Line
-        buffered = buffered.slice(newline + 1)
-        lines.push(line)
-        if (killAt !== undefined && line.at === killAt) child.kill('SIGKILL')
-      }
+    onJsonLines<Line>(child.stdout, (line) => {
+      lines.push(line)
+      if (killAt !== undefined && line.at === killAt) child.kill('SIGKILL')
     })
     child.on('error', reject)
     child.on('close', (code, signal) => {

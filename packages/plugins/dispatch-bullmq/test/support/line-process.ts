@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { onJsonLines } from '../../../../../test-support/json-lines.ts'
 import { REGISTER_TS_HOOKS, tsChildEnv } from '../../../../../test-support/ts-child.ts'
 
 const PACKAGE_JSON = new URL('../../package.json', import.meta.url)
@@ -30,21 +31,14 @@ export function startLineProcess(script: string, config: object): LineProcess {
   const lines: Line[] = []
   const waiters: { match: (line: Line) => boolean; resolve: (line: Line) => void }[] = []
   let stderr = ''
-  let buffered = ''
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString()
-    let newline: number
-    while ((newline = buffered.indexOf('\n')) >= 0) {
-      const line = JSON.parse(buffered.slice(0, newline)) as Line
-      buffered = buffered.slice(newline + 1)
-      lines.push(line)
-      for (const waiter of [...waiters])
-        if (waiter.match(line)) {
-          waiters.splice(waiters.indexOf(waiter), 1)
-          waiter.resolve(line)
-        }
-    }
+  onJsonLines<Line>(child.stdout, (line) => {
+    lines.push(line)
+    for (const waiter of [...waiters])
+      if (waiter.match(line)) {
+        waiters.splice(waiters.indexOf(waiter), 1)
+        waiter.resolve(line)
+      }
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const gone = exited.then(() => {
