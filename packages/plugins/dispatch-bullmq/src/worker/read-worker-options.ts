@@ -103,41 +103,33 @@ export function readWorkerOptions(options: unknown): ResolvedWorkerOptions {
     tools,
     queueName: readName(WHERE, 'queueName', o.queueName, DEFAULT_QUEUE_NAME),
     prefix: readName(WHERE, 'prefix', o.prefix, DEFAULT_PREFIX),
-    concurrency: readCount(o.concurrency),
+    concurrency: readBoundedInteger('concurrency', o.concurrency, { fallback: 1, min: 1, max: 10_000 }),
     lockDurationMs,
     stalledIntervalMs: readMs(WHERE, 'stalledIntervalMs', o.stalledIntervalMs, lockDurationMs, 10),
     maxResultBytes: readMs(WHERE, 'maxResultBytes', o.maxResultBytes, 4 * 1024 * 1024),
     ctx,
     name: o.name,
-    progressIntervalMs: readInterval(o.progressIntervalMs),
-    markReplicas: readReplicas(o.markReplicas),
+    progressIntervalMs: readBoundedInteger('progressIntervalMs', o.progressIntervalMs, {
+      fallback: 100,
+      min: 0,
+      max: 3_600_000,
+      unit: 'milliseconds',
+    }),
+    markReplicas: readBoundedInteger('markReplicas', o.markReplicas, { fallback: 0, min: 0, max: 100 }),
     markWaitMs: readMs(WHERE, 'markWaitMs', o.markWaitMs, 1_000),
   }
 }
 
-function readCount(value: unknown): number {
-  if (value === undefined) return 1
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > 10_000)
+/** An optional integer option within `[min, max]`, `fallback` when absent. */
+function readBoundedInteger(
+  field: string,
+  value: unknown,
+  range: { readonly fallback: number; readonly min: number; readonly max: number; readonly unit?: string },
+): number {
+  if (value === undefined) return range.fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < range.min || value > range.max)
     throw invalidArgument(
-      `${WHERE}: concurrency must be an integer from 1 to 10000, got ${describeValue(value)}`,
-    )
-  return value
-}
-
-function readInterval(value: unknown): number {
-  if (value === undefined) return 100
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > 3_600_000)
-    throw invalidArgument(
-      `${WHERE}: progressIntervalMs must be an integer from 0 to 3600000 (milliseconds), got ${describeValue(value)}`,
-    )
-  return value
-}
-
-function readReplicas(value: unknown): number {
-  if (value === undefined) return 0
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > 100)
-    throw invalidArgument(
-      `${WHERE}: markReplicas must be an integer from 0 to 100, got ${describeValue(value)}`,
+      `${WHERE}: ${field} must be an integer from ${range.min} to ${range.max}${range.unit === undefined ? '' : ` (${range.unit})`}, got ${describeValue(value)}`,
     )
   return value
 }
