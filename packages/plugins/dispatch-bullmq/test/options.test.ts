@@ -54,6 +54,10 @@ describe('bad options get a clear error naming what was wrong (nothing is connec
       /markReplicas must be an integer from 0 to 100, got the number -1/,
     ],
     [
+      { connection: 'redis://127.0.0.1:1', tools: 'ok', maxResultBytes: 0 },
+      /maxResultBytes must be an integer ≥ 1 \(bytes\), got the number 0/,
+    ],
+    [
       { connection: 'redis://127.0.0.1:1', tools: 'ok', markWaitMs: 0 },
       /markWaitMs must be an integer ≥ 1 \(milliseconds\), got the number 0/,
     ],

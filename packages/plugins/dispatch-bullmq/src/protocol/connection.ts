@@ -62,10 +62,20 @@ export function readName(where: string, field: string, value: unknown, fallback:
 
 /** A duration in milliseconds: a positive safe integer, at least `min`. */
 export function readMs(where: string, field: string, value: unknown, fallback: number, min = 1): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
+  return readAtLeast(where, field, value, { fallback, min, unit: 'milliseconds' })
+}
+
+/** A safe integer of `unit`s, at least `min`; `fallback` when absent. */
+export function readAtLeast(
+  where: string,
+  field: string,
+  value: unknown,
+  bound: { readonly fallback: number; readonly min: number; readonly unit: string },
+): number {
+  if (value === undefined) return bound.fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < bound.min)
     throw invalidArgument(
-      `${where}: ${field} must be an integer ≥ ${min} (milliseconds), got ${describeValue(value)}`,
+      `${where}: ${field} must be an integer ≥ ${bound.min} (${bound.unit}), got ${describeValue(value)}`,
     )
   return value
 }

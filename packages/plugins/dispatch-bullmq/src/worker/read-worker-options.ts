@@ -6,6 +6,7 @@ import {
   DEFAULT_PREFIX,
   DEFAULT_QUEUE_NAME,
   readConnection,
+  readAtLeast,
   readMs,
   readName,
   type RedisConnection,
@@ -106,7 +107,11 @@ export function readWorkerOptions(options: unknown): ResolvedWorkerOptions {
     concurrency: readBoundedInteger('concurrency', o.concurrency, { fallback: 1, min: 1, max: 10_000 }),
     lockDurationMs,
     stalledIntervalMs: readMs(WHERE, 'stalledIntervalMs', o.stalledIntervalMs, lockDurationMs, 10),
-    maxResultBytes: readMs(WHERE, 'maxResultBytes', o.maxResultBytes, 4 * 1024 * 1024),
+    maxResultBytes: readAtLeast(WHERE, 'maxResultBytes', o.maxResultBytes, {
+      fallback: 4 * 1024 * 1024,
+      min: 1,
+      unit: 'bytes',
+    }),
     ctx,
     name: o.name,
     progressIntervalMs: readBoundedInteger('progressIntervalMs', o.progressIntervalMs, {
