@@ -1,5 +1,6 @@
 import { SessionError } from '../errors.ts'
 import type { AppendOptions } from '../types.ts'
+import { Stamp } from './proven-data.ts'
 
 /**
  * Append options this module copy built (`appendOptionsCiting`): `{ surfaceOp, sourceEventSeqs }`,
@@ -8,16 +9,9 @@ import type { AppendOptions } from '../types.ts'
  * list): only the cited seq's order against the new event's seq is left to check (T58).
  *
  * The mark is a private class field stamped onto the object before it is frozen (as for proven event
- * data, `proven-data.ts`): it cannot be forged, copied by a spread or passed through a Proxy, and it
+ * data, `proven-data.ts`, whose `Stamp` it extends): it cannot be forged, copied by a spread or passed through a Proxy, and it
  * is a mark of its own, so proven event data is never taken for options or the other way round.
  */
-// eslint-disable-next-line @typescript-eslint/no-extraneous-class
-class Stamp {
-  constructor(target: object) {
-    return target
-  }
-}
-
 class ProvenOptions extends Stamp {
   #options = true
 

@@ -13,7 +13,7 @@
 // to give a private field to an object of another class (here a plain JSON object). A class with
 // only a constructor, on purpose.
 // eslint-disable-next-line @typescript-eslint/no-extraneous-class
-class Stamp {
+export class Stamp {
   constructor(target: object) {
     return target
   }
