@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -63,6 +63,16 @@ function results(events: readonly SessionEvent[]): [string, string][] {
     ])
 }
 
+/**
+ * Makes a file appear whole, as an artifact another system produces would: written aside, then
+ * renamed into place. A plain write creates the file empty first, and `await_file` polling in that
+ * moment reported 0 bytes (seen once in CI).
+ */
+function publish(path: string, text: string): void {
+  writeFileSync(`${path}.part`, text)
+  renameSync(`${path}.part`, path)
+}
+
 describe('a harness on PostgreSQL with its tools on a BullMQ worker, killed mid-step', () => {
   it(
     'T30, T42, D5, T64: a second harness is refused while the first lives, takes the session over after its lease ran out, resumes the turn with the results the worker kept: every call answered once, no body run twice',
@@ -110,8 +120,8 @@ describe('a harness on PostgreSQL with its tools on a BullMQ worker, killed mid-
       // SIGKILL mid-step. The worker outlives it: its bodies finish once their files appear.
       first.child.kill('SIGKILL')
       expect(await first.exited).toBe('SIGKILL')
-      writeFileSync(join(gateDir, 'first'), 'artifact one')
-      writeFileSync(join(gateDir, 'second'), 'artifact two')
+      publish(join(gateDir, 'first'), 'artifact one')
+      publish(join(gateDir, 'second'), 'artifact two')
       await worker.next('body-end', byCall('w1'))
       await worker.next('body-end', byCall('w2'))
 
