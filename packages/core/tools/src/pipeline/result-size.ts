@@ -8,30 +8,71 @@ import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
  * the bound reached (which exceeds `limit` when the value is too large).
  */
 export function jsonSizeFloor(value: unknown, limit: number): number {
+  // a string or a number at the root: no walk, nothing to remember
+  if (typeof value !== 'object' || value === null) return primitiveFloor(value)
+  try {
+    return walkFloor(value, limit)
+  } finally {
+    forget()
+  }
+}
+
+function primitiveFloor(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2
+    case 'number':
+      return numberFloor(value)
+    default:
+      return value === null ? 4 : 1
+  }
+}
+
+/**
+ * The containers one walk has met, so a shared or cyclic one is counted once. Kept between walks
+ * (a walk runs no code of the value's: descriptors only, so no walk starts inside another) and
+ * emptied after each: a small value (the common result) is checked against a short list, and a
+ * set is made only for a value with more than `FEW` containers, instead of a set per call.
+ */
+const FEW = 16
+const met: object[] = []
+let metSet: Set<object> | undefined
+/** The values still to count; kept between walks like `met`, and emptied after each. */
+const stack: unknown[] = []
+
+/** Whether `container` was met before in this walk; remembers it if not. */
+function meet(container: object): boolean {
+  if (metSet !== undefined) {
+    if (metSet.has(container)) return true
+    metSet.add(container)
+    return false
+  }
+  if (met.includes(container)) return true
+  if (met.length < FEW) met.push(container)
+  else {
+    metSet = new Set(met)
+    metSet.add(container)
+  }
+  return false
+}
+
+/** Empties what the walk remembered and left (nothing of a value outlives its walk). */
+function forget(): void {
+  met.length = 0
+  metSet = undefined
+  stack.length = 0
+}
+
+function walkFloor(value: object, limit: number): number {
   let floor = 0
-  const seen = new Set<object>()
-  const stack: unknown[] = [value]
+  stack.push(value)
   while (stack.length > 0 && floor <= limit) {
     const current = stack.pop()
-    switch (typeof current) {
-      case 'string':
-        floor += current.length + 2
-        continue
-      case 'number':
-        floor += numberFloor(current)
-        continue
-      case 'object':
-        break
-      default:
-        floor += 1
-        continue
-    }
-    if (current === null) {
-      floor += 4
+    if (typeof current !== 'object' || current === null) {
+      floor += primitiveFloor(current)
       continue
     }
-    if (seen.has(current) || types.isProxy(current)) continue
-    seen.add(current)
+    if (types.isProxy(current) || meet(current)) continue
     if (Array.isArray(current)) {
       const length = current.length
       floor += 1 + Math.max(1, length)
