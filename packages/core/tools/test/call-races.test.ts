@@ -77,10 +77,13 @@ describe('T38: a raced body settles with its result, or the error of making it',
   const racedRun = () =>
     ({ ...bareRun(), watch: { runs: new Set(), attached: false } }) as unknown as RunState
 
-  it("T38: raceRunThen resolves with what finish made of the body's value, and the run holds no race afterwards", async () => {
+  it("T38: raceRunThen resolves with what finish made of the body's value (given the race's extra), and the run holds no race afterwards", async () => {
     const run = racedRun()
-    const answer = raceRunThen(run, Promise.resolve(2), (_run, outcome) =>
-      outcome.kind === 'value' ? outcome.value * 10 : -1,
+    const answer = raceRunThen(
+      run,
+      Promise.resolve(2),
+      (_run, outcome, factor: number) => (outcome.kind === 'value' ? outcome.value * factor : -1),
+      10,
     )
     expect(run.race).toBeDefined()
     expect(await answer).toBe(20)
@@ -90,9 +93,14 @@ describe('T38: a raced body settles with its result, or the error of making it',
   it('T38: when finish throws, the promise rejects with what it threw (never stays pending)', async () => {
     const run = racedRun()
     const broken = new Error('could not make the result')
-    const answer = raceRunThen(run, Promise.reject(new Error('body failed')), () => {
-      throw broken
-    })
+    const answer = raceRunThen(
+      run,
+      Promise.reject(new Error('body failed')),
+      () => {
+        throw broken
+      },
+      undefined,
+    )
     await expect(answer).rejects.toBe(broken)
   })
 
@@ -100,10 +108,15 @@ describe('T38: a raced body settles with its result, or the error of making it',
     const run = racedRun()
     ;(run as { state: unknown }).state = { registry: { options: { abortGraceMs: 0 } } }
     const seen: string[] = []
-    const answer = raceRunThen(run, new Promise<never>(() => {}), (_run, outcome) => {
-      seen.push(outcome.kind)
-      return outcome.kind
-    })
+    const answer = raceRunThen(
+      run,
+      new Promise<never>(() => {}),
+      (_run, outcome) => {
+        seen.push(outcome.kind)
+        return outcome.kind
+      },
+      undefined,
+    )
     abortRun(run, 'deadline')
     expect(await answer).toBe('aborted')
     expect(seen).toEqual(['aborted'])

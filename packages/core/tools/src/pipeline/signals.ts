@@ -84,14 +84,16 @@ export function raceRun<T>(run: RunState, promise: Promise<T>, drain: Drain): Pr
  * (no closure per call); when it throws, the promise rejects with what it threw. Drains on a
  * caller's abort (T38).
  */
-export function raceRunThen<T, R>(
+export function raceRunThen<T, A, R>(
   run: RunState,
   promise: Promise<T>,
-  finish: (run: RunState, outcome: Settled<T>) => R,
+  finish: (run: RunState, outcome: Settled<T>, extra: A) => R,
+  extra: A,
 ): Promise<R> {
   return new Promise<R>((resolve) => {
     const race = new StageRace(run, true, resolve as (outcome: unknown) => void)
     race.finish = finish as StageRace['finish']
+    race.extra = extra
     promise.then(
       (value) => race.settle({ kind: 'value', value }),
       (error: unknown) => race.settle({ kind: 'error', error }),
@@ -147,7 +149,9 @@ export class StageRace implements Deadline {
   deadlineNext: Deadline | undefined = undefined
   deadlineList: Deadline['deadlineList'] = undefined
   /** Turns the outcome into what the race resolves with (`raceRunThen`); absent: the outcome itself. */
-  finish: ((run: RunState, outcome: Settled<unknown>) => unknown) | undefined = undefined
+  finish: ((run: RunState, outcome: Settled<unknown>, extra: unknown) => unknown) | undefined = undefined
+  /** What `finish` is given besides the outcome (a module-level `finish` needs no closure per call). */
+  extra: unknown = undefined
   constructor(
     readonly run: RunState,
     readonly drain: Drain,
@@ -163,7 +167,7 @@ export class StageRace implements Deadline {
     if (finish === undefined) return this.resolve(outcome)
     let answer: unknown
     try {
-      answer = finish(this.run, outcome)
+      answer = finish(this.run, outcome, this.extra)
     } catch (error) {
       // the stage's promise rejects with it, as an `async` stage's would
       answer = Promise.reject(error)
