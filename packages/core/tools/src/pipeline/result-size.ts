@@ -32,13 +32,19 @@ function primitiveFloor(value: unknown): number {
  * The containers one walk has met, so a shared or cyclic one is counted once. Kept between walks
  * (a walk runs no code of the value's: descriptors only, so no walk starts inside another) and
  * emptied after each: a small value (the common result) is checked against a short list, and a
- * set is made only for a value with more than `FEW` containers, instead of a set per call.
+ * set is made only for a value with more than `FEW` containers, instead of a set per call. Slots
+ * are cleared, not the arrays truncated: truncating frees their storage, which the next walk
+ * would allocate again.
  */
 const FEW = 16
-const met: object[] = []
+const met: (object | undefined)[] = Array.from({ length: FEW }, () => undefined)
+let metCount = 0
 let metSet: Set<object> | undefined
-/** The values still to count; kept between walks like `met`, and emptied after each. */
+/** The values still to count (`stack[0 .. top)`); kept between walks like `met`. */
 const stack: unknown[] = []
+let top = 0
+/** A stack that grew past this many slots (a large value) is let go after its walk. */
+const KEEP = 1024
 
 /** Whether `container` was met before in this walk; remembers it if not. */
 function meet(container: object): boolean {
@@ -47,10 +53,10 @@ function meet(container: object): boolean {
     metSet.add(container)
     return false
   }
-  if (met.includes(container)) return true
-  if (met.length < FEW) met.push(container)
+  for (let i = 0; i < metCount; i++) if (met[i] === container) return true
+  if (metCount < FEW) met[metCount++] = container
   else {
-    metSet = new Set(met)
+    metSet = new Set(met as object[])
     metSet.add(container)
   }
   return false
@@ -58,16 +64,20 @@ function meet(container: object): boolean {
 
 /** Empties what the walk remembered and left (nothing of a value outlives its walk). */
 function forget(): void {
-  met.length = 0
+  for (let i = 0; i < metCount; i++) met[i] = undefined
+  metCount = 0
   metSet = undefined
-  stack.length = 0
+  if (stack.length > KEEP) stack.length = 0
+  else for (let i = 0; i < top; i++) stack[i] = undefined
+  top = 0
 }
 
 function walkFloor(value: object, limit: number): number {
   let floor = 0
-  stack.push(value)
-  while (stack.length > 0 && floor <= limit) {
-    const current = stack.pop()
+  stack[top++] = value
+  while (top > 0 && floor <= limit) {
+    const current = stack[--top]
+    stack[top] = undefined
     if (typeof current !== 'object' || current === null) {
       floor += primitiveFloor(current)
       continue
@@ -78,7 +88,7 @@ function walkFloor(value: object, limit: number): number {
       floor += 1 + Math.max(1, length)
       for (let i = 0; i < length && floor <= limit; i++) {
         const descriptor = Object.getOwnPropertyDescriptor(current, i)
-        if (descriptor !== undefined && 'value' in descriptor) stack.push(descriptor.value)
+        if (descriptor !== undefined && 'value' in descriptor) stack[top++] = descriptor.value
       }
       continue
     }
@@ -88,7 +98,7 @@ function walkFloor(value: object, limit: number): number {
       const key = keys[i]!
       floor += key.length + 3
       const descriptor = Object.getOwnPropertyDescriptor(current, key)
-      if (descriptor !== undefined && 'value' in descriptor) stack.push(descriptor.value)
+      if (descriptor !== undefined && 'value' in descriptor) stack[top++] = descriptor.value
     }
   }
   return floor
