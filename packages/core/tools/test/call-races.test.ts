@@ -7,7 +7,7 @@ import {
   type CancellableRun,
 } from '../src/pipeline/call-signal.ts'
 import type { RunState } from '../src/pipeline/run-state.ts'
-import { raceRunThen } from '../src/pipeline/signals.ts'
+import { raceRunInto, raceRunThen } from '../src/pipeline/signals.ts'
 
 /** The cancellation fields of a run, as `RunState` holds them, with nothing linked yet. */
 function bareRun(): CancellableRun {
@@ -119,6 +119,66 @@ describe('T38: a raced body settles with its result, or the error of making it',
     )
     abortRun(run, 'deadline')
     expect(await answer).toBe('aborted')
+    expect(seen).toEqual(['aborted'])
+  })
+})
+
+describe('T38: a raced body whose answer nobody awaits (raceRunInto) delivers it, or the error of making it', () => {
+  const racedRun = () =>
+    ({ ...bareRun(), watch: { runs: new Set(), attached: false } }) as unknown as RunState
+  /** A promise and its resolve (Node 20 has no `Promise.withResolvers`). */
+  const deferred = <T>() => {
+    let resolve!: (value: T) => void
+    const promise = new Promise<T>((done) => (resolve = done))
+    return { promise, resolve }
+  }
+  const noFailure = (_run: RunState, error: unknown): never => {
+    throw new Error(`unexpected failure: ${String(error)}`)
+  }
+
+  it("T38: finish gets the body's outcome and the race's extra; the run holds no race afterwards", async () => {
+    const run = racedRun()
+    const { promise: delivered, resolve } = deferred<number>()
+    raceRunInto(
+      run,
+      Promise.resolve(2),
+      (_run, outcome, factor: number) => resolve(outcome.kind === 'value' ? outcome.value * factor : -1),
+      10,
+      noFailure,
+    )
+    expect(run.race).toBeDefined()
+    expect(await delivered).toBe(20)
+    expect(run.race).toBeUndefined()
+  })
+
+  it('T38: when finish throws, what it threw goes to failed (no promise rejects unhandled)', async () => {
+    const run = racedRun()
+    const broken = new Error('could not make the result')
+    const { promise: failedWith, resolve } = deferred<unknown>()
+    raceRunInto(
+      run,
+      Promise.reject(new Error('body failed')),
+      () => {
+        throw broken
+      },
+      undefined,
+      (failedRun, error) => resolve([failedRun, error]),
+    )
+    expect(await failedWith).toEqual([run, broken])
+  })
+
+  it('T38: an abort without drain delivers aborted at once, while the body is still running', () => {
+    const run = racedRun()
+    ;(run as { state: unknown }).state = { registry: { options: { abortGraceMs: 0 } } }
+    const seen: string[] = []
+    raceRunInto(
+      run,
+      new Promise<never>(() => {}),
+      (_run, outcome) => void seen.push(outcome.kind),
+      undefined,
+      noFailure,
+    )
+    abortRun(run, 'deadline')
     expect(seen).toEqual(['aborted'])
   })
 })

@@ -1,5 +1,5 @@
 import { toolMessages } from '../contract/messages.ts'
-import type { ScheduledToolDispatch } from '../contract/scheduler-types.ts'
+import type { DispatchSink, ScheduledToolDispatch } from '../contract/scheduler-types.ts'
 import type { ExecuteCall, ToolBody, ToolExecutionResult } from '../contract/types.ts'
 import { trackLateOutcome } from './late-outcome.ts'
 import { materializeResult } from './materialize.ts'
@@ -49,6 +49,31 @@ export function dispatchCall(run: RunState): ScheduledToolDispatch | Promise<Sch
   }
   return throughWrappers(run).then((settled) => handOut(run, settled))
 }
+
+/**
+ * `dispatchCall` answering into `sink` (`DirectToolStages.dispatchTo`): the run is handed out into
+ * it as the body's result is made, with no promise of the dispatch's own on the body's path. Throws
+ * where `dispatchCall` throws; what would have rejected goes to `sink.failed`.
+ */
+export function dispatchCallTo(run: RunState, sink: DispatchSink, index: number): void {
+  run.stage = 'dispatching'
+  run.sink = sink
+  run.sinkIndex = index
+  const { ctx, registry } = run.state
+  if (run.cause !== undefined) return sink.dispatched(index, handOut(run, notStarted(run)))
+  const wrappers = ctx.listenerCount('tools/execute')
+  let answered: void | Promise<void>
+  if (wrappers === 0 || timeoutAppliesDirectly(registry, wrappers)) {
+    const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
+    answered = runBody(run, undefined, timeoutMs, undefined, handOutInto, true)
+  } else answered = throughWrappers(run).then((settled) => handOutInto(run, settled))
+  // an awaited body (a timeout, a marker first) or the wrappers: a promise, whose failure goes to the sink
+  if (answered instanceof Promise) answered.then(undefined, (error: unknown) => sink.failed(index, error))
+}
+
+/** The run handed out into its sink. */
+const handOutInto = (run: RunState, result: ToolExecutionResult): void =>
+  run.sink!.dispatched(run.sinkIndex, handOut(run, result))
 
 /** The dispatch's result, handed out with the run at the stage it goes on from. */
 function handOut(run: RunState, dispatched: ToolExecutionResult): ScheduledToolDispatch {

@@ -19,6 +19,7 @@ import {
   graceFor,
   raceBodyTimeout,
   raceRun,
+  raceRunInto,
   raceRunThen,
   settleOf,
   settleOrAbort,
@@ -139,6 +140,10 @@ export type BodyAnswer<R> = (run: RunState, result: ToolExecutionResult) => R
  * `timeoutMs` is the pipeline's own timeout (the shipped wrapper's, applied directly, T17): past
  * it the call's signal aborts with a TimeoutError and the result is `TIMEOUT` at once. A body that
  * returns a plain value (not a promise) has finished when it returns: nothing is raced or armed.
+ *
+ * `answer` makes the stage's answer of the result. `detached`: nobody waits for what this returns,
+ * the answer delivers the result itself (into the run's `sink`, `dispatchTo`), so a raced body
+ * resolves no promise of its own and an error the answer throws goes to `sink.failed`.
  */
 export function runBody<R>(
   run: RunState,
@@ -146,6 +151,7 @@ export function runBody<R>(
   timeoutMs: number | undefined,
   body: ToolBody | undefined,
   answer: BodyAnswer<R>,
+  detached = false,
 ): R | Promise<R> {
   // only a run prepared at stage dispatch gets here, and such a run always has its tool
   const tool = run.tool!
@@ -154,12 +160,12 @@ export function runBody<R>(
   if (run.effects?.reattachOnly === true) {
     if (!isReattachingBody(body))
       return answer(run, failure('INTERRUPTED', toolMessages.notRunAgain(run.toolName)))
-    return startBody(run, replacement, timeoutMs, body, answer)
+    return startBody(run, replacement, timeoutMs, body, answer, detached)
   }
   const onBodyStart = run.effects?.onBodyStart
   if (onBodyStart !== undefined && tool.definition.effects === 'external')
-    return startAfterMarker(run, onBodyStart, { replacement, timeoutMs, body, answer })
-  return startBody(run, replacement, timeoutMs, body, answer)
+    return startAfterMarker(run, onBodyStart, { replacement, timeoutMs, body, answer, detached })
+  return startBody(run, replacement, timeoutMs, body, answer, detached)
 }
 
 /**
@@ -174,10 +180,11 @@ function startAfterMarker<R>(
     readonly timeoutMs: number | undefined
     readonly body: ToolBody | undefined
     readonly answer: BodyAnswer<R>
+    readonly detached: boolean
   },
 ): R | Promise<R> {
   const tool = run.tool!
-  const { replacement, timeoutMs, body, answer } = start
+  const { replacement, timeoutMs, body, answer, detached } = start
   const refused = (error: unknown): R =>
     answer(run, failure('TOOL_FAILED', toolMessages.bodyStartRefused(run.toolName, error)))
   let marked: void | PromiseLike<void>
@@ -191,12 +198,12 @@ function startAfterMarker<R>(
   } catch (error) {
     return refused(error)
   }
-  if (!isThenable(marked)) return startBody(run, replacement, timeoutMs, body, answer)
+  if (!isThenable(marked)) return startBody(run, replacement, timeoutMs, body, answer, detached)
   return Promise.resolve(marked).then(
     () =>
       run.cause !== undefined || replacement?.aborted === true
         ? answer(run, notStarted(run))
-        : startBody(run, replacement, timeoutMs, body, answer),
+        : startBody(run, replacement, timeoutMs, body, answer, detached),
     refused,
   )
 }
@@ -207,6 +214,7 @@ function startBody<R>(
   timeoutMs: number | undefined,
   body: ToolBody | undefined,
   answer: BodyAnswer<R>,
+  detached: boolean,
 ): R | Promise<R> {
   const tool = run.tool!
   let own: AbortController | undefined
@@ -235,10 +243,17 @@ function startBody<R>(
   run.bodyPending = pending
   // a call whose abort can come, without a replacement signal or a timeout (a batch's calls): the
   // race settles with the call's result itself
-  if (own === undefined && timeoutMs === undefined && (run.watch !== undefined || run.cause !== undefined))
-    return raceRunThen(run, pending, bodyOutcome, answer)
+  if (own === undefined && timeoutMs === undefined && (run.watch !== undefined || run.cause !== undefined)) {
+    // nobody waits for a detached answer (it delivers the result itself): no promise for the race
+    if (!detached) return raceRunThen(run, pending, bodyOutcome, answer)
+    raceRunInto(run, pending, bodyOutcome, answer as BodyAnswer<unknown>, answerFailed)
+    return undefined as R
+  }
   return awaitBody(run, pending, own, unlink, timeoutMs, answer)
 }
+
+/** What a detached answer does with an error thrown while making or delivering it. */
+const answerFailed = (run: RunState, error: unknown): void => run.sink!.failed(run.sinkIndex, error)
 
 /** The answer to a raced body's outcome (no replacement signal, no timeout). */
 const bodyOutcome = <R>(run: RunState, settled: Settled<unknown>, answer: BodyAnswer<R>): R =>

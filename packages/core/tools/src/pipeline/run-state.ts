@@ -2,7 +2,7 @@ import type { Context } from '@deepseek-ai/dsh-context'
 import type { CallId } from '@deepseek-ai/dsh-llm'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { RegistryState, ScopeToolsState } from '../registry/scope-state.ts'
-import type { ToolRunContext } from '../contract/scheduler-types.ts'
+import type { DispatchSink, ToolRunContext } from '../contract/scheduler-types.ts'
 import type { ToolBatchHooks } from '../contract/batch-types.ts'
 import type {
   FinalizeContext,
@@ -97,6 +97,10 @@ export class RunState implements ToolRunContext, CancellableRun {
   // --- the policy budget (call-signal.ts)
   budgetDeadline: number | undefined = undefined
   budgetPausedAt: number | undefined = undefined
+
+  // --- where a dispatch answers when its driver gave a sink (`dispatchTo`), and the call's index there
+  sink: DispatchSink | undefined = undefined
+  sinkIndex = 0
 
   // --- the body: started (a promise) and seen settling by the pipeline
   bodyPending: Promise<unknown> | undefined = undefined

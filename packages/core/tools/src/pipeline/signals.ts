@@ -104,6 +104,31 @@ export function raceRunThen<T, A, R>(
 }
 
 /**
+ * `raceRunThen` for a stage whose answer nobody awaits: `finish` delivers it (into a sink), so the
+ * race resolves no promise; an error `finish` throws goes to `failed` (also a module-level function).
+ */
+export function raceRunInto<T, A>(
+  run: RunState,
+  promise: Promise<T>,
+  finish: (run: RunState, outcome: Settled<T>, extra: A) => void,
+  extra: A,
+  failed: (run: RunState, error: unknown) => void,
+): void {
+  const race = new StageRace(run, true, IGNORE)
+  race.finish = finish as StageRace['finish']
+  race.extra = extra
+  race.failed = failed
+  promise.then(
+    (value) => race.settle({ kind: 'value', value }),
+    (error: unknown) => race.settle({ kind: 'error', error }),
+  )
+  if (run.cause !== undefined) race.abort()
+  else addRace(run, race)
+}
+
+const IGNORE = (): void => {}
+
+/**
  * The body's promise against the call's abort (with the grace, T38) and its `timeoutMs`: when the
  * time is up first, the call's signal aborts with a TimeoutError and this settles `aborted` with
  * `run.timedOutAfter` set. The race itself is the deadline, in the runtime's one deadline queue
@@ -152,6 +177,8 @@ export class StageRace implements Deadline {
   finish: ((run: RunState, outcome: Settled<unknown>, extra: unknown) => unknown) | undefined = undefined
   /** What `finish` is given besides the outcome (a module-level `finish` needs no closure per call). */
   extra: unknown = undefined
+  /** Where an error `finish` throws goes (`raceRunInto`); absent: the race's promise rejects with it. */
+  failed: ((run: RunState, error: unknown) => void) | undefined = undefined
   constructor(
     readonly run: RunState,
     readonly drain: Drain,
@@ -169,6 +196,7 @@ export class StageRace implements Deadline {
     try {
       answer = finish(this.run, outcome, this.extra)
     } catch (error) {
+      if (this.failed !== undefined) return this.failed(this.run, error)
       // the stage's promise rejects with it, as an `async` stage's would
       answer = Promise.reject(error)
     }
