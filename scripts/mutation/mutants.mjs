@@ -783,7 +783,7 @@ export const mutants = [
     id: 'input-getter-throw-raw',
     package: 'tools',
     file: `${TOOLS}/contract/check-input.ts`,
-    find: 'throw invalidArgument(`${where}: reading ${label()}.${FIELDS[at]} threw: ${describeThrown(error)}`)',
+    find: 'throw invalidArgument(`${where}: reading ${field} threw: ${describeThrown(error)}`)',
     replace: 'throw error',
     kind: 'bad input',
     description: 'an input whose getter throws rejects with the raw exception',
