@@ -53,9 +53,9 @@ export class RunState implements ToolRunContext, CancellableRun {
   deferredBytes = 0
   concludes = false
   /** When the last `tools/progress` of this call was emitted (performance.now()), for the rate limit. */
-  progressAt = Number.NEGATIVE_INFINITY
+  progressAt: number | undefined = undefined
   /** When the body last reported progress, emitted or not (performance.now()): an idle timeout's clock. */
-  reportedAt = Number.NEGATIVE_INFINITY
+  reportedAt: number | undefined = undefined
   /** The input's `nestedCallHooks`, handed to the body (a transport records its nested calls through them). */
   nestedCallHooks: ToolBatchHooks | undefined = undefined
   /** The input's `effects` (idempotency scope, body-start hook, T49 T50). */
