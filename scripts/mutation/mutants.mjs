@@ -650,7 +650,7 @@ export const mutants = [
     id: 'pipe-deadline-not-disarmed',
     package: 'tools',
     file: `${TOOLS}/pipeline/signals.ts`,
-    find: 'if (this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)',
+    find: 'if (!this.done && this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)',
     replace: 'void this.deadlineList',
     kind: 'T17 timeout',
     description: 'a body that settles first leaves its deadline armed',

@@ -141,7 +141,7 @@ export function raceBodyTimeout<T>(
   timeoutMs: number,
 ): Promise<Settled<T>> {
   return new Promise<Settled<T>>((resolve) => {
-    const race = new StageRace(run, true, resolve as (outcome: Settled<unknown>) => void)
+    const race = new TimedRace(run, true, resolve as (outcome: Settled<unknown>) => void)
     promise.then(
       (value) => race.settle({ kind: 'value', value }),
       (error: unknown) => race.settle({ kind: 'error', error }),
@@ -161,18 +161,13 @@ export function raceBodyTimeout<T>(
 
 const ABORTED = Object.freeze({ kind: 'aborted' as const })
 
-/** One stage waiting on its promise or the call's abort, whichever comes first (and, for a body, its timeout). */
-export class StageRace implements Deadline {
+/**
+ * One stage waiting on its promise or the call's abort, whichever comes first. A body with a
+ * timeout races it too (`TimedRace`): the fields of the deadline queue are only on such a race, so
+ * the race of every other stage is smaller (one per call) and its fields never hold a double.
+ */
+export class StageRace {
   done = false
-  /** The body's `timeoutMs`, when this race has one (`raceBodyTimeout`); 0 otherwise. */
-  timeoutMs = 0
-  /** When the body's timeout was armed, for a tool whose progress restarts it (T48). */
-  startedAt = 0
-  // its place in the deadline queue while its timeout is armed
-  deadlineAt = 0
-  deadlinePrev: Deadline | undefined = undefined
-  deadlineNext: Deadline | undefined = undefined
-  deadlineList: Deadline['deadlineList'] = undefined
   /** Turns the outcome into what the race resolves with (`raceRunThen`); absent: the outcome itself. */
   finish: ((run: RunState, outcome: Settled<unknown>, extra: unknown) => unknown) | undefined = undefined
   /** What `finish` is given besides the outcome (a module-level `finish` needs no closure per call). */
@@ -188,7 +183,6 @@ export class StageRace implements Deadline {
   settle(outcome: Settled<unknown>): void {
     if (this.done) return
     this.done = true
-    if (this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)
     removeRace(this.run, this)
     const { finish } = this
     if (finish === undefined) return this.resolve(outcome)
@@ -209,6 +203,24 @@ export class StageRace implements Deadline {
     const wait = drains ? graceFor(this.run) : undefined
     if (wait === undefined) this.settle(ABORTED)
     else void wait.then(() => this.settle(ABORTED))
+  }
+}
+
+/** A body's race against its `timeoutMs` as well (`raceBodyTimeout`): the race is the deadline. */
+class TimedRace extends StageRace implements Deadline {
+  /** The body's `timeoutMs`. */
+  timeoutMs = 0
+  /** When the body's timeout was armed, for a tool whose progress restarts it (T48). */
+  startedAt = 0
+  // its place in the deadline queue while its timeout is armed
+  deadlineAt = 0
+  deadlinePrev: Deadline | undefined = undefined
+  deadlineNext: Deadline | undefined = undefined
+  deadlineList: Deadline['deadlineList'] = undefined
+
+  override settle(outcome: Settled<unknown>): void {
+    if (!this.done && this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)
+    super.settle(outcome)
   }
 
   /** The body's timeout is up (T17), unless progress restarted it (T48): then it is armed again. */
