@@ -1,7 +1,11 @@
+import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import {
   abortRun,
   addRace,
+  linkCaller,
+  unlinkCaller,
   removeRace,
   type AbortableRace,
   type CancellableRun,
@@ -20,6 +24,8 @@ function bareRun(): CancellableRun {
     cause: undefined,
     callerReason: undefined,
     watch: undefined,
+    watchPrev: undefined,
+    watchNext: undefined,
     waiters: undefined,
     race: undefined,
     races: undefined,
@@ -75,7 +81,7 @@ describe('T38: every stage racing a call hears its abort, exactly once', () => {
 
 describe('T38: a raced body settles with its result, or the error of making it', () => {
   const racedRun = () =>
-    ({ ...bareRun(), watch: { runs: new Set(), attached: false } }) as unknown as RunState
+    ({ ...bareRun(), watch: { head: undefined, tail: undefined, attached: false } }) as unknown as RunState
 
   it("T38: raceRunThen resolves with what finish made of the body's value (given the race's extra), and the run holds no race afterwards", async () => {
     const run = racedRun()
@@ -125,7 +131,7 @@ describe('T38: a raced body settles with its result, or the error of making it',
 
 describe('T38: a raced body whose answer nobody awaits (raceRunInto) delivers it, or the error of making it', () => {
   const racedRun = () =>
-    ({ ...bareRun(), watch: { runs: new Set(), attached: false } }) as unknown as RunState
+    ({ ...bareRun(), watch: { head: undefined, tail: undefined, attached: false } }) as unknown as RunState
   /** A promise and its resolve (Node 20 has no `Promise.withResolvers`). */
   const deferred = <T>() => {
     let resolve!: (value: T) => void
@@ -180,5 +186,48 @@ describe('T38: a raced body whose answer nobody awaits (raceRunInto) delivers it
     )
     abortRun(run, 'deadline')
     expect(seen).toEqual(['aborted'])
+  })
+})
+
+describe('T38: the calls in flight on a caller signal (a list through the runs)', () => {
+  it('T38: an abort reaches exactly the calls still linked, oldest first; the listener is on the signal only while one is', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('link', 'unlink'), fc.nat({ max: 7 })), { maxLength: 40 }),
+        fc.boolean(),
+        (ops, abortAtEnd) => {
+          const caller = new AbortController()
+          const runs = Array.from({ length: 8 }, (_, i) => ({ ...bareRun(), callId: `r${i}` }))
+          // the model: the linked calls in the order they were linked
+          const linked: string[] = []
+          for (const [op, at] of ops) {
+            const run = runs[at]!
+            if (op === 'link') {
+              if (run.watch !== undefined) continue // a run follows its caller once
+              linkCaller(run, caller.signal)
+              linked.push(run.callId)
+            } else {
+              unlinkCaller(run)
+              const index = linked.indexOf(run.callId)
+              if (index >= 0) linked.splice(index, 1)
+            }
+            expect(getEventListeners(caller.signal, 'abort')).toHaveLength(linked.length > 0 ? 1 : 0)
+          }
+          if (!abortAtEnd) return
+          const order: string[] = []
+          for (const run of runs) {
+            const race: AbortableRace = { abort: () => order.push(run.callId) }
+            run.race = race
+          }
+          caller.abort()
+          expect(order).toEqual(linked)
+          for (const run of runs) {
+            expect(run.cause).toBe(linked.includes(run.callId) ? 'caller' : undefined)
+            expect([run.watch, run.watchPrev, run.watchNext]).toEqual([undefined, undefined, undefined])
+          }
+          expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0)
+        },
+      ),
+    )
   })
 })

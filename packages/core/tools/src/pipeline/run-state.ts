@@ -78,6 +78,8 @@ export class RunState implements ToolRunContext, CancellableRun {
   callerReason: unknown = undefined
   /** The caller's signal being followed (until the call is answered). */
   watch: CallerWatch | undefined = undefined
+  watchPrev: CancellableRun | undefined = undefined
+  watchNext: CancellableRun | undefined = undefined
   /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
   waiters: (() => void)[] | undefined = undefined
   /**
