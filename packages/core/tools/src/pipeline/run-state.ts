@@ -34,11 +34,8 @@ export type RunStage =
  * call on the hot path (no per-call getter or closure).
  */
 export class RunState implements ToolRunContext, CancellableRun {
-  readonly callId: CallId
-  readonly toolName: string
   /** Replaced (with `args`) when policy rewrites the arguments (T36, rewrite-arguments.ts). */
   call: ToolCallInfo
-  readonly scope: Context
   readonly state: ScopeToolsState
   readonly tool: RegisteredTool | undefined
   args: unknown
@@ -111,15 +108,26 @@ export class RunState implements ToolRunContext, CancellableRun {
   readonly #owner: RegistryState
 
   constructor(state: ScopeToolsState, call: ToolCallInfo, tool: RegisteredTool | undefined, args: unknown) {
-    this.callId = call.callId
-    this.toolName = call.toolName
     this.call = call
-    this.scope = state.ctx
     this.state = state
     this.tool = tool
     this.args = args
     this.finalizeContent = tool?.definition.finalizeContent
     this.#owner = state.registry
+  }
+
+  // Read from the call and the scope rather than copied: three fields fewer in the largest object a
+  // call makes (a rewrite replaces `call` with the same id and name).
+  get callId(): CallId {
+    return this.call.callId
+  }
+
+  get toolName(): string {
+    return this.call.toolName
+  }
+
+  get scope(): Context {
+    return this.state.ctx
   }
 
   /** The call's own signal (created on first read). */
