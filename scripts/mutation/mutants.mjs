@@ -2192,7 +2192,7 @@ export const mutants = [
   {
     id: 'split-backtick-not-collected',
     package: 'permissions',
-    file: `${PERMISSIONS}/shell/read-word.ts`,
+    file: `${PERMISSIONS}/shell/read-expansion.ts`,
     find: '    sc.script(inner, sc.depth + 1)',
     replace: '    void inner',
     kind: 'splitter',
@@ -2225,7 +2225,7 @@ export const mutants = [
   {
     id: 'split-nested-backtick-left-escaped',
     package: 'permissions',
-    file: `${PERMISSIONS}/shell/read-word.ts`,
+    file: `${PERMISSIONS}/shell/read-expansion.ts`,
     find: "      if (next === '$' || next === '`' || next === '\\\\' || (next === '\"' && context === 'dquote'))",
     replace: "      if (next === '$' || next === '\\\\' || (next === '\"' && context === 'dquote'))",
     kind: 'splitter',
@@ -2236,7 +2236,7 @@ export const mutants = [
   {
     id: 'split-dquote-substitution-literal',
     package: 'permissions',
-    file: `${PERMISSIONS}/shell/read-word.ts`,
+    file: `${PERMISSIONS}/shell/read-expansion.ts`,
     find: "  if (next === '(') {",
     replace: "  if (next === '(' && context !== 'dquote') {",
     kind: 'splitter',
@@ -2268,7 +2268,7 @@ export const mutants = [
   {
     id: 'split-ansi-c-hex-as-decimal',
     package: 'permissions',
-    file: `${PERMISSIONS}/shell/read-word.ts`,
+    file: `${PERMISSIONS}/shell/ansi-c.ts`,
     find: '        code = Number.parseInt(m[0], 16)',
     replace: '        code = Number.parseInt(m[0], 10)',
     kind: 'splitter',
@@ -2278,7 +2278,7 @@ export const mutants = [
   {
     id: 'split-ansi-c-nul-dropped',
     package: 'permissions',
-    file: `${PERMISSIONS}/shell/read-word.ts`,
+    file: `${PERMISSIONS}/shell/ansi-c.ts`,
     find: '      if (code === 0) ended = true',
     replace: '      if (code === 0) ended = false',
     kind: 'splitter',
@@ -2288,7 +2288,7 @@ export const mutants = [
   {
     id: 'split-ansi-c-inside-double-quotes',
     package: 'permissions',
-    file: `${PERMISSIONS}/shell/read-word.ts`,
+    file: `${PERMISSIONS}/shell/read-expansion.ts`,
     find: "  if (next === \"'\" && context === 'unquoted') return readAnsiC(sc, b)",
     replace: '  if (next === "\'") return readAnsiC(sc, b)',
     kind: 'splitter',
