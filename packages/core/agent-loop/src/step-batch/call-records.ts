@@ -47,6 +47,8 @@ export function createCallRecords(options: {
   readonly idempotencyScope: string | undefined
 }): CallRecords {
   const { session, turn, step, firstCallSeq, idempotencyScope } = options
+  /** `<scope>:`, joined once per step: each call's key (T49) is then one concatenation. */
+  const keyPrefix = idempotencyScope === undefined ? undefined : `${idempotencyScope}:`
   /** The gate of the last call whose record is pending. */
   let last: Promise<void> | undefined
   /** Why a record was refused: no later call of the step is recorded. */
@@ -107,7 +109,7 @@ export function createCallRecords(options: {
         mode: call.mode,
         repaired: fix?.kind === 'repaired' ? fix : undefined,
         replayArguments: fix?.kind === 'replay' ? fix.arguments : undefined,
-        idempotencyKey: idempotencyScope === undefined ? undefined : `${idempotencyScope}:${block.id}`,
+        idempotencyKey: keyPrefix === undefined ? undefined : keyPrefix + block.id,
       })
       const appended =
         messageSeq === undefined
