@@ -1460,6 +1460,27 @@ export const mutants = [
 
   // ---------------------------------------------------------------- session: snapshot and freeze
   {
+    id: 'snapshotter-keeps-last-walk',
+    package: 'llm',
+    file: `${LLM}/json/visited-containers.ts`,
+    find: 'this.count = 0',
+    replace: 'this.count = this.count',
+    kind: 'snapshot',
+    description:
+      'a reused snapshotter still knows the containers of its last walk and shares their old copies',
+    attacks: 'T14: a reused snapshotter walks each value afresh',
+  },
+  {
+    id: 'snapshotter-keeps-last-map',
+    package: 'llm',
+    file: `${LLM}/json/visited-containers.ts`,
+    find: 'this.map = undefined',
+    replace: 'this.map = this.map',
+    kind: 'snapshot',
+    description: 'after a walk of many containers, a reused snapshotter still looks them up in the old map',
+    attacks: 'T14: a reused snapshotter walks each value afresh',
+  },
+  {
     id: 'snap-nan-accepted',
     package: 'llm',
     file: `packages/llm/llm/src/json/snapshot-walker.ts`,
@@ -4458,6 +4479,7 @@ export const firstTests = {
   ],
   llm: [
     [/^json\/deep-freeze/, ['deep-freeze.test.ts', 'snapshot-frozen.test.ts']],
+    [/^json\/visited-containers/, ['json-snapshotter.test.ts', 'snapshot.test.ts']],
     [/^json\//, ['snapshot.test.ts', 'snapshot-frozen.test.ts']],
     [/^audio/, ['audio.test.ts', 'blocks.test.ts']],
     [/./, ['blocks.test.ts', 'scripted-model.test.ts']],
