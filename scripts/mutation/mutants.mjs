@@ -1460,6 +1460,17 @@ export const mutants = [
 
   // ---------------------------------------------------------------- session: snapshot and freeze
   {
+    id: 'text-content-any-array-marked',
+    package: 'llm',
+    file: `${LLM}/text-result-content.ts`,
+    find: "return typeof value === 'object' && value !== null && FrozenTextContent.has(value)",
+    replace: 'return Array.isArray(value) && Object.isFrozen(value)',
+    kind: 'fail open',
+    description:
+      'any frozen array passes for content textResultContent built, so a session keeps it by reference',
+    attacks: 'T58: only the arrays it built carry the mark',
+  },
+  {
     id: 'snapshotter-keeps-last-walk',
     package: 'llm',
     file: `${LLM}/json/visited-containers.ts`,
@@ -4480,6 +4491,7 @@ export const firstTests = {
   llm: [
     [/^json\/deep-freeze/, ['deep-freeze.test.ts', 'snapshot-frozen.test.ts']],
     [/^json\/visited-containers/, ['json-snapshotter.test.ts', 'snapshot.test.ts']],
+    [/^text-result-content/, ['text-result-content.test.ts']],
     [/^json\//, ['snapshot.test.ts', 'snapshot-frozen.test.ts']],
     [/^audio/, ['audio.test.ts', 'blocks.test.ts']],
     [/./, ['blocks.test.ts', 'scripted-model.test.ts']],

@@ -1,12 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createToolResultMessage, snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import { createToolResultMessage, snapshotJsonValue, textResultContent } from '@deepseek-ai/dsh-llm'
 import {
   createAsyncSession,
   createMemorySession,
   toolCallEventData,
   toolResultEventData,
   type SessionEvent,
+  type ToolResultEventData,
   type ToolResultEventFields,
 } from '@deepseek-ai/dsh-session'
 import { isProvenEventData } from '../src/tool-events/proven-data.ts'
@@ -273,6 +274,23 @@ describe('T58: nothing but the builders data is taken without the full check', (
     expect(second.createMemorySession().append('tool/result', ours).data).not.toBe(ours)
     expect(second.createMemorySession().append('tool/result', theirs).data).toBe(theirs)
     expect(createMemorySession().append('tool/result', theirs).data).toEqual(theirs)
+  })
+
+  it("T58: content dsh-llm's textResultContent built is kept by reference; a frozen look-alike, a proxy of it or another copy's is copied", async () => {
+    const built = textResultContent('{"sum":3}')
+    const resultContent = (data: ToolResultEventData): unknown => data.message.content[0]!.content
+    expect(resultContent(toolResultEventData({ ...fields, content: built }))).toBe(built)
+    const lookAlike = Object.freeze([Object.freeze({ type: 'text' as const, text: '{"sum":3}' })])
+    const copied = resultContent(toolResultEventData({ ...fields, content: lookAlike }))
+    expect(copied).not.toBe(lookAlike)
+    expect(copied).toEqual(built)
+    expect(thrown(() => toolResultEventData({ ...fields, content: new Proxy(built, {}) })).message).toMatch(
+      /fields\.content is a Proxy/,
+    )
+    const second = await loadSecondCopy()
+    const theirs = second.toolResultEventData({ ...fields, content: built })
+    expect(resultContent(theirs)).not.toBe(built)
+    expect(resultContent(theirs)).toEqual(built)
   })
 
   it('T58: the asynchronous session keeps built data by reference too', async () => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import type { JsonValue } from '@deepseek-ai/dsh-llm'
+import { textResultContent, type JsonValue } from '@deepseek-ai/dsh-llm'
 import type { ToolCallEventData, ToolResultEventFields } from '@deepseek-ai/dsh-session'
 
 // Fields for the tool event builders: every optional field present or absent, strings of any
@@ -25,7 +25,7 @@ export const resultFields: fc.Arbitrary<ToolResultEventFields> = fc.record(
     turn: number,
     step: number,
     callId: text.filter((t) => t !== ''),
-    content: fc.oneof(text, fc.array(block, { maxLength: 3 })),
+    content: fc.oneof(text, fc.array(block, { maxLength: 3 }), text.map(textResultContent)),
     isError: fc.boolean(),
     error: fc.record({ name: text, code: text }),
     meta: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>,
