@@ -128,6 +128,16 @@ describe('T58: a JSONL line is the JSON text of its event', () => {
     )
   })
 
+  it('T58: the time is written as JSON.stringify writes it, for the earliest and latest dates a clock can give', () => {
+    for (const ms of [-8.64e15, -1, 0, 8.64e15]) {
+      const session = createMemorySession({ clock: () => new Date(ms) })
+      for (const type of ['tool/call', 'tool/result', 'note "quoted"\n']) {
+        const event = session.append(type, { at: ms })
+        expect(formatEventLine(event)).toBe(`${JSON.stringify(event)}\n`)
+      }
+    }
+  })
+
   it('T58: meta, timings, error and rewritten arguments of a built result are written in the order the data holds them', () => {
     const meta: JsonValue = { a: [1, '\u2028', { b: null }], '"k"': -0 }
     const data = toolResultEventData({

@@ -22,11 +22,18 @@ export function formatHeaderLine(createdAt: string): string {
  * (`provenDataJson`), any other data by `JSON.stringify`.
  */
 export function formatEventLine(event: SessionEvent): string {
-  let text = `{"seq":${event.seq},"type":${JSON.stringify(event.type)},"time":${JSON.stringify(event.time)}`
+  // The time is `toISOString`'s text (digits, "-", ":", ".", "T", "Z", a year's sign): nothing to escape.
+  let text = `{"seq":${event.seq},"type":${quotedType(event.type)},"time":"${event.time}"`
   if (event.surfaceOp !== undefined) text += `,"surfaceOp":"${event.surfaceOp}"`
   if (event.sourceEventSeqs !== undefined) text += `,"sourceEventSeqs":[${event.sourceEventSeqs.join(',')}]`
   const data = event.data
   return `${text},"data":${provenDataJson(data) ?? JSON.stringify(data)}}\n`
+}
+
+/** The two types a step writes most, quoted once. */
+function quotedType(type: string): string {
+  if (type === 'tool/call') return '"tool/call"'
+  return type === 'tool/result' ? '"tool/result"' : JSON.stringify(type)
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
