@@ -1,17 +1,18 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createToolResultMessage, snapshotJsonValue, type JsonValue } from '@deepseek-ai/dsh-llm'
+import { createToolResultMessage, snapshotJsonValue, textResultContent } from '@deepseek-ai/dsh-llm'
 import {
   createAsyncSession,
   createMemorySession,
   toolCallEventData,
   toolResultEventData,
   type SessionEvent,
-  type ToolCallEventData,
+  type ToolResultEventData,
   type ToolResultEventFields,
 } from '@deepseek-ai/dsh-session'
 import { isProvenEventData } from '../src/tool-events/proven-data.ts'
 import { loadSecondCopy } from './support/second-copy.ts'
+import { callFields, resultFields } from './support/tool-event-arbitraries.ts'
 import { thrown } from './support/thrown.ts'
 
 /** What the agent loop appended before T58: the data it built, walked and copied by `append`. */
@@ -27,49 +28,6 @@ function genericResultData(fields: ToolResultEventFields): Record<string, unknow
     ...(rewrittenArguments === undefined ? {} : { rewrittenArguments }),
   }
 }
-
-const text = fc.string({ maxLength: 12 })
-const number = fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(-0))
-const block = fc.oneof(
-  fc.record({ type: fc.constant('text' as const), text }),
-  fc.record({ type: fc.constant('image' as const), mediaType: text.filter((t) => t !== ''), data: text }),
-  fc.record({ type: fc.constant('image' as const), mediaType: text.filter((t) => t !== ''), url: text }),
-  fc.record({
-    type: fc.constant('audio' as const),
-    mediaType: fc.constantFrom('audio/wav', 'audio/mpeg', 'audio/ogg; codecs=opus'),
-    data: fc.uint8Array({ minLength: 1, maxLength: 9 }).map((bytes) => Buffer.from(bytes).toString('base64')),
-  }),
-)
-const resultFields: fc.Arbitrary<ToolResultEventFields> = fc.record(
-  {
-    turn: number,
-    step: number,
-    callId: text.filter((t) => t !== ''),
-    content: fc.oneof(text, fc.array(block, { maxLength: 3 })),
-    isError: fc.boolean(),
-    error: fc.record({ name: text, code: text }),
-    meta: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>,
-    timings: fc.record({ queueMs: number, runMs: number, commitMs: number }),
-    rewrittenArguments: text,
-  },
-  { requiredKeys: ['turn', 'step', 'callId', 'content', 'isError'] },
-)
-const callFields: fc.Arbitrary<ToolCallEventData> = fc.record(
-  {
-    turn: number,
-    step: number,
-    callId: text,
-    modelCallId: text,
-    name: text,
-    arguments: text,
-    parentCallId: text,
-    mode: fc.constantFrom('parallel' as const, 'exclusive' as const),
-    repaired: fc.record({ name: text, arguments: text, by: text }),
-    replayArguments: text,
-    idempotencyKey: text,
-  },
-  { requiredKeys: ['turn', 'step', 'callId', 'name', 'arguments'] },
-)
 
 /** The data as `append` stores it from the generic path (copied) and from the builder (kept). */
 function bothWays(type: string, generic: unknown, built: unknown): [SessionEvent, SessionEvent] {
@@ -316,6 +274,23 @@ describe('T58: nothing but the builders data is taken without the full check', (
     expect(second.createMemorySession().append('tool/result', ours).data).not.toBe(ours)
     expect(second.createMemorySession().append('tool/result', theirs).data).toBe(theirs)
     expect(createMemorySession().append('tool/result', theirs).data).toEqual(theirs)
+  })
+
+  it("T58: content dsh-llm's textResultContent built is kept by reference; a frozen look-alike, a proxy of it or another copy's is copied", async () => {
+    const built = textResultContent('{"sum":3}')
+    const resultContent = (data: ToolResultEventData): unknown => data.message.content[0]!.content
+    expect(resultContent(toolResultEventData({ ...fields, content: built }))).toBe(built)
+    const lookAlike = Object.freeze([Object.freeze({ type: 'text' as const, text: '{"sum":3}' })])
+    const copied = resultContent(toolResultEventData({ ...fields, content: lookAlike }))
+    expect(copied).not.toBe(lookAlike)
+    expect(copied).toEqual(built)
+    expect(thrown(() => toolResultEventData({ ...fields, content: new Proxy(built, {}) })).message).toMatch(
+      /fields\.content is a Proxy/,
+    )
+    const second = await loadSecondCopy()
+    const theirs = second.toolResultEventData({ ...fields, content: built })
+    expect(resultContent(theirs)).not.toBe(built)
+    expect(resultContent(theirs)).toEqual(built)
   })
 
   it('T58: the asynchronous session keeps built data by reference too', async () => {

@@ -2,6 +2,7 @@ import {
   createScriptedModel,
   createToolResultMessage,
   textBlock,
+  textResultContent,
   toolCallBlock,
   toolCallsOf,
   userMessage,
@@ -27,8 +28,12 @@ console.log(first.finishReason) // tool-calls
 const [call] = toolCallsOf(first.message)
 console.log(call?.arguments) // {"path":"a.txt"}
 
-// The tool's answer goes back as a tool message paired by call id.
-const answer = createToolResultMessage({ callId: call!.id, content: 'hello', isError: false })
+// The tool's answer goes back as a tool message paired by call id (its content here built frozen).
+const answer = createToolResultMessage({
+  callId: call!.id,
+  content: textResultContent('hello'),
+  isError: false,
+})
 const second = await model.step({
   messages: [userMessage('What is in a.txt?'), first.message, answer],
   tools,

@@ -53,3 +53,4 @@ export type { JsonSnapshotter, JsonSnapshotterOptions } from './json/create-json
 export { deepFreeze } from './json/deep-freeze.ts'
 export { describeThrown } from './json/describe-thrown.ts'
 export { audioProblem, audioStandIn, base64ByteLength } from './audio.ts'
+export { isTextResultContent, textResultContent } from './text-result-content.ts'

@@ -34,9 +34,13 @@ interface SessionIds {
 
 const indexes = new WeakMap<object, SessionIds>()
 
-function take(ids: { readonly used: Set<string>; readonly parents: Set<string> }, callId: string): void {
+/** Adds `callId` (whose parent, if it is a nested id, is `parent`) to `ids`. */
+function take(
+  ids: { readonly used: Set<string>; readonly parents: Set<string> },
+  callId: string,
+  parent: string | undefined,
+): void {
   ids.used.add(callId)
-  const parent = nestedCallParent(callId)
   if (parent !== undefined) ids.parents.add(parent)
 }
 
@@ -45,7 +49,7 @@ function sessionIds(session: AnySession): SessionIds {
   if (ids === undefined) indexes.set(session, (ids = { seen: 0, used: new Set(), parents: new Set() }))
   for (const event of session.read({ afterSeq: ids.seen, types: ['tool/call'] })) {
     const callId = (event.data as { callId?: unknown } | null)?.callId
-    if (typeof callId === 'string') take(ids, callId)
+    if (typeof callId === 'string') take(ids, callId, nestedCallParent(callId))
     ids.seen = event.seq
   }
   return ids
@@ -68,17 +72,17 @@ export function createCallIdAllocator(session: AnySession): CallIdAllocator {
   /** This step's ids (recorded or not yet) and the parents they are nested ids of. */
   const step = { used: new Set<string>(), parents: new Set<string>() }
 
-  const free = (callId: string): boolean => {
+  /** Whether `callId` (of nested parent `parent`) may be recorded in this step. */
+  const free = (callId: string, parent: string | undefined): boolean => {
     if (known.used.has(callId) || step.used.has(callId)) return false
     // an earlier call's id is a nested id of this one: this call's nested calls would repeat it
     if (known.parents.has(callId) || step.parents.has(callId)) return false
     // a nested id of a call of this step: that call's program may make exactly this call
-    const parent = nestedCallParent(callId)
     return parent === undefined || !step.used.has(parent)
   }
 
-  const as = (block: ToolCallBlock, callId: string): RecordedCallBlock => {
-    take(step, callId)
+  const as = (block: ToolCallBlock, callId: string, parent: string | undefined): RecordedCallBlock => {
+    take(step, callId, parent)
     if (callId === block.id) return block
     return {
       type: 'tool-call',
@@ -89,13 +93,19 @@ export function createCallIdAllocator(session: AnySession): CallIdAllocator {
     }
   }
 
+  /** `callId` if free, else `<callId>#<n>` for the smallest n ≥ 2 that is (one parent lookup per try). */
+  const assign = (block: ToolCallBlock): RecordedCallBlock => {
+    const parent = nestedCallParent(block.id)
+    if (free(block.id, parent)) return as(block, block.id, parent)
+    for (let n = 2; ; n++) {
+      const callId = `${block.id}#${n}`
+      const renamedParent = nestedCallParent(callId)
+      if (free(callId, renamedParent)) return as(block, callId, renamedParent)
+    }
+  }
+
   return {
-    assign(block) {
-      if (free(block.id)) return as(block, block.id)
-      let n = 2
-      while (!free(`${block.id}#${n}`)) n++
-      return as(block, `${block.id}#${n}`)
-    },
-    recorded: (block, callId) => as(block, callId),
+    assign,
+    recorded: (block, callId) => as(block, callId, nestedCallParent(callId)),
   }
 }

@@ -1,5 +1,5 @@
 import type { SessionEvent, ToolCallEventData } from '@deepseek-ai/dsh-session'
-import { readToolCall, resultCallId } from './session-records.ts'
+import { checkedToolCallData, readToolCall, resultCallId } from './session-records.ts'
 
 export interface UnansweredCall extends ToolCallEventData {
   /** Seq of the `tool/call` event. */
@@ -8,14 +8,18 @@ export interface UnansweredCall extends ToolCallEventData {
 
 /** Every `tool/call` without a `tool/result` for its callId, in log order. */
 export function findUnansweredCalls(events: readonly SessionEvent[]): UnansweredCall[] {
-  const open = new Map<string, UnansweredCall>()
+  // callId → its first tool/call; each call is checked on the way, and only the unanswered ones
+  // (usually none: a new turn scans the whole log) are read into records
+  const open = new Map<string, SessionEvent>()
   for (const event of events) {
     if (event.type === 'tool/call') {
-      const call = readToolCall(event)
-      if (!open.has(call.callId)) open.set(call.callId, { ...call, seq: event.seq })
+      const callId = checkedToolCallData(event).callId as string
+      if (!open.has(callId)) open.set(callId, event)
     } else if (event.type === 'tool/result') {
       open.delete(resultCallId(event))
     }
   }
-  return [...open.values()]
+  const unanswered: UnansweredCall[] = []
+  for (const event of open.values()) unanswered.push({ ...readToolCall(event), seq: event.seq })
+  return unanswered
 }

@@ -1,7 +1,7 @@
 import { toolCallsOf, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { SessionEvent } from '@deepseek-ai/dsh-session'
 import type { TurnRecord } from './read-last-turn.ts'
-import { readToolCall } from './session-records.ts'
+import { checkedToolCallData } from './session-records.ts'
 
 /**
  * The tool calls of the last turn's last assistant message that were never recorded as `tool/call`
@@ -19,9 +19,10 @@ export function findUnrecordedCalls(
   const recorded = new Set<string>()
   for (const event of events) {
     if (event.type !== 'tool/call') continue
-    const call = readToolCall(event)
-    if (call.turn === last.turn && call.step === last.steps && call.parentCallId === undefined)
-      recorded.add(call.modelCallId ?? call.callId)
+    // checked as readToolCall checks it, without a copy of each call of the log
+    const call = checkedToolCallData(event)
+    if (call.turn === last.turn && call.step === last.steps && typeof call.parentCallId !== 'string')
+      recorded.add(typeof call.modelCallId === 'string' ? call.modelCallId : (call.callId as string))
   }
   return toolCallsOf(last.lastAssistant).filter((block) => !recorded.has(block.id))
 }

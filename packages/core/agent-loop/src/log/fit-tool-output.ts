@@ -64,7 +64,8 @@ export function fitToolOutputs(
   const out: HistoryItem[] = []
   for (const item of items) {
     const { message } = item
-    if (message.role === 'assistant') {
+    // the tool names only `toModelContent` is told: no map of every call in the history without it
+    if (message.role === 'assistant' && toModelContent !== undefined) {
       for (const block of message.content)
         if (block.type === 'tool-call') (names ??= new Map()).set(block.id, (block as ToolCallBlock).name)
     }

@@ -85,12 +85,30 @@ export function readAssistantMessage(event: SessionEvent): AssistantMessageEvent
   }
 }
 
-export function readToolCall(event: SessionEvent): ToolCallEventData {
-  const data = record(event)
-  for (const key of ['callId', 'name', 'arguments'] as const) {
+const CALL_STRINGS = ['callId', 'name', 'arguments'] as const
+
+function checkCallStrings(event: SessionEvent, data: Record<string, unknown>): void {
+  for (const key of CALL_STRINGS) {
     if (typeof data[key] !== 'string')
       throw invalidSession(event, `data.${key} must be a string, got ${describeValue(data[key])}`)
   }
+}
+
+/**
+ * The data of a `tool/call` event, checked as `readToolCall` checks it (the same problems, named the
+ * same way) but not copied: for scans of a whole log that keep a field or two of each call.
+ */
+export function checkedToolCallData(event: SessionEvent): Readonly<Record<string, unknown>> {
+  const data = record(event)
+  checkCallStrings(event, data)
+  count(event, data, 'turn')
+  count(event, data, 'step')
+  return data
+}
+
+export function readToolCall(event: SessionEvent): ToolCallEventData {
+  const data = record(event)
+  checkCallStrings(event, data)
   const call: ToolCallEventData = {
     turn: count(event, data, 'turn'),
     step: count(event, data, 'step'),

@@ -1,5 +1,9 @@
-import type { AnySession } from '@deepseek-ai/dsh-session'
-import { appendToolCall } from '../log/append-tool-call.ts'
+import {
+  appendOptionsCiting,
+  toolCallEventData,
+  type AnySession,
+  type AppendOptions,
+} from '@deepseek-ai/dsh-session'
 import { isPromiseLike } from '../base/maybe-async.ts'
 import type { StepCall } from './step-calls.ts'
 
@@ -43,10 +47,18 @@ export function createCallRecords(options: {
   readonly idempotencyScope: string | undefined
 }): CallRecords {
   const { session, turn, step, firstCallSeq, idempotencyScope } = options
+  /** `<scope>:`, joined once per step: each call's key (T49) is then one concatenation. */
+  const keyPrefix = idempotencyScope === undefined ? undefined : `${idempotencyScope}:`
   /** The gate of the last call whose record is pending. */
   let last: Promise<void> | undefined
   /** Why a record was refused: no later call of the step is recorded. */
   let refused: { readonly error: unknown } | undefined
+  /** The append options citing the step's message (frozen, so one object serves every call). */
+  let cited: { readonly seq: number; readonly options: AppendOptions } | undefined
+  const citing = (messageSeq: number): AppendOptions => {
+    if (cited?.seq !== messageSeq) cited = { seq: messageSeq, options: appendOptionsCiting(messageSeq) }
+    return cited.options
+  }
 
   /** `own` and every earlier pending append of the step, handled, as the step's new `last`. */
   const chain = (own: Promise<unknown>): Promise<void> => {
@@ -83,25 +95,34 @@ export function createCallRecords(options: {
         return
       }
       const { block } = call
-      // one literal per call (absent fields undefined), no spread of temporary objects
-      const callSeq = appendToolCall({
-        session,
+      const { fix } = block
+      // One literal per call, the fields the session builds the event data from (absent ones
+      // undefined): no options object of `appendToolCall` in between. The citing options are the
+      // step's one object (every call cites the same message).
+      const data = toolCallEventData({
         turn,
         step,
-        block,
-        modelCallId: block.modelCallId,
-        fix: block.fix,
-        messageSeq,
+        callId: block.id,
+        modelCallId: block.modelCallId === block.id ? undefined : block.modelCallId,
+        name: block.name,
+        arguments: block.arguments,
         mode: call.mode,
-        idempotencyKey: idempotencyScope === undefined ? undefined : `${idempotencyScope}:${block.id}`,
+        repaired: fix?.kind === 'repaired' ? fix : undefined,
+        replayArguments: fix?.kind === 'replay' ? fix.arguments : undefined,
+        idempotencyKey: keyPrefix === undefined ? undefined : keyPrefix + block.id,
       })
-      if (!isPromiseLike(callSeq)) {
-        call.callSeq = callSeq
+      const appended =
+        messageSeq === undefined
+          ? session.append('tool/call', data)
+          : session.append('tool/call', data, citing(messageSeq))
+      if (!isPromiseLike(appended)) {
+        call.callSeq = appended.seq
         return
       }
       gate(
         call,
-        callSeq.then((recorded) => void (call.callSeq = recorded)),
+        // a session's own thenable is taken as a promise, as `andThen` does
+        Promise.resolve(appended).then((recorded) => void (call.callSeq = recorded.seq)),
       )
     },
     follow: (append) => chain(append),

@@ -118,20 +118,27 @@ export function openStepBatch(options: {
     hooks: stepBatchHooks({ calls, ledger, progress, nested, pause, logLate }),
   })
 
+  const nestedCallHooks = nested.hooks
   const enqueue = (block: RecordedCallBlock, fix: CallFix | undefined): void => {
     const index = list.length
     calls.add(fix === undefined ? block : { ...block, fix })
     const ran = fix?.kind === 'repaired' ? fix : block
-    batch.add({
-      callId: block.id,
-      name: ran.name,
-      arguments: ran.arguments,
-      turn,
-      step,
-      ...(approvals === undefined ? {} : { approval: approvals.forCall(block, index) }),
-      nestedCallHooks: nested.hooks,
-      effects,
-    })
+    // A literal per case, no spread: a conditional spread cost a runtime copy per call and gave the
+    // scheduler's reads of the input more than one shape to handle.
+    batch.add(
+      approvals === undefined
+        ? { callId: block.id, name: ran.name, arguments: ran.arguments, turn, step, nestedCallHooks, effects }
+        : {
+            callId: block.id,
+            name: ran.name,
+            arguments: ran.arguments,
+            turn,
+            step,
+            approval: approvals.forCall(block, index),
+            nestedCallHooks,
+            effects,
+          },
+    )
   }
   const intake = createCallIntake({
     session,

@@ -25,6 +25,9 @@ export function stepBatchHooks(options: {
 }): ToolBatchHooks {
   const { calls, ledger, progress, nested, pause, logLate } = options
   const { list } = calls
+  // A step that reads no clock reports nothing when a call is queued, starts, settles or ends: the
+  // batch is given no hook for the first and last of those, and the others do the ledger's part only.
+  const { timed } = progress
   /** A call's end is reported once its `tool/result` is durable (T61: the next commit need not wait). */
   const ended = (index: number, result: ToolExecutionResult): void => {
     const durable = ledger.resultDurable(index)
@@ -32,21 +35,22 @@ export function stepBatchHooks(options: {
     // a refused result fails the step at its end (the ledger's refusal), not here
     durable.then(() => progress.committed(index, result), noop)
   }
-  const recordResult = (index: number, result: ToolExecutionResult): void | Promise<void> => {
-    const appended = ledger.recordResult(index, result)
-    if (appended === undefined) return ended(index, result)
-    return appended.then(() => ended(index, result))
-  }
-  // A step that reads no clock has nothing to do when a call is queued or settles: the batch is
-  // given no hook for those moments, so it calls none.
-  const { timed } = progress
+  const recordResult = timed
+    ? (index: number, result: ToolExecutionResult): void | Promise<void> => {
+        const appended = ledger.recordResult(index, result)
+        if (appended === undefined) return ended(index, result)
+        return appended.then(() => ended(index, result))
+      }
+    : (index: number, result: ToolExecutionResult): void | Promise<void> => ledger.recordResult(index, result)
   return {
     ...(timed ? { onQueued: (index: number) => progress.queued(index) } : {}),
-    onStart: (index, _input, mode) => {
-      ledger.recordCall(index, mode)
-      progress.started(index, mode)
-    },
-    onDispatch: (index) => ledger.durable(index),
+    onStart: timed
+      ? (index, _input, mode) => {
+          ledger.recordCall(index, mode)
+          progress.started(index, mode)
+        }
+      : (index, _input, mode) => ledger.recordCall(index, mode),
+    onDispatch: ledger.durable,
     ...(timed ? { onSettled: (index: number) => progress.settled(index) } : {}),
     onSuspend: (index, _input, reason) => pause.suspend(index, reason),
     // after the call's nested calls (a run_code program's) have their results

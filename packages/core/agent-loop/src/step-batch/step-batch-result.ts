@@ -40,11 +40,15 @@ export function stepBatchResult(options: {
     return { results: [...outcome.results], concludesTurn: false, eager, paused: options.paused! }
   const { results } = outcome
   let concludesTurn = false
-  results.forEach((result, index) => {
+  const { list } = calls
+  for (let index = 0; index < results.length; index++) {
+    const result = results[index]!
     if (!result.isError && result.concludesTurn === true) concludesTurn = true
-    const { block } = calls.list[index]!
-    for (const text of result.additionalContexts ?? [])
-      acceptContext(text, { callId: block.id, toolName: block.name })
-  })
+    // most results defer no context: no empty array per call to iterate
+    const contexts = result.additionalContexts
+    if (contexts === undefined) continue
+    const { block } = list[index]!
+    for (const text of contexts) acceptContext(text, { callId: block.id, toolName: block.name })
+  }
   return { results: [...results], concludesTurn, eager }
 }

@@ -2,6 +2,7 @@ import { describeValue } from '@deepseek-ai/dsh-llm'
 import { deepFreeze } from '@deepseek-ai/dsh-llm'
 import { SessionError } from '../errors.ts'
 import { sessionEventProblem } from '../session-event-problem.ts'
+import { provenDataJson } from '../tool-events/proven-data-json.ts'
 import type { SessionEvent } from '../types.ts'
 
 export const FORMAT_NAME = 'dsh-session'
@@ -13,9 +14,26 @@ export function formatHeaderLine(createdAt: string): string {
   return `${JSON.stringify({ format: FORMAT_NAME, version: FORMAT_VERSION, createdAt })}\n`
 }
 
-/** One event as one line, newline included. `JSON.stringify` escapes every newline inside strings. */
+/**
+ * One event `append` built as one line, newline included: its `JSON.stringify` text (which escapes
+ * every newline inside strings). The envelope's fields are written in `buildEvent`'s order from
+ * what it checked (an integer seq, the type and time strings, a `surfaceOp`, a list of integer
+ * seqs); tool event data the session built itself is written from its known shape
+ * (`provenDataJson`), any other data by `JSON.stringify`.
+ */
 export function formatEventLine(event: SessionEvent): string {
-  return `${JSON.stringify(event)}\n`
+  // The time is `toISOString`'s text (digits, "-", ":", ".", "T", "Z", a year's sign): nothing to escape.
+  let text = `{"seq":${event.seq},"type":${quotedType(event.type)},"time":"${event.time}"`
+  if (event.surfaceOp !== undefined) text += `,"surfaceOp":"${event.surfaceOp}"`
+  if (event.sourceEventSeqs !== undefined) text += `,"sourceEventSeqs":[${event.sourceEventSeqs.join(',')}]`
+  const data = event.data
+  return `${text},"data":${provenDataJson(data) ?? JSON.stringify(data)}}\n`
+}
+
+/** The two types a step writes most, quoted once. */
+function quotedType(type: string): string {
+  if (type === 'tool/call') return '"tool/call"'
+  return type === 'tool/result' ? '"tool/result"' : JSON.stringify(type)
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true })

@@ -63,17 +63,17 @@ export function createLineWriter(options: LineWriterOptions): LineWriter {
   }
 
   /** Throws unless this writer may write now: nothing stopped it, and the file is still its own. */
-  const checkBeforeWrite = (where: string): void => {
-    if (stopped !== undefined) throw stoppedError(where, path, stopped)
+  const checkBeforeWrite = (writer: Writer): void => {
+    if (stopped !== undefined) throw stoppedError(whereOf(writer), path, stopped)
     const why = lock.stillHeld() ?? changedUnderneath()
     if (why !== undefined) {
       const reason: Stopped = { kind: 'lost', why }
-      throw stop(reason, stoppedError(where, path, reason))
+      throw stop(reason, stoppedError(whereOf(writer), path, reason))
     }
   }
 
   /** Writes `bytes` at the end and fsyncs when asked; `lost` says what a failure leaves behind. */
-  const write = (where: string, bytes: Uint8Array, lost: string | undefined): void => {
+  const write = (writer: Writer, bytes: Uint8Array, lost: string | undefined): void => {
     try {
       writeFully(fs, fd, bytes, size)
     } catch (error) {
@@ -82,7 +82,7 @@ export function createLineWriter(options: LineWriterOptions): LineWriter {
         throw stop(
           { kind: 'unusable', cause: cutBack ?? error },
           ioError(
-            where,
+            whereOf(writer),
             cutBack === undefined
               ? `cannot write to "${path}"; ${lost}: no more appends, reopen it`
               : `cannot write to "${path}", nor cut the partial line back; no more appends, reopen it`,
@@ -90,7 +90,7 @@ export function createLineWriter(options: LineWriterOptions): LineWriter {
           ),
         )
       }
-      throw ioError(where, `cannot write to "${path}"; nothing was appended`, error)
+      throw ioError(whereOf(writer), `cannot write to "${path}"; nothing was appended`, error)
     }
     if (fsync) {
       try {
@@ -100,7 +100,7 @@ export function createLineWriter(options: LineWriterOptions): LineWriter {
         throw stop(
           { kind: 'unusable', cause: error },
           ioError(
-            where,
+            whereOf(writer),
             `cannot fsync "${path}"; ${lost ?? 'the event was not appended'}, and after a failed fsync the file's contents on disk are uncertain: no more appends, reopen it`,
             error,
           ),
@@ -111,20 +111,19 @@ export function createLineWriter(options: LineWriterOptions): LineWriter {
   }
 
   const persist = (event: SessionEvent): void => {
-    const where = `append(${JSON.stringify(event.type)}, data)`
     if (grouped) {
-      if (stopped !== undefined) throw stoppedError(where, path, stopped)
+      if (stopped !== undefined) throw stoppedError(whereOf(event), path, stopped)
       held.push(event)
       return
     }
-    checkBeforeWrite(where)
-    write(where, Buffer.from(formatEventLine(event), 'utf8'), undefined)
+    // The message prefix is built only for an error: it costs as much as a short line's checks.
+    checkBeforeWrite(event)
+    write(event, Buffer.from(formatEventLine(event), 'utf8'), undefined)
   }
 
   const commit = (): void => {
     if (held.length === 0) return
-    const where = 'commit()'
-    checkBeforeWrite(where)
+    checkBeforeWrite(COMMIT)
     const events = held
     let text = ''
     for (const event of events) text += formatEventLine(event)
@@ -134,7 +133,7 @@ export function createLineWriter(options: LineWriterOptions): LineWriter {
       first === last
         ? `event ${first} is in this session's memory and not in the file`
         : `events ${first}–${last} are in this session's memory and not in the file`
-    write(where, Buffer.from(text, 'utf8'), lost)
+    write(COMMIT, Buffer.from(text, 'utf8'), lost)
     held = []
   }
 
@@ -181,6 +180,16 @@ export function createLineWriter(options: LineWriterOptions): LineWriter {
   }
 
   return { persist, commit, uncommitted: () => held.length, release }
+}
+
+/** Who writes: the append of one event, or a commit. Errors name it (`whereOf`). */
+type Writer = SessionEvent | typeof COMMIT
+
+const COMMIT = 'commit()'
+
+/** How error messages name a writer: `append("tool/call", data)` or `commit()`. */
+function whereOf(writer: Writer): string {
+  return writer === COMMIT ? COMMIT : `append(${JSON.stringify(writer.type)}, data)`
 }
 
 function stoppedError(where: string, path: string, stopped: Stopped): SessionError {

@@ -1,5 +1,5 @@
 import { types } from 'node:util'
-import { audioProblem, type ToolResultContent } from '@deepseek-ai/dsh-llm'
+import { audioProblem, isTextResultContent, type ToolResultContent } from '@deepseek-ai/dsh-llm'
 import { checkRecord, checkString, invalid, readFailed, type FieldReader } from './read-fields.ts'
 
 const EMPTY: readonly ToolResultContent[] = Object.freeze([])
@@ -9,13 +9,17 @@ const EMPTY: readonly ToolResultContent[] = Object.freeze([])
  * text blocks keep `type` and `text`, image blocks `type`, `mediaType` and `data` or `url`, audio
  * blocks `type`, `mediaType` and `data`, checked as `createToolResultMessage` checks them), built
  * from fresh objects and frozen: nothing of the caller's blocks but their checked strings is kept.
- * Each element and field is read once.
+ * Each element and field is read once. Content `textResultContent` built is kept by reference: it
+ * is that copy already, and nothing can change it.
  */
 export function copyResultContent(
   reader: FieldReader,
   value: unknown,
   at: string,
 ): readonly ToolResultContent[] {
+  // Built and frozen by `textResultContent` of this dsh-llm copy (what the tools pipeline makes of a
+  // body's value): the copy below would be equal to it, so it is kept as it is (T58).
+  if (isTextResultContent(value)) return value
   if (typeof value === 'string') return Object.freeze([Object.freeze({ type: 'text', text: value })])
   if (!Array.isArray(value)) {
     throw invalid(reader, `${at} must be a string or an array of text, image or audio blocks`)

@@ -19,21 +19,42 @@ export class Stamp {
   }
 }
 
-class Proven extends Stamp {
-  #proven = true
+/** Which builder made proven data: its shape, for the JSONL line writer (`format-proven-data.ts`). */
+export type ProvenKind = 'tool/call' | 'tool/result'
+
+// One mark per builder: the kind is told by which private field the data carries, as unforgeable
+// as the mark itself.
+class ProvenCall extends Stamp {
+  #call = true
 
   static has(value: object): boolean {
-    return #proven in value
+    return #call in value
   }
 }
 
-/** Marks `data` (a plain object this module built, not yet frozen) as proven, then freezes it. */
-export function freezeProven<T extends object>(data: T): T {
-  new Proven(data)
+class ProvenResult extends Stamp {
+  #result = true
+
+  static has(value: object): boolean {
+    return #result in value
+  }
+}
+
+/** Marks `data` (a plain object this module built, not yet frozen) as proven data of `kind`, then freezes it. */
+export function freezeProven<T extends object>(data: T, kind: ProvenKind): T {
+  if (kind === 'tool/call') new ProvenCall(data)
+  else new ProvenResult(data)
   return Object.freeze(data)
 }
 
 /** True only for data a tool event builder of this module copy returned. */
 export function isProvenEventData(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && Proven.has(value)
+  return provenKind(value) !== undefined
+}
+
+/** Which tool event builder of this module copy made `value`; `undefined` for any other value. */
+export function provenKind(value: unknown): ProvenKind | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  if (ProvenResult.has(value)) return 'tool/result'
+  return ProvenCall.has(value) ? 'tool/call' : undefined
 }

@@ -89,7 +89,7 @@ export function toolCallEventData(fields: ToolCallEventFields): ToolCallEventDat
     data.replayArguments = checkString(READER, replayArguments, 'fields.replayArguments')
   }
   if (key !== undefined) data.idempotencyKey = checkString(READER, key, 'fields.idempotencyKey')
-  return freezeProven(data) as unknown as ToolCallEventData
+  return freezeProven(data, 'tool/call') as unknown as ToolCallEventData
 }
 
 function copyRepair(value: unknown): { name: string; arguments: string; by: string } {

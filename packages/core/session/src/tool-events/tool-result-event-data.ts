@@ -107,7 +107,7 @@ export function toolResultEventData(fields: ToolResultEventFields): ToolResultEv
   if (rewrittenArguments !== undefined) {
     data.rewrittenArguments = checkString(READER, rewrittenArguments, 'fields.rewrittenArguments')
   }
-  return freezeProven(data) as unknown as ToolResultEventData
+  return freezeProven(data, 'tool/result') as unknown as ToolResultEventData
 }
 
 function copyErrorInfo(value: unknown): { name: string; code: string } {

@@ -99,7 +99,8 @@ export class SnapshotWalker {
   }
 
   private reset(): void {
-    this.stack.length = 0
+    // Only the frame walk uses the stack; setting an empty array's length would still cost a call.
+    if (this.stack.length !== 0) this.stack.length = 0
     this.visited.clear()
     this.sharedExpansion = 0
     this.currentLocation = undefined

@@ -1,4 +1,4 @@
-import { checkArithmetic } from '../shell/read-word.ts'
+import { checkArithmetic } from '../shell/read-expansion.ts'
 import { isSensitiveName } from '../shell/parse-commands.ts'
 import { parseShell } from '../shell/parse-shell.ts'
 import type { Notes } from '../shell/scanner.ts'

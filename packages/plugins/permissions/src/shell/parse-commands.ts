@@ -1,4 +1,5 @@
-import { readArithmetic, readWord } from './read-word.ts'
+import { readArithmetic } from './read-expansion.ts'
+import { readWord } from './read-word.ts'
 import {
   fail,
   isBlank,

@@ -1,5 +1,5 @@
 import { parseNested, parseScript } from './parse-commands.ts'
-import { readHeredocText } from './read-word.ts'
+import { readHeredocText } from './read-expansion.ts'
 import {
   fail,
   MAX_NESTING,
