@@ -15,6 +15,7 @@ export { TOOL_RUNTIME_SCHEDULER, resolveToolRuntimeScheduler } from './contract/
 export type { SchedulerProtocol } from './contract/scheduler-key.ts'
 export type {
   DirectToolStages,
+  DispatchSink,
   LateToolOutcome,
   ScheduledToolDispatch,
   ScheduledToolPreparation,

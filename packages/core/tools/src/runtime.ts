@@ -2,7 +2,7 @@ import type { Context } from '@deepseek-ai/dsh-context'
 import { checkExecutionInput, refuseSuspendable } from './contract/check-input.ts'
 import { claimRun } from './pipeline/claim-run.ts'
 import { callConcurrency } from './pipeline/concurrency.ts'
-import { dispatchCall } from './pipeline/dispatch.ts'
+import { dispatchCall, dispatchCallTo } from './pipeline/dispatch.ts'
 import { finalizeCall, finishCall } from './pipeline/finalize.ts'
 import { materializeResult } from './pipeline/materialize.ts'
 import { callInfoOf, prepareCall } from './pipeline/prepare.ts'
@@ -11,7 +11,12 @@ import type { RunState } from './pipeline/run-state.ts'
 import type { RegistryState, ScopeToolsState } from './registry/scope-state.ts'
 import { executeBatch } from './scheduler/execute-batch.ts'
 import { LOCAL_PROTOCOL, TOOL_RUNTIME_SCHEDULER } from './contract/scheduler-key.ts'
-import type { DirectToolStages, ToolRunContext, ToolRuntimeScheduler } from './contract/scheduler-types.ts'
+import type {
+  DirectToolStages,
+  DispatchSink,
+  ToolRunContext,
+  ToolRuntimeScheduler,
+} from './contract/scheduler-types.ts'
 import type { ToolExecutionInput, ToolExecutionResult } from './contract/types.ts'
 import type { ToolRuntime } from './contract/runtime-types.ts'
 import { toolMessages } from './contract/messages.ts'
@@ -53,9 +58,16 @@ export function createScopeView(registry: RegistryState, ctx: Context): ToolRunt
   // The stages as the pipeline runs them: a promise only when one was awaited (a batch of this
   // copy drives them so); the scheduler's promise forms wrap them. Like the scheduler object, not
   // frozen: a test may stand in for a stage that misbehaves.
+  const dispatch = (run: ToolRunContext) => dispatchCall(claimRun(registry, 'dispatch', run))
   const direct: { -readonly [K in keyof DirectToolStages]: DirectToolStages[K] } = {
     prepare: (input: ToolExecutionInput) => prepareCall(state, input, checkInput('prepare', input)),
-    dispatch: (run: ToolRunContext) => dispatchCall(claimRun(registry, 'dispatch', run)),
+    dispatch,
+    // the same stage answering into a batch's sink; stands for `dispatch` only while that is this one
+    dispatchTo: Object.freeze({
+      stage: dispatch,
+      into: (run: ToolRunContext, sink: DispatchSink, index: number) =>
+        dispatchCallTo(claimRun(registry, 'dispatch', run), sink, index),
+    }),
     finalize: (run: ToolRunContext, result: ToolExecutionResult) =>
       finalizeCall(claimRun(registry, 'finalize', run, result), result),
   }

@@ -233,8 +233,12 @@ describe('a batch drives the direct stages of the runtime (T18, T19)', () => {
                 expect(run.codes[Number(breakage.callId.slice(1))]).toBe('SCHEDULER_FAILED')
               }
             }
-            // with nothing broken the two copies answer alike (the older one is the oracle)
-            if (breakage === undefined) expect(current).toEqual(older)
+            // with nothing broken the copies answer alike (the older one is the oracle), the real
+            // runtime too, whose dispatches answer into the batch's sink (dispatchTo)
+            if (breakage === undefined) {
+              expect(current).toEqual(older)
+              expect(await runWith(ctx, real, calls)).toEqual(older)
+            }
           } finally {
             off()
           }
@@ -289,5 +293,89 @@ describe('a scheduler that wraps the runtime’s', () => {
     })
     expect(results[0]!.isError).toBe(false)
     for (const form of forms) expect(form).not.toHaveBeenCalled()
+  })
+})
+
+describe('dispatchTo: the runtime’s dispatch answering into a sink (T18, T39)', () => {
+  type Answer = readonly [string, number, unknown]
+  const sinkOf = (answers: Answer[]) => ({
+    dispatched: (index: number, dispatched: unknown) => void answers.push(['dispatched', index, dispatched]),
+    failed: (index: number, error: unknown) => void answers.push(['failed', index, error]),
+  })
+
+  it('T18: answers what dispatch answers: at once for a body that returns a value, once an async body settles', async () => {
+    const { ctx } = setup()
+    register(ctx)
+    const real = ctx.tools[TOOL_RUNTIME_SCHEDULER]
+    const { dispatchTo } = real.direct!
+    expect(dispatchTo?.stage).toBe(real.direct!.dispatch)
+    for (const [name, id] of [
+      ['sp', 'a'],
+      ['ap', 'b'],
+    ] as const) {
+      const byDispatch = await real.dispatch((await real.prepare(input(name, id))).run)
+      const prepared = await real.prepare(input(name, id))
+      if (prepared.stage !== 'dispatch') throw new Error(`not dispatchable: ${prepared.stage}`)
+      const answers: Answer[] = []
+      dispatchTo!.into(prepared.run, sinkOf(answers), 7)
+      if (name === 'sp') expect(answers).toHaveLength(1)
+      else {
+        expect(answers).toEqual([])
+        await vi.waitFor(() => expect(answers).toHaveLength(1))
+      }
+      expect(answers[0]).toEqual([
+        'dispatched',
+        7,
+        { stage: 'post-result', run: prepared.run, result: byDispatch.result },
+      ])
+      // the run was handed out with that result: it finalizes with it, once
+      const handed = answers[0]![2] as { result: Parameters<ToolRuntimeScheduler['finalize']>[1] }
+      expect(await real.finalize(prepared.run, handed.result)).toEqual(byDispatch.result)
+    }
+  })
+
+  it('T39: refuses a foreign run and a run dispatched already by throwing, as dispatch does, and answers nothing', async () => {
+    const { ctx } = setup()
+    register(ctx)
+    const real = ctx.tools[TOOL_RUNTIME_SCHEDULER]
+    const into = real.direct!.dispatchTo!.into
+    const answers: Answer[] = []
+    const forged = {
+      callId: 'x',
+      toolName: 'sp',
+      call: {},
+      scope: ctx.scope,
+      signal: new AbortController().signal,
+    }
+    expect(() => into(forged as never, sinkOf(answers), 0)).toThrow(
+      expect.objectContaining({ code: 'FOREIGN_RUN' }),
+    )
+    const prepared = await real.prepare(input('ap', 'a'))
+    into(prepared.run, sinkOf(answers), 1)
+    expect(() => into(prepared.run, sinkOf(answers), 2)).toThrow(
+      expect.objectContaining({ code: 'WRONG_STAGE' }),
+    )
+    await vi.waitFor(() => expect(answers).toHaveLength(1))
+    expect(answers.map(([kind, index]) => `${kind} ${index}`)).toEqual(['dispatched 1'])
+  })
+
+  it('T18: a batch leaves dispatchTo alone while direct.dispatch is stood in for: the stand-in answers every call', async () => {
+    const { ctx } = setup()
+    register(ctx)
+    const real = ctx.tools[TOOL_RUNTIME_SCHEDULER]
+    const direct = real.direct as { dispatch: DirectToolStages['dispatch'] }
+    const own = direct.dispatch
+    const seen: string[] = []
+    direct.dispatch = (run) => {
+      seen.push(run.callId)
+      return own(run)
+    }
+    try {
+      const results = await runToolBatch({ tools: ctx.tools, calls: [input('sp', 'a'), input('ap', 'b')] })
+      expect(results.map(codeOf)).toEqual(['OK', 'OK'])
+      expect(seen).toEqual(['a', 'b'])
+    } finally {
+      direct.dispatch = own
+    }
   })
 })

@@ -1,13 +1,17 @@
+import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import {
   abortRun,
   addRace,
+  linkCaller,
+  unlinkCaller,
   removeRace,
   type AbortableRace,
   type CancellableRun,
 } from '../src/pipeline/call-signal.ts'
 import type { RunState } from '../src/pipeline/run-state.ts'
-import { raceRunThen } from '../src/pipeline/signals.ts'
+import { raceRunInto, raceRunThen } from '../src/pipeline/signals.ts'
 
 /** The cancellation fields of a run, as `RunState` holds them, with nothing linked yet. */
 function bareRun(): CancellableRun {
@@ -20,6 +24,8 @@ function bareRun(): CancellableRun {
     cause: undefined,
     callerReason: undefined,
     watch: undefined,
+    watchPrev: undefined,
+    watchNext: undefined,
     waiters: undefined,
     race: undefined,
     races: undefined,
@@ -75,12 +81,15 @@ describe('T38: every stage racing a call hears its abort, exactly once', () => {
 
 describe('T38: a raced body settles with its result, or the error of making it', () => {
   const racedRun = () =>
-    ({ ...bareRun(), watch: { runs: new Set(), attached: false } }) as unknown as RunState
+    ({ ...bareRun(), watch: { head: undefined, tail: undefined, attached: false } }) as unknown as RunState
 
-  it("T38: raceRunThen resolves with what finish made of the body's value, and the run holds no race afterwards", async () => {
+  it("T38: raceRunThen resolves with what finish made of the body's value (given the race's extra), and the run holds no race afterwards", async () => {
     const run = racedRun()
-    const answer = raceRunThen(run, Promise.resolve(2), (_run, outcome) =>
-      outcome.kind === 'value' ? outcome.value * 10 : -1,
+    const answer = raceRunThen(
+      run,
+      Promise.resolve(2),
+      (_run, outcome, factor: number) => (outcome.kind === 'value' ? outcome.value * factor : -1),
+      10,
     )
     expect(run.race).toBeDefined()
     expect(await answer).toBe(20)
@@ -90,9 +99,14 @@ describe('T38: a raced body settles with its result, or the error of making it',
   it('T38: when finish throws, the promise rejects with what it threw (never stays pending)', async () => {
     const run = racedRun()
     const broken = new Error('could not make the result')
-    const answer = raceRunThen(run, Promise.reject(new Error('body failed')), () => {
-      throw broken
-    })
+    const answer = raceRunThen(
+      run,
+      Promise.reject(new Error('body failed')),
+      () => {
+        throw broken
+      },
+      undefined,
+    )
     await expect(answer).rejects.toBe(broken)
   })
 
@@ -100,12 +114,120 @@ describe('T38: a raced body settles with its result, or the error of making it',
     const run = racedRun()
     ;(run as { state: unknown }).state = { registry: { options: { abortGraceMs: 0 } } }
     const seen: string[] = []
-    const answer = raceRunThen(run, new Promise<never>(() => {}), (_run, outcome) => {
-      seen.push(outcome.kind)
-      return outcome.kind
-    })
+    const answer = raceRunThen(
+      run,
+      new Promise<never>(() => {}),
+      (_run, outcome) => {
+        seen.push(outcome.kind)
+        return outcome.kind
+      },
+      undefined,
+    )
     abortRun(run, 'deadline')
     expect(await answer).toBe('aborted')
     expect(seen).toEqual(['aborted'])
+  })
+})
+
+describe('T38: a raced body whose answer nobody awaits (raceRunInto) delivers it, or the error of making it', () => {
+  const racedRun = () =>
+    ({ ...bareRun(), watch: { head: undefined, tail: undefined, attached: false } }) as unknown as RunState
+  /** A promise and its resolve (Node 20 has no `Promise.withResolvers`). */
+  const deferred = <T>() => {
+    let resolve!: (value: T) => void
+    const promise = new Promise<T>((done) => (resolve = done))
+    return { promise, resolve }
+  }
+  const noFailure = (_run: RunState, error: unknown): never => {
+    throw new Error(`unexpected failure: ${String(error)}`)
+  }
+
+  it("T38: finish gets the body's outcome and the race's extra; the run holds no race afterwards", async () => {
+    const run = racedRun()
+    const { promise: delivered, resolve } = deferred<number>()
+    raceRunInto(
+      run,
+      Promise.resolve(2),
+      (_run, outcome, factor: number) => resolve(outcome.kind === 'value' ? outcome.value * factor : -1),
+      10,
+      noFailure,
+    )
+    expect(run.race).toBeDefined()
+    expect(await delivered).toBe(20)
+    expect(run.race).toBeUndefined()
+  })
+
+  it('T38: when finish throws, what it threw goes to failed (no promise rejects unhandled)', async () => {
+    const run = racedRun()
+    const broken = new Error('could not make the result')
+    const { promise: failedWith, resolve } = deferred<unknown>()
+    raceRunInto(
+      run,
+      Promise.reject(new Error('body failed')),
+      () => {
+        throw broken
+      },
+      undefined,
+      (failedRun, error) => resolve([failedRun, error]),
+    )
+    expect(await failedWith).toEqual([run, broken])
+  })
+
+  it('T38: an abort without drain delivers aborted at once, while the body is still running', () => {
+    const run = racedRun()
+    ;(run as { state: unknown }).state = { registry: { options: { abortGraceMs: 0 } } }
+    const seen: string[] = []
+    raceRunInto(
+      run,
+      new Promise<never>(() => {}),
+      (_run, outcome) => void seen.push(outcome.kind),
+      undefined,
+      noFailure,
+    )
+    abortRun(run, 'deadline')
+    expect(seen).toEqual(['aborted'])
+  })
+})
+
+describe('T38: the calls in flight on a caller signal (a list through the runs)', () => {
+  it('T38: an abort reaches exactly the calls still linked, oldest first; the listener is on the signal only while one is', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom('link', 'unlink'), fc.nat({ max: 7 })), { maxLength: 40 }),
+        fc.boolean(),
+        (ops, abortAtEnd) => {
+          const caller = new AbortController()
+          const runs = Array.from({ length: 8 }, (_, i) => ({ ...bareRun(), callId: `r${i}` }))
+          // the model: the linked calls in the order they were linked
+          const linked: string[] = []
+          for (const [op, at] of ops) {
+            const run = runs[at]!
+            if (op === 'link') {
+              if (run.watch !== undefined) continue // a run follows its caller once
+              linkCaller(run, caller.signal)
+              linked.push(run.callId)
+            } else {
+              unlinkCaller(run)
+              const index = linked.indexOf(run.callId)
+              if (index >= 0) linked.splice(index, 1)
+            }
+            expect(getEventListeners(caller.signal, 'abort')).toHaveLength(linked.length > 0 ? 1 : 0)
+          }
+          if (!abortAtEnd) return
+          const order: string[] = []
+          for (const run of runs) {
+            const race: AbortableRace = { abort: () => order.push(run.callId) }
+            run.race = race
+          }
+          caller.abort()
+          expect(order).toEqual(linked)
+          for (const run of runs) {
+            expect(run.cause).toBe(linked.includes(run.callId) ? 'caller' : undefined)
+            expect([run.watch, run.watchPrev, run.watchNext]).toEqual([undefined, undefined, undefined])
+          }
+          expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0)
+        },
+      ),
+    )
   })
 })

@@ -259,6 +259,34 @@ describe('progressResetsTimeout', () => {
         vi.useRealTimers()
       }
     })
+
+    it(`T48 (${path}): a body that never reports times out at timeoutMs, not at maxMs`, async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] })
+      try {
+        const { ctx } = setup()
+        if (path === 'wrapper') ctx.on('tools/execute', (call, next) => next(call))
+        ctx.tools.register({
+          ...reporting('silent', async () => {
+            await sleep(1000)
+            return 'late'
+          }),
+          timeoutMs: 50,
+          progressResetsTimeout: { maxMs: 1000 },
+        })
+        let endedAt: number | undefined
+        const started = performance.now()
+        const silent = ctx.tools.execute(call('silent')).then((result) => {
+          endedAt = performance.now()
+          return result
+        })
+        await vi.advanceTimersByTimeAsync(1000)
+        expect(codeOf(await silent)).toBe('TIMEOUT')
+        expect(endedAt! - started).toBeGreaterThanOrEqual(50)
+        expect(endedAt! - started).toBeLessThan(60)
+      } finally {
+        vi.useRealTimers()
+      }
+    })
   }
 
   it('T48: progressResetsTimeout must be { maxMs: positive integer }', () => {

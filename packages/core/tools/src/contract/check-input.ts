@@ -34,26 +34,49 @@ export class CheckedInput {
   readonly approval: ToolCallApproval | undefined
   readonly effects: ToolCallEffects | undefined
 
+  /**
+   * The checked values, in the order of the fields. Positional rather than one object: a copy is
+   * made for every call a batch adds, and a record of the fields would be a second object per call.
+   */
   constructor(
-    fields: Omit<CheckedInput, 'withSignal' | 'input' | 'handOn' | 'handed'>,
+    callId: string,
+    name: string,
+    args: ToolExecutionInput['arguments'],
     signal: AbortSignal | undefined,
+    turn: number | undefined,
+    step: number | undefined,
+    parent: ToolCallParent | undefined,
+    nestedCallHooks: ToolExecutionInput['nestedCallHooks'] | undefined,
+    approval: ToolCallApproval | undefined,
+    effects: ToolCallEffects | undefined,
   ) {
-    this.callId = fields.callId
-    this.name = fields.name
-    this.arguments = fields.arguments
+    this.callId = callId
+    this.name = name
+    this.arguments = args
     this.signal = signal
-    this.turn = fields.turn
-    this.step = fields.step
-    this.parent = fields.parent
-    this.nestedCallHooks = fields.nestedCallHooks
-    this.approval = fields.approval
-    this.effects = fields.effects
+    this.turn = turn
+    this.step = step
+    this.parent = parent
+    this.nestedCallHooks = nestedCallHooks
+    this.approval = approval
+    this.effects = effects
     Object.freeze(this)
   }
 
   /** The same input running with another signal (the batch's). */
   withSignal(signal: AbortSignal | undefined): CheckedInput {
-    return new CheckedInput(this, signal)
+    return new CheckedInput(
+      this.callId,
+      this.name,
+      this.arguments,
+      signal,
+      this.turn,
+      this.step,
+      this.parent,
+      this.nestedCallHooks,
+      this.approval,
+      this.effects,
+    )
   }
 
   /** This input as the public type (absent fields read as `undefined`, as on any input). */
@@ -108,10 +131,10 @@ export function checkExecutionInput(
 ): CheckedInput {
   if (CheckedInput.is(input))
     return bind === undefined ? input : input.withSignal(bind(input.callId, input.signal))
-  // built only for a message
-  const label = (): string => (index === undefined ? labelled : `${labelled}[${index}]`)
   if (typeof input !== 'object' || input === null) {
-    throw invalidArgument(`${where}: ${label()} must be an object, got ${describeValue(input)}`)
+    throw invalidArgument(
+      `${where}: ${labelOf(labelled, index)} must be an object, got ${describeValue(input)}`,
+    )
   }
   // Each field read once, in this order; `at` names the one being read when a getter throws: the
   // caller's mistake, like a field of the wrong type, so a ToolsError naming it (T20), never the raw
@@ -141,45 +164,66 @@ export function checkExecutionInput(
     at = 9
     effects = raw.effects
   } catch (error) {
-    throw invalidArgument(`${where}: reading ${label()}.${FIELDS[at]} threw: ${describeThrown(error)}`)
+    const field = `${labelOf(labelled, index)}.${FIELDS[at]}`
+    throw invalidArgument(`${where}: reading ${field} threw: ${describeThrown(error)}`)
   }
   if (typeof callId !== 'string' || callId === '') {
     throw invalidArgument(
-      `${where}: ${label()}.callId must be a non-empty string, got ${describeValue(callId)}`,
+      `${where}: ${labelOf(labelled, index)}.callId must be a non-empty string, got ${describeValue(callId)}`,
     )
   }
   if (typeof name !== 'string') {
-    throw invalidArgument(`${where}: ${label()}.name must be a string, got ${describeValue(name)}`)
+    throw invalidArgument(
+      `${where}: ${labelOf(labelled, index)}.name must be a string, got ${describeValue(name)}`,
+    )
   }
   if (typeof args !== 'string' && (typeof args !== 'object' || args === null)) {
     throw invalidArgument(
-      `${where}: ${label()}.arguments must be a JSON string or object, got ${describeValue(args)}`,
+      `${where}: ${labelOf(labelled, index)}.arguments must be a JSON string or object, got ${describeValue(args)}`,
     )
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw invalidArgument(`${where}: ${label()}.signal must be an AbortSignal, got ${describeValue(signal)}`)
+    throw invalidArgument(
+      `${where}: ${labelOf(labelled, index)}.signal must be an AbortSignal, got ${describeValue(signal)}`,
+    )
   }
   if (nestedCallHooks !== undefined && (typeof nestedCallHooks !== 'object' || nestedCallHooks === null)) {
     throw invalidArgument(
-      `${where}: ${label()}.nestedCallHooks must be an object of batch hooks, got ${describeValue(nestedCallHooks)}`,
+      `${where}: ${labelOf(labelled, index)}.nestedCallHooks must be an object of batch hooks, got ${describeValue(nestedCallHooks)}`,
     )
   }
   // one shape for every copy (absent fields are undefined)
-  const fields = {
-    callId,
-    name,
-    arguments: args as ToolExecutionInput['arguments'],
-    signal: undefined,
-    turn: typeof turn === 'number' ? turn : undefined,
-    step: typeof step === 'number' ? step : undefined,
-    parent: parent === undefined ? undefined : readParent(where, label(), parent),
-    nestedCallHooks: nestedCallHooks as ToolExecutionInput['nestedCallHooks'],
-    approval: approval === undefined ? undefined : readCallApproval(where, `${label()}.approval`, approval),
-    effects: effects === undefined ? undefined : readEffects(where, label(), effects),
-  }
+  const parentCopy = parent === undefined ? undefined : readParent(where, labelOf(labelled, index), parent)
+  const approvalCopy =
+    approval === undefined
+      ? undefined
+      : readCallApproval(where, `${labelOf(labelled, index)}.approval`, approval)
+  // a batch's shared effects object, checked before: known without a label for messages
+  const effectsCopy =
+    effects === undefined
+      ? undefined
+      : isCheckedEffects(effects)
+        ? effects
+        : readEffects(where, labelOf(labelled, index), effects)
   // bound last, once every check passed: a refused input binds nothing
   const own = signal as AbortSignal | undefined
-  return new CheckedInput(fields, bind === undefined ? own : bind(callId, own))
+  return new CheckedInput(
+    callId,
+    name,
+    args as ToolExecutionInput['arguments'],
+    bind === undefined ? own : bind(callId, own),
+    typeof turn === 'number' ? turn : undefined,
+    typeof step === 'number' ? step : undefined,
+    parentCopy,
+    nestedCallHooks as ToolExecutionInput['nestedCallHooks'],
+    approvalCopy,
+    effectsCopy,
+  )
+}
+
+/** How a message names the input (`input`, `calls[3]`): built only for a message or a field's check. */
+function labelOf(labelled: string, index: number | undefined): string {
+  return index === undefined ? labelled : `${labelled}[${index}]`
 }
 
 /**
@@ -211,15 +255,18 @@ function isOwnData(object: object, key: string): boolean {
   return descriptor !== undefined && 'value' in descriptor
 }
 
+/** A frozen `effects` object checked before (a batch shares one across its calls: it cannot change). */
+function isCheckedEffects(effects: unknown): effects is ToolCallEffects {
+  return typeof effects === 'object' && effects !== null && checkedEffects.has(effects)
+}
+
 /**
  * `input.effects`: a non-empty string scope, an optional function and an optional boolean
  * `reattachOnly`. A frozen object (what a driver shares across a batch) is used as it is, since its
  * fields cannot change after this check; anything else is copied from the values read here.
  */
+
 function readEffects(where: string, label: string, effects: unknown): ToolCallEffects {
-  // a batch shares one frozen object across its calls: checked once, then known (it cannot change)
-  if (typeof effects === 'object' && effects !== null && checkedEffects.has(effects))
-    return effects as ToolCallEffects
   if (typeof effects !== 'object' || effects === null)
     throw invalidArgument(`${where}: ${label}.effects must be an object, got ${describeValue(effects)}`)
   const scope = readField(where, `${label}.effects`, effects, 'idempotencyScope')

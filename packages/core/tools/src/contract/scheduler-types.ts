@@ -71,10 +71,28 @@ export interface DirectToolStages {
   readonly promiseForms?: Pick<ToolRuntimeScheduler, 'prepare' | 'dispatch' | 'finalize'>
   prepare(exec: ToolExecutionInput): ScheduledToolPreparation | Promise<ScheduledToolPreparation>
   dispatch(exec: ToolRunContext): ScheduledToolDispatch | Promise<ScheduledToolDispatch>
+  /**
+   * `dispatch` answering into a sink instead of returning: `into(run, sink, index)` calls
+   * `sink.dispatched(index, …)` with what `dispatch(run)` would have answered (at once, when that is
+   * no promise), or `sink.failed(index, error)` where its promise would have rejected; it throws
+   * where `dispatch` throws. A batch answers every call through one sink of its own, so a call's
+   * dispatch costs it no promise and no closure. Optional; a batch uses it only while `dispatch`
+   * is still `stage` (a stand-in for `dispatch` is never bypassed).
+   */
+  readonly dispatchTo?: {
+    readonly stage: DirectToolStages['dispatch']
+    into(exec: ToolRunContext, sink: DispatchSink, index: number): void
+  }
   finalize(
     exec: ToolRunContext,
     result: ToolExecutionResult,
   ): ToolExecutionResult | Promise<ToolExecutionResult>
+}
+
+/** Where `DirectToolStages.dispatchTo` answers the dispatches of one driver (a batch), by call index. */
+export interface DispatchSink {
+  dispatched(index: number, dispatched: ScheduledToolDispatch): void
+  failed(index: number, error: unknown): void
 }
 
 /**

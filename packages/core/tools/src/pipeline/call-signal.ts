@@ -17,6 +17,9 @@ export interface CancellableRun {
   cause: AbortCause | undefined
   callerReason: unknown
   watch: CallerWatch | undefined
+  /** Its neighbours among the calls in flight on `watch` (a list through the runs: no set per call). */
+  watchPrev: CancellableRun | undefined
+  watchNext: CancellableRun | undefined
   waiters: (() => void)[] | undefined
   race: AbortableRace | undefined
   races: Set<AbortableRace> | undefined
@@ -70,10 +73,14 @@ export function runSignal(run: CancellableRun): AbortSignal {
  * The calls in flight on one caller signal. Created once per signal and kept with it (a weak-map
  * entry costs more than everything else a call does here): its listener is attached while calls are
  * in flight and removed when the last one is answered, so nothing stays on the signal in between.
+ * The calls are a doubly linked list through their runs (`watchPrev`, `watchNext`): following a
+ * signal costs a call two fields, not an entry in a set.
  */
 export interface CallerWatch {
   readonly signal: AbortSignal
-  readonly runs: Set<CancellableRun>
+  /** The calls in flight, oldest first (aborted in that order), undefined when none is. */
+  head: CancellableRun | undefined
+  tail: CancellableRun | undefined
   readonly onAbort: () => void
   attached: boolean
 }
@@ -83,17 +90,20 @@ const watched = new WeakMap<AbortSignal, CallerWatch>()
 function watchOf(caller: AbortSignal): CallerWatch {
   let watch = watched.get(caller)
   if (watch === undefined) {
-    const runs = new Set<CancellableRun>()
     const onAbort = (): void => {
-      watch!.attached = false
-      const aborted = [...runs]
-      runs.clear()
+      const self = watch!
+      self.attached = false
+      // taken off the signal first, all of them: aborting one runs code that may link or unlink others
+      const aborted: CancellableRun[] = []
+      for (let each = self.head; each !== undefined; each = each.watchNext) aborted.push(each)
+      self.head = self.tail = undefined
       for (const each of aborted) {
         each.watch = undefined
-        abortRun(each, 'caller', caller.reason)
+        each.watchPrev = each.watchNext = undefined
       }
+      for (const each of aborted) abortRun(each, 'caller', caller.reason)
     }
-    watch = { signal: caller, runs, onAbort, attached: false }
+    watch = { signal: caller, head: undefined, tail: undefined, onAbort, attached: false }
     watched.set(caller, watch)
   }
   return watch
@@ -108,7 +118,11 @@ export function linkCaller(run: CancellableRun, caller: AbortSignal | undefined)
     return
   }
   const watch = watchOf(caller)
-  watch.runs.add(run)
+  const tail = watch.tail
+  run.watchPrev = tail
+  if (tail === undefined) watch.head = run
+  else tail.watchNext = run
+  watch.tail = run
   run.watch = watch
   if (!watch.attached) {
     watch.attached = true
@@ -121,9 +135,13 @@ export function unlinkCaller(run: CancellableRun): void {
   const watch = run.watch
   if (watch === undefined) return
   run.watch = undefined
-  const { runs } = watch
-  runs.delete(run)
-  if (runs.size === 0 && watch.attached) {
+  const { watchPrev: prev, watchNext: next } = run
+  if (prev === undefined) watch.head = next
+  else prev.watchNext = next
+  if (next === undefined) watch.tail = prev
+  else next.watchPrev = prev
+  run.watchPrev = run.watchNext = undefined
+  if (watch.head === undefined && watch.attached) {
     watch.attached = false
     watch.signal.removeEventListener('abort', watch.onAbort)
   }

@@ -1,5 +1,5 @@
 import { toolMessages } from '../contract/messages.ts'
-import type { ScheduledToolDispatch } from '../contract/scheduler-types.ts'
+import type { DispatchSink, ScheduledToolDispatch } from '../contract/scheduler-types.ts'
 import type { ExecuteCall, ToolBody, ToolExecutionResult } from '../contract/types.ts'
 import { trackLateOutcome } from './late-outcome.ts'
 import { materializeResult } from './materialize.ts'
@@ -41,18 +41,39 @@ function looksLikeResult(value: unknown): value is ToolExecutionResult {
 export function dispatchCall(run: RunState): ScheduledToolDispatch | Promise<ScheduledToolDispatch> {
   run.stage = 'dispatching'
   const { ctx, registry } = run.state
-  let result: ToolExecutionResult | Promise<ToolExecutionResult>
-  if (run.cause !== undefined) result = notStarted(run)
-  else {
-    const wrappers = ctx.listenerCount('tools/execute')
-    if (wrappers === 0 || timeoutAppliesDirectly(registry, wrappers)) {
-      const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
-      result = runBody(run, undefined, timeoutMs)
-    } else result = throughWrappers(run)
+  if (run.cause !== undefined) return handOut(run, notStarted(run))
+  const wrappers = ctx.listenerCount('tools/execute')
+  if (wrappers === 0 || timeoutAppliesDirectly(registry, wrappers)) {
+    // handed out as the body's result is made (a body that returned a plain value: now, no promise)
+    return runBody(run, undefined, wrappers === 0 ? undefined : timeoutOf(run), undefined, handOut)
   }
-  // a body that returned a plain value: the dispatch is over now, no promise needed
-  return result instanceof Promise ? result.then((settled) => handOut(run, settled)) : handOut(run, result)
+  return throughWrappers(run).then((settled) => handOut(run, settled))
 }
+
+/**
+ * `dispatchCall` answering into `sink` (`DirectToolStages.dispatchTo`): the run is handed out into
+ * it as the body's result is made, with no promise of the dispatch's own on the body's path. Throws
+ * where `dispatchCall` throws; what would have rejected goes to `sink.failed`.
+ */
+export function dispatchCallTo(run: RunState, sink: DispatchSink, index: number): void {
+  run.stage = 'dispatching'
+  run.sink = sink
+  run.sinkIndex = index
+  const { ctx, registry } = run.state
+  if (run.cause !== undefined) return sink.dispatched(index, handOut(run, notStarted(run)))
+  const wrappers = ctx.listenerCount('tools/execute')
+  let answered: void | Promise<void>
+  if (wrappers === 0 || timeoutAppliesDirectly(registry, wrappers)) {
+    const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
+    answered = runBody(run, undefined, timeoutMs, undefined, handOutInto, true)
+  } else answered = throughWrappers(run).then((settled) => handOutInto(run, settled))
+  // an awaited body (a timeout, a marker first) or the wrappers: a promise, whose failure goes to the sink
+  if (answered instanceof Promise) answered.then(undefined, (error: unknown) => sink.failed(index, error))
+}
+
+/** The run handed out into its sink. */
+const handOutInto = (run: RunState, result: ToolExecutionResult): void =>
+  run.sink!.dispatched(run.sinkIndex, handOut(run, result))
 
 /** The dispatch's result, handed out with the run at the stage it goes on from. */
 function handOut(run: RunState, dispatched: ToolExecutionResult): ScheduledToolDispatch {
@@ -81,12 +102,9 @@ async function throughWrappers(run: RunState): Promise<ToolExecutionResult> {
   let result: ToolExecutionResult
   try {
     const wrapped = ctx.waterfall('tools/execute', call, (inner) =>
-      sealed(
-        run,
-        inner === call
-          ? runBody(run, undefined)
-          : runBody(run, readSignal(inner), undefined, readBody(inner)),
-      ),
+      inner === call
+        ? runBody(run, undefined, undefined, undefined, seal)
+        : runBody(run, readSignal(inner), undefined, readBody(inner), seal),
     )
     // T16, T38: drains only once the body has started; an abort while a wrapper still waits before
     // next() ends the call at once (ABORTED_BEFORE_DISPATCH), whatever the wrapper answers later
@@ -141,13 +159,6 @@ function readBody(inner: unknown): ToolBody | undefined {
  * materialized, so it is frozen (a wrapper cannot change it in place) and lossless; it is what
  * `readResult` compares the wrapper's answer with.
  */
-function sealed(
-  run: RunState,
-  inner: ToolExecutionResult | Promise<ToolExecutionResult>,
-): ToolExecutionResult | Promise<ToolExecutionResult> {
-  return inner instanceof Promise ? inner.then((settled) => seal(run, settled)) : seal(run, inner)
-}
-
 function seal(run: RunState, inner: ToolExecutionResult): ToolExecutionResult {
   const frozen = materializeResult(
     inner,

@@ -4,9 +4,13 @@
  */
 export const CALL_PROGRESS: unique symbol = Symbol.for('@deepseek-ai/dsh-tools.callProgress')
 
-/** What an idle timeout reads: when the body last reported progress (performance.now()). */
+/**
+ * What an idle timeout reads: when the body last reported progress (performance.now()), undefined
+ * before its first report. (An earlier copy of the package reads the same field as a number: for
+ * it, `undefined` makes the idle time NaN, so no time is left, as `-Infinity` did.)
+ */
 export interface ProgressClock {
-  readonly reportedAt: number
+  readonly reportedAt: number | undefined
 }
 
 /**
@@ -22,7 +26,7 @@ export function idleTimeLeft(options: {
   readonly now: number
 }): number {
   const { clock, timeoutMs, maxMs, startedAt, now } = options
-  const idle = clock.reportedAt + timeoutMs - now
+  const idle = clock.reportedAt === undefined ? 0 : clock.reportedAt + timeoutMs - now
   const whole = startedAt + maxMs - now
   const left = Math.min(idle, whole)
   return left > 0 ? Math.ceil(left) : 0

@@ -15,7 +15,8 @@ export function reportProgress(run: RunState, report: ToolProgressReport): void 
   if (run.tool?.definition.progressResetsTimeout !== undefined) run.reportedAt = now
   if (!run.scope.hasListeners('tools/progress')) return
   const done = total !== undefined && progress >= total
-  if (!done && now - run.progressAt < run.state.registry.options.progressIntervalMs) return
+  const last = run.progressAt
+  if (!done && last !== undefined && now - last < run.state.registry.options.progressIntervalMs) return
   run.progressAt = now
   const event: ToolProgress = Object.freeze({
     callId: run.callId,

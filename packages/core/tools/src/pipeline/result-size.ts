@@ -8,36 +8,87 @@ import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
  * the bound reached (which exceeds `limit` when the value is too large).
  */
 export function jsonSizeFloor(value: unknown, limit: number): number {
+  // a string or a number at the root: no walk, nothing to remember
+  if (typeof value !== 'object' || value === null) return primitiveFloor(value)
+  try {
+    return walkFloor(value, limit)
+  } finally {
+    forget()
+  }
+}
+
+function primitiveFloor(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2
+    case 'number':
+      return numberFloor(value)
+    default:
+      return value === null ? 4 : 1
+  }
+}
+
+/**
+ * The containers one walk has met, so a shared or cyclic one is counted once. Kept between walks
+ * (a walk runs no code of the value's: descriptors only, so no walk starts inside another) and
+ * emptied after each: a small value (the common result) is checked against a short list, and a
+ * set is made only for a value with more than `FEW` containers, instead of a set per call. Slots
+ * are cleared, not the arrays truncated: truncating frees their storage, which the next walk
+ * would allocate again.
+ */
+const FEW = 16
+const met: (object | undefined)[] = Array.from({ length: FEW }, () => undefined)
+let metCount = 0
+let metSet: Set<object> | undefined
+/** The values still to count (`stack[0 .. top)`); kept between walks like `met`. */
+const stack: unknown[] = []
+let top = 0
+/** A stack that grew past this many slots (a large value) is let go after its walk. */
+const KEEP = 1024
+
+/** Whether `container` was met before in this walk; remembers it if not. */
+function meet(container: object): boolean {
+  if (metSet !== undefined) {
+    if (metSet.has(container)) return true
+    metSet.add(container)
+    return false
+  }
+  for (let i = 0; i < metCount; i++) if (met[i] === container) return true
+  if (metCount < FEW) met[metCount++] = container
+  else {
+    metSet = new Set(met as object[])
+    metSet.add(container)
+  }
+  return false
+}
+
+/** Empties what the walk remembered and left (nothing of a value outlives its walk). */
+function forget(): void {
+  for (let i = 0; i < metCount; i++) met[i] = undefined
+  metCount = 0
+  metSet = undefined
+  if (stack.length > KEEP) stack.length = 0
+  else for (let i = 0; i < top; i++) stack[i] = undefined
+  top = 0
+}
+
+function walkFloor(value: object, limit: number): number {
   let floor = 0
-  const seen = new Set<object>()
-  const stack: unknown[] = [value]
-  while (stack.length > 0 && floor <= limit) {
-    const current = stack.pop()
-    switch (typeof current) {
-      case 'string':
-        floor += current.length + 2
-        continue
-      case 'number':
-        floor += numberFloor(current)
-        continue
-      case 'object':
-        break
-      default:
-        floor += 1
-        continue
-    }
-    if (current === null) {
-      floor += 4
+  stack[top++] = value
+  while (top > 0 && floor <= limit) {
+    const current = stack[--top]
+    stack[top] = undefined
+    if (typeof current !== 'object' || current === null) {
+      floor += primitiveFloor(current)
       continue
     }
-    if (seen.has(current) || types.isProxy(current)) continue
-    seen.add(current)
+    if (types.isProxy(current) || meet(current)) continue
     if (Array.isArray(current)) {
       const length = current.length
       floor += 1 + Math.max(1, length)
       for (let i = 0; i < length && floor <= limit; i++) {
         const descriptor = Object.getOwnPropertyDescriptor(current, i)
-        if (descriptor !== undefined && 'value' in descriptor) stack.push(descriptor.value)
+        if (descriptor !== undefined && 'value' in descriptor) stack[top++] = descriptor.value
       }
       continue
     }
@@ -47,7 +98,7 @@ export function jsonSizeFloor(value: unknown, limit: number): number {
       const key = keys[i]!
       floor += key.length + 3
       const descriptor = Object.getOwnPropertyDescriptor(current, key)
-      if (descriptor !== undefined && 'value' in descriptor) stack.push(descriptor.value)
+      if (descriptor !== undefined && 'value' in descriptor) stack[top++] = descriptor.value
     }
   }
   return floor

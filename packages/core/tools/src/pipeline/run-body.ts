@@ -19,6 +19,7 @@ import {
   graceFor,
   raceBodyTimeout,
   raceRun,
+  raceRunInto,
   raceRunThen,
   settleOf,
   settleOrAbort,
@@ -121,6 +122,13 @@ export function notStarted(run: RunState): ToolExecutionResult {
 const SETTLED: Promise<unknown> = Promise.resolve()
 
 /**
+ * What the stage that ran the body makes of its result (dispatch hands the run out, a wrapper's
+ * `next()` seals it): applied as the result is made, in the same reaction that saw the body settle,
+ * so the stage's answer costs no promise and no tick of its own on top of the body's.
+ */
+export type BodyAnswer<R> = (run: RunState, result: ToolExecutionResult) => R
+
+/**
  * docs/spec.md §5 step 7: the body (the tool's `execute`, or the `body` a wrapper passed in its
  * place: same arguments, same checks of its value). Its signal is the call's own, or (when a wrapper passed a
  * replacement) one that aborts on either, linked with removable listeners, so no wrapper can
@@ -132,41 +140,53 @@ const SETTLED: Promise<unknown> = Promise.resolve()
  * `timeoutMs` is the pipeline's own timeout (the shipped wrapper's, applied directly, T17): past
  * it the call's signal aborts with a TimeoutError and the result is `TIMEOUT` at once. A body that
  * returns a plain value (not a promise) has finished when it returns: nothing is raced or armed.
+ *
+ * `answer` makes the stage's answer of the result. `detached`: nobody waits for what this returns,
+ * the answer delivers the result itself (into the run's `sink`, `dispatchTo`), so a raced body
+ * resolves no promise of its own and an error the answer throws goes to `sink.failed`.
  */
-export function runBody(
+export function runBody<R>(
   run: RunState,
   replacement: AbortSignal | undefined,
-  timeoutMs?: number,
-  body?: ToolBody,
-): ToolExecutionResult | Promise<ToolExecutionResult> {
+  timeoutMs: number | undefined,
+  body: ToolBody | undefined,
+  answer: BodyAnswer<R>,
+  detached = false,
+): R | Promise<R> {
   // only a run prepared at stage dispatch gets here, and such a run always has its tool
   const tool = run.tool!
-  if (run.cause !== undefined || replacement?.aborted === true) return notStarted(run)
+  if (run.cause !== undefined || replacement?.aborted === true) return answer(run, notStarted(run))
   // T64: the body may have begun before the process stopped; only a body that collects its outcome runs
   if (run.effects?.reattachOnly === true) {
-    if (!isReattachingBody(body)) return failure('INTERRUPTED', toolMessages.notRunAgain(run.toolName))
-    return startBody(run, replacement, timeoutMs, body)
+    if (!isReattachingBody(body))
+      return answer(run, failure('INTERRUPTED', toolMessages.notRunAgain(run.toolName)))
+    return startBody(run, replacement, timeoutMs, body, answer, detached)
   }
   const onBodyStart = run.effects?.onBodyStart
   if (onBodyStart !== undefined && tool.definition.effects === 'external')
-    return startAfterMarker(run, onBodyStart, replacement, timeoutMs, body)
-  return startBody(run, replacement, timeoutMs, body)
+    return startAfterMarker(run, onBodyStart, { replacement, timeoutMs, body, answer, detached })
+  return startBody(run, replacement, timeoutMs, body, answer, detached)
 }
 
 /**
  * T50: the body of a tool with external effects starts only once the driver's hook has returned
  * (the loop's `tool/began` is durable); a hook that fails keeps the body from running at all.
  */
-function startAfterMarker(
+function startAfterMarker<R>(
   run: RunState,
   onBodyStart: NonNullable<ToolCallEffects['onBodyStart']>,
-  replacement: AbortSignal | undefined,
-  timeoutMs: number | undefined,
-  body: ToolBody | undefined,
-): ToolExecutionResult | Promise<ToolExecutionResult> {
+  start: {
+    readonly replacement: AbortSignal | undefined
+    readonly timeoutMs: number | undefined
+    readonly body: ToolBody | undefined
+    readonly answer: BodyAnswer<R>
+    readonly detached: boolean
+  },
+): R | Promise<R> {
   const tool = run.tool!
-  const refused = (error: unknown): ToolExecutionResult =>
-    failure('TOOL_FAILED', toolMessages.bodyStartRefused(run.toolName, error))
+  const { replacement, timeoutMs, body, answer, detached } = start
+  const refused = (error: unknown): R =>
+    answer(run, failure('TOOL_FAILED', toolMessages.bodyStartRefused(run.toolName, error)))
   let marked: void | PromiseLike<void>
   try {
     marked = onBodyStart({
@@ -178,22 +198,24 @@ function startAfterMarker(
   } catch (error) {
     return refused(error)
   }
-  if (!isThenable(marked)) return startBody(run, replacement, timeoutMs, body)
+  if (!isThenable(marked)) return startBody(run, replacement, timeoutMs, body, answer, detached)
   return Promise.resolve(marked).then(
     () =>
       run.cause !== undefined || replacement?.aborted === true
-        ? notStarted(run)
-        : startBody(run, replacement, timeoutMs, body),
+        ? answer(run, notStarted(run))
+        : startBody(run, replacement, timeoutMs, body, answer, detached),
     refused,
   )
 }
 
-function startBody(
+function startBody<R>(
   run: RunState,
   replacement: AbortSignal | undefined,
   timeoutMs: number | undefined,
   body: ToolBody | undefined,
-): ToolExecutionResult | Promise<ToolExecutionResult> {
+  answer: BodyAnswer<R>,
+  detached: boolean,
+): R | Promise<R> {
   const tool = run.tool!
   let own: AbortController | undefined
   let unlink: (() => void)[] | undefined
@@ -215,33 +237,42 @@ function startBody(
   if (!threw && (returned === null || (typeof returned !== 'object' && typeof returned !== 'function'))) {
     // a plain value: the body is done (a promise, or any object that might be a thenable, is awaited)
     run.bodyPending = SETTLED
-    return bodyResult(run, own, unlink, { kind: 'value', value: returned }, timeoutMs)
+    return answer(run, bodyResult(run, own, unlink, { kind: 'value', value: returned }, timeoutMs))
   }
   const pending = threw ? Promise.reject(returned) : Promise.resolve(returned)
   run.bodyPending = pending
   // a call whose abort can come, without a replacement signal or a timeout (a batch's calls): the
   // race settles with the call's result itself
-  if (own === undefined && timeoutMs === undefined && (run.watch !== undefined || run.cause !== undefined))
-    return raceRunThen(run, pending, bodyOutcome)
-  return awaitBody(run, pending, own, unlink, timeoutMs)
+  if (own === undefined && timeoutMs === undefined && (run.watch !== undefined || run.cause !== undefined)) {
+    // nobody waits for a detached answer (it delivers the result itself): no promise for the race
+    if (!detached) return raceRunThen(run, pending, bodyOutcome, answer)
+    raceRunInto(run, pending, bodyOutcome, answer as BodyAnswer<unknown>, answerFailed)
+    return undefined as R
+  }
+  return awaitBody(run, pending, own, unlink, timeoutMs, answer)
 }
 
-/** The result of a raced body's outcome (no replacement signal, no timeout). */
-const bodyOutcome = (run: RunState, settled: Settled<unknown>): ToolExecutionResult =>
-  bodyResult(run, undefined, undefined, settled, undefined)
+/** What a detached answer does with an error thrown while making or delivering it. */
+const answerFailed = (run: RunState, error: unknown): void => run.sink!.failed(run.sinkIndex, error)
+
+/** The answer to a raced body's outcome (no replacement signal, no timeout). */
+const bodyOutcome = <R>(run: RunState, settled: Settled<unknown>, answer: BodyAnswer<R>): R =>
+  answer(run, bodyResult(run, undefined, undefined, settled, undefined))
 
 /**
  * A body that returned a promise (or threw): with a replacement signal the body's own signal decides.
  * Otherwise only the caller (or the timeout) can end a running body (the budget is paused
- * meanwhile): without either there is nothing to race.
+ * meanwhile): without either there is nothing to race. Positional parameters, not an options
+ * object: every awaited body of `ctx.tools.execute` and every timed body comes this way.
  */
-async function awaitBody(
+async function awaitBody<R>(
   run: RunState,
   pending: Promise<unknown>,
   own: AbortController | undefined,
   unlink: (() => void)[] | undefined,
   timeoutMs: number | undefined,
-): Promise<ToolExecutionResult> {
+  answer: BodyAnswer<R>,
+): Promise<R> {
   const settled: Settled<unknown> =
     own !== undefined
       ? await settleOrAbort(pending, own.signal, () => graceFor(run))
@@ -250,7 +281,7 @@ async function awaitBody(
         : run.watch === undefined && run.cause === undefined
           ? await settleOf(pending)
           : await raceRun(run, pending, true)
-  return bodyResult(run, own, unlink, settled, timeoutMs)
+  return answer(run, bodyResult(run, own, unlink, settled, timeoutMs))
 }
 
 /** The result of a body's outcome; drops what linked a replacement signal to the call. */

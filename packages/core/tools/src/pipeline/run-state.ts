@@ -2,7 +2,7 @@ import type { Context } from '@deepseek-ai/dsh-context'
 import type { CallId } from '@deepseek-ai/dsh-llm'
 import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import type { RegistryState, ScopeToolsState } from '../registry/scope-state.ts'
-import type { ToolRunContext } from '../contract/scheduler-types.ts'
+import type { DispatchSink, ToolRunContext } from '../contract/scheduler-types.ts'
 import type { ToolBatchHooks } from '../contract/batch-types.ts'
 import type {
   FinalizeContext,
@@ -34,11 +34,8 @@ export type RunStage =
  * call on the hot path (no per-call getter or closure).
  */
 export class RunState implements ToolRunContext, CancellableRun {
-  readonly callId: CallId
-  readonly toolName: string
   /** Replaced (with `args`) when policy rewrites the arguments (T36, rewrite-arguments.ts). */
   call: ToolCallInfo
-  readonly scope: Context
   readonly state: ScopeToolsState
   readonly tool: RegisteredTool | undefined
   args: unknown
@@ -53,9 +50,9 @@ export class RunState implements ToolRunContext, CancellableRun {
   deferredBytes = 0
   concludes = false
   /** When the last `tools/progress` of this call was emitted (performance.now()), for the rate limit. */
-  progressAt = Number.NEGATIVE_INFINITY
+  progressAt: number | undefined = undefined
   /** When the body last reported progress, emitted or not (performance.now()): an idle timeout's clock. */
-  reportedAt = Number.NEGATIVE_INFINITY
+  reportedAt: number | undefined = undefined
   /** The input's `nestedCallHooks`, handed to the body (a transport records its nested calls through them). */
   nestedCallHooks: ToolBatchHooks | undefined = undefined
   /** The input's `effects` (idempotency scope, body-start hook, T49 T50). */
@@ -78,6 +75,8 @@ export class RunState implements ToolRunContext, CancellableRun {
   callerReason: unknown = undefined
   /** The caller's signal being followed (until the call is answered). */
   watch: CallerWatch | undefined = undefined
+  watchPrev: CancellableRun | undefined = undefined
+  watchNext: CancellableRun | undefined = undefined
   /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
   waiters: (() => void)[] | undefined = undefined
   /**
@@ -98,6 +97,10 @@ export class RunState implements ToolRunContext, CancellableRun {
   budgetDeadline: number | undefined = undefined
   budgetPausedAt: number | undefined = undefined
 
+  // --- where a dispatch answers when its driver gave a sink (`dispatchTo`), and the call's index there
+  sink: DispatchSink | undefined = undefined
+  sinkIndex = 0
+
   // --- the body: started (a promise) and seen settling by the pipeline
   bodyPending: Promise<unknown> | undefined = undefined
   bodyDone = false
@@ -105,15 +108,26 @@ export class RunState implements ToolRunContext, CancellableRun {
   readonly #owner: RegistryState
 
   constructor(state: ScopeToolsState, call: ToolCallInfo, tool: RegisteredTool | undefined, args: unknown) {
-    this.callId = call.callId
-    this.toolName = call.toolName
     this.call = call
-    this.scope = state.ctx
     this.state = state
     this.tool = tool
     this.args = args
     this.finalizeContent = tool?.definition.finalizeContent
     this.#owner = state.registry
+  }
+
+  // Read from the call and the scope rather than copied: three fields fewer in the largest object a
+  // call makes (a rewrite replaces `call` with the same id and name).
+  get callId(): CallId {
+    return this.call.callId
+  }
+
+  get toolName(): string {
+    return this.call.toolName
+  }
+
+  get scope(): Context {
+    return this.state.ctx
   }
 
   /** The call's own signal (created on first read). */

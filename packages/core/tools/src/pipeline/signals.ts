@@ -84,14 +84,16 @@ export function raceRun<T>(run: RunState, promise: Promise<T>, drain: Drain): Pr
  * (no closure per call); when it throws, the promise rejects with what it threw. Drains on a
  * caller's abort (T38).
  */
-export function raceRunThen<T, R>(
+export function raceRunThen<T, A, R>(
   run: RunState,
   promise: Promise<T>,
-  finish: (run: RunState, outcome: Settled<T>) => R,
+  finish: (run: RunState, outcome: Settled<T>, extra: A) => R,
+  extra: A,
 ): Promise<R> {
   return new Promise<R>((resolve) => {
     const race = new StageRace(run, true, resolve as (outcome: unknown) => void)
     race.finish = finish as StageRace['finish']
+    race.extra = extra
     promise.then(
       (value) => race.settle({ kind: 'value', value }),
       (error: unknown) => race.settle({ kind: 'error', error }),
@@ -100,6 +102,31 @@ export function raceRunThen<T, R>(
     else addRace(run, race)
   })
 }
+
+/**
+ * `raceRunThen` for a stage whose answer nobody awaits: `finish` delivers it (into a sink), so the
+ * race resolves no promise; an error `finish` throws goes to `failed` (also a module-level function).
+ */
+export function raceRunInto<T, A>(
+  run: RunState,
+  promise: Promise<T>,
+  finish: (run: RunState, outcome: Settled<T>, extra: A) => void,
+  extra: A,
+  failed: (run: RunState, error: unknown) => void,
+): void {
+  const race = new StageRace(run, true, IGNORE)
+  race.finish = finish as StageRace['finish']
+  race.extra = extra
+  race.failed = failed
+  promise.then(
+    (value) => race.settle({ kind: 'value', value }),
+    (error: unknown) => race.settle({ kind: 'error', error }),
+  )
+  if (run.cause !== undefined) race.abort()
+  else addRace(run, race)
+}
+
+const IGNORE = (): void => {}
 
 /**
  * The body's promise against the call's abort (with the grace, T38) and its `timeoutMs`: when the
@@ -114,7 +141,7 @@ export function raceBodyTimeout<T>(
   timeoutMs: number,
 ): Promise<Settled<T>> {
   return new Promise<Settled<T>>((resolve) => {
-    const race = new StageRace(run, true, resolve as (outcome: Settled<unknown>) => void)
+    const race = new TimedRace(run, true, resolve as (outcome: Settled<unknown>) => void)
     promise.then(
       (value) => race.settle({ kind: 'value', value }),
       (error: unknown) => race.settle({ kind: 'error', error }),
@@ -134,20 +161,19 @@ export function raceBodyTimeout<T>(
 
 const ABORTED = Object.freeze({ kind: 'aborted' as const })
 
-/** One stage waiting on its promise or the call's abort, whichever comes first (and, for a body, its timeout). */
-export class StageRace implements Deadline {
+/**
+ * One stage waiting on its promise or the call's abort, whichever comes first. A body with a
+ * timeout races it too (`TimedRace`): the fields of the deadline queue are only on such a race, so
+ * the race of every other stage is smaller (one per call) and its fields never hold a double.
+ */
+export class StageRace {
   done = false
-  /** The body's `timeoutMs`, when this race has one (`raceBodyTimeout`); 0 otherwise. */
-  timeoutMs = 0
-  /** When the body's timeout was armed, for a tool whose progress restarts it (T48). */
-  startedAt = 0
-  // its place in the deadline queue while its timeout is armed
-  deadlineAt = 0
-  deadlinePrev: Deadline | undefined = undefined
-  deadlineNext: Deadline | undefined = undefined
-  deadlineList: Deadline['deadlineList'] = undefined
   /** Turns the outcome into what the race resolves with (`raceRunThen`); absent: the outcome itself. */
-  finish: ((run: RunState, outcome: Settled<unknown>) => unknown) | undefined = undefined
+  finish: ((run: RunState, outcome: Settled<unknown>, extra: unknown) => unknown) | undefined = undefined
+  /** What `finish` is given besides the outcome (a module-level `finish` needs no closure per call). */
+  extra: unknown = undefined
+  /** Where an error `finish` throws goes (`raceRunInto`); absent: the race's promise rejects with it. */
+  failed: ((run: RunState, error: unknown) => void) | undefined = undefined
   constructor(
     readonly run: RunState,
     readonly drain: Drain,
@@ -157,14 +183,14 @@ export class StageRace implements Deadline {
   settle(outcome: Settled<unknown>): void {
     if (this.done) return
     this.done = true
-    if (this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)
     removeRace(this.run, this)
     const { finish } = this
     if (finish === undefined) return this.resolve(outcome)
     let answer: unknown
     try {
-      answer = finish(this.run, outcome)
+      answer = finish(this.run, outcome, this.extra)
     } catch (error) {
+      if (this.failed !== undefined) return this.failed(this.run, error)
       // the stage's promise rejects with it, as an `async` stage's would
       answer = Promise.reject(error)
     }
@@ -177,6 +203,24 @@ export class StageRace implements Deadline {
     const wait = drains ? graceFor(this.run) : undefined
     if (wait === undefined) this.settle(ABORTED)
     else void wait.then(() => this.settle(ABORTED))
+  }
+}
+
+/** A body's race against its `timeoutMs` as well (`raceBodyTimeout`): the race is the deadline. */
+class TimedRace extends StageRace implements Deadline {
+  /** The body's `timeoutMs`. */
+  timeoutMs = 0
+  /** When the body's timeout was armed, for a tool whose progress restarts it (T48). */
+  startedAt = 0
+  // its place in the deadline queue while its timeout is armed
+  deadlineAt = 0
+  deadlinePrev: Deadline | undefined = undefined
+  deadlineNext: Deadline | undefined = undefined
+  deadlineList: Deadline['deadlineList'] = undefined
+
+  override settle(outcome: Settled<unknown>): void {
+    if (!this.done && this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)
+    super.settle(outcome)
   }
 
   /** The body's timeout is up (T17), unless progress restarted it (T48): then it is armed again. */

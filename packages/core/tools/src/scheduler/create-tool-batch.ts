@@ -30,6 +30,7 @@ import { batchStages } from './batch-stages.ts'
 import { isThenable } from '../contract/is-thenable.ts'
 import { resolveToolRuntimeScheduler } from '../contract/scheduler-key.ts'
 import type {
+  DispatchSink,
   ScheduledToolDispatch,
   ToolRunContext,
   ToolRuntimeScheduler,
@@ -213,7 +214,25 @@ export function openToolBatch(
     drive()
   }
 
+  // the runtime's dispatch answering into this batch (no promise, no closure per call), while
+  // `dispatch` is still the stage it stands for: a stand-in for `dispatch` is never bypassed
+  const dispatchTo =
+    stages.dispatchTo !== undefined && stages.dispatchTo.stage === stages.dispatch
+      ? stages.dispatchTo
+      : undefined
+  const sink: DispatchSink = {
+    dispatched: (index, dispatched) => settle(index, dispatched, true),
+    failed: (index, error) => dispatchFailed(index, error),
+  }
+
   const dispatch = (index: number, run: ToolRunContext): void => {
+    if (dispatchTo !== undefined) {
+      try {
+        return dispatchTo.into(run, sink, index)
+      } catch (error) {
+        return dispatchFailed(index, error)
+      }
+    }
     let dispatching: ScheduledToolDispatch | PromiseLike<ScheduledToolDispatch>
     try {
       dispatching = stages.dispatch(run)
