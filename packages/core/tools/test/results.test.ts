@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { isTextResultContent } from '@deepseek-ai/dsh-llm'
+import { z } from 'zod'
 import {
+  defineTool,
   TOOL_ABORTED_BEFORE_DISPATCH,
   ToolErrorCodes,
   type ToolExecutionResult,
@@ -21,6 +24,25 @@ describe('result contract', () => {
     expect(observed[0]).toBe(result)
     expect(isDeepFrozen(result)).toBe(true)
     expect(JSON.parse(JSON.stringify(result))).toEqual(result)
+  })
+
+  it('T58: a default result content is built by textResultContent, so a session keeps it by reference', async () => {
+    const { ctx } = setup()
+    ctx.tools.register(tool('t', () => ({ sum: 3 })))
+    ctx.tools.register(
+      defineTool({
+        name: 'blocks',
+        description: 'own content',
+        parameters: z.object({}),
+        execute: () => 1,
+        toContent: () => [{ type: 'text', text: 'mine' }],
+      }),
+    )
+    const result = await ctx.tools.execute(call('t'))
+    expect(result.content).toEqual([{ type: 'text', text: '{"sum":3}' }])
+    expect(isTextResultContent(result.content)).toBe(true)
+    // content a tool's own toContent made is not the package's: a session checks and copies it
+    expect(isTextResultContent((await ctx.tools.execute(call('blocks'))).content)).toBe(false)
   })
 
   it('T14: the result is detached from the value the body returned', async () => {

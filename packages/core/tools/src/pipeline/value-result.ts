@@ -1,5 +1,5 @@
 import type { JsonValue, ToolResultContent } from '@deepseek-ai/dsh-llm'
-import { createJsonSnapshotter } from '@deepseek-ai/dsh-llm'
+import { createJsonSnapshotter, textResultContent } from '@deepseek-ai/dsh-llm'
 import { toolMessages } from '../contract/messages.ts'
 import type { ToolExecutionResult } from '../contract/types.ts'
 import { formatIssues } from '../contract/clip.ts'
@@ -71,7 +71,7 @@ export function valueResult(
     return failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(name, over, limit, true, replacedBy))
   // the default content is the value's own text, so this result needs no further checks
   if (definition.toContent === undefined)
-    return (run.trusted = success(text === undefined ? [] : [{ type: 'text', text }], json))
+    return (run.trusted = success(text === undefined ? [] : textResultContent(text), json))
   try {
     return success(toBlocks(definition.toContent(value)), json)
   } catch (error) {
