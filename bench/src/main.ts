@@ -1,10 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { CASES, selectCases, type CaseDefinition } from './cases/registry.ts'
 import { PENDING_CASES } from './cases/pending.ts'
+import { buildProblem } from './harness/built-packages.ts'
 import { describeMachine, peerVersions } from './harness/machine.ts'
 import { URL_VARIABLE, startPostgres } from '../../scripts/postgres-server.mjs'
 import { FULL_OPTIONS, QUICK_OPTIONS } from './options.ts'
@@ -100,12 +101,15 @@ function requireBuiltPackages(
   names: readonly string[] = MEASURED_PACKAGES,
 ): void {
   for (const name of names) {
-    const entry = join(benchDir, 'node_modules', '@deepseek-ai', `dsh-${name}`, 'dist', 'index.js')
-    if (!existsSync(entry)) {
-      throw new Error(
-        `@deepseek-ai/dsh-${name} is not built in ${where} (${entry}); run \`pnpm build\` there first`,
-      )
-    }
+    const problem = buildProblem(
+      join(benchDir, 'node_modules', '@deepseek-ai', `dsh-${name}`, 'dist', 'index.js'),
+    )
+    if (problem === undefined) continue
+    const what =
+      problem.kind === 'missing'
+        ? `is not built in ${where} (${problem.entry})`
+        : `in ${where} is older than its sources (${problem.newer} changed after ${problem.entry} was built)`
+    throw new Error(`@deepseek-ai/dsh-${name} ${what}; run \`pnpm build\` there first`)
   }
 }
 
