@@ -67,13 +67,7 @@ export function raceRun<T>(run: RunState, promise: Promise<T>, drain: Drain): Pr
   if (run.watch === undefined && run.cause === undefined && run.budgetDeadline === undefined)
     return settleOf(promise)
   return new Promise<Settled<T>>((resolve) => {
-    const race = new StageRace(run, drain, resolve as (outcome: Settled<unknown>) => void)
-    promise.then(
-      (value) => race.settle({ kind: 'value', value }),
-      (error: unknown) => race.settle({ kind: 'error', error }),
-    )
-    if (run.cause !== undefined) race.abort()
-    else addRace(run, race)
+    watchRace(run, new StageRace(run, drain, resolve as (outcome: Settled<unknown>) => void), promise)
   })
 }
 
@@ -94,12 +88,7 @@ export function raceRunThen<T, A, R>(
     const race = new StageRace(run, true, resolve as (outcome: unknown) => void)
     race.finish = finish as StageRace['finish']
     race.extra = extra
-    promise.then(
-      (value) => race.settle({ kind: 'value', value }),
-      (error: unknown) => race.settle({ kind: 'error', error }),
-    )
-    if (run.cause !== undefined) race.abort()
-    else addRace(run, race)
+    watchRace(run, race, promise)
   })
 }
 
@@ -118,6 +107,13 @@ export function raceRunInto<T, A>(
   race.finish = finish as StageRace['finish']
   race.extra = extra
   race.failed = failed
+  watchRace(run, race, promise)
+}
+
+const IGNORE = (): void => {}
+
+/** Settles `race` with `promise`'s outcome, and lets the run's abort reach it (at once if aborted). */
+function watchRace<T>(run: RunState, race: StageRace, promise: Promise<T>): void {
   promise.then(
     (value) => race.settle({ kind: 'value', value }),
     (error: unknown) => race.settle({ kind: 'error', error }),
@@ -125,8 +121,6 @@ export function raceRunInto<T, A>(
   if (run.cause !== undefined) race.abort()
   else addRace(run, race)
 }
-
-const IGNORE = (): void => {}
 
 /**
  * The body's promise against the call's abort (with the grace, T38) and its `timeoutMs`: when the
