@@ -39,15 +39,8 @@ function looksLikeResult(value: unknown): value is ToolExecutionResult {
  * still runs carries `bodySettled` (see `trackLateOutcome`).
  */
 export function dispatchCall(run: RunState): ScheduledToolDispatch | Promise<ScheduledToolDispatch> {
-  run.stage = 'dispatching'
-  const { ctx, registry } = run.state
-  if (run.cause !== undefined) return handOut(run, notStarted(run))
-  const wrappers = ctx.listenerCount('tools/execute')
-  if (wrappers === 0 || timeoutAppliesDirectly(registry, wrappers)) {
-    // handed out as the body's result is made (a body that returned a plain value: now, no promise)
-    return runBody(run, undefined, wrappers === 0 ? undefined : timeoutOf(run), undefined, handOut)
-  }
-  return throughWrappers(run).then((settled) => handOut(run, settled))
+  // handed out as the body's result is made (a body that returned a plain value: now, no promise)
+  return startDispatch(run, handOut, false)
 }
 
 /**
@@ -56,19 +49,31 @@ export function dispatchCall(run: RunState): ScheduledToolDispatch | Promise<Sch
  * where `dispatchCall` throws; what would have rejected goes to `sink.failed`.
  */
 export function dispatchCallTo(run: RunState, sink: DispatchSink, index: number): void {
-  run.stage = 'dispatching'
   run.sink = sink
   run.sinkIndex = index
-  const { ctx, registry } = run.state
-  if (run.cause !== undefined) return sink.dispatched(index, handOut(run, notStarted(run)))
-  const wrappers = ctx.listenerCount('tools/execute')
-  let answered: void | Promise<void>
-  if (wrappers === 0 || timeoutAppliesDirectly(registry, wrappers)) {
-    const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
-    answered = runBody(run, undefined, timeoutMs, undefined, handOutInto, true)
-  } else answered = throughWrappers(run).then((settled) => handOutInto(run, settled))
+  const answered = startDispatch(run, handOutInto, true)
   // an awaited body (a timeout, a marker first) or the wrappers: a promise, whose failure goes to the sink
   if (answered instanceof Promise) answered.then(undefined, (error: unknown) => sink.failed(index, error))
+}
+
+/**
+ * The dispatch itself, whatever is done with its result: `answer` gets it as it is made (a
+ * `detached` answer delivers it itself, so no promise is made for it where none is awaited).
+ */
+function startDispatch<R>(
+  run: RunState,
+  answer: (run: RunState, result: ToolExecutionResult) => R,
+  detached: boolean,
+): R | Promise<R> {
+  run.stage = 'dispatching'
+  const { ctx, registry } = run.state
+  if (run.cause !== undefined) return answer(run, notStarted(run))
+  const wrappers = ctx.listenerCount('tools/execute')
+  if (wrappers === 0 || timeoutAppliesDirectly(registry, wrappers)) {
+    const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
+    return runBody(run, undefined, timeoutMs, undefined, answer, detached)
+  }
+  return throughWrappers(run).then((settled) => answer(run, settled))
 }
 
 /** The run handed out into its sink. */
