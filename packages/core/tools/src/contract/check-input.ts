@@ -263,9 +263,9 @@ function isCheckedEffects(effects: unknown): effects is ToolCallEffects {
 /**
  * `input.effects`: a non-empty string scope, an optional function and an optional boolean
  * `reattachOnly`. A frozen object (what a driver shares across a batch) is used as it is, since its
- * fields cannot change after this check; anything else is copied from the values read here.
+ * fields cannot change after this check (and is known afterwards: `isCheckedEffects`); anything else
+ * is copied from the values read here.
  */
-
 function readEffects(where: string, label: string, effects: unknown): ToolCallEffects {
   if (typeof effects !== 'object' || effects === null)
     throw invalidArgument(`${where}: ${label}.effects must be an object, got ${describeValue(effects)}`)
