@@ -5,6 +5,7 @@ import {
   type AnySession,
   type AsyncSession,
   type Session,
+  type ToolCallEventData,
 } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode } from '@deepseek-ai/dsh-tools'
 import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
@@ -45,8 +46,29 @@ export function appendToolCall(options: AppendToolCallOptions<AsyncSession>): Pr
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number> {
   const { session, turn, step, block, messageSeq, mode, modelCallId, fix, idempotencyKey } = options
-  // Built and frozen by the session package (T58): the session keeps it without walking it again.
-  const data = toolCallEventData({
+  const data = toolCallDataOf(turn, step, block, mode, modelCallId, fix, idempotencyKey)
+  const recorded =
+    messageSeq === undefined
+      ? session.append('tool/call', data)
+      : session.append('tool/call', data, appendOptionsCiting(messageSeq))
+  return andThen(recorded, seqOf)
+}
+
+/**
+ * The `tool/call` data `appendToolCall` records, built and frozen by the session package (T58: the
+ * session keeps it without walking it again). Positional, not an options object: a step records
+ * every call through it.
+ */
+export function toolCallDataOf(
+  turn: number,
+  step: number,
+  block: ToolCallBlock,
+  mode: ExecutionMode | undefined,
+  modelCallId: string | undefined,
+  fix: CallFix | undefined,
+  idempotencyKey: string | undefined,
+): ToolCallEventData {
+  return toolCallEventData({
     turn,
     step,
     callId: block.id,
@@ -58,9 +80,4 @@ export function appendToolCall(options: AppendToolCallOptions): MaybePromise<num
     replayArguments: fix?.kind === 'replay' ? fix.arguments : undefined,
     idempotencyKey,
   })
-  const recorded =
-    messageSeq === undefined
-      ? session.append('tool/call', data)
-      : session.append('tool/call', data, appendOptionsCiting(messageSeq))
-  return andThen(recorded, seqOf)
 }

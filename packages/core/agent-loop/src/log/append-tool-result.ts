@@ -5,6 +5,7 @@ import {
   type AsyncSession,
   type Session,
   type ToolCallRecordedTimings,
+  type ToolResultEventData,
 } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
@@ -34,9 +35,25 @@ export function appendToolResult(options: AppendToolResultOptions<AsyncSession>)
 export function appendToolResult(options: AppendToolResultOptions): MaybePromise<number>
 export function appendToolResult(options: AppendToolResultOptions): MaybePromise<number> {
   const { session, turn, step, callId, callSeq, result, timings } = options
-  // Built and frozen by the session package (T58): the message is `createToolResultMessage`'s, made
-  // from the result's checked strings, and the session keeps the data without walking it again.
-  const data = toolResultEventData({
+  const data = toolResultDataOf(turn, step, callId, result, timings)
+  const recorded = session.append('tool/result', data, appendOptionsCiting(callSeq, true))
+  return andThen(recorded, seqOf)
+}
+
+/**
+ * The `tool/result` data `appendToolResult` records, built and frozen by the session package
+ * (T58): the message is `createToolResultMessage`'s, made from the result's checked strings, and
+ * the session keeps the data without walking it again. Positional, not an options object: a step
+ * records every result through it.
+ */
+export function toolResultDataOf(
+  turn: number,
+  step: number,
+  callId: string,
+  result: ToolExecutionResult,
+  timings: ToolCallRecordedTimings | undefined,
+): ToolResultEventData {
+  return toolResultEventData({
     turn,
     step,
     callId,
@@ -48,6 +65,4 @@ export function appendToolResult(options: AppendToolResultOptions): MaybePromise
     // T36: what the call ran with when policy rewrote the model's arguments (its tool/call keeps those)
     rewrittenArguments: result.rewrittenArguments,
   })
-  const recorded = session.append('tool/result', data, appendOptionsCiting(callSeq, true))
-  return andThen(recorded, seqOf)
 }

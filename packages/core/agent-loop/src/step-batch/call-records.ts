@@ -1,9 +1,5 @@
-import {
-  appendOptionsCiting,
-  toolCallEventData,
-  type AnySession,
-  type AppendOptions,
-} from '@deepseek-ai/dsh-session'
+import { appendOptionsCiting, type AnySession, type AppendOptions } from '@deepseek-ai/dsh-session'
+import { toolCallDataOf } from '../log/append-tool-call.ts'
 import { isPromiseLike } from '../base/maybe-async.ts'
 import type { StepCall } from './step-calls.ts'
 
@@ -95,22 +91,10 @@ export function createCallRecords(options: {
         return
       }
       const { block } = call
-      const { fix } = block
-      // One literal per call, the fields the session builds the event data from (absent ones
-      // undefined): no options object of `appendToolCall` in between. The citing options are the
-      // step's one object (every call cites the same message).
-      const data = toolCallEventData({
-        turn,
-        step,
-        callId: block.id,
-        modelCallId: block.modelCallId === block.id ? undefined : block.modelCallId,
-        name: block.name,
-        arguments: block.arguments,
-        mode: call.mode,
-        repaired: fix?.kind === 'repaired' ? fix : undefined,
-        replayArguments: fix?.kind === 'replay' ? fix.arguments : undefined,
-        idempotencyKey: keyPrefix === undefined ? undefined : keyPrefix + block.id,
-      })
+      // One call's data built positionally (no options object per call); the citing options are
+      // the step's one object (every call cites the same message).
+      const key = keyPrefix === undefined ? undefined : keyPrefix + block.id
+      const data = toolCallDataOf(turn, step, block, call.mode, block.modelCallId, block.fix, key)
       const appended =
         messageSeq === undefined
           ? session.append('tool/call', data)

@@ -1,11 +1,11 @@
 import {
   appendOptionsCiting,
-  toolResultEventData,
   type AnySession,
   type ApprovalRequestEventData,
   type ToolCallRecordedTimings,
 } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import { toolResultDataOf } from '../log/append-tool-result.ts'
 import { AgentLoopError } from '../base/errors.ts'
 import { andThen, isPromiseLike, seqOf, type MaybePromise } from '../base/maybe-async.ts'
 import { createLateOutcomeLedger } from './late-outcome-ledger.ts'
@@ -169,20 +169,8 @@ export function createToolCallLedger(options: {
     const durable = list[index]?.durable
     if (durable !== undefined) return durable.then(() => append(index, result))
     const call = nextToAnswer(index, 'result')
-    // What `appendToolResult` records, with one literal per call: the fields the session builds the
-    // event data from, no options object in between (the step's hot path).
-    const data = toolResultEventData({
-      turn,
-      step,
-      callId: call.block.id,
-      content: result.content,
-      isError: result.isError,
-      error: result.isError ? result.error.info : undefined,
-      meta: result.meta,
-      timings: options.timings(call),
-      // T36: what the call ran with when policy rewrote the model's arguments (its tool/call keeps those)
-      rewrittenArguments: result.rewrittenArguments,
-    })
+    // what `appendToolResult` records, built positionally (no options object per call)
+    const data = toolResultDataOf(turn, step, call.block.id, result, options.timings(call))
     const appended = session.append('tool/result', data, appendOptionsCiting(call.callSeq!, true))
     if (!isPromiseLike(appended)) return answer(call, appended.seq)
     // Not waited for here: the next result may join the same commit (T61). Later gates, the call's
