@@ -6,6 +6,12 @@ import { readClockOption, readStoreOptions } from './read-store-options.ts'
 import { readEvents } from './read-events.ts'
 import type { AppendOptions, AsyncSession, ReadOptions, SessionEvent } from './types.ts'
 
+/**
+ * `setImmediate` as it was when this module loaded: a test's fake timers (vitest's and Jest's fake
+ * `setImmediate` by default) must not hold a session's writes until the test advances its clock.
+ */
+const runOnNextTurn: (callback: () => void) => unknown = globalThis.setImmediate
+
 export interface AsyncSessionOptions {
   /** Events already in the store, seqs 1..n, e.g. read back with `parseSessionEvent`. */
   readonly initialEvents?: readonly SessionEvent[]
@@ -90,10 +96,12 @@ export function createAsyncSession<Extra extends object = Record<never, never>>(
         queue.push({ event, hasOptions: appendOptions !== undefined, resolve, reject })
         if (!scheduled && writing === undefined) {
           scheduled = true
-          // Appends made before the event loop turns share the first write: a nextTick runs after
-          // the microtasks queued so far, so the appends of calls that start after an await (the
-          // next call of a step, after the previous one's policy) join this write.
-          process.nextTick(flush)
+          // Appends made before the event loop turns share the first write: an immediate runs after
+          // every timer callback, I/O callback and microtask of this turn, so the appends of calls
+          // that start after an await (the next call of a step, after the previous one's policy)
+          // join this write, and so do the results of bodies whose timers or replies arrive in one
+          // turn (a nextTick ran between two timer callbacks: ten results took up to four writes).
+          runOnNextTurn(flush)
         }
       })
     } catch (error) {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import fc from 'fast-check'
 import {
   SessionError,
@@ -22,7 +22,9 @@ function manualStore() {
   return { writes, stored, write }
 }
 
-const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+/** The next turn of the event loop, by the real `setImmediate` even under a test's fake timers. */
+const realSetImmediate = setImmediate
+const tick = (): Promise<void> => new Promise((resolve) => realSetImmediate(resolve))
 
 describe('createAsyncSession', () => {
   it('T28: an append resolves only once its write has, and reads show only what is durable', async () => {
@@ -66,6 +68,46 @@ describe('createAsyncSession', () => {
     expect(store.writes.map((w) => w.events.map((e) => e.seq))).toEqual([[1, 2, 3, 4]])
     store.writes[0]!.done.resolve()
     expect((await Promise.all(await appended)).map((e) => e.seq)).toEqual([1, 2, 3, 4])
+  })
+
+  it('T61: appends made by timer callbacks of one turn of the event loop share one write', async () => {
+    const store = manualStore()
+    const session = createAsyncSession({ write: store.write, clock: steppingClock() })
+    // As the results of bodies that each waited on a timer due at the same moment: Node runs the
+    // nextTicks and microtasks after every timer callback, before the next one.
+    const appended = await new Promise<Promise<SessionEvent>[]>((resolve) => {
+      const out: Promise<SessionEvent>[] = []
+      for (let n = 1; n <= 3; n++) {
+        setTimeout(() => {
+          out.push(session.append('tool/result', { n }))
+          if (out.length === 3) resolve(out)
+        }, 1)
+      }
+      // All three are due by the time the loop looks at its timers, however the clock moved
+      // while they were set: they run in one pass.
+      const due = performance.now() + 5
+      while (performance.now() < due);
+    })
+    await tick()
+    expect(store.writes.map((w) => w.events.map((e) => e.seq))).toEqual([[1, 2, 3]])
+    store.writes[0]!.done.resolve()
+    expect((await Promise.all(appended)).map((e) => e.seq)).toEqual([1, 2, 3])
+  })
+
+  it("writes while a test's fake timers hold setImmediate", async () => {
+    const store = manualStore()
+    const session = createAsyncSession({ write: store.write, clock: steppingClock() })
+    const realTick = tick
+    vi.useFakeTimers()
+    try {
+      const appended = session.append('tool/call', { n: 1 })
+      await realTick()
+      expect(store.writes).toHaveLength(1)
+      store.writes[0]!.done.resolve()
+      expect((await appended).seq).toBe(1)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('T28: appends made while a write runs are numbered in call order and grouped into the next write', async () => {

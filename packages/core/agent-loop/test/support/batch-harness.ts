@@ -146,6 +146,15 @@ export function blockFor(spec: CallSpec, index: number): ToolCallBlock {
 export const quiesce = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /**
+ * `quiesce`, then as many more turns as an asynchronous session still has appends in flight: it
+ * starts a write on the turn after the appends it groups, so each write a step waits for takes a turn.
+ */
+async function quiesceWith(session: AnySession): Promise<void> {
+  await quiesce()
+  while ('pending' in session && session.pending > 0) await quiesce()
+}
+
+/**
  * Runs one generated step through `executeToolCalls` with every tool body's end controlled by the fc
  * scheduler, and records a trace: progress events (with the mode an independent oracle expects at
  * that moment), body starts and ends, accepted contexts, the abort. Between two releases the system
@@ -345,7 +354,7 @@ export async function runGeneratedStep(spec: StepSpec, s: fc.Scheduler): Promise
   )
 
   for (;;) {
-    await quiesce()
+    await quiesceWith(session)
     if (outcome !== undefined || failure !== undefined) break
     checkQuiescent()
     if (s.count() === 0)
@@ -357,7 +366,7 @@ export async function runGeneratedStep(spec: StepSpec, s: fc.Scheduler): Promise
   await running
   // Bodies an abort cut off are still pending in the scheduler; let them end so nothing leaks.
   while (s.count() > 0) await s.waitNext(1)
-  await quiesce()
+  await quiesceWith(session)
   return {
     spec,
     entries,
