@@ -1915,6 +1915,17 @@ export const mutants = [
     attacks: 'createAsyncSession: maxBatch caps the events of one write',
   },
   {
+    id: 'async-session-write-on-next-tick',
+    package: 'session',
+    file: `${SESSION}/create-async-session.ts`,
+    find: '          runOnNextTurn(flush)',
+    replace: '          process.nextTick(flush)',
+    kind: 'group commit',
+    description:
+      'a write starts on the first append’s nextTick, so appends made by the next timer callback of the same turn wait for another write',
+    attacks: 'T61: appends made in one turn of the event loop share one write',
+  },
+  {
     id: 'pg-append-ignores-lease',
     package: 'session-postgres',
     file: `${POSTGRES}/write-events.ts`,
