@@ -17,9 +17,11 @@ const { isBoxedPrimitive } = types
 const OBJECT_PROTOTYPE = Object.prototype
 const ARRAY_PROTOTYPE = Array.prototype
 
-/** What `plainShape` found: a short plain array, or a plain object's (all enumerable) keys. */
-export type PlainShape =
-  { readonly isArray: true; readonly count: number } | { readonly isArray: false; readonly keys: string[] }
+/**
+ * What `plainShape` found: a short plain array's length (a number), or a plain object's keys, all
+ * enumerable (an array of strings). No wrapper object: it is made once per container copied.
+ */
+export type PlainShape = number | string[]
 
 /**
  * The same checks as `openContainer`, in the same order, for the containers a walk can copy key by
@@ -37,7 +39,7 @@ export function plainShape(source: object, location: JsonLocation): PlainShape |
     const array = source as unknown[]
     if (array.length >= LONG_ARRAY) return undefined
     const problem = shortArrayProblem(array)
-    return problem === undefined ? { isArray: true, count: array.length } : problemAt(location, problem)
+    return problem === undefined ? array.length : problemAt(location, problem)
   }
   if (proto !== OBJECT_PROTOTYPE && proto !== null) {
     return new Failure(location, `is ${nonPlainName(source, proto)}, not a plain object or array`)
@@ -47,7 +49,7 @@ export function plainShape(source: object, location: JsonLocation): PlainShape |
   const names = ownNames(source)
   if (names.length > MANY_KEYS) return undefined
   const keys = objectKeys(source)
-  return names.length === keys.length ? { isArray: false, keys } : undefined
+  return names.length === keys.length ? keys : undefined
 }
 
 /**

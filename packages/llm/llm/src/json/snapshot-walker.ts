@@ -140,18 +140,19 @@ export class SnapshotWalker {
     const shape = level > RECURSION_LIMIT ? undefined : plainShape(source, location)
     if (shape === undefined) return this.walkFrames(source, location, level)
     if (shape instanceof Failure) return shape
+    const isArray = typeof shape === 'number'
     const entry: Entry = {
       source,
       done: false,
       // sized once: the elements are stored in order, and a failure discards the copy
-      target: shape.isArray ? new Array<JsonValue>(shape.count) : {},
+      target: isArray ? new Array<JsonValue>(shape) : {},
       size: 1,
       height: 1,
       location,
       level,
     }
     this.visited.add(entry)
-    const failure = shape.isArray ? this.copyElements(entry, shape.count) : this.copyKeys(entry, shape.keys)
+    const failure = isArray ? this.copyElements(entry, shape) : this.copyKeys(entry, shape)
     if (failure !== undefined) return failure
     entry.done = true
     if (this.freeze) freezeObject(entry.target)
