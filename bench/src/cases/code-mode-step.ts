@@ -73,10 +73,12 @@ function returned(where: string, result: ToolExecutionResult | undefined, expect
  * 100 nested calls of `add`, each recorded as its own `tool/call` / `tool/result` pair, against an
  * `executeToolCalls` step of 100 `add` calls, both into a fresh memory session. Both sides warm up
  * first (as the timed cases do: at least `warmupMs` and `warmupCalls` calls each, at most
- * `warmupMaxMs`), then each round measures both, alternating which goes first, each side sized to
- * about `roundMs`. CPU is the whole process's (the sandbox worker and the type stripper are threads of
- * it), so the nested side pays for every thread it uses. A `run_code` step of the same program
- * without its calls shows what a run costs before its first call.
+ * `warmupMaxMs`), then `2 × codeModeRounds` rounds measure both, the order swapped every round, each
+ * side's window sized to about `roundMs` and collected at both ends (`measure`); the per-order medians
+ * show what one side's window still owes to the other. CPU is the whole process's (the sandbox worker
+ * and the type stripper are threads of it), so the nested side pays for every thread it uses; a
+ * window without work is subtracted. A `run_code` step of the same program without its calls shows
+ * what a run costs before its first call.
  */
 export async function measureNestedAgainstNative(
   options: BenchOptions,
@@ -123,18 +125,24 @@ export async function measureNestedAgainstNative(
   const ops = new Map(sides.map((side) => [side, opsOf(side)]))
 
   // Rounds of a pair, nested and native, the order swapped every round (so each order has
-  // codeModeRounds rounds), then the empty program, then a window without work.
+  // codeModeRounds rounds, and each side follows itself in one order and the other side in the
+  // other); then the program without its calls and windows without work, in rounds of their own.
   const windows = new Map<Side, Window[]>([...sides, idle].map((side) => [side, []]))
   const nestedFirst: boolean[] = []
+  await measure(nested, ops.get(nested)!, true) // so that the first round's nested side follows nested too
   for (let round = 0; round < 2 * options.codeModeRounds; round++) {
     const first = round % 2 === 0
     nestedFirst.push(first)
-    for (const side of first ? [nested, native, empty, idle] : [native, nested, empty, idle])
-      windows.get(side)!.push(await measure(side, side === idle ? 0 : ops.get(side)!, true))
+    for (const side of first ? [nested, native] : [native, nested])
+      windows.get(side)!.push(await measure(side, ops.get(side)!, true))
     const [n, m] = [windows.get(nested)!.at(-1)!, windows.get(native)!.at(-1)!]
     log(
       `code_mode step of ${STEP_CALLS} (${first ? 'nested' : 'native'} first): window CPU nested ${(n.cpu / n.ops / STEP_CALLS).toFixed(1)} µs/call, native ${(m.cpu / m.ops / STEP_CALLS).toFixed(1)} µs/call`,
     )
+  }
+  for (let round = 0; round < options.codeModeRounds; round++) {
+    windows.get(empty)!.push(await measure(empty, ops.get(empty)!, true))
+    windows.get(idle)!.push(await measure(idle, 0, true))
   }
 
   // A window's own CPU: what it measured less what a window without work measures (its closing
@@ -155,18 +163,24 @@ export async function measureNestedAgainstNative(
     stats: summarize(values),
   })
   const cpuRatio = ratio('cpu')
+  // Each side in its own steady state: the nested window right after a nested one (a round measuring
+  // nested first) against the native window right after a native one (the next round's first).
+  const steady: number[] = []
+  for (let round = 0; round + 1 < nestedFirst.length; round += 2)
+    steady.push(perOp(nested, 'cpu')[round]! / perOp(native, 'cpu')[round + 1]!)
   const nestedCpu = perCall(nested, 'cpu')
   const nativeCpu = perCall(native, 'cpu')
   return [
     figure(`${STEP_CALLS} nested calls in one run_code step, per call (CPU)`, 'µs', nestedCpu),
     figure(`native ${STEP_CALLS}-call step, per call (CPU)`, 'µs', nativeCpu),
-    figure(NESTED_RATIO_FIGURE, '×', cpuRatio),
+    figure(NESTED_RATIO_FIGURE, '×', steady),
+    figure('nested ÷ native (CPU), each window of a round, both orders', '×', cpuRatio),
     figure('nested ÷ native (CPU), rounds measuring nested first', '×', inOrder(cpuRatio, true)),
     figure('nested ÷ native (CPU), rounds measuring native first', '×', inOrder(cpuRatio, false)),
-    figure('nested per call (CPU), measured first in its round', 'µs', inOrder(nestedCpu, true)),
-    figure('nested per call (CPU), measured after native', 'µs', inOrder(nestedCpu, false)),
-    figure('native per call (CPU), measured first in its round', 'µs', inOrder(nativeCpu, false)),
-    figure('native per call (CPU), measured after nested', 'µs', inOrder(nativeCpu, true)),
+    figure('nested per call (CPU), measured right after nested', 'µs', inOrder(nestedCpu, true)),
+    figure('nested per call (CPU), measured right after native', 'µs', inOrder(nestedCpu, false)),
+    figure('native per call (CPU), measured right after native', 'µs', inOrder(nativeCpu, false)),
+    figure('native per call (CPU), measured right after nested', 'µs', inOrder(nativeCpu, true)),
     figure(`${STEP_CALLS} nested calls in one run_code step, per call (wall)`, 'µs', perCall(nested, 'wall')),
     figure(`native ${STEP_CALLS}-call step, per call (wall)`, 'µs', perCall(native, 'wall')),
     figure('nested ÷ native, per call (wall)', '×', ratio('wall')),
