@@ -3401,6 +3401,28 @@ export const mutants = [
     attacks: 'valueBytes caps a binding argument in UTF-8 bytes',
   },
   {
+    id: 'code-key-texts-with-prototype',
+    package: 'code-runtime',
+    file: `${CODE}/quickjs/prelude-parts.ts`,
+    find: '  var keyTexts = create(null);',
+    replace: '  var keyTexts = {};',
+    kind: 'json crossing',
+    description:
+      "the sandbox's table of encoded key texts inherits Object.prototype, so a key such as toString comes out as a function's text",
+    attacks: 'T32: every argument reaches its binding as the lossless JSON of the value the program passed',
+  },
+  {
+    id: 'code-key-texts-wrong-slot',
+    package: 'code-runtime',
+    file: `${CODE}/quickjs/prelude-parts.ts`,
+    find: '    var text = keyTexts[key];',
+    replace: '    var text = keyTexts[key.length];',
+    kind: 'json crossing',
+    description:
+      "the sandbox's table of encoded key texts is read at the wrong slot, so one key is sent as another",
+    attacks: 'T32: every argument reaches its binding as the lossless JSON of the value the program passed',
+  },
+  {
     id: 'code-result-size-unchecked',
     package: 'code-runtime',
     file: `${CODE}/host/call-binding.ts`,
@@ -4497,6 +4519,7 @@ export const firstTests = {
       /^(host\/call-binding|quickjs\/create-binding-calls)/,
       ['run.test.ts', 'json-crossing.test.ts', 'bad-input.test.ts'],
     ],
+    [/^quickjs\/prelude-parts/, ['json-crossing.test.ts', 'run.test.ts', 'sandbox-escape.test.ts']],
     [/^(create-output-budget|quickjs\/)/, ['run.test.ts', 'sandbox-escape.test.ts']],
   ],
   llm: [

@@ -1,5 +1,6 @@
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import { RUN_CODE_TOOL_NAME, type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import { forceMinorGc } from '../harness/gc.ts'
 import { summarize } from '../harness/stats.ts'
 import type { BenchOptions, Figure, Log } from '../types.ts'
 import { expectSums, stepBlocks } from './dsh-runtime.ts'
@@ -26,20 +27,31 @@ interface Side {
   run(): Promise<void>
 }
 
-interface Sample {
-  /** Process CPU (every thread: the host, the sandbox worker, the type stripper, GC), µs per op. */
+interface Window {
+  /** Process CPU of the whole window (every thread: the host, the sandbox worker, the type stripper, GC), µs. */
   readonly cpu: number
-  /** Wall time, µs per op. */
+  /** Wall time of the runs alone, µs per op. */
   readonly wall: number
+  readonly ops: number
 }
 
-async function measure(side: Side, ops: number): Promise<Sample> {
+/**
+ * One window of `ops` runs of a side. With `collect`, the window opens on a collected young
+ * generation (what the side measured before left there is collected on no side's clock) and closes
+ * with a young-generation collection inside it: each side pays for the short-lived garbage it made,
+ * and no side for another's. A full collection (`gc()`) is not used: the runs after one cost two to
+ * three times as much (measured: 22 against 6.5 µs per native call), which no running process sees.
+ * Wall time covers the runs only.
+ */
+async function measure(side: Side, ops: number, collect: boolean): Promise<Window> {
+  if (collect) forceMinorGc()
   const cpuStart = process.cpuUsage()
   const start = performance.now()
   for (let i = 0; i < ops; i++) await side.run()
-  const wall = ((performance.now() - start) * 1000) / ops
+  const wall = ops === 0 ? 0 : ((performance.now() - start) * 1000) / ops
+  if (collect) forceMinorGc()
   const used = process.cpuUsage(cpuStart)
-  return { cpu: (used.user + used.system) / ops, wall }
+  return { cpu: used.user + used.system, wall, ops }
 }
 
 let block = 0
@@ -61,10 +73,12 @@ function returned(where: string, result: ToolExecutionResult | undefined, expect
  * 100 nested calls of `add`, each recorded as its own `tool/call` / `tool/result` pair, against an
  * `executeToolCalls` step of 100 `add` calls, both into a fresh memory session. Both sides warm up
  * first (as the timed cases do: at least `warmupMs` and `warmupCalls` calls each, at most
- * `warmupMaxMs`), then each round measures both, alternating which goes first, each side sized to
- * about `roundMs`. CPU is the whole process's (the sandbox worker and the type stripper are threads of
- * it), so the nested side pays for every thread it uses. A `run_code` step of the same program
- * without its calls shows what a run costs before its first call.
+ * `warmupMaxMs`), then `2 × codeModeRounds` rounds measure both, the order swapped every round, each
+ * side's window sized to about `roundMs` and collected at both ends (`measure`); the per-order medians
+ * show what one side's window still owes to the other. CPU is the whole process's (the sandbox worker
+ * and the type stripper are threads of it), so the nested side pays for every thread it uses; a
+ * window without work is subtracted. A `run_code` step of the same program without its calls shows
+ * what a run costs before its first call.
  */
 export async function measureNestedAgainstNative(
   options: BenchOptions,
@@ -96,48 +110,89 @@ export async function measureNestedAgainstNative(
       returned('program without calls', (await stepOf([runCodeBlock(EMPTY_PROGRAM)])).results[0], STEP_CALLS),
   }
   const sides = [nested, native, empty]
+  /** A window without work: its closing collection, nothing else. */
+  const idle: Side = { name: 'idle', run: async () => {} }
 
   // Warm-up, all sides in turn, until each has made warmupCalls calls and warmupMs have passed.
   const warmStart = performance.now()
   const msPerOp = new Map<Side, number>()
   for (let calls = 0; ; calls += STEP_CALLS) {
-    for (const side of sides) msPerOp.set(side, (await measure(side, 1)).wall / 1000)
+    for (const side of sides) msPerOp.set(side, (await measure(side, 1, false)).wall / 1000)
     const elapsed = performance.now() - warmStart
     if ((elapsed >= options.warmupMs && calls >= options.warmupCalls) || elapsed >= options.warmupMaxMs) break
   }
   const opsOf = (side: Side): number => Math.max(1, Math.round(options.roundMs / msPerOp.get(side)!))
   const ops = new Map(sides.map((side) => [side, opsOf(side)]))
 
-  const samples = new Map<Side, Sample[]>(sides.map((side) => [side, []]))
-  for (let round = 0; round < options.codeModeRounds; round++) {
-    const order = round % 2 === 0 ? sides : [...sides].reverse()
-    for (const side of order) samples.get(side)!.push(await measure(side, ops.get(side)!))
-    const [n, m] = [samples.get(nested)!.at(-1)!, samples.get(native)!.at(-1)!]
+  // Rounds of a pair, nested and native, the order swapped every round (so each order has
+  // codeModeRounds rounds, and each side follows itself in one order and the other side in the
+  // other); then the program without its calls and windows without work, in rounds of their own.
+  const windows = new Map<Side, Window[]>([...sides, idle].map((side) => [side, []]))
+  const nestedFirst: boolean[] = []
+  await measure(nested, ops.get(nested)!, true) // so that the first round's nested side follows nested too
+  for (let round = 0; round < 2 * options.codeModeRounds; round++) {
+    const first = round % 2 === 0
+    nestedFirst.push(first)
+    for (const side of first ? [nested, native] : [native, nested])
+      windows.get(side)!.push(await measure(side, ops.get(side)!, true))
+    const [n, m] = [windows.get(nested)!.at(-1)!, windows.get(native)!.at(-1)!]
     log(
-      `code_mode step of ${STEP_CALLS}: nested ${(n.cpu / STEP_CALLS).toFixed(1)} µs CPU/call, native ${(m.cpu / STEP_CALLS).toFixed(1)} µs CPU/call (${(n.cpu / m.cpu).toFixed(2)}×)`,
+      `code_mode step of ${STEP_CALLS} (${first ? 'nested' : 'native'} first): window CPU nested ${(n.cpu / n.ops / STEP_CALLS).toFixed(1)} µs/call, native ${(m.cpu / m.ops / STEP_CALLS).toFixed(1)} µs/call`,
     )
   }
+  for (let round = 0; round < options.codeModeRounds; round++) {
+    windows.get(empty)!.push(await measure(empty, ops.get(empty)!, true))
+    windows.get(idle)!.push(await measure(idle, 0, true))
+  }
 
-  const perCall = (side: Side, key: keyof Sample) =>
-    samples.get(side)!.map((sample) => sample[key] / STEP_CALLS)
-  const ratio = (key: keyof Sample) =>
-    samples.get(nested)!.map((sample, i) => sample[key] / samples.get(native)![i]![key])
+  // A window's own CPU: what it measured less what a window without work measures (its closing
+  // collection of an empty young generation), the median of those windows.
+  const idleCpu = summarize(windows.get(idle)!.map((window) => window.cpu)).median
+  const perOp = (side: Side, key: 'cpu' | 'wall'): number[] =>
+    windows.get(side)!.map((window) => (key === 'wall' ? window.wall : (window.cpu - idleCpu) / window.ops))
+  const perCall = (side: Side, key: 'cpu' | 'wall') => perOp(side, key).map((value) => value / STEP_CALLS)
+  const ratio = (key: 'cpu' | 'wall') => {
+    const base = perOp(native, key)
+    return perOp(nested, key).map((value, i) => value / base[i]!)
+  }
+  const inOrder = (values: readonly number[], first: boolean) =>
+    values.filter((_, i) => nestedFirst[i] === first)
   const figure = (name: string, unit: string, values: readonly number[]): Figure => ({
     name,
     unit,
     stats: summarize(values),
   })
+  const cpuRatio = ratio('cpu')
+  // Each side in its own steady state: the nested window right after a nested one (a round measuring
+  // nested first) against the native window right after a native one (the next round's first).
+  const steady: number[] = []
+  for (let round = 0; round + 1 < nestedFirst.length; round += 2)
+    steady.push(perOp(nested, 'cpu')[round]! / perOp(native, 'cpu')[round + 1]!)
+  const nestedCpu = perCall(nested, 'cpu')
+  const nativeCpu = perCall(native, 'cpu')
   return [
-    figure(`${STEP_CALLS} nested calls in one run_code step, per call (CPU)`, 'µs', perCall(nested, 'cpu')),
-    figure(`native ${STEP_CALLS}-call step, per call (CPU)`, 'µs', perCall(native, 'cpu')),
-    figure(NESTED_RATIO_FIGURE, '×', ratio('cpu')),
+    figure(`${STEP_CALLS} nested calls in one run_code step, per call (CPU)`, 'µs', nestedCpu),
+    figure(`native ${STEP_CALLS}-call step, per call (CPU)`, 'µs', nativeCpu),
+    figure(NESTED_RATIO_FIGURE, '×', steady),
+    figure('nested ÷ native (CPU), each window of a round, both orders', '×', cpuRatio),
+    figure('nested ÷ native (CPU), rounds measuring nested first', '×', inOrder(cpuRatio, true)),
+    figure('nested ÷ native (CPU), rounds measuring native first', '×', inOrder(cpuRatio, false)),
+    figure('nested per call (CPU), measured right after nested', 'µs', inOrder(nestedCpu, true)),
+    figure('nested per call (CPU), measured right after native', 'µs', inOrder(nestedCpu, false)),
+    figure('native per call (CPU), measured right after native', 'µs', inOrder(nativeCpu, false)),
+    figure('native per call (CPU), measured right after nested', 'µs', inOrder(nativeCpu, true)),
     figure(`${STEP_CALLS} nested calls in one run_code step, per call (wall)`, 'µs', perCall(nested, 'wall')),
     figure(`native ${STEP_CALLS}-call step, per call (wall)`, 'µs', perCall(native, 'wall')),
     figure('nested ÷ native, per call (wall)', '×', ratio('wall')),
     figure(
       'run_code step of the same program without its calls (CPU)',
       'ms',
-      samples.get(empty)!.map((sample) => sample.cpu / 1000),
+      perOp(empty, 'cpu').map((cpu) => cpu / 1000),
+    ),
+    figure(
+      'a window without work: its closing collection (CPU, subtracted from each window)',
+      'ms',
+      windows.get(idle)!.map((window) => window.cpu / 1000),
     ),
   ]
 }

@@ -1,10 +1,16 @@
 import type { JsonObject, JsonValue } from '@deepseek-ai/dsh-llm'
-import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
+import { createJsonSnapshotter } from '@deepseek-ai/dsh-llm'
 
 /** Deepest nesting a value may have when it crosses the sandbox boundary (as in session snapshots). */
 export const MAX_JSON_DEPTH = 1000
 
 const TOO_DEEP = `nests deeper than ${MAX_JSON_DEPTH} levels`
+
+/**
+ * The host's results are snapshotted on a hot path (every binding call): one walker reused from call
+ * to call, its options fixed once, rather than a walker and an options check per call.
+ */
+const snapshotResult = createJsonSnapshotter({ maxDepth: MAX_JSON_DEPTH })
 
 /** Longest start and end of a path kept in a message (the sandbox's prelude keeps the same). */
 const PATH_HEAD = 60
@@ -54,7 +60,7 @@ export function decodeJsonText(text: string): Decoded {
  */
 export function encodeJsonValue(value: unknown): Encoded {
   if (value === undefined) return { ok: true, text: undefined }
-  const snapshot = snapshotJsonValue(value, { maxDepth: MAX_JSON_DEPTH })
+  const snapshot = snapshotResult(value)
   if (!snapshot.ok) {
     // the snapshot's words for the depth limit, in the sandbox's (the same limit on both sides)
     const reason = snapshot.reason.startsWith('is nested deeper than') ? TOO_DEEP : snapshot.reason

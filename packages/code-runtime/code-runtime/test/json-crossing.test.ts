@@ -40,6 +40,45 @@ describe('values cross the boundary as lossless JSON', () => {
     )
   })
 
+  it('T32: object keys that repeat from call to call, and keys naming Object.prototype members, reach the bindings unchanged', async () => {
+    // The sandbox keeps the JSON text of keys it has encoded: a key seen before, or one that names a
+    // member of Object.prototype, must still come out as its own text.
+    const keys = [
+      'a',
+      'b',
+      'constructor',
+      'toString',
+      'valueOf',
+      'hasOwnProperty',
+      '__defineGetter__',
+      '1',
+      'é',
+      '"q"',
+      '\\',
+      '\u2028',
+    ]
+    const objects = fc.array(
+      fc.dictionary(fc.constantFrom(...keys), fc.oneof(fc.integer(), fc.string(), fc.constant(null)), {
+        maxKeys: 6,
+      }),
+      { minLength: 1, maxLength: 12 },
+    )
+    await fc.assert(
+      fc.asyncProperty(objects, async (values) => {
+        const received: unknown[] = []
+        const result = await runtime.run({
+          program:
+            'const values = await tools.give(); await Promise.all(values.map((v) => tools.take(v))); for (const v of values) await tools.take(v); return values',
+          language: 'javascript',
+          bindings: { give: () => values, take: (args) => void received.push(args) },
+        })
+        expect(result).toEqual({ value: values, logs: [] })
+        expect(received).toEqual([...values, ...values])
+      }),
+      { numRuns: 30 },
+    )
+  })
+
   it('lone surrogates, escapes and -0 survive as JSON defines them', async () => {
     const result = await runtime.run({
       program: 'return ["\\ud800", "\\u0000\\n\\"", -0, 1e308]',

@@ -18,43 +18,49 @@ export interface BindingCallRequest {
 
 /**
  * Runs one binding on the host, now: parses and checks the argument the sandbox sent, calls the
- * binding and turns its outcome into an answer for the sandbox, handed to `done` exactly once (at
- * once for a refused argument or a synchronous binding). Never throws: a refused argument or
- * result, a throw or a rejection are all answers that reject the program's call. The caller runs
- * it outside the sandbox's turn (a later microtask).
+ * binding and turns its outcome into an answer for the sandbox, handed to `done` with the call's
+ * index exactly once (at once for a refused argument or a synchronous binding; the index is passed
+ * back so a run hands every call the same `done`, not a closure per call). Never throws: a refused
+ * argument or result, a throw or a rejection are all answers that reject the program's call. The
+ * caller runs it outside the sandbox's turn (a later microtask).
  */
-export function runBindingCall(request: BindingCallRequest, done: (answer: CallAnswer) => void): void {
-  const { name, valueBytes } = request
+export function runBindingCall(
+  request: BindingCallRequest,
+  done: (index: number, answer: CallAnswer) => void,
+): void {
+  const { name, index, valueBytes } = request
   let args: JsonValue | undefined
   if (request.text !== undefined) {
     const decoded = utf8Length(request.text) > valueBytes ? undefined : decodeJsonText(request.text)
     if (decoded === undefined || !decoded.ok) {
       const why = decoded === undefined ? tooLarge('argument', valueBytes) : `the argument ${decoded.reason}`
-      return done(refusal(name, why))
+      return done(index, refusal(name, why))
     }
     args = decoded.value
   }
-  const info: CodeBindingCall = { name, index: request.index, signal: request.signal }
+  const info: CodeBindingCall = { name, index, signal: request.signal }
   let returned: unknown
   try {
     returned = request.binding(args, info)
   } catch (error) {
-    return done(thrown(error))
+    return done(index, thrown(error))
   }
   if ((typeof returned !== 'object' || returned === null) && typeof returned !== 'function') {
-    return done(answerWith(name, returned, valueBytes))
+    return done(index, answerWith(name, returned, valueBytes))
   }
   // A promise (or a thenable, adopted as a promise adopts it: its `then` read once) answers when
   // it settles.
   Promise.resolve(returned).then(
-    (value: unknown) => done(answerWith(name, value, valueBytes)),
-    (error: unknown) => done(thrown(error)),
+    (value: unknown) => done(index, answerWith(name, value, valueBytes)),
+    (error: unknown) => done(index, thrown(error)),
   )
 }
 
 /** `runBindingCall` on a later microtask, as a promise of the answer (never rejects). */
 export function callBinding(request: BindingCallRequest): Promise<CallAnswer> {
-  return Promise.resolve().then(() => new Promise<CallAnswer>((resolve) => runBindingCall(request, resolve)))
+  return Promise.resolve().then(
+    () => new Promise<CallAnswer>((resolve) => runBindingCall(request, (_index, answer) => resolve(answer))),
+  )
 }
 
 function thrown(error: unknown): CallAnswer {

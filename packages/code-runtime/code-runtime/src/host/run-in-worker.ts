@@ -121,7 +121,7 @@ export function runInWorker(run: WorkerRun): Promise<CodeRunResult> {
         })
       }
       const request = { binding, name, index, text, valueBytes: limits.valueBytes, signal: callsEnded.signal }
-      runBindingCall(request, (answer) => answered(index, answer))
+      runBindingCall(request, answered)
     }
 
     const startCalls = (batch: Extract<WorkerMessage, { type: 'calls' }>): void => {

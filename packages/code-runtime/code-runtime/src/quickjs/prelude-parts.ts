@@ -185,11 +185,28 @@ export const SHOW_SOURCE = String.raw`(function (apply, ownKeys, getProto, isArr
  * JSON text, or undefined for `undefined`; throws what the full encoder throws.
  */
 export const QUICK_ENCODER_SOURCE = String.raw`(function (stringify, isFiniteNumber, getProto, isArray,
-    ArrayProto, ObjectProto, objectKeys, ownKeys, full) {
+    ArrayProto, ObjectProto, objectKeys, ownKeys, create, full) {
   'use strict';
   var FAST_DEPTH = 32;
   var FAST_WORK = 262144;
   var fastWork = 0;
+  // The JSON text of the object keys met so far (a program sends the same few keys call after
+  // call, and stringify is a native call each time): a prototype-less object, so every key, even
+  // '__proto__', is an own property of it; short keys only, and at most KEY_TEXTS of them.
+  var KEY_TEXTS = 512;
+  var KEY_LENGTH = 64;
+  var keyTexts = create(null);
+  var keyCount = 0;
+  function keyText(key) {
+    var text = keyTexts[key];
+    if (text !== undefined) return text;
+    text = stringify(key);
+    if (keyCount < KEY_TEXTS && key.length <= KEY_LENGTH) {
+      keyTexts[key] = text;
+      keyCount++;
+    }
+    return text;
+  }
   function fast(value, depth) {
     switch (typeof value) {
       case 'string': return stringify(value);
@@ -235,7 +252,7 @@ export const QUICK_ENCODER_SOURCE = String.raw`(function (stringify, isFiniteNum
       piece = type === 'number' ? (isFiniteNumber(child) ? '' + child : undefined)
         : type === 'string' ? stringify(child) : fast(child, depth + 1);
       if (piece === undefined) return undefined;
-      out += (written ? ',' : '') + stringify(key) + ':' + piece;
+      out += (written ? ',' : '') + keyText(key) + ':' + piece;
       written = true;
       if ((fastWork += out.length) > FAST_WORK) return undefined;
     }

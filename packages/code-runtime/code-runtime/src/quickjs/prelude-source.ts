@@ -108,7 +108,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
 
   // plain values in one recursive pass, anything else handed to the full encoder
   var encode = compile(quickEncoderSource)(stringify, isFiniteNumber, getProto, isArray, ArrayProto,
-    ObjectProto, objectKeys, ownKeys, encoderPart);
+    ObjectProto, objectKeys, ownKeys, create, encoderPart);
   function encodeOrThrow(value, what) {
     try { return encode(value); } catch (e) {
       if (encoderPart.isNotJson(e)) {
