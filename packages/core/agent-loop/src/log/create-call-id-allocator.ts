@@ -47,6 +47,9 @@ function take(
 function sessionIds(session: AnySession): SessionIds {
   let ids = indexes.get(session)
   if (ids === undefined) indexes.set(session, (ids = { seen: 0, used: new Set(), parents: new Set() }))
+  // Nothing appended since the last tool/call read (a fresh session's first step): no read, whose
+  // checked options cost more than the rest of the index.
+  if (session.lastSeq <= ids.seen) return ids
   for (const event of session.read({ afterSeq: ids.seen, types: ['tool/call'] })) {
     const callId = (event.data as { callId?: unknown } | null)?.callId
     if (typeof callId === 'string') take(ids, callId, nestedCallParent(callId))
@@ -73,10 +76,13 @@ export function createCallIdAllocator(session: AnySession): CallIdAllocator {
   const step = { used: new Set<string>(), parents: new Set<string>() }
 
   /** Whether `callId` (of nested parent `parent`) may be recorded in this step. */
+  // The sets that are empty (most steps have no nested ids at all, a fresh session no ids) are not
+  // looked into: a lookup hashes the id and probes the table even when the table is empty.
   const free = (callId: string, parent: string | undefined): boolean => {
-    if (known.used.has(callId) || step.used.has(callId)) return false
+    if ((known.used.size !== 0 && known.used.has(callId)) || step.used.has(callId)) return false
     // an earlier call's id is a nested id of this one: this call's nested calls would repeat it
-    if (known.parents.has(callId) || step.parents.has(callId)) return false
+    if (known.parents.size !== 0 && known.parents.has(callId)) return false
+    if (step.parents.size !== 0 && step.parents.has(callId)) return false
     // a nested id of a call of this step: that call's program may make exactly this call
     return parent === undefined || !step.used.has(parent)
   }
