@@ -3,7 +3,7 @@ import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { AnySession } from '@deepseek-ai/dsh-session'
 import type { ToolRuntime } from '@deepseek-ai/dsh-tools'
 import { createCallIdAllocator, type RecordedCallBlock } from '../log/create-call-id-allocator.ts'
-import type { CallFix } from '../base/context-types.ts'
+import type { CallFix, ToolCallProblem } from '../base/context-types.ts'
 import { checkCall, repairStepCall, type StepRepair } from './repair-step-call.ts'
 import { recordedFix } from './recorded-fix.ts'
 import type { StepApprovals } from './step-batch-types.ts'
@@ -49,6 +49,22 @@ export function createCallIntake(options: {
     })
   }
 
+  /**
+   * Hands `block` over once the repairs before it (and its own, for a `problem`) are done. A function
+   * of its own: the closure in `add` would make every call allocate a context for its variables.
+   */
+  const enqueueAfterRepairs = (block: RecordedCallBlock, problem: ToolCallProblem | undefined): void => {
+    pendingRepairs++
+    afterRepairs(async () => {
+      const fix =
+        problem === undefined
+          ? undefined
+          : await repairStepCall({ tools, block, problem, repair: repair!, logger, where })
+      pendingRepairs--
+      enqueue(block, fix)
+    })
+  }
+
   return {
     add(model) {
       const index = handedOver() + (repairing === undefined ? 0 : pendingRepairs)
@@ -64,15 +80,7 @@ export function createCallIntake(options: {
       }
       const problem = repair === undefined ? undefined : checkCall(tools, block, repair)
       if (problem === undefined && repairing === undefined) return enqueue(block, undefined)
-      pendingRepairs++
-      afterRepairs(async () => {
-        const fix =
-          problem === undefined
-            ? undefined
-            : await repairStepCall({ tools, block, problem, repair: repair!, logger, where })
-        pendingRepairs--
-        enqueue(block, fix)
-      })
+      enqueueAfterRepairs(block, problem)
     },
     close: () => (repairing === undefined ? closeBatch() : afterRepairs(closeBatch)),
   }
