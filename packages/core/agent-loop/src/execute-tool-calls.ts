@@ -40,7 +40,7 @@ export interface ExecuteToolCallsResult {
  * })
  */
 export async function executeToolCalls(options: ExecuteToolCallsOptions): Promise<ExecuteToolCallsResult> {
-  const { ctx, turn, step, blocks, signal, acceptContext, onEvent, messageSeq, service, tools } =
+  const { ctx, turn, step, blocks, stepIds, signal, acceptContext, onEvent, messageSeq, service, tools } =
     readExecuteToolCallsOptions(options)
   const batch = openStepBatch({
     ctx,
@@ -53,6 +53,7 @@ export async function executeToolCalls(options: ExecuteToolCallsOptions): Promis
     onEvent,
     message: { kind: 'recorded', seq: messageSeq },
     eager: undefined,
+    stepIds,
     where: WHERE,
   })
   for (const block of blocks) batch.add(block)

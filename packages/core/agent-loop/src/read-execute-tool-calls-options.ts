@@ -2,6 +2,7 @@ import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, type ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { ToolRuntime } from '@deepseek-ai/dsh-tools'
 import { AgentLoopError, invalidArgument } from './base/errors.ts'
+import { isPlainCallId, type StepIds } from './log/create-call-id-allocator.ts'
 import { readAgentLoopService } from './read-agent-loop-service.ts'
 import type { AcceptContext, AgentLoopService, ToolCallProgressEvent } from './base/types.ts'
 
@@ -37,6 +38,8 @@ export interface ExecuteToolCallsInput {
   readonly turn: number
   readonly step: number
   readonly blocks: readonly ToolCallBlock[]
+  /** What the call-id allocator may take for granted about the blocks' ids. */
+  readonly stepIds: StepIds
   readonly signal: AbortSignal | undefined
   readonly acceptContext: AcceptContext
   readonly onEvent: ((event: ToolCallProgressEvent) => void) | undefined
@@ -56,12 +59,14 @@ function stepNumber(name: string, value: unknown): number {
 /** Names block `i` in a message (built only for one). */
 const label = (i: number): string => `options.toolCalls[${i}]`
 
-function readBlocks(toolCalls: unknown): readonly ToolCallBlock[] {
+function readBlocks(toolCalls: unknown): { blocks: readonly ToolCallBlock[]; stepIds: StepIds } {
   if (!Array.isArray(toolCalls))
     throw invalidArgument(`${WHERE}: options.toolCalls must be an array, got ${describeValue(toolCalls)}`)
   const ids = new Set<string>()
   const count = toolCalls.length
   const blocks = new Array<ToolCallBlock>(count)
+  /** Unique, and none a `#` or nested id: the allocator need not check them against each other. */
+  let plain = true
   for (let i = 0; i < count; i++) {
     const block = toolCalls[i] as Partial<ToolCallBlock> | null
     if (typeof block !== 'object' || block === null || block.type !== 'tool-call')
@@ -79,10 +84,11 @@ function readBlocks(toolCalls: unknown): readonly ToolCallBlock[] {
       )
     if (ids.has(id)) throw invalidArgument(`${WHERE}: ${label(i)}.id "${id}" is used twice in one step`)
     ids.add(id)
+    if (plain && !isPlainCallId(id)) plain = false
     // a copy of what was checked: a getter cannot change it later
     blocks[i] = { type: 'tool-call', id, name, arguments: args }
   }
-  return blocks
+  return { blocks, stepIds: plain ? 'plain' : 'any' }
 }
 
 function readTools(ctx: Context): ToolRuntime {
@@ -113,7 +119,7 @@ export function readExecuteToolCallsOptions(options: unknown): ExecuteToolCallsI
     ctx: scope,
     turn: stepNumber('turn', turn),
     step: stepNumber('step', step),
-    blocks: readBlocks(toolCalls),
+    ...readBlocks(toolCalls),
   }
   if (signal !== undefined && !(signal instanceof AbortSignal))
     throw invalidArgument(

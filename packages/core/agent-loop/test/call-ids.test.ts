@@ -212,6 +212,25 @@ describe('call ids unique in the session, the model’s own on the wire (T28–T
     expect(verifyToolPairs(session.events()).problems).toEqual([])
   })
 
+  it('T28/T30: executeToolCalls with a reused id and, later in the same step, the id the loop gives it (d, then d#2): every id stays unique, the log verifies', async () => {
+    const root = createContext({ logger: createMemoryLogger() })
+    installTools(root)
+    registerBasicTools(root)
+    const session = createMemorySession()
+    const ctx = root.createScope({ name: 'harness' })
+    ctx.provide('agentLoop', { config: resolveAgentLoopConfig(), session })
+    const steps = [[echo('d', 'a')], [echo('d', 'b'), echo('d#2', 'c'), echo('e', 'd')]]
+    for (const [i, toolCalls] of steps.entries())
+      await executeToolCalls({ ctx, turn: 1, step: i + 1, toolCalls, acceptContext: () => {} })
+    expect(calls(session.events()).map((c) => [c.callId, c.modelCallId])).toEqual([
+      ['d', undefined],
+      ['d#2', 'd'],
+      ['d#2#2', 'd#2'],
+      ['e', undefined],
+    ])
+    expect(verifyToolPairs(session.events()).problems).toEqual([])
+  })
+
   it('T30: two calls with one id in ONE assistant message are refused before anything of the step is recorded (model.step)', async () => {
     const { session, agent } = agentOn([[echo('d', 'one'), echo('d', 'two')]], { eager: false })
     const error = await agent.run('go').catch((e: unknown) => e)

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { createContext, createMemoryLogger } from '@deepseek-ai/dsh-context'
 import {
@@ -19,6 +19,7 @@ import {
   executeToolCalls,
   type ToolCallEndEvent,
 } from '@deepseek-ai/dsh-agent-loop'
+import { asyncStore } from './support/async-store.ts'
 import { setup } from './support/fixtures.ts'
 
 describe('the session mapping (docs/spec.md §8)', () => {
@@ -124,6 +125,60 @@ describe('the session mapping (docs/spec.md §8)', () => {
     expect(resultB).toMatchObject({ surfaceOp: 'append', sourceEventSeqs: [callB!.seq] })
     expect(verifyToolPairs(session.events()).ok).toBe(true)
   })
+
+  it.each([
+    ['a synchronous', false],
+    ['an asynchronous', true],
+  ])(
+    'T28: over %s session, each tool/result of an agent step records its own call’s timings (the step fills one timings object in place)',
+    async (_kind, async) => {
+      // performance.now() moved only by the tool bodies: each call's figures are exact and differ
+      const clock = { now: 1_000 }
+      const now = vi.spyOn(performance, 'now').mockImplementation(() => clock.now)
+      try {
+        const root = createContext({ logger: createMemoryLogger() })
+        installTools(root)
+        for (const [name, ms] of [
+          ['slow', 25],
+          ['quick', 10],
+          ['quickest', 3],
+        ] as const) {
+          root.tools.register(
+            defineTool({
+              name,
+              description: name,
+              parameters: z.object({}),
+              execute: () => {
+                clock.now += ms
+                return name
+              },
+            }),
+          )
+        }
+        const store = async ? asyncStore() : undefined
+        const session = store?.session ?? createMemorySession()
+        const calls = ['slow', 'quick', 'quickest'].map((name) => toolCallBlock({ id: name, name, args: {} }))
+        const model = createScriptedModel({ turns: [calls, [textBlock('done')]] })
+        const agent = createAgent({ ctx: root, name: 'timed', model, session })
+        expect(await agent.run('go')).toMatchObject({ reason: 'completed' })
+        agent.dispose()
+        const timings = session
+          .events()
+          .filter((event) => event.type === 'tool/result')
+          .map((event) => (event.data as unknown as ToolResultEventData).timings)
+        // exclusive calls run one after another: each queued behind the runs before it
+        expect(timings).toEqual([
+          { queueMs: 0, runMs: 25, commitMs: 0 },
+          { queueMs: 25, runMs: 10, commitMs: 0 },
+          { queueMs: 35, runMs: 3, commitMs: 0 },
+        ])
+        for (const recorded of timings) expect(Object.isFrozen(recorded)).toBe(true)
+        expect(verifyToolPairs(session.events()).ok).toBe(true)
+      } finally {
+        now.mockRestore()
+      }
+    },
+  )
 
   it('T28, T40: a call started while the model streamed records its mode, and timings that place its start before its tool/call', async () => {
     const { root, ctx, session } = setup()

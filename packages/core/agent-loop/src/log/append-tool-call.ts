@@ -6,6 +6,7 @@ import {
   type AsyncSession,
   type Session,
   type ToolCallEventData,
+  type ToolCallEventFields,
 } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode } from '@deepseek-ai/dsh-tools'
 import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
@@ -46,7 +47,7 @@ export function appendToolCall(options: AppendToolCallOptions<AsyncSession>): Pr
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number>
 export function appendToolCall(options: AppendToolCallOptions): MaybePromise<number> {
   const { session, turn, step, block, messageSeq, mode, modelCallId, fix, idempotencyKey } = options
-  const data = toolCallDataOf(turn, step, block, mode, modelCallId, fix, idempotencyKey)
+  const data = toolCallDataOf(toolCallFields(), turn, step, block, mode, modelCallId, fix, idempotencyKey)
   const recorded =
     messageSeq === undefined
       ? session.append('tool/call', data)
@@ -55,11 +56,36 @@ export function appendToolCall(options: AppendToolCallOptions): MaybePromise<num
 }
 
 /**
+ * The fields `toolCallEventData` reads, every key present and writable: `toolCallDataOf` fills one
+ * in place. The builder reads each field once and keeps nothing of the object, so the calls of one
+ * step share one (a fields object per call was a tenth of what a step allocated for its log).
+ */
+export type ToolCallFields = { -readonly [K in keyof ToolCallEventFields]-?: ToolCallEventFields[K] }
+
+/** A fresh `ToolCallFields` (one per step, or per `appendToolCall`). */
+export function toolCallFields(): ToolCallFields {
+  return {
+    turn: 0,
+    step: 0,
+    callId: '',
+    modelCallId: undefined,
+    name: '',
+    arguments: '',
+    parentCallId: undefined,
+    mode: undefined,
+    repaired: undefined,
+    replayArguments: undefined,
+    idempotencyKey: undefined,
+  }
+}
+
+/**
  * The `tool/call` data `appendToolCall` records, built and frozen by the session package (T58: the
- * session keeps it without walking it again). Positional, not an options object: a step records
- * every call through it.
+ * session keeps it without walking it again), from `fields` filled in place. Positional, not an
+ * options object: a step records every call through it.
  */
 export function toolCallDataOf(
+  fields: ToolCallFields,
   turn: number,
   step: number,
   block: ToolCallBlock,
@@ -68,16 +94,15 @@ export function toolCallDataOf(
   fix: CallFix | undefined,
   idempotencyKey: string | undefined,
 ): ToolCallEventData {
-  return toolCallEventData({
-    turn,
-    step,
-    callId: block.id,
-    modelCallId: modelCallId === block.id ? undefined : modelCallId,
-    name: block.name,
-    arguments: block.arguments,
-    mode,
-    repaired: fix?.kind === 'repaired' ? fix : undefined,
-    replayArguments: fix?.kind === 'replay' ? fix.arguments : undefined,
-    idempotencyKey,
-  })
+  fields.turn = turn
+  fields.step = step
+  fields.callId = block.id
+  fields.modelCallId = modelCallId === block.id ? undefined : modelCallId
+  fields.name = block.name
+  fields.arguments = block.arguments
+  fields.mode = mode
+  fields.repaired = fix?.kind === 'repaired' ? fix : undefined
+  fields.replayArguments = fix?.kind === 'replay' ? fix.arguments : undefined
+  fields.idempotencyKey = idempotencyKey
+  return toolCallEventData(fields)
 }

@@ -6,6 +6,7 @@ import {
   type Session,
   type ToolCallRecordedTimings,
   type ToolResultEventData,
+  type ToolResultEventFields,
 } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import { andThen, seqOf, type MaybePromise } from '../base/maybe-async.ts'
@@ -35,34 +36,56 @@ export function appendToolResult(options: AppendToolResultOptions<AsyncSession>)
 export function appendToolResult(options: AppendToolResultOptions): MaybePromise<number>
 export function appendToolResult(options: AppendToolResultOptions): MaybePromise<number> {
   const { session, turn, step, callId, callSeq, result, timings } = options
-  const data = toolResultDataOf(turn, step, callId, result, timings)
+  const data = toolResultDataOf(toolResultFields(), turn, step, callId, result, timings)
   const recorded = session.append('tool/result', data, appendOptionsCiting(callSeq, true))
   return andThen(recorded, seqOf)
 }
 
 /**
+ * The fields `toolResultEventData` reads, every key present and writable: `toolResultDataOf` fills
+ * one in place. The builder reads each field once and keeps nothing of the object, so the results
+ * of one step share one.
+ */
+export type ToolResultFields = { -readonly [K in keyof ToolResultEventFields]-?: ToolResultEventFields[K] }
+
+/** A fresh `ToolResultFields` (one per step, or per `appendToolResult`). */
+export function toolResultFields(): ToolResultFields {
+  return {
+    turn: 0,
+    step: 0,
+    callId: '',
+    content: '',
+    isError: false,
+    error: undefined,
+    meta: undefined,
+    timings: undefined,
+    rewrittenArguments: undefined,
+  }
+}
+
+/**
  * The `tool/result` data `appendToolResult` records, built and frozen by the session package
- * (T58): the message is `createToolResultMessage`'s, made from the result's checked strings, and
- * the session keeps the data without walking it again. Positional, not an options object: a step
- * records every result through it.
+ * (T58), from `fields` filled in place: the message is `createToolResultMessage`'s, made from the
+ * result's checked strings, and the session keeps the data without walking it again. Positional,
+ * not an options object: a step records every result through it.
  */
 export function toolResultDataOf(
+  fields: ToolResultFields,
   turn: number,
   step: number,
   callId: string,
   result: ToolExecutionResult,
   timings: ToolCallRecordedTimings | undefined,
 ): ToolResultEventData {
-  return toolResultEventData({
-    turn,
-    step,
-    callId,
-    content: result.content,
-    isError: result.isError,
-    error: result.isError ? result.error.info : undefined,
-    meta: result.meta,
-    timings,
-    // T36: what the call ran with when policy rewrote the model's arguments (its tool/call keeps those)
-    rewrittenArguments: result.rewrittenArguments,
-  })
+  fields.turn = turn
+  fields.step = step
+  fields.callId = callId
+  fields.content = result.content
+  fields.isError = result.isError
+  fields.error = result.isError ? result.error.info : undefined
+  fields.meta = result.meta
+  fields.timings = timings
+  // T36: what the call ran with when policy rewrote the model's arguments (its tool/call keeps those)
+  fields.rewrittenArguments = result.rewrittenArguments
+  return toolResultEventData(fields)
 }

@@ -15,6 +15,32 @@ export interface RecordedCallBlock extends ToolCallBlock {
   readonly fix?: CallFix
 }
 
+/**
+ * What the caller knows of a step's model ids. `plain`: all of them are known before the first is
+ * assigned, no two are equal, and none holds `#` or is a nested id (`<parent>:code:<n>`, see
+ * `nestedCallParent`): `isPlainCallId`. Then no id of the step can collide with another
+ * one's: a kept id has no `#` and a renamed one (`<id>#<n>`) has, two renamed ones have different
+ * bases, and no id is a nested id of another. Only the session's ids need a look (the common case:
+ * one lookup per call, none for a fresh session). `any`: every id is checked against the step's too.
+ */
+export type StepIds = 'plain' | 'any'
+
+/** Whether `id` may be among a `plain` step's ids (`StepIds`): it holds no `#` and is no nested id. */
+export function isPlainCallId(id: string): boolean {
+  return !id.includes('#') && nestedCallParent(id) === undefined
+}
+
+/** A copy of `block` recorded under `callId`, the model's id kept as `modelCallId`. */
+function renamed(block: ToolCallBlock, callId: string): RecordedCallBlock {
+  return {
+    type: 'tool-call',
+    id: callId,
+    name: block.name,
+    arguments: block.arguments,
+    modelCallId: block.id,
+  }
+}
+
 /** Gives the calls of one step their session ids. */
 export interface CallIdAllocator {
   /** The call as recorded: the model's block itself when its id is free, else a copy under a free id. */
@@ -47,6 +73,9 @@ function take(
 function sessionIds(session: AnySession): SessionIds {
   let ids = indexes.get(session)
   if (ids === undefined) indexes.set(session, (ids = { seen: 0, used: new Set(), parents: new Set() }))
+  // Nothing appended since the last tool/call read (a fresh session's first step): no read, whose
+  // checked options cost more than the rest of the index.
+  if (session.lastSeq <= ids.seen) return ids
   for (const event of session.read({ afterSeq: ids.seen, types: ['tool/call'] })) {
     const callId = (event.data as { callId?: unknown } | null)?.callId
     if (typeof callId === 'string') take(ids, callId, nestedCallParent(callId))
@@ -67,29 +96,39 @@ function sessionIds(session: AnySession): SessionIds {
  * The ids a session holds are indexed once per session and read on incrementally (`read` after
  * the last seq seen), so a step costs what was appended since the last one.
  */
-export function createCallIdAllocator(session: AnySession): CallIdAllocator {
+export function createCallIdAllocator(session: AnySession, stepIds: StepIds = 'any'): CallIdAllocator {
   const known = sessionIds(session)
   /** This step's ids (recorded or not yet) and the parents they are nested ids of. */
   const step = { used: new Set<string>(), parents: new Set<string>() }
 
   /** Whether `callId` (of nested parent `parent`) may be recorded in this step. */
+  // The sets that are empty (most steps have no nested ids at all, a fresh session no ids) are not
+  // looked into: a lookup hashes the id and probes the table even when the table is empty.
   const free = (callId: string, parent: string | undefined): boolean => {
-    if (known.used.has(callId) || step.used.has(callId)) return false
+    if ((known.used.size !== 0 && known.used.has(callId)) || step.used.has(callId)) return false
     // an earlier call's id is a nested id of this one: this call's nested calls would repeat it
-    if (known.parents.has(callId) || step.parents.has(callId)) return false
+    if (known.parents.size !== 0 && known.parents.has(callId)) return false
+    if (step.parents.size !== 0 && step.parents.has(callId)) return false
     // a nested id of a call of this step: that call's program may make exactly this call
     return parent === undefined || !step.used.has(parent)
   }
 
   const as = (block: ToolCallBlock, callId: string, parent: string | undefined): RecordedCallBlock => {
     take(step, callId, parent)
-    if (callId === block.id) return block
-    return {
-      type: 'tool-call',
-      id: callId,
-      name: block.name,
-      arguments: block.arguments,
-      modelCallId: block.id,
+    return callId === block.id ? block : renamed(block, callId)
+  }
+
+  /** Whether `callId` is free in the session (all a plain step's ids need: see `StepIds`). */
+  const freeInSession = (callId: string): boolean =>
+    (known.used.size === 0 || !known.used.has(callId)) &&
+    (known.parents.size === 0 || !known.parents.has(callId))
+
+  /** `assign` for a step whose ids are plain: its own ids are never looked up nor kept. */
+  const assignPlain = (block: ToolCallBlock): RecordedCallBlock => {
+    if (freeInSession(block.id)) return block
+    for (let n = 2; ; n++) {
+      const callId = `${block.id}#${n}`
+      if (freeInSession(callId)) return renamed(block, callId)
     }
   }
 
@@ -105,7 +144,7 @@ export function createCallIdAllocator(session: AnySession): CallIdAllocator {
   }
 
   return {
-    assign,
+    assign: stepIds === 'plain' ? assignPlain : assign,
     recorded: (block, callId) => as(block, callId, nestedCallParent(callId)),
   }
 }

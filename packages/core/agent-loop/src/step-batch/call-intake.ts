@@ -2,8 +2,12 @@ import type { Logger } from '@deepseek-ai/dsh-context'
 import type { ToolCallBlock } from '@deepseek-ai/dsh-llm'
 import type { AnySession } from '@deepseek-ai/dsh-session'
 import type { ToolRuntime } from '@deepseek-ai/dsh-tools'
-import { createCallIdAllocator, type RecordedCallBlock } from '../log/create-call-id-allocator.ts'
-import type { CallFix } from '../base/context-types.ts'
+import {
+  createCallIdAllocator,
+  type RecordedCallBlock,
+  type StepIds,
+} from '../log/create-call-id-allocator.ts'
+import type { CallFix, ToolCallProblem } from '../base/context-types.ts'
 import { checkCall, repairStepCall, type StepRepair } from './repair-step-call.ts'
 import { recordedFix } from './recorded-fix.ts'
 import type { StepApprovals } from './step-batch-types.ts'
@@ -26,6 +30,8 @@ export function createCallIntake(options: {
   readonly approvals: StepApprovals | undefined
   /** Broken calls are offered to the repair hook before they run (T54, T55); without it nothing is checked. */
   readonly repair: StepRepair | undefined
+  /** What the caller knows of the calls' ids (`StepIds`). */
+  readonly stepIds: StepIds
   readonly logger: Logger
   readonly where: string
   /** How many calls were handed to the batch so far. */
@@ -35,7 +41,7 @@ export function createCallIntake(options: {
   readonly closeBatch: () => void
 }): CallIntake {
   const { session, tools, approvals, repair, logger, where, handedOver, enqueue, closeBatch } = options
-  const callIds = createCallIdAllocator(session)
+  const callIds = createCallIdAllocator(session, options.stepIds)
   /** Calls added but still waiting for their repair (or for one before them). */
   let pendingRepairs = 0
   /**
@@ -46,6 +52,22 @@ export function createCallIntake(options: {
   const afterRepairs = (then: () => void): void => {
     repairing = (repairing ?? Promise.resolve()).then(then).then(undefined, (error: unknown) => {
       logger.error(`${where}: a call could not be handed to the batch after a repair`, { error })
+    })
+  }
+
+  /**
+   * Hands `block` over once the repairs before it (and its own, for a `problem`) are done. A function
+   * of its own: the closure in `add` would make every call allocate a context for its variables.
+   */
+  const enqueueAfterRepairs = (block: RecordedCallBlock, problem: ToolCallProblem | undefined): void => {
+    pendingRepairs++
+    afterRepairs(async () => {
+      const fix =
+        problem === undefined
+          ? undefined
+          : await repairStepCall({ tools, block, problem, repair: repair!, logger, where })
+      pendingRepairs--
+      enqueue(block, fix)
     })
   }
 
@@ -64,15 +86,7 @@ export function createCallIntake(options: {
       }
       const problem = repair === undefined ? undefined : checkCall(tools, block, repair)
       if (problem === undefined && repairing === undefined) return enqueue(block, undefined)
-      pendingRepairs++
-      afterRepairs(async () => {
-        const fix =
-          problem === undefined
-            ? undefined
-            : await repairStepCall({ tools, block, problem, repair: repair!, logger, where })
-        pendingRepairs--
-        enqueue(block, fix)
-      })
+      enqueueAfterRepairs(block, problem)
     },
     close: () => (repairing === undefined ? closeBatch() : afterRepairs(closeBatch)),
   }

@@ -1,5 +1,5 @@
 import { appendOptionsCiting, type AnySession, type AppendOptions } from '@deepseek-ai/dsh-session'
-import { toolCallDataOf } from '../log/append-tool-call.ts'
+import { toolCallDataOf, toolCallFields } from '../log/append-tool-call.ts'
 import { isPromiseLike } from '../base/maybe-async.ts'
 import type { StepCall } from './step-calls.ts'
 
@@ -45,6 +45,8 @@ export function createCallRecords(options: {
   const { session, turn, step, firstCallSeq, idempotencyScope } = options
   /** `<scope>:`, joined once per step: each call's key (T49) is then one concatenation. */
   const keyPrefix = idempotencyScope === undefined ? undefined : `${idempotencyScope}:`
+  /** What each call's data is built from, filled in place (`toolCallDataOf`). */
+  const fields = toolCallFields()
   /** The gate of the last call whose record is pending. */
   let last: Promise<void> | undefined
   /** Why a record was refused: no later call of the step is recorded. */
@@ -83,6 +85,17 @@ export function createCallRecords(options: {
     call.durable = settled
   }
 
+  /**
+   * `call`'s gate on its asynchronous append (a function of its own: a closure in `record` would make
+   * every call, the synchronous ones too, allocate a context for it).
+   */
+  const gateOn = (call: StepCall, appended: PromiseLike<{ readonly seq: number }>): void =>
+    // a session's own thenable is taken as a promise, as `andThen` does
+    gate(
+      call,
+      Promise.resolve(appended).then((recorded) => void (call.callSeq = recorded.seq)),
+    )
+
   return {
     record(call, messageSeq) {
       if (refused !== undefined) throw refused.error
@@ -94,7 +107,7 @@ export function createCallRecords(options: {
       // One call's data built positionally (no options object per call); the citing options are
       // the step's one object (every call cites the same message).
       const key = keyPrefix === undefined ? undefined : keyPrefix + block.id
-      const data = toolCallDataOf(turn, step, block, call.mode, block.modelCallId, block.fix, key)
+      const data = toolCallDataOf(fields, turn, step, block, call.mode, block.modelCallId, block.fix, key)
       const appended =
         messageSeq === undefined
           ? session.append('tool/call', data)
@@ -103,11 +116,7 @@ export function createCallRecords(options: {
         call.callSeq = appended.seq
         return
       }
-      gate(
-        call,
-        // a session's own thenable is taken as a promise, as `andThen` does
-        Promise.resolve(appended).then((recorded) => void (call.callSeq = recorded.seq)),
-      )
+      gateOn(call, appended)
     },
     follow: (append) => chain(append),
     last: () => last,

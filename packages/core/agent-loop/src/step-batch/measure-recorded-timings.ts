@@ -19,13 +19,27 @@ const tenth = (value: number): number => Math.max(0, Math.round(value * 10) / 10
 export function measureRecordedTimings(
   points: CallTimePoints,
   now: number,
+  into: RecordedTimingsFields = recordedTimingsFields(),
 ): ToolCallRecordedTimings | undefined {
   const start = points.startedAt
   if (start === undefined) return undefined
   const settled = points.settledAt ?? now
-  return {
-    queueMs: tenth(start - (points.queuedAt ?? start)),
-    runMs: tenth(settled - start),
-    commitMs: tenth(now - settled),
-  }
+  into.queueMs = tenth(start - (points.queuedAt ?? start))
+  into.runMs = tenth(settled - start)
+  into.commitMs = tenth(now - settled)
+  return into
+}
+
+/**
+ * Timings filled in place (`measureRecordedTimings(…, into)`): a step's results share one, since the
+ * session's `toolResultEventData` copies the three numbers and keeps nothing of the object (a fresh
+ * object and its three boxed numbers per result were ~90 B of every timed call).
+ */
+export type RecordedTimingsFields = {
+  -readonly [K in keyof ToolCallRecordedTimings]: ToolCallRecordedTimings[K]
+}
+
+/** A fresh `RecordedTimingsFields`. */
+export function recordedTimingsFields(): RecordedTimingsFields {
+  return { queueMs: 0, runMs: 0, commitMs: 0 }
 }

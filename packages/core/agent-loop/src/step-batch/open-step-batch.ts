@@ -8,7 +8,7 @@ import {
   type ToolRuntime,
 } from '@deepseek-ai/dsh-tools'
 import { sessionIdOf } from '../log/session-id-of.ts'
-import type { RecordedCallBlock } from '../log/create-call-id-allocator.ts'
+import type { RecordedCallBlock, StepIds } from '../log/create-call-id-allocator.ts'
 import type { CallFix } from '../base/context-types.ts'
 import type { ToolCallProgressEvent } from '../base/types.ts'
 import { createApprovalPause } from './approval-pause.ts'
@@ -49,6 +49,8 @@ export function openStepBatch(options: {
   readonly message: LedgerMessage
   /** Before `close`, whether a parallel call may start now (eager dispatch); undefined: no streaming. */
   readonly eager: ((input: ToolExecutionInput) => boolean) | undefined
+  /** What the caller knows of the calls' ids (`StepIds`); `any` when not given. */
+  readonly stepIds?: StepIds
   /** Names the caller in error messages. */
   readonly where: string
   readonly approvals?: StepApprovals
@@ -145,6 +147,7 @@ export function openStepBatch(options: {
     tools,
     approvals,
     repair: options.repair,
+    stepIds: options.stepIds ?? 'any',
     logger,
     where,
     handedOver: () => list.length,

@@ -3,7 +3,7 @@ import type { LateToolOutcome, ToolBatchHooks, ToolExecutionResult } from '@deep
 const noop = (): void => {}
 import type { ApprovalPause } from './approval-pause.ts'
 import type { NestedCallRecorder } from './nested-call-recorder.ts'
-import type { StepCalls } from './step-calls.ts'
+import type { StepCall, StepCalls } from './step-calls.ts'
 import type { ToolCallLedger } from './tool-call-ledger.ts'
 import type { ToolCallProgress } from './tool-call-progress.ts'
 
@@ -28,20 +28,31 @@ export function stepBatchHooks(options: {
   // A step that reads no clock reports nothing when a call is queued, starts, settles or ends: the
   // batch is given no hook for the first and last of those, and the others do the ledger's part only.
   const { timed } = progress
+  // Every wait is a function of its own (`endAfter`, `recordAfterNested`…): a closure inside a hook
+  // would make each call, the ones that never wait too, allocate a context for its variables.
   /** A call's end is reported once its `tool/result` is durable (T61: the next commit need not wait). */
   const ended = (index: number, result: ToolExecutionResult): void => {
     const durable = ledger.resultDurable(index)
     if (durable === undefined) return progress.committed(index, result)
     // a refused result fails the step at its end (the ledger's refusal), not here
-    durable.then(() => progress.committed(index, result), noop)
+    commitAfter(durable, index, result)
   }
+  const commitAfter = (durable: Promise<void>, index: number, result: ToolExecutionResult): void =>
+    void durable.then(() => progress.committed(index, result), noop)
+  const endAfter = (appended: Promise<void>, index: number, result: ToolExecutionResult): Promise<void> =>
+    appended.then(() => ended(index, result))
   const recordResult = timed
     ? (index: number, result: ToolExecutionResult): void | Promise<void> => {
         const appended = ledger.recordResult(index, result)
         if (appended === undefined) return ended(index, result)
-        return appended.then(() => ended(index, result))
+        return endAfter(appended, index, result)
       }
     : (index: number, result: ToolExecutionResult): void | Promise<void> => ledger.recordResult(index, result)
+  const recordAfterNested = (
+    call: StepCall,
+    index: number,
+    result: ToolExecutionResult,
+  ): void | Promise<void> => nested.afterNested(call, () => recordResult(index, result))
   return {
     ...(timed ? { onQueued: (index: number) => progress.queued(index) } : {}),
     onStart: timed
@@ -58,7 +69,7 @@ export function stepBatchHooks(options: {
       pause.committed(result)
       const call = list[index]!
       if (nested.answerNow(call)) return recordResult(index, result)
-      return nested.afterNested(call, () => recordResult(index, result))
+      return recordAfterNested(call, index, result)
     },
     // May come after this step (or the turn) ended: it is recorded where the session is then.
     onLateOutcome: (index, _input, outcome) => {

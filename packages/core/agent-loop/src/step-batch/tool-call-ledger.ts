@@ -5,7 +5,7 @@ import {
   type ToolCallRecordedTimings,
 } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, LateToolOutcome, ToolExecutionResult } from '@deepseek-ai/dsh-tools'
-import { toolResultDataOf } from '../log/append-tool-result.ts'
+import { toolResultDataOf, toolResultFields } from '../log/append-tool-result.ts'
 import { AgentLoopError } from '../base/errors.ts'
 import { andThen, isPromiseLike, seqOf, type MaybePromise } from '../base/maybe-async.ts'
 import { createLateOutcomeLedger } from './late-outcome-ledger.ts'
@@ -131,6 +131,8 @@ export function createToolCallLedger(options: {
   const lates = createLateOutcomeLedger({ session, turn, step, calls, lateFailed })
   const records = createCallRecords({ session, turn, step, firstCallSeq, idempotencyScope })
 
+  /** What each result's data is built from, filled in place (`toolResultDataOf`). */
+  const resultFields = toolResultFields()
   const messageSeq = (): number | undefined => (message.kind === 'recorded' ? message.seq : undefined)
   const idOf = (index: number): string | number => list[index]?.block.id ?? index
 
@@ -162,19 +164,32 @@ export function createToolCallLedger(options: {
     return call
   }
 
+  // The waits below live in functions of their own (`appendAfter`, `followResult`): a closure in
+  // `append` itself would make every call, the synchronous ones too, allocate its variables' context.
   const append = (index: number, result: ToolExecutionResult): void | Promise<void> => {
     if (message.kind === 'refused') return
     const refused = records.refusal()
     if (refused !== undefined) throw refused.error
     const durable = list[index]?.durable
-    if (durable !== undefined) return durable.then(() => append(index, result))
+    if (durable !== undefined) return appendAfter(durable, index, result)
     const call = nextToAnswer(index, 'result')
     // what `appendToolResult` records, built positionally (no options object per call)
-    const data = toolResultDataOf(turn, step, call.block.id, result, options.timings(call))
+    const data = toolResultDataOf(resultFields, turn, step, call.block.id, result, options.timings(call))
     const appended = session.append('tool/result', data, appendOptionsCiting(call.callSeq!, true))
     if (!isPromiseLike(appended)) return answer(call, appended.seq)
-    // Not waited for here: the next result may join the same commit (T61). Later gates, the call's
-    // end and `settle` wait for it; a refusal fails the step (`refusal`).
+    followResult(call, appended)
+  }
+
+  /** `append` once `durable` (the call's `tool/call`, or the message it waits for) settled. */
+  const appendAfter = (durable: Promise<void>, index: number, result: ToolExecutionResult): Promise<void> =>
+    durable.then(() => append(index, result))
+
+  /**
+   * An asynchronous session's `tool/result` append, not waited for here: the next result may join
+   * the same commit (T61). Later gates, the call's end and `settle` wait for it; a refusal fails the
+   * step (`refusal`).
+   */
+  const followResult = (call: StepCall, appended: PromiseLike<{ readonly seq: number }>): void => {
     calls.issue(call)
     const recording = records.follow(Promise.resolve(appended).then((recorded) => answer(call, recorded.seq)))
     recording.then(() => {
@@ -241,7 +256,7 @@ export function createToolCallLedger(options: {
 
     recordResult(index, result) {
       if (!holding) return append(index, result)
-      return landing().then(() => append(index, result))
+      return appendAfter(landing(), index, result)
     },
 
     recordLateOutcome(index, outcome) {

@@ -2,7 +2,7 @@ import type { Logger } from '@deepseek-ai/dsh-context'
 import type { JsonObject } from '@deepseek-ai/dsh-llm'
 import type { ToolCallRecordedTimings } from '@deepseek-ai/dsh-session'
 import type { ExecutionMode, ToolExecutionResult, ToolProgress, ToolRuntime } from '@deepseek-ai/dsh-tools'
-import { measureRecordedTimings } from './measure-recorded-timings.ts'
+import { measureRecordedTimings, recordedTimingsFields } from './measure-recorded-timings.ts'
 import type { StepCall, StepCalls } from './step-calls.ts'
 import type { EagerDispatchFigures, ToolCallProgressEvent } from '../base/types.ts'
 
@@ -20,7 +20,8 @@ export interface ToolCallProgress {
   committed(index: number, result: ToolExecutionResult): void
   /**
    * What the session records with `call`'s result, measured up to now (its `tool/result` is being
-   * appended): undefined for a call that never started.
+   * appended): undefined for a call that never started. One object for the whole step, filled
+   * again for the next call: read it before (`toolResultDataOf` does, synchronously).
    */
   recordedTimings(call: StepCall): ToolCallRecordedTimings | undefined
   /** Later hook calls (bodies an abort or failure left running) are dropped. */
@@ -67,6 +68,8 @@ export function createToolCallProgress(options: {
   // Timings feed the session's records, the events and the eager figures: a step that needs none
   // of them reads no clock. The events themselves are built only for a watcher.
   const timed = options.recordTimings || onEvent !== undefined || streaming
+  /** What `recordedTimings` fills and hands out, call after call. */
+  const recorded = recordedTimingsFields()
   const duringStream = (): boolean => streaming && streamEndedAt === undefined
 
   const emit = (event: ToolCallProgressEvent): void => {
@@ -162,7 +165,7 @@ export function createToolCallProgress(options: {
     },
     recordedTimings(call) {
       if (call.startedAt === undefined) return undefined
-      return measureRecordedTimings(call, performance.now())
+      return measureRecordedTimings(call, performance.now(), recorded)
     },
     figures() {
       if (!streaming || streamEndedAt === undefined) return undefined
