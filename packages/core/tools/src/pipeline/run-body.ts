@@ -52,8 +52,8 @@ class BodyContext implements ToolExecContext {
     this.callId = run.callId
     this.toolName = run.toolName
     this.ctx = run.scope
-    this.turn = run.call.turn
-    this.step = run.call.step
+    this.turn = run.input.turn
+    this.step = run.input.step
     this.nestedCallHooks = run.nestedCallHooks
     this.#run = run
     this.#signal = signal
