@@ -28,6 +28,18 @@ import {
 import { valueResult } from './value-result.ts'
 
 /**
+ * What a `BodyContext` hands out on first read (a replacement signal, set when it is made): one
+ * record for the few bodies that use any of it, so a body that uses none carries one empty field.
+ */
+class BodyExtras {
+  signal: AbortSignal | undefined = undefined
+  defer: ((text: string) => void) | undefined = undefined
+  conclude: (() => void) | undefined = undefined
+  progress: ((report: ToolProgressReport) => void) | undefined = undefined
+  key: string | undefined = undefined
+}
+
+/**
  * What a body sees besides its arguments. A class so that creating one per call is a constructor
  * call. The signal is a prototype getter (created on first read: a body that never looks at it
  * costs no controller); so are `deferContext` and `concludeTurn`, which hand out functions bound to
@@ -42,11 +54,7 @@ class BodyContext implements ToolExecContext {
   readonly step: number | undefined
   readonly nestedCallHooks: RunState['nestedCallHooks']
   readonly #run: RunState
-  readonly #signal: AbortSignal | undefined
-  #defer: ((text: string) => void) | undefined = undefined
-  #conclude: (() => void) | undefined = undefined
-  #progress: ((report: ToolProgressReport) => void) | undefined = undefined
-  #key: string | undefined = undefined
+  #made: BodyExtras | undefined
 
   constructor(run: RunState, signal: AbortSignal | undefined) {
     this.callId = run.callId
@@ -56,11 +64,12 @@ class BodyContext implements ToolExecContext {
     this.step = run.input.step
     this.nestedCallHooks = run.nestedCallHooks
     this.#run = run
-    this.#signal = signal
+    if (signal === undefined) this.#made = undefined
+    else (this.#made = new BodyExtras()).signal = signal
   }
 
   get signal(): AbortSignal {
-    return this.#signal ?? runSignal(this.#run)
+    return this.#made?.signal ?? runSignal(this.#run)
   }
 
   /** T63: the driver's effects, for the calls this body makes (a getter: nothing to copy per call). */
@@ -70,22 +79,22 @@ class BodyContext implements ToolExecContext {
 
   /** T49: built on first read, so a body that never sends it costs no string. */
   get idempotencyKey(): string {
-    return (this.#key ??= idempotencyKeyOf(this.#run))
+    return ((this.#made ??= new BodyExtras()).key ??= idempotencyKeyOf(this.#run))
   }
 
   get deferContext(): (text: string) => void {
     const run = this.#run
-    return (this.#defer ??= (text) => deferContext(run, text))
+    return ((this.#made ??= new BodyExtras()).defer ??= (text) => deferContext(run, text))
   }
 
   get reportProgress(): (report: ToolProgressReport) => void {
     const run = this.#run
-    return (this.#progress ??= (report) => reportProgress(run, report))
+    return ((this.#made ??= new BodyExtras()).progress ??= (report) => reportProgress(run, report))
   }
 
   get concludeTurn(): () => void {
     const run = this.#run
-    return (this.#conclude ??= () => {
+    return ((this.#made ??= new BodyExtras()).conclude ??= () => {
       run.concludes = true
     })
   }
