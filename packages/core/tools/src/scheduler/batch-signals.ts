@@ -49,6 +49,8 @@ export function createBatchSignals(options: {
   const { caller, onCallerAbort, isCommitted } = options
   // Created with the first call: a batch that never gets one allocates nothing.
   let shared: AbortController | undefined
+  /** `shared.signal`, read once: every call of the batch runs with it (the getter checks its receiver). */
+  let sharedSignal: AbortSignal | undefined
   /** Controllers of the calls that brought their own signal, by index. */
   let controllers: Map<number, AbortController> | undefined
   let own: Map<AbortSignal, { readonly calls: number[]; readonly listener: () => void }> | undefined
@@ -62,7 +64,7 @@ export function createBatchSignals(options: {
 
   return {
     forCall(index, signal) {
-      if (signal === undefined) return (shared ??= takeController()).signal
+      if (signal === undefined) return (sharedSignal ??= (shared ??= takeController()).signal)
       const controller = new AbortController()
       ;(controllers ??= new Map()).set(index, controller)
       if (shared?.signal.aborted === true) controller.abort(shared.signal.reason)
@@ -92,6 +94,7 @@ export function createBatchSignals(options: {
       // every call is answered: nothing of the batch follows its signal any more
       if (shared !== undefined) giveBack(shared)
       shared = undefined
+      sharedSignal = undefined
       if (own === undefined) return
       for (const [signal, { listener }] of own) signal.removeEventListener('abort', listener)
       own = undefined
