@@ -78,7 +78,10 @@ export function callArguments(
   }
   const value = validateArguments(registry, input.arguments, tool)
   if (keep) {
-    const index = recent.findIndex((entry) => entry.key === key)
+    // a loop, not `findIndex` with a closure: a closure over `key` would allocate its context on
+    // every call of this function, the checked copy's path included
+    let index = -1
+    for (let i = 0; i < recent.length && index < 0; i++) if (recent[i]!.key === key) index = i
     if (index >= 0) recent.splice(index, 1)
     else if (recent.length >= RECENT) recent.shift()
     recent.push({ key, tool, raw: input.arguments, value })

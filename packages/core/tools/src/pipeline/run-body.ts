@@ -229,8 +229,8 @@ function startBody<R>(
   let own: AbortController | undefined
   let unlink: (() => void)[] | undefined
   if (replacement !== undefined && replacement !== run.controller?.signal) {
-    const controller = (own = new AbortController())
-    unlink = [onRunAbort(run, () => controller.abort(abortReason(run))), linkAbort(controller, replacement)]
+    own = new AbortController()
+    unlink = linkReplacement(run, own, replacement)
   }
   pauseBudget(run)
   let returned: unknown
@@ -261,6 +261,19 @@ function startBody<R>(
   return awaitBody(run, pending, own, unlink, timeoutMs, answer)
 }
 
+/**
+ * The body's own controller aborts on the call's abort or the wrapper's replacement signal; returns
+ * what unlinks them. (Its closure is made here, not in `startBody`: a function that makes a closure
+ * over its parameters allocates their context on every call, whichever branch it takes.)
+ */
+function linkReplacement(
+  run: RunState,
+  controller: AbortController,
+  replacement: AbortSignal,
+): (() => void)[] {
+  return [onRunAbort(run, () => controller.abort(abortReason(run))), linkAbort(controller, replacement)]
+}
+
 /** What a detached answer does with an error thrown while making or delivering it. */
 const answerFailed = (run: RunState, error: unknown): void => run.sink!.failed(run.sinkIndex, error)
 
@@ -284,13 +297,25 @@ async function awaitBody<R>(
 ): Promise<R> {
   const settled: Settled<unknown> =
     own !== undefined
-      ? await settleOrAbort(pending, own.signal, () => graceFor(run))
+      ? await settleWithGrace(run, pending, own)
       : timeoutMs !== undefined
         ? await raceBodyTimeout(run, pending, timeoutMs)
         : run.watch === undefined && run.cause === undefined
           ? await settleOf(pending)
           : await raceRun(run, pending, true)
   return answer(run, bodyResult(run, own, unlink, settled, timeoutMs))
+}
+
+/**
+ * The body's outcome, or `aborted` once its own signal fires and the call's grace is over. (Its
+ * closure is made here: one in `awaitBody` would allocate a context on every awaited body.)
+ */
+function settleWithGrace(
+  run: RunState,
+  pending: Promise<unknown>,
+  own: AbortController,
+): Promise<Settled<unknown>> {
+  return settleOrAbort(pending, own.signal, () => graceFor(run))
 }
 
 /** The result of a body's outcome; drops what linked a replacement signal to the call. */

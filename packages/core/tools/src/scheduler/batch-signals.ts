@@ -62,26 +62,35 @@ export function createBatchSignals(options: {
       controller.abort(reason)
   }
 
+  /**
+   * A call that brought its own signal: a controller of its own, aborted by that signal or the
+   * batch. (A function of its own: the listener's closure over the signal, made in `forCall`, would
+   * allocate a context on every call, the shared signal's included.)
+   */
+  const ownSignal = (index: number, signal: AbortSignal): AbortSignal => {
+    const controller = new AbortController()
+    ;(controllers ??= new Map()).set(index, controller)
+    if (shared?.signal.aborted === true) controller.abort(shared.signal.reason)
+    else if (signal.aborted) controller.abort(signal.reason)
+    if (controller.signal.aborted) return controller.signal
+    own ??= new Map()
+    let linked = own.get(signal)
+    if (linked === undefined) {
+      const calls: number[] = []
+      const listener = (): void => {
+        for (const call of calls) abort(call, signal.reason)
+      }
+      signal.addEventListener('abort', listener, { once: true })
+      own.set(signal, (linked = { calls, listener }))
+    }
+    linked.calls.push(index)
+    return controller.signal
+  }
+
   return {
     forCall(index, signal) {
       if (signal === undefined) return (sharedSignal ??= (shared ??= takeController()).signal)
-      const controller = new AbortController()
-      ;(controllers ??= new Map()).set(index, controller)
-      if (shared?.signal.aborted === true) controller.abort(shared.signal.reason)
-      else if (signal.aborted) controller.abort(signal.reason)
-      if (controller.signal.aborted) return controller.signal
-      own ??= new Map()
-      let linked = own.get(signal)
-      if (linked === undefined) {
-        const calls: number[] = []
-        const listener = (): void => {
-          for (const call of calls) abort(call, signal.reason)
-        }
-        signal.addEventListener('abort', listener, { once: true })
-        own.set(signal, (linked = { calls, listener }))
-      }
-      linked.calls.push(index)
-      return controller.signal
+      return ownSignal(index, signal)
     },
     stop(indices, reason) {
       // The shared signal reaches only calls still in flight: an answered call no longer follows it.
