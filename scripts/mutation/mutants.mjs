@@ -271,8 +271,8 @@ export const mutants = [
     id: 'sched-skip-code',
     package: 'tools',
     file: `${TOOLS}/scheduler/run-commit-step.ts`,
-    find: "            'ABORTED_BEFORE_DISPATCH',",
-    replace: "            'ABORTED',",
+    find: "scheduler.synthesize(input, 'ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)),",
+    replace: "scheduler.synthesize(input, 'ABORTED', toolMessages.cancelledBeforeStart(input.name)),",
     kind: 'T16 abort codes',
     description: 'calls an abort kept from starting are answered ABORTED',
     attacks: 'T16/T26: a call that never started is ABORTED_BEFORE_DISPATCH',
@@ -419,9 +419,11 @@ export const mutants = [
   {
     id: 'pipe-policy-sees-raw-args',
     package: 'tools',
-    file: `${TOOLS}/pipeline/prepare.ts`,
-    find: '? callInfo(state, input, args.args, tool!.definition)',
-    replace: '? callInfo(state, input, args.json, tool!.definition)',
+    // the call info of a call that goes on to dispatch is built on first read (run-state.ts)
+    file: `${TOOLS}/pipeline/run-state.ts`,
+    find: 'const args = this.args as ToolArguments',
+    replace:
+      "const args = (typeof this.input.arguments === 'string' ? JSON.parse(this.input.arguments) : this.input.arguments) as ToolArguments",
     kind: 'T36 policy args',
     description: 'policy sees the raw parsed JSON while the body gets the transformed arguments',
     attacks: 'T36: policy decides on exactly what the body receives',

@@ -110,17 +110,16 @@ export class RunState implements ToolRunContext, CancellableRun {
   #extras: RunExtras | undefined = undefined
   /**
    * What policy, observers and the late outcome see of the call. Made on first read from the input
-   * and the arguments (`#definition` marks arguments the tool validated, what `isCallTo` checks): a
-   * call no listener looks at never builds it. Replaced (with `args`) when policy rewrites the
-   * arguments (T36, rewrite-arguments.ts).
+   * and the arguments the tool validated (its definition marks them, what `isCallTo` checks): a call
+   * no listener looks at never builds it. Replaced (with `args`) when policy rewrites the arguments
+   * (T36, rewrite-arguments.ts). A call answered before it started has it from the start.
    */
   #call: ToolCallInfo | undefined
-  readonly #definition: AnyToolDefinition | undefined
   readonly #owner: RegistryState
 
   /**
    * `call` when the caller built it already (a call answered before it started); otherwise it is
-   * built on first read, with `definition` for validated arguments.
+   * built on first read from the input, `args` and the tool's definition.
    */
   constructor(
     state: ScopeToolsState,
@@ -135,12 +134,12 @@ export class RunState implements ToolRunContext, CancellableRun {
     this.args = args
     this.finalizeContent = tool?.definition.finalizeContent
     this.#call = call
-    this.#definition = tool?.definition
     this.#owner = state.registry
   }
 
   get call(): ToolCallInfo {
-    return (this.#call ??= callInfo(this.state, this.input, this.args as ToolArguments, this.#definition))
+    const args = this.args as ToolArguments
+    return (this.#call ??= callInfo(this.state, this.input, args, this.tool?.definition))
   }
 
   set call(call: ToolCallInfo) {
