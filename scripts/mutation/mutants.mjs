@@ -417,6 +417,26 @@ export const mutants = [
     attacks: 'T37: context deferred after the call was answered is dropped with a warning',
   },
   {
+    id: 'contract-handed-to-any-runtime',
+    package: 'tools',
+    file: `${TOOLS}/contract/check-input.ts`,
+    find: 'const same = left === about',
+    replace: 'const same = true',
+    kind: 'T24 argument hand-off',
+    description: 'arguments a mode read left on a checked input are taken for another tool or runtime',
+    attacks: 'T24/T19: a call is validated against the tool that runs it, in the runtime that runs it',
+  },
+  {
+    id: 'pipe-extras-skipped',
+    package: 'tools',
+    file: `${TOOLS}/pipeline/with-body-extras.ts`,
+    find: 'if (!run.hasExtras) return result',
+    replace: 'if (run.hasExtras) return result',
+    kind: 'T37 deferred context',
+    description: 'what a body deferred or concluded is dropped when the run has its extras record',
+    attacks: 'T37: context the body defers is part of the result',
+  },
+  {
     id: 'pipe-policy-sees-raw-args',
     package: 'tools',
     // the call info of a call that goes on to dispatch is built on first read (run-state.ts)
