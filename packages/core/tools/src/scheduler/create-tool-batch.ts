@@ -303,7 +303,7 @@ export function openToolBatch(
       }
     }
     committing = false
-    if (!finished && state.done && lates.pending === 0) finish()
+    if (!finished && state.done && lates.pending() === 0) finish()
     // a commit may open a barrier or the exclusive turn of the next call
     else if (state.committed !== before) drive()
   }
