@@ -5,7 +5,6 @@ import type { RegistryState, ScopeToolsState } from '../registry/scope-state.ts'
 import type { DispatchSink, ToolRunContext } from '../contract/scheduler-types.ts'
 import type { ToolBatchHooks } from '../contract/batch-types.ts'
 import type {
-  AnyToolDefinition,
   FinalizeContext,
   ToolArguments,
   ToolCallEffects,
@@ -13,7 +12,8 @@ import type {
   ToolExecutionInput,
   ToolExecutionResult,
 } from '../contract/types.ts'
-import { CALL_DEFINITION } from '../contract/is-call-to.ts'
+import { callInfo } from './call-info.ts'
+import { RunWithExtras } from './run-extras.ts'
 import {
   linkCaller,
   runSignal,
@@ -32,38 +32,12 @@ export type RunStage =
   'dispatch' | 'dispatching' | 'post-result' | 'finalizing' | 'final-result' | 'finished' | 'suspended'
 
 /**
- * The fields of a run that only some calls need (a rewrite, deferred context, progress, a timeout, a
- * signal someone read, an abort, the policy budget), in a record made on the first write of one of
- * them: a plain call (no listener, no signal read, no abort) never makes it, and its run is that
- * much smaller (the run is the largest object a call makes). `RunState` reads and writes them
- * through accessors of the same names, so the stages that use them are written as before.
- */
-class RunExtras {
-  rewrittenArguments: string | undefined = undefined
-  deferred: string[] | undefined = undefined
-  deferredBytes = 0
-  concludes = false
-  progressAt: number | undefined = undefined
-  reportedAt: number | undefined = undefined
-  inner: ToolExecutionResult | undefined = undefined
-  controller: AbortController | undefined = undefined
-  callerReason: unknown = undefined
-  waiters: (() => void)[] | undefined = undefined
-  races: Set<AbortableRace> | undefined = undefined
-  timedOutAfter: number | undefined = undefined
-  grace: Promise<void> | undefined = undefined
-  graceTimer: ReturnType<typeof setTimeout> | undefined = undefined
-  budgetDeadline: number | undefined = undefined
-  budgetPausedAt: number | undefined = undefined
-}
-
-/**
  * The scheduler's private view of a run; callers only see the `ToolRunContext` part. A class
  * because a run has identity and a lifetime: the private `#owner` brand cannot be forged or copied,
  * so only the runtime that prepared a run will advance it, and creating one is a plain constructor
  * call on the hot path (no per-call getter or closure).
  */
-export class RunState implements ToolRunContext, CancellableRun {
+export class RunState extends RunWithExtras implements ToolRunContext, CancellableRun {
   /**
    * The checked input the call was prepared from (immutable: `CheckedInput`): its id, name, turn,
    * step, hooks and effects are read from it rather than copied into the run.
@@ -106,8 +80,6 @@ export class RunState implements ToolRunContext, CancellableRun {
   bodyPending: Promise<unknown> | undefined = undefined
   bodyDone = false
 
-  /** The fields only some calls need (see `RunExtras`), made on the first write of one. */
-  #extras: RunExtras | undefined = undefined
   /**
    * What policy, observers and the late outcome see of the call. Made on first read from the input
    * and the arguments the tool validated (its definition marks them, what `isCallTo` checks): a call
@@ -128,6 +100,7 @@ export class RunState implements ToolRunContext, CancellableRun {
     args: unknown,
     call: ToolCallInfo | undefined,
   ) {
+    super()
     this.input = input
     this.state = state
     this.tool = tool
@@ -173,185 +146,10 @@ export class RunState implements ToolRunContext, CancellableRun {
     return runSignal(this)
   }
 
-  /** Whether any field of `RunExtras` was ever written (a plain call: never). */
-  get hasExtras(): boolean {
-    return this.#extras !== undefined
-  }
-
-  #more(): RunExtras {
-    return (this.#extras ??= new RunExtras())
-  }
-
-  /** The JSON text of the arguments policy rewrote the call to; the result carries it. */
-  get rewrittenArguments(): string | undefined {
-    return this.#extras?.rewrittenArguments
-  }
-  set rewrittenArguments(value: string | undefined) {
-    this.#more().rewrittenArguments = value
-  }
-
-  /** What the body deferred (`exec.deferContext`), created on first use. */
-  get deferred(): string[] | undefined {
-    return this.#extras?.deferred
-  }
-  set deferred(value: string[] | undefined) {
-    this.#more().deferred = value
-  }
-
-  /** UTF-8 bytes the body deferred, kept or not (past `maxResultBytes` the call fails, T14). */
-  get deferredBytes(): number {
-    return this.#extras?.deferredBytes ?? 0
-  }
-  set deferredBytes(value: number) {
-    this.#more().deferredBytes = value
-  }
-
-  get concludes(): boolean {
-    return this.#extras?.concludes ?? false
-  }
-  set concludes(value: boolean) {
-    this.#more().concludes = value
-  }
-
-  /** When the last `tools/progress` of this call was emitted (performance.now()), for the rate limit. */
-  get progressAt(): number | undefined {
-    return this.#extras?.progressAt
-  }
-  set progressAt(value: number | undefined) {
-    this.#more().progressAt = value
-  }
-
-  /** When the body last reported progress, emitted or not (performance.now()): an idle timeout's clock. */
-  get reportedAt(): number | undefined {
-    return this.#extras?.reportedAt
-  }
-  set reportedAt(value: number | undefined) {
-    this.#more().reportedAt = value
-  }
-
-  /** What the innermost `next()` of the `tools/execute` wrappers answered, frozen (dispatch.ts). */
-  get inner(): ToolExecutionResult | undefined {
-    return this.#extras?.inner
-  }
-  set inner(value: ToolExecutionResult | undefined) {
-    this.#more().inner = value
-  }
-
-  /** One controller per call, created on first use (call-signal.ts). */
-  get controller(): AbortController | undefined {
-    return this.#extras?.controller
-  }
-  set controller(value: AbortController | undefined) {
-    this.#more().controller = value
-  }
-
-  get callerReason(): unknown {
-    return this.#extras?.callerReason
-  }
-  set callerReason(value: unknown) {
-    // an abort without a reason (the caller's signal always has one) leaves nothing to record
-    if (value === undefined && this.#extras === undefined) return
-    this.#more().callerReason = value
-  }
-
-  /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
-  get waiters(): (() => void)[] | undefined {
-    return this.#extras?.waiters
-  }
-  set waiters(value: (() => void)[] | undefined) {
-    if (value === undefined && this.#extras === undefined) return
-    this.#more().waiters = value
-  }
-
-  /** Further stages racing the call's abort at the same time as `race`. */
-  get races(): Set<AbortableRace> | undefined {
-    return this.#extras?.races
-  }
-  set races(value: Set<AbortableRace> | undefined) {
-    if (value === undefined && this.#extras === undefined) return
-    this.#more().races = value
-  }
-
-  /** Set when the body ran past `timeoutMs` (the pipeline's own timeout): its signal aborts with a TimeoutError. */
-  get timedOutAfter(): number | undefined {
-    return this.#extras?.timedOutAfter
-  }
-  set timedOutAfter(value: number | undefined) {
-    this.#more().timedOutAfter = value
-  }
-
-  /** The abort grace window (T38), shared by every stage of the call. */
-  get grace(): Promise<void> | undefined {
-    return this.#extras?.grace
-  }
-  set grace(value: Promise<void> | undefined) {
-    this.#more().grace = value
-  }
-
-  get graceTimer(): ReturnType<typeof setTimeout> | undefined {
-    return this.#extras?.graceTimer
-  }
-  set graceTimer(value: ReturnType<typeof setTimeout> | undefined) {
-    if (value === undefined && this.#extras === undefined) return
-    this.#more().graceTimer = value
-  }
-
-  // --- the policy budget (call-signal.ts)
-  get budgetDeadline(): number | undefined {
-    return this.#extras?.budgetDeadline
-  }
-  set budgetDeadline(value: number | undefined) {
-    this.#more().budgetDeadline = value
-  }
-
-  get budgetPausedAt(): number | undefined {
-    return this.#extras?.budgetPausedAt
-  }
-  set budgetPausedAt(value: number | undefined) {
-    if (value === undefined && this.#extras === undefined) return
-    this.#more().budgetPausedAt = value
-  }
-
   /** True for a run that `registry` prepared (and nothing else, whatever its shape). */
   static ownedBy(value: unknown, registry: RegistryState): value is RunState {
     return typeof value === 'object' && value !== null && #owner in value && value.#owner === registry
   }
-}
-
-/**
- * What policy and observers see of a call: its id, name, arguments, scope, turn and step (and its
- * parent's id, for a program's call), frozen. `definition` marks arguments that definition
- * validated (what `isCallTo` checks).
- */
-export function callInfo(
-  state: ScopeToolsState,
-  input: ToolExecutionInput,
-  args: ToolArguments,
-  definition: AnyToolDefinition | undefined,
-): ToolCallInfo {
-  const parent = input.parent
-  return Object.freeze(
-    parent === undefined
-      ? {
-          callId: input.callId,
-          toolName: input.name,
-          args,
-          scope: state.ctx.scope,
-          turn: input.turn,
-          step: input.step,
-          [CALL_DEFINITION]: definition,
-        }
-      : {
-          callId: input.callId,
-          toolName: input.name,
-          args,
-          scope: state.ctx.scope,
-          turn: input.turn,
-          step: input.step,
-          parentCallId: parent.callId,
-          [CALL_DEFINITION]: definition,
-        },
-  )
 }
 
 /**
