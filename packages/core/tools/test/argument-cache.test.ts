@@ -6,6 +6,7 @@ import {
   resolveToolRuntimeScheduler,
   type ToolExecutionInput,
 } from '@deepseek-ai/dsh-tools'
+import { checkExecutionInput } from '../src/contract/check-input.ts'
 import { call, codeOf, setup } from './fixtures.ts'
 
 const v1 = (seen: unknown[]) =>
@@ -118,5 +119,28 @@ describe('a batch hands each call its validated arguments from the mode read to 
     expect(results.map(codeOf)).toEqual(['INVALID_ARGUMENTS'])
     expect(seen).toEqual([])
     expect(queued).toHaveLength(1)
+  })
+})
+
+describe('arguments handed on from a mode read to prepare (issue 26: two fields of the checked input)', () => {
+  it('T24/T19: what one runtime’s mode read left on a checked input is never taken by another runtime, which validates it afresh', async () => {
+    const seenA: unknown[] = []
+    const seenB: unknown[] = []
+    const a = setup().ctx
+    const b = setup().ctx
+    a.tools.register(v1(seenA))
+    b.tools.register(v2(seenB))
+    // a checked copy, as a batch hands it to the stages
+    const copy = checkExecutionInput('test', 'input', call('convert', { n: 1 })).input
+    const schedulerA = resolveToolRuntimeScheduler(a.tools)
+    const schedulerB = resolveToolRuntimeScheduler(b.tools)
+    // A validates it for its mode read (v1: a number, parallel-safe) and leaves the arguments on the copy
+    expect((await schedulerA.concurrency(copy)).mode).toBe('parallel')
+    const prepared = await schedulerB.prepare(copy)
+    expect(prepared.stage === 'final-result' && codeOf(prepared.result)).toBe('INVALID_ARGUMENTS')
+    // and A's own prepare still validates against its tool once more (what it left was dropped)
+    const again = await schedulerA.prepare(copy)
+    expect(again.stage).toBe('dispatch')
+    expect([seenA, seenB]).toEqual([[], []])
   })
 })

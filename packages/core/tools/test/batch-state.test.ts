@@ -345,3 +345,45 @@ describe('batch state (the coordination of runToolBatch, on its own)', () => {
     )
   }, 30_000)
 })
+
+describe('issue 26: the batch state is an object V8 keeps fast', () => {
+  it('T23/T25: its figures are prototype getters that follow every change, not own accessors (an object literal that declares a getter is a dictionary-mode object in V8)', () => {
+    const { state } = batchOf(2)
+    const figures = ['closed', 'stop', 'added', 'started', 'committed', 'done', 'parked'] as const
+    for (const figure of figures) {
+      expect(Object.getOwnPropertyDescriptor(state, figure)).toBeUndefined()
+      expect(typeof Object.getOwnPropertyDescriptor(Object.getPrototypeOf(state), figure)?.get).toBe(
+        'function',
+      )
+    }
+    // and no own property of any kind holds a getter
+    for (const key of Reflect.ownKeys(state)) {
+      expect(Object.getOwnPropertyDescriptor(state, key)?.get).toBeUndefined()
+    }
+    expect([state.closed, state.added, state.started, state.committed, state.done]).toEqual([
+      false,
+      2,
+      0,
+      0,
+      false,
+    ])
+    state.close()
+    state.begin(0, par())
+    state.dispatched(0)
+    state.settle(0, pending, false)
+    state.commit(0, result('a'))
+    state.begin(1, par())
+    state.dispatched(1)
+    state.settle(1, pending, false)
+    state.commit(1, result('b'))
+    expect([state.closed, state.added, state.started, state.committed, state.done]).toEqual([
+      true,
+      2,
+      2,
+      2,
+      true,
+    ])
+    expect(state.fail(new Error('late'))).toBe(true)
+    expect(state.stop?.kind).toBe('failed')
+  })
+})

@@ -16,13 +16,15 @@ import type {
  * copying it again; anything else, an input from another copy of the package included, is checked.
  */
 export class CheckedInput {
-  readonly #checked = true
   /**
    * What a stage of this call computed for the next one (the parsed and validated arguments a mode
-   * read hands to `prepare`), with who computed it. A private field: `Object.freeze` does not reach
-   * it, and no code outside this class can read or set it. Undefined when nothing is handed on.
+   * read hands to `prepare`), and what it was computed about (the registered tool, which belongs to
+   * one runtime). Private fields: `Object.freeze` does not reach them, and no code outside this class
+   * can read or set them; `#about` is also the brand `is` checks. Two fields rather than a record:
+   * a batch hands arguments on for every call it adds.
    */
-  #handed: HandedOn | undefined = undefined
+  #about: object | undefined = undefined
+  #handed: unknown = undefined
   readonly callId: string
   readonly name: string
   readonly arguments: ToolExecutionInput['arguments']
@@ -84,33 +86,32 @@ export class CheckedInput {
     return this as unknown as ToolExecutionInput
   }
 
-  /** Leaves `value`, computed by `owner` for `about`, for the next stage of this call. */
-  handOn(owner: object, about: object, value: unknown): void {
-    this.#handed = { owner, about, value }
+  /**
+   * Leaves `value`, computed about `about`, for the next stage of this call. `about` names what
+   * computed it too (a registered tool belongs to one runtime), so no other runtime takes it.
+   */
+  handOn(about: object, value: unknown): void {
+    this.#about = about
+    this.#handed = value
   }
 
   /**
-   * What `handOn` left when `owner` left it `about` the same thing (else `undefined`). `take` clears
-   * it, so the stage it was for uses it once; a mode read asked again (T24) keeps it. A value left
-   * about something else is dropped.
+   * What `handOn` left about the same thing (else `undefined`). `take` clears it, so the stage it
+   * was for uses it once; a mode read asked again (T24) keeps it. A value left about something else
+   * is dropped.
    */
-  handed(owner: object, about: object, take: boolean): unknown {
-    const handed = this.#handed
-    if (handed === undefined) return undefined
-    const same = handed.owner === owner && handed.about === about
-    if (take || !same) this.#handed = undefined
-    return same ? handed.value : undefined
+  handed(about: object, take: boolean): unknown {
+    const left = this.#about
+    if (left === undefined) return undefined
+    const same = left === about
+    const value = this.#handed
+    if (take || !same) this.#about = this.#handed = undefined
+    return same ? value : undefined
   }
 
   static is(value: unknown): value is CheckedInput {
-    return typeof value === 'object' && value !== null && #checked in value
+    return typeof value === 'object' && value !== null && #about in value
   }
-}
-
-interface HandedOn {
-  readonly owner: object
-  readonly about: object
-  readonly value: unknown
 }
 
 /**

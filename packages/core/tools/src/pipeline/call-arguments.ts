@@ -60,10 +60,11 @@ export function callArguments(
   // `prepare` on the copy, a field of the call rather than an entry in a table. The copy is
   // immutable, so its raw arguments are the ones validated.
   if (key === input && CheckedInput.is(input)) {
-    const handed = input.handed(registry, tool, !keep) as CallArguments | undefined
+    // the registered tool belongs to this runtime: what it left is this runtime's
+    const handed = input.handed(tool, !keep) as CallArguments | undefined
     if (handed !== undefined) return handed
     const value = validateArguments(registry, input.arguments, tool)
-    if (keep) input.handOn(registry, tool, value)
+    if (keep) input.handOn(tool, value)
     return value
   }
   let recent = recentArguments.get(registry)
@@ -77,7 +78,10 @@ export function callArguments(
   }
   const value = validateArguments(registry, input.arguments, tool)
   if (keep) {
-    const index = recent.findIndex((entry) => entry.key === key)
+    // a loop, not `findIndex` with a closure: a closure over `key` would allocate its context on
+    // every call of this function, the checked copy's path included
+    let index = -1
+    for (let i = 0; i < recent.length && index < 0; i++) if (recent[i]!.key === key) index = i
     if (index >= 0) recent.splice(index, 1)
     else if (recent.length >= RECENT) recent.shift()
     recent.push({ key, tool, raw: input.arguments, value })

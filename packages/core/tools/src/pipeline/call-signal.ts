@@ -88,24 +88,31 @@ export interface CallerWatch {
 const watched = new WeakMap<AbortSignal, CallerWatch>()
 
 function watchOf(caller: AbortSignal): CallerWatch {
-  let watch = watched.get(caller)
-  if (watch === undefined) {
-    const onAbort = (): void => {
-      const self = watch!
-      self.attached = false
+  // the lookup alone on the hot path: the closure of a new watch lives in a function of its own, so
+  // a call that finds its watch allocates no context for it
+  return watched.get(caller) ?? newWatch(caller)
+}
+
+function newWatch(caller: AbortSignal): CallerWatch {
+  const watch: CallerWatch = {
+    signal: caller,
+    head: undefined,
+    tail: undefined,
+    onAbort: () => {
+      watch.attached = false
       // taken off the signal first, all of them: aborting one runs code that may link or unlink others
       const aborted: CancellableRun[] = []
-      for (let each = self.head; each !== undefined; each = each.watchNext) aborted.push(each)
-      self.head = self.tail = undefined
+      for (let each = watch.head; each !== undefined; each = each.watchNext) aborted.push(each)
+      watch.head = watch.tail = undefined
       for (const each of aborted) {
         each.watch = undefined
         each.watchPrev = each.watchNext = undefined
       }
       for (const each of aborted) abortRun(each, 'caller', caller.reason)
-    }
-    watch = { signal: caller, head: undefined, tail: undefined, onAbort, attached: false }
-    watched.set(caller, watch)
+    },
+    attached: false,
   }
+  watched.set(caller, watch)
   return watch
 }
 

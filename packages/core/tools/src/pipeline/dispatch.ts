@@ -53,7 +53,15 @@ export function dispatchCallTo(run: RunState, sink: DispatchSink, index: number)
   run.sinkIndex = index
   const answered = startDispatch(run, handOutInto, true)
   // an awaited body (a timeout, a marker first) or the wrappers: a promise, whose failure goes to the sink
-  if (answered instanceof Promise) answered.then(undefined, (error: unknown) => sink.failed(index, error))
+  if (answered instanceof Promise) failInto(answered, sink, index)
+}
+
+/**
+ * A rejection of `answered` goes to the sink. (The closure is made here: one in `dispatchCallTo`
+ * would allocate a context for its parameters on every call, promise or not.)
+ */
+function failInto(answered: Promise<void>, sink: DispatchSink, index: number): void {
+  answered.then(undefined, (error: unknown) => sink.failed(index, error))
 }
 
 /**
@@ -73,6 +81,11 @@ function startDispatch<R>(
     const timeoutMs = wrappers === 0 ? undefined : timeoutOf(run)
     return runBody(run, undefined, timeoutMs, undefined, answer, detached)
   }
+  return wrapped(run, answer)
+}
+
+/** The answer to what the wrappers made of the call (its closure made here, not in `startDispatch`). */
+function wrapped<R>(run: RunState, answer: (run: RunState, result: ToolExecutionResult) => R): Promise<R> {
   return throughWrappers(run).then((settled) => answer(run, settled))
 }
 

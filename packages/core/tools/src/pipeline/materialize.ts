@@ -120,8 +120,10 @@ export function defaultText(value: JsonValue | undefined): string | undefined {
  */
 function freezeTrusted(result: ToolExecutionResult): ToolExecutionResult {
   if (Object.isFrozen(result)) return result
-  for (const block of result.content) Object.freeze(block)
-  Object.freeze(result.content)
+  // indexed: `for…of` made an iterator per result
+  const content = result.content
+  for (let i = 0; i < content.length; i++) Object.freeze(content[i])
+  Object.freeze(content)
   if (result.additionalContexts !== undefined) Object.freeze(result.additionalContexts)
   if (result.isError) {
     if (result.error.info !== undefined) Object.freeze(result.error.info)

@@ -4,12 +4,9 @@ import type { RegisteredTool } from '../registry/normalize-definition.ts'
 import { callableToolNames } from '../contract/may-call-tool.ts'
 import { presentationOf, visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
 import type { ScheduledToolPreparation } from '../contract/scheduler-types.ts'
-import { CALL_DEFINITION } from '../contract/is-call-to.ts'
 import type {
-  AnyToolDefinition,
   PreExecuteDecision,
   ToolCallApproval,
-  ToolArguments,
   ToolCallInfo,
   ToolExecutionInput,
   ToolExecutionResult,
@@ -18,12 +15,13 @@ import { rejectedByAnswer, resolveApproval, SUSPEND } from './approval.ts'
 import { pauseBudget, releaseRun, startBudget } from './call-signal.ts'
 import { readPreExecuteDecision } from './decisions.ts'
 import { guardsOnChain, runGuards } from './guards.ts'
-import { callArguments } from './call-arguments.ts'
+import { callArguments, type CallArguments } from './call-arguments.ts'
 import { rewriteArguments } from './rewrite-arguments.ts'
 import { valueResult } from './value-result.ts'
 import { argumentsKey } from './session-grants.ts'
 import { parseToolArguments } from './parse-arguments.ts'
 import { failure, success, toBlocks } from '../contract/results.ts'
+import { callInfo } from './call-info.ts'
 import { createRun, handOut, type RunState } from './run-state.ts'
 import { toolMessages } from '../contract/messages.ts'
 import { raceRun } from './signals.ts'
@@ -58,36 +56,19 @@ export function callInfoOf(state: ScopeToolsState, input: ToolExecutionInput): T
   return callInfo(state, input, parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS, undefined)
 }
 
-/** `definition` marks arguments that definition validated (what `isCallTo` checks). */
-function callInfo(
+/**
+ * What observers see of a call answered in `prepare`, before it started. (A call that goes on to
+ * dispatch builds it only when something reads it: `RunState.call`.)
+ */
+function callOf(
   state: ScopeToolsState,
   input: ToolExecutionInput,
-  args: ToolArguments,
-  definition: AnyToolDefinition | undefined,
+  tool: RegisteredTool | undefined,
+  args: CallArguments | undefined,
 ): ToolCallInfo {
-  const parent = input.parent
-  return Object.freeze(
-    parent === undefined
-      ? {
-          callId: input.callId,
-          toolName: input.name,
-          args,
-          scope: state.ctx.scope,
-          turn: input.turn,
-          step: input.step,
-          [CALL_DEFINITION]: definition,
-        }
-      : {
-          callId: input.callId,
-          toolName: input.name,
-          args,
-          scope: state.ctx.scope,
-          turn: input.turn,
-          step: input.step,
-          parentCallId: parent.callId,
-          [CALL_DEFINITION]: definition,
-        },
-  )
+  if (args === undefined) return callInfoOf(state, input)
+  if (args.kind === 'ok') return callInfo(state, input, args.args, tool!.definition)
+  return callInfo(state, input, args.kind === 'unparsable' ? EMPTY_ARGS : args.json, undefined)
 }
 
 function final(run: RunState, result: ToolExecutionResult): ScheduledToolPreparation {
@@ -108,17 +89,11 @@ export function prepareCall(
   // T7: a tool this caller may not call under the scope's mode is treated as unknown from here on
   const tool: RegisteredTool | undefined = callableTool(state, input)
   const args = tool === undefined ? undefined : callArguments(state.registry, key, input, tool, false)
-  const call =
-    args === undefined
-      ? callInfoOf(state, input)
-      : args.kind === 'ok'
-        ? callInfo(state, input, args.args, tool!.definition)
-        : callInfo(state, input, args.kind === 'unparsable' ? EMPTY_ARGS : args.json, undefined)
-
   if (input.signal?.aborted === true) {
     return settled(
       state,
-      call,
+      input,
+      callOf(state, input, tool, args),
       tool,
       failure('ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)),
     )
@@ -127,9 +102,15 @@ export function prepareCall(
   // A person rejected this call (durable approvals): that is its answer, whatever policy says now,
   // also when the tool is gone or its arguments no longer validate (the feedback is the person's)
   const rejected = approval?.kind === 'answered' ? rejectedByAnswer(input.name, approval.answer) : undefined
-  if (rejected !== undefined) return settled(state, call, tool, rejected)
+  if (rejected !== undefined) return settled(state, input, callOf(state, input, tool, args), tool, rejected)
   if (tool === undefined || args === undefined)
-    return settled(state, call, tool, failure('UNKNOWN_TOOL', unknownToolMessage(input.name, state, input)))
+    return settled(
+      state,
+      input,
+      callOf(state, input, tool, args),
+      tool,
+      failure('UNKNOWN_TOOL', unknownToolMessage(input.name, state, input)),
+    )
   switch (args.kind) {
     case 'ok':
       break
@@ -137,14 +118,16 @@ export function prepareCall(
     case 'invalid':
       return settled(
         state,
-        call,
+        input,
+        callOf(state, input, tool, args),
         tool,
         failure('INVALID_ARGUMENTS', toolMessages.invalidArguments(input.name, args.message)),
       )
     case 'validator-failed':
       return settled(
         state,
-        call,
+        input,
+        callOf(state, input, tool, args),
         tool,
         failure('PIPELINE_FAILED', toolMessages.validationFailed(input.name, args.message)),
       )
@@ -153,9 +136,7 @@ export function prepareCall(
       return never
     }
   }
-  const run = createRun({ state, call, caller: input.signal, tool, args: args.args })
-  run.nestedCallHooks = input.nestedCallHooks
-  run.effects = input.effects
+  const run = createRun({ state, input, call: undefined, caller: input.signal, tool, args: args.args })
   // T64: policy passed this call before its body began; collecting its outcome starts nothing new
   if (input.effects?.reattachOnly === true) return { stage: 'dispatch', run }
   // no listener and no guard: nothing to decide, nothing to wait for (and no promise either: the
@@ -168,11 +149,12 @@ export function prepareCall(
 /** A call answered before it started: its run is handed out at `final-result`. */
 function settled(
   state: ScopeToolsState,
+  input: ToolExecutionInput,
   call: ToolCallInfo,
   tool: RegisteredTool | undefined,
   result: ToolExecutionResult,
 ): ScheduledToolPreparation {
-  return final(createRun({ state, call, caller: undefined, tool, args: undefined }), result)
+  return final(createRun({ state, input, call, caller: undefined, tool, args: undefined }), result)
 }
 
 async function policyStage(

@@ -21,8 +21,8 @@ export function reportProgress(run: RunState, report: ToolProgressReport): void 
   const event: ToolProgress = Object.freeze({
     callId: run.callId,
     toolName: run.toolName,
-    turn: run.call.turn,
-    step: run.call.step,
+    turn: run.input.turn,
+    step: run.input.step,
     progress,
     total,
     message,

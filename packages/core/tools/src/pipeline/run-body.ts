@@ -28,6 +28,18 @@ import {
 import { valueResult } from './value-result.ts'
 
 /**
+ * What a `BodyContext` hands out on first read (a replacement signal, set when it is made): one
+ * record for the few bodies that use any of it, so a body that uses none carries one empty field.
+ */
+class BodyExtras {
+  signal: AbortSignal | undefined = undefined
+  defer: ((text: string) => void) | undefined = undefined
+  conclude: (() => void) | undefined = undefined
+  progress: ((report: ToolProgressReport) => void) | undefined = undefined
+  key: string | undefined = undefined
+}
+
+/**
  * What a body sees besides its arguments. A class so that creating one per call is a constructor
  * call. The signal is a prototype getter (created on first read: a body that never looks at it
  * costs no controller); so are `deferContext` and `concludeTurn`, which hand out functions bound to
@@ -42,25 +54,22 @@ class BodyContext implements ToolExecContext {
   readonly step: number | undefined
   readonly nestedCallHooks: RunState['nestedCallHooks']
   readonly #run: RunState
-  readonly #signal: AbortSignal | undefined
-  #defer: ((text: string) => void) | undefined = undefined
-  #conclude: (() => void) | undefined = undefined
-  #progress: ((report: ToolProgressReport) => void) | undefined = undefined
-  #key: string | undefined = undefined
+  #made: BodyExtras | undefined
 
   constructor(run: RunState, signal: AbortSignal | undefined) {
     this.callId = run.callId
     this.toolName = run.toolName
     this.ctx = run.scope
-    this.turn = run.call.turn
-    this.step = run.call.step
+    this.turn = run.input.turn
+    this.step = run.input.step
     this.nestedCallHooks = run.nestedCallHooks
     this.#run = run
-    this.#signal = signal
+    if (signal === undefined) this.#made = undefined
+    else (this.#made = new BodyExtras()).signal = signal
   }
 
   get signal(): AbortSignal {
-    return this.#signal ?? runSignal(this.#run)
+    return this.#made?.signal ?? runSignal(this.#run)
   }
 
   /** T63: the driver's effects, for the calls this body makes (a getter: nothing to copy per call). */
@@ -70,22 +79,22 @@ class BodyContext implements ToolExecContext {
 
   /** T49: built on first read, so a body that never sends it costs no string. */
   get idempotencyKey(): string {
-    return (this.#key ??= idempotencyKeyOf(this.#run))
+    return ((this.#made ??= new BodyExtras()).key ??= idempotencyKeyOf(this.#run))
   }
 
   get deferContext(): (text: string) => void {
     const run = this.#run
-    return (this.#defer ??= (text) => deferContext(run, text))
+    return ((this.#made ??= new BodyExtras()).defer ??= (text) => deferContext(run, text))
   }
 
   get reportProgress(): (report: ToolProgressReport) => void {
     const run = this.#run
-    return (this.#progress ??= (report) => reportProgress(run, report))
+    return ((this.#made ??= new BodyExtras()).progress ??= (report) => reportProgress(run, report))
   }
 
   get concludeTurn(): () => void {
     const run = this.#run
-    return (this.#conclude ??= () => {
+    return ((this.#made ??= new BodyExtras()).conclude ??= () => {
       run.concludes = true
     })
   }
@@ -220,8 +229,8 @@ function startBody<R>(
   let own: AbortController | undefined
   let unlink: (() => void)[] | undefined
   if (replacement !== undefined && replacement !== run.controller?.signal) {
-    const controller = (own = new AbortController())
-    unlink = [onRunAbort(run, () => controller.abort(abortReason(run))), linkAbort(controller, replacement)]
+    own = new AbortController()
+    unlink = linkReplacement(run, own, replacement)
   }
   pauseBudget(run)
   let returned: unknown
@@ -252,6 +261,19 @@ function startBody<R>(
   return awaitBody(run, pending, own, unlink, timeoutMs, answer)
 }
 
+/**
+ * The body's own controller aborts on the call's abort or the wrapper's replacement signal; returns
+ * what unlinks them. (Its closure is made here, not in `startBody`: a function that makes a closure
+ * over its parameters allocates their context on every call, whichever branch it takes.)
+ */
+function linkReplacement(
+  run: RunState,
+  controller: AbortController,
+  replacement: AbortSignal,
+): (() => void)[] {
+  return [onRunAbort(run, () => controller.abort(abortReason(run))), linkAbort(controller, replacement)]
+}
+
 /** What a detached answer does with an error thrown while making or delivering it. */
 const answerFailed = (run: RunState, error: unknown): void => run.sink!.failed(run.sinkIndex, error)
 
@@ -275,13 +297,25 @@ async function awaitBody<R>(
 ): Promise<R> {
   const settled: Settled<unknown> =
     own !== undefined
-      ? await settleOrAbort(pending, own.signal, () => graceFor(run))
+      ? await settleWithGrace(run, pending, own)
       : timeoutMs !== undefined
         ? await raceBodyTimeout(run, pending, timeoutMs)
         : run.watch === undefined && run.cause === undefined
           ? await settleOf(pending)
           : await raceRun(run, pending, true)
   return answer(run, bodyResult(run, own, unlink, settled, timeoutMs))
+}
+
+/**
+ * The body's outcome, or `aborted` once its own signal fires and the call's grace is over. (Its
+ * closure is made here: one in `awaitBody` would allocate a context on every awaited body.)
+ */
+function settleWithGrace(
+  run: RunState,
+  pending: Promise<unknown>,
+  own: AbortController,
+): Promise<Settled<unknown>> {
+  return settleOrAbort(pending, own.signal, () => graceFor(run))
 }
 
 /** The result of a body's outcome; drops what linked a replacement signal to the call. */

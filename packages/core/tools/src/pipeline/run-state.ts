@@ -6,10 +6,14 @@ import type { DispatchSink, ToolRunContext } from '../contract/scheduler-types.t
 import type { ToolBatchHooks } from '../contract/batch-types.ts'
 import type {
   FinalizeContext,
+  ToolArguments,
   ToolCallEffects,
   ToolCallInfo,
+  ToolExecutionInput,
   ToolExecutionResult,
 } from '../contract/types.ts'
+import { callInfo } from './call-info.ts'
+import { RunWithExtras } from './run-extras.ts'
 import {
   linkCaller,
   runSignal,
@@ -33,30 +37,18 @@ export type RunStage =
  * so only the runtime that prepared a run will advance it, and creating one is a plain constructor
  * call on the hot path (no per-call getter or closure).
  */
-export class RunState implements ToolRunContext, CancellableRun {
-  /** Replaced (with `args`) when policy rewrites the arguments (T36, rewrite-arguments.ts). */
-  call: ToolCallInfo
+export class RunState extends RunWithExtras implements ToolRunContext, CancellableRun {
+  /**
+   * The checked input the call was prepared from (immutable: `CheckedInput`): its id, name, turn,
+   * step, hooks and effects are read from it rather than copied into the run.
+   */
+  readonly input: ToolExecutionInput
   readonly state: ScopeToolsState
   readonly tool: RegisteredTool | undefined
   args: unknown
-  /** The JSON text of the arguments policy rewrote the call to; the result carries it. */
-  rewrittenArguments: string | undefined = undefined
   /** Captured when the call started (docs/spec.md §5 step 10). */
   readonly finalizeContent:
     ((exec: FinalizeContext, result: ToolExecutionResult) => readonly unknown[]) | undefined
-  /** What the body deferred (`exec.deferContext`), created on first use. */
-  deferred: string[] | undefined = undefined
-  /** UTF-8 bytes the body deferred, kept or not (past `maxResultBytes` the call fails, T14). */
-  deferredBytes = 0
-  concludes = false
-  /** When the last `tools/progress` of this call was emitted (performance.now()), for the rate limit. */
-  progressAt: number | undefined = undefined
-  /** When the body last reported progress, emitted or not (performance.now()): an idle timeout's clock. */
-  reportedAt: number | undefined = undefined
-  /** The input's `nestedCallHooks`, handed to the body (a transport records its nested calls through them). */
-  nestedCallHooks: ToolBatchHooks | undefined = undefined
-  /** The input's `effects` (idempotency scope, body-start hook, T49 T50). */
-  effects: ToolCallEffects | undefined = undefined
   stage: RunStage = 'dispatch'
   /** The result handed out with the run at `post-result` / `final-result`: the only one it may commit. */
   handed: ToolExecutionResult | undefined = undefined
@@ -66,36 +58,19 @@ export class RunState implements ToolRunContext, CancellableRun {
    * than a weak set: one entry per call in a weak table costs more than the rest of a trivial call).
    */
   trusted: ToolExecutionResult | undefined = undefined
-  /** What the innermost `next()` of the `tools/execute` wrappers answered, frozen (dispatch.ts). */
-  inner: ToolExecutionResult | undefined = undefined
 
-  // --- cancellation (call-signal.ts): one controller per call, created on first use
-  controller: AbortController | undefined = undefined
+  // --- cancellation (call-signal.ts) read on every call
   cause: AbortCause | undefined = undefined
-  callerReason: unknown = undefined
   /** The caller's signal being followed (until the call is answered). */
   watch: CallerWatch | undefined = undefined
   watchPrev: CancellableRun | undefined = undefined
   watchNext: CancellableRun | undefined = undefined
-  /** Stages waiting on the call's abort (internal: no EventTarget, no controller needed). */
-  waiters: (() => void)[] | undefined = undefined
   /**
    * The stage racing the call's abort right now (signals.ts), in a field of its own: stages run
    * one after another, so a second one at a time is rare and goes to `races` (a set per call cost
    * more than the rest of a parallel call's race).
    */
   race: AbortableRace | undefined = undefined
-  /** Further stages racing the call's abort at the same time as `race`. */
-  races: Set<AbortableRace> | undefined = undefined
-  /** Set when the body ran past `timeoutMs` (the pipeline's own timeout): its signal aborts with a TimeoutError. */
-  timedOutAfter: number | undefined = undefined
-  /** The abort grace window (T38), shared by every stage of the call. */
-  grace: Promise<void> | undefined = undefined
-  graceTimer: ReturnType<typeof setTimeout> | undefined = undefined
-
-  // --- the policy budget (call-signal.ts)
-  budgetDeadline: number | undefined = undefined
-  budgetPausedAt: number | undefined = undefined
 
   // --- where a dispatch answers when its driver gave a sink (`dispatchTo`), and the call's index there
   sink: DispatchSink | undefined = undefined
@@ -105,29 +80,65 @@ export class RunState implements ToolRunContext, CancellableRun {
   bodyPending: Promise<unknown> | undefined = undefined
   bodyDone = false
 
+  /**
+   * What policy, observers and the late outcome see of the call. Made on first read from the input
+   * and the arguments the tool validated (its definition marks them, what `isCallTo` checks): a call
+   * no listener looks at never builds it. Replaced (with `args`) when policy rewrites the arguments
+   * (T36, rewrite-arguments.ts). A call answered before it started has it from the start.
+   */
+  #call: ToolCallInfo | undefined
   readonly #owner: RegistryState
 
-  constructor(state: ScopeToolsState, call: ToolCallInfo, tool: RegisteredTool | undefined, args: unknown) {
-    this.call = call
+  /**
+   * `call` when the caller built it already (a call answered before it started); otherwise it is
+   * built on first read from the input, `args` and the tool's definition.
+   */
+  constructor(
+    state: ScopeToolsState,
+    input: ToolExecutionInput,
+    tool: RegisteredTool | undefined,
+    args: unknown,
+    call: ToolCallInfo | undefined,
+  ) {
+    super()
+    this.input = input
     this.state = state
     this.tool = tool
     this.args = args
     this.finalizeContent = tool?.definition.finalizeContent
+    this.#call = call
     this.#owner = state.registry
   }
 
-  // Read from the call and the scope rather than copied: three fields fewer in the largest object a
-  // call makes (a rewrite replaces `call` with the same id and name).
+  get call(): ToolCallInfo {
+    const args = this.args as ToolArguments
+    return (this.#call ??= callInfo(this.state, this.input, args, this.tool?.definition))
+  }
+
+  set call(call: ToolCallInfo) {
+    this.#call = call
+  }
+
   get callId(): CallId {
-    return this.call.callId
+    return this.input.callId
   }
 
   get toolName(): string {
-    return this.call.toolName
+    return this.input.name
   }
 
   get scope(): Context {
     return this.state.ctx
+  }
+
+  /** The input's `nestedCallHooks`, handed to the body (a transport records its nested calls through them). */
+  get nestedCallHooks(): ToolBatchHooks | undefined {
+    return this.input.nestedCallHooks
+  }
+
+  /** The input's `effects` (idempotency scope, body-start hook, T49 T50). */
+  get effects(): ToolCallEffects | undefined {
+    return this.input.effects
   }
 
   /** The call's own signal (created on first read). */
@@ -141,15 +152,20 @@ export class RunState implements ToolRunContext, CancellableRun {
   }
 }
 
-/** A run for a call; `caller` (the input's signal) is followed until the call is answered. */
+/**
+ * A run for a call; `caller` (the input's signal) is followed until the call is answered. `call`:
+ * the call info when it is built already (a call answered before it started), else built on first
+ * read from the input and `args` (validated by `tool`).
+ */
 export function createRun(options: {
   readonly state: ScopeToolsState
-  readonly call: ToolCallInfo
+  readonly input: ToolExecutionInput
+  readonly call: ToolCallInfo | undefined
   readonly caller: AbortSignal | undefined
   readonly tool: RegisteredTool | undefined
   readonly args: unknown
 }): RunState {
-  const run = new RunState(options.state, options.call, options.tool, options.args)
+  const run = new RunState(options.state, options.input, options.tool, options.args, options.call)
   linkCaller(run, options.caller)
   return run
 }

@@ -15,6 +15,9 @@ import type { RunState } from './run-state.ts'
  */
 const snapshotValue = createJsonSnapshotter({ freeze: true, remember: false })
 
+/** The content of a result whose value has no text (`undefined`): empty, frozen, shared. */
+const NO_CONTENT: readonly ToolResultContent[] = Object.freeze([])
+
 /**
  * The success a call delivers for `value` (T14), or the `INVALID_TOOL_OUTPUT` / `TOOL_FAILED` it is
  * instead: the tool's output schema, the size limit, lossless JSON, then its content rendered by the
@@ -69,9 +72,13 @@ export function valueResult(
   const over = text === undefined ? undefined : textOver(text, limit)
   if (over !== undefined)
     return failure('INVALID_TOOL_OUTPUT', toolMessages.resultTooLarge(name, over, limit, true, replacedBy))
-  // the default content is the value's own text, so this result needs no further checks
+  // The default content is the value's own text, so this result needs no further checks; it is
+  // made frozen whole (the content `textResultContent` froze, the value the snapshot froze), so
+  // materializing it walks nothing.
   if (definition.toContent === undefined)
-    return (run.trusted = success(text === undefined ? [] : textResultContent(text), json))
+    return (run.trusted = Object.freeze(
+      success(text === undefined ? NO_CONTENT : textResultContent(text), json),
+    ))
   try {
     return success(toBlocks(definition.toContent(value)), json)
   } catch (error) {

@@ -9,6 +9,8 @@ import type { RunState } from './run-state.ts'
  * `tools/post-execute` sees it and can drop or replace it. `concludesTurn` only rides a success.
  */
 export function withBodyExtras(run: RunState, result: ToolExecutionResult): ToolExecutionResult {
+  // a body that deferred nothing and concluded nothing wrote none of the run's extras
+  if (!run.hasExtras) return result
   const deferred = run.deferred
   if (deferred === undefined && !run.concludes && run.deferredBytes === 0) return result
   const limit = run.state.registry.options.maxResultBytes

@@ -49,6 +49,8 @@ export function createBatchSignals(options: {
   const { caller, onCallerAbort, isCommitted } = options
   // Created with the first call: a batch that never gets one allocates nothing.
   let shared: AbortController | undefined
+  /** `shared.signal`, read once: every call of the batch runs with it (the getter checks its receiver). */
+  let sharedSignal: AbortSignal | undefined
   /** Controllers of the calls that brought their own signal, by index. */
   let controllers: Map<number, AbortController> | undefined
   let own: Map<AbortSignal, { readonly calls: number[]; readonly listener: () => void }> | undefined
@@ -60,26 +62,35 @@ export function createBatchSignals(options: {
       controller.abort(reason)
   }
 
+  /**
+   * A call that brought its own signal: a controller of its own, aborted by that signal or the
+   * batch. (A function of its own: the listener's closure over the signal, made in `forCall`, would
+   * allocate a context on every call, the shared signal's included.)
+   */
+  const ownSignal = (index: number, signal: AbortSignal): AbortSignal => {
+    const controller = new AbortController()
+    ;(controllers ??= new Map()).set(index, controller)
+    if (shared?.signal.aborted === true) controller.abort(shared.signal.reason)
+    else if (signal.aborted) controller.abort(signal.reason)
+    if (controller.signal.aborted) return controller.signal
+    own ??= new Map()
+    let linked = own.get(signal)
+    if (linked === undefined) {
+      const calls: number[] = []
+      const listener = (): void => {
+        for (const call of calls) abort(call, signal.reason)
+      }
+      signal.addEventListener('abort', listener, { once: true })
+      own.set(signal, (linked = { calls, listener }))
+    }
+    linked.calls.push(index)
+    return controller.signal
+  }
+
   return {
     forCall(index, signal) {
-      if (signal === undefined) return (shared ??= takeController()).signal
-      const controller = new AbortController()
-      ;(controllers ??= new Map()).set(index, controller)
-      if (shared?.signal.aborted === true) controller.abort(shared.signal.reason)
-      else if (signal.aborted) controller.abort(signal.reason)
-      if (controller.signal.aborted) return controller.signal
-      own ??= new Map()
-      let linked = own.get(signal)
-      if (linked === undefined) {
-        const calls: number[] = []
-        const listener = (): void => {
-          for (const call of calls) abort(call, signal.reason)
-        }
-        signal.addEventListener('abort', listener, { once: true })
-        own.set(signal, (linked = { calls, listener }))
-      }
-      linked.calls.push(index)
-      return controller.signal
+      if (signal === undefined) return (sharedSignal ??= (shared ??= takeController()).signal)
+      return ownSignal(index, signal)
     },
     stop(indices, reason) {
       // The shared signal reaches only calls still in flight: an answered call no longer follows it.
@@ -92,6 +103,7 @@ export function createBatchSignals(options: {
       // every call is answered: nothing of the batch follows its signal any more
       if (shared !== undefined) giveBack(shared)
       shared = undefined
+      sharedSignal = undefined
       if (own === undefined) return
       for (const [signal, { listener }] of own) signal.removeEventListener('abort', listener)
       own = undefined

@@ -1,5 +1,17 @@
-import type { ExecutionMode, ToolExecutionInput, ToolExecutionResult } from '../contract/types.ts'
-import type { BatchState, BatchStop, CallPhase, PendingResult } from '../contract/batch-state-types.ts'
+import type {
+  CallConcurrency,
+  ExecutionMode,
+  ToolExecutionInput,
+  ToolExecutionResult,
+} from '../contract/types.ts'
+import type {
+  BatchState,
+  BatchStop,
+  BatchView,
+  CallPhase,
+  CommitStep,
+  PendingResult,
+} from '../contract/batch-state-types.ts'
 import type { KeyLocks } from './key-locks.ts'
 
 export type { BatchState, BatchView, CommitStep, PendingResult } from '../contract/batch-state-types.ts'
@@ -32,289 +44,330 @@ export function createBatchState(options: {
   /** An exclusive call need not wait for `close()` (a program's nested calls). */
   readonly exclusiveBeforeClose?: boolean
 }): BatchState {
-  const { maxParallel, locks } = options
-  const exclusiveBeforeClose = options.exclusiveBeforeClose === true
-  const calls: CallEntry[] = []
-  let closed = false
-  let stop: BatchStop | undefined
-  let started = 0
-  let committed = 0
-  let starting = false
-  let committing = false
-  let inPool = 0
-  let barrier = 0
-  let running = 0
-  let settled = 0
-  let lingering = 0
-  /** Dispatches that have not returned. */
-  let inFlight = 0
-  let suspended: { readonly index: number; readonly reason: string | undefined } | undefined
-  let parked = false
+  return new CallTable(options.maxParallel, options.locks, options.exclusiveBeforeClose === true)
+}
 
-  const entry = (index: number): CallEntry => {
-    const found = calls[index]
-    if (found === undefined) throw new RangeError(`batch state: no call ${index} (${calls.length} added)`)
+/**
+ * `BatchState` as a class: its figures are prototype getters. (An object literal that declares a
+ * getter is a dictionary-mode object in V8: every one of the dozen method calls the batch makes per
+ * call was a hash lookup that could not be inlined, and cost more than the method's work. Issue 26.)
+ */
+class CallTable implements BatchState {
+  readonly #calls: CallEntry[] = []
+  #closed = false
+  #stop: BatchStop | undefined = undefined
+  #started = 0
+  #committed = 0
+  #starting = false
+  #committing = false
+  #inPool = 0
+  #barrier = 0
+  #running = 0
+  #settled = 0
+  #lingering = 0
+  /** Dispatches that have not returned. */
+  #inFlight = 0
+  #suspended: { readonly index: number; readonly reason: string | undefined } | undefined = undefined
+  #parked = false
+
+  constructor(
+    readonly maxParallel: number,
+    private readonly locks: KeyLocks,
+    private readonly exclusiveBeforeClose: boolean,
+  ) {}
+
+  get closed(): boolean {
+    return this.#closed
+  }
+  get stop(): BatchStop | undefined {
+    return this.#stop
+  }
+  get added(): number {
+    return this.#calls.length
+  }
+  get started(): number {
+    return this.#started
+  }
+  get committed(): number {
+    return this.#committed
+  }
+  get done(): boolean {
+    return (
+      this.#closed &&
+      !this.#committing &&
+      this.#inFlight === 0 &&
+      (this.#committed === this.#calls.length || this.#parked)
+    )
+  }
+  get parked(): BatchState['parked'] {
+    return this.#parked ? this.#suspended : undefined
+  }
+
+  #entry(index: number): CallEntry {
+    const found = this.#calls[index]
+    if (found === undefined)
+      throw new RangeError(`batch state: no call ${index} (${this.#calls.length} added)`)
     return found
   }
 
   /** The call's dispatch returned (with a candidate, or rejected). */
-  const returned = (call: CallEntry): void => {
+  #returned(call: CallEntry): void {
     if (!call.inFlight) return
     call.inFlight = false
-    inFlight--
+    this.#inFlight--
   }
 
-  const release = (call: CallEntry): void => {
+  #release(call: CallEntry): void {
     if (!call.claim) return
     call.claim = false
     if (call.mode === 'parallel') {
-      inPool--
-      locks.release(call.keys)
-    } else barrier--
+      this.#inPool--
+      this.locks.release(call.keys)
+    } else this.#barrier--
   }
 
-  const state: BatchState = {
-    maxParallel,
-    get closed() {
-      return closed
-    },
-    get stop() {
-      return stop
-    },
-    get added() {
-      return calls.length
-    },
-    get started() {
-      return started
-    },
-    get committed() {
-      return committed
-    },
-    get done() {
-      return closed && !committing && inFlight === 0 && (committed === calls.length || parked)
-    },
-    get parked() {
-      return parked ? suspended : undefined
-    },
+  add(input: ToolExecutionInput): number {
+    if (this.#closed) throw new Error('batch state: add after close')
+    this.#calls.push({
+      input,
+      phase: 'queued',
+      mode: undefined,
+      keys: NO_KEYS,
+      claim: false,
+      lingering: false,
+      ran: false,
+      inFlight: false,
+      pending: undefined,
+      final: undefined,
+    })
+    return this.#calls.length - 1
+  }
 
-    add(input) {
-      if (closed) throw new Error('batch state: add after close')
-      calls.push({
-        input,
-        phase: 'queued',
-        mode: undefined,
-        keys: NO_KEYS,
-        claim: false,
-        lingering: false,
-        ran: false,
-        inFlight: false,
-        pending: undefined,
-        final: undefined,
-      })
-      return calls.length - 1
-    },
-    close() {
-      closed = true
-    },
-    abort() {
-      if (stop !== undefined) return false
-      stop = { kind: 'aborted' }
-      return true
-    },
-    fail(error) {
-      if (stop?.kind === 'failed') return false
-      stop = { kind: 'failed', error }
-      return true
-    },
-    input: (index) => entry(index).input,
-    phase: (index) => entry(index).phase,
+  close(): void {
+    this.#closed = true
+  }
 
-    nextToStart() {
-      return stop === undefined && suspended === undefined && !starting && started < calls.length
-        ? started
-        : undefined
-    },
+  abort(): boolean {
+    if (this.#stop !== undefined) return false
+    this.#stop = { kind: 'aborted' }
+    return true
+  }
 
-    admits(index, { mode, keys }, eager) {
-      if (stop !== undefined || suspended !== undefined || starting || index !== started) return false
-      if (index >= calls.length) return false
-      if (barrier > 0) return false
-      if (mode === 'exclusive') return (closed || exclusiveBeforeClose) && committed === index && inPool === 0
-      return (closed || eager) && inPool < maxParallel && locks.free(keys)
-    },
+  fail(error: unknown): boolean {
+    if (this.#stop?.kind === 'failed') return false
+    this.#stop = { kind: 'failed', error }
+    return true
+  }
 
-    begin(index, { mode, keys }) {
-      const call = entry(index)
-      if (index !== started || call.phase !== 'queued')
-        throw new Error(`batch state: call ${index} cannot start (next is ${started}, phase ${call.phase})`)
-      started++
-      starting = true
-      call.phase = 'starting'
-      call.mode = mode
-      call.keys = mode === 'parallel' ? keys : NO_KEYS
-      call.claim = true
-      if (mode === 'parallel') {
-        inPool++
-        locks.hold(call.keys)
-      } else barrier++
-    },
+  input(index: number): ToolExecutionInput {
+    return this.#entry(index).input
+  }
 
-    dispatched(index) {
-      const call = entry(index)
-      if (call.phase !== 'starting') return
-      starting = false
-      call.phase = 'running'
-      call.ran = true
-      call.inFlight = true
-      running++
-      inFlight++
-    },
+  phase(index: number): CallPhase {
+    return this.#entry(index).phase
+  }
 
-    suspend(index, reason) {
-      const call = entry(index)
-      if (call.phase !== 'starting') return
-      starting = false
-      call.phase = 'suspended'
-      suspended = { index, reason }
-      release(call)
-    },
+  nextToStart(): number | undefined {
+    return this.#stop === undefined &&
+      this.#suspended === undefined &&
+      !this.#starting &&
+      this.#started < this.#calls.length
+      ? this.#started
+      : undefined
+  }
 
-    park(index) {
-      const call = entry(index)
-      if (call.phase !== 'suspended' || index !== committed)
-        throw new Error(
-          `batch state: call ${index} cannot be parked (phase ${call.phase}, next commit ${committed})`,
-        )
-      parked = true
-    },
+  admits(index: number, { mode, keys }: CallConcurrency, eager: boolean): boolean {
+    if (
+      this.#stop !== undefined ||
+      this.#suspended !== undefined ||
+      this.#starting ||
+      index !== this.#started
+    )
+      return false
+    if (index >= this.#calls.length) return false
+    if (this.#barrier > 0) return false
+    if (mode === 'exclusive')
+      return (this.#closed || this.exclusiveBeforeClose) && this.#committed === index && this.#inPool === 0
+    return (this.#closed || eager) && this.#inPool < this.maxParallel && this.locks.free(keys)
+  }
 
-    settle(index, pending, stillRunning) {
-      const call = entry(index)
-      returned(call)
-      if (call.phase === 'committed') {
-        // answered by recovery while its body still ran: the claim goes when the body is done
-        if (!stillRunning) release(call)
-        else if (!call.lingering) {
-          call.lingering = true
-          lingering++
-        }
-        return false
-      }
-      if (call.phase === 'starting') starting = false
-      else if (call.phase === 'running') running--
-      else return false
-      call.phase = 'settled'
-      call.pending = pending
-      settled++
-      if (stillRunning) {
+  begin(index: number, { mode, keys }: CallConcurrency): void {
+    const call = this.#entry(index)
+    if (index !== this.#started || call.phase !== 'queued')
+      throw new Error(
+        `batch state: call ${index} cannot start (next is ${this.#started}, phase ${call.phase})`,
+      )
+    this.#started++
+    this.#starting = true
+    call.phase = 'starting'
+    call.mode = mode
+    call.keys = mode === 'parallel' ? keys : NO_KEYS
+    call.claim = true
+    if (mode === 'parallel') {
+      this.#inPool++
+      this.locks.hold(call.keys)
+    } else this.#barrier++
+  }
+
+  dispatched(index: number): void {
+    const call = this.#entry(index)
+    if (call.phase !== 'starting') return
+    this.#starting = false
+    call.phase = 'running'
+    call.ran = true
+    call.inFlight = true
+    this.#running++
+    this.#inFlight++
+  }
+
+  suspend(index: number, reason: string | undefined): void {
+    const call = this.#entry(index)
+    if (call.phase !== 'starting') return
+    this.#starting = false
+    call.phase = 'suspended'
+    this.#suspended = { index, reason }
+    this.#release(call)
+  }
+
+  park(index: number): void {
+    const call = this.#entry(index)
+    if (call.phase !== 'suspended' || index !== this.#committed)
+      throw new Error(
+        `batch state: call ${index} cannot be parked (phase ${call.phase}, next commit ${this.#committed})`,
+      )
+    this.#parked = true
+  }
+
+  settle(index: number, pending: PendingResult, stillRunning: boolean): boolean {
+    const call = this.#entry(index)
+    this.#returned(call)
+    if (call.phase === 'committed') {
+      // answered by recovery while its body still ran: the claim goes when the body is done
+      if (!stillRunning) this.#release(call)
+      else if (!call.lingering) {
         call.lingering = true
-        lingering++
-      } else if (call.mode === 'parallel') release(call)
-      return true
-    },
-
-    abandon(index) {
-      const call = entry(index)
-      returned(call)
-      if (call.phase === 'starting') starting = false
-      else if (call.phase === 'running') running--
-      if (call.phase !== 'committed') call.phase = 'abandoned'
-      if (call.lingering) {
-        call.lingering = false
-        lingering--
+        this.#lingering++
       }
-      release(call)
-    },
-
-    bodyDone(index) {
-      const call = entry(index)
-      if (!call.lingering) return
-      call.lingering = false
-      lingering--
-      if (call.mode === 'parallel' || call.phase === 'committed') release(call)
-    },
-
-    nextCommit() {
-      if (committing || parked || committed >= calls.length) return undefined
-      const index = committed
-      const call = calls[index]!
-      if (stop?.kind === 'failed') {
-        // a body that returned a result which will never be final: its outcome must not be lost
-        const dropped =
-          call.phase === 'settled' && call.ran && !call.lingering && call.final === undefined
-            ? call.pending
-            : undefined
-        return dropped === undefined
-          ? { kind: 'recover', index, announced: index < started, final: call.final }
-          : { kind: 'recover', index, announced: index < started, final: call.final, dropped }
-      }
-      if (call.phase === 'settled') return { kind: 'finalize', index, pending: call.pending! }
-      if (call.phase === 'suspended') return { kind: 'suspend', index, reason: suspended?.reason }
-      if (stop?.kind === 'aborted' && index >= started) return { kind: 'skip', index }
-      return undefined
-    },
-
-    beginCommit() {
-      committing = true
-    },
-    endCommit() {
-      committing = false
-    },
-
-    finalized(index, result) {
-      entry(index).final = result
-    },
-
-    announce(index) {
-      const call = entry(index)
-      if (index !== started || call.phase !== 'queued')
-        throw new Error(`batch state: call ${index} cannot be announced (next is ${started})`)
-      started++
-    },
-
-    commit(index, result) {
-      const call = entry(index)
-      if (index !== committed) throw new Error(`batch state: commit of ${index} while ${committed} is next`)
-      const bodyDone = call.phase === 'settled' && !call.lingering
-      if (call.phase === 'settled') settled--
-      else if (call.phase === 'running') running--
-      else if (call.phase === 'starting') starting = false
-      call.phase = 'committed'
-      call.final = result
-      call.pending = undefined
-      committed++
-      // A parallel claim went at settle; an exclusive one goes now unless its body still runs
-      // (recovery may answer a call before its body settles: then `settle`/`abandon` releases it).
-      if (call.mode === 'exclusive' && bodyDone) release(call)
-    },
-
-    results() {
-      return (parked ? calls.slice(0, committed) : calls).map((call) => call.final!)
-    },
-
-    unfinished() {
-      const out: number[] = []
-      for (let index = committed; index < started; index++) out.push(index)
-      return out
-    },
-
-    view() {
-      return {
-        added: calls.length,
-        queued: calls.length - started,
-        starting: starting ? 1 : 0,
-        running,
-        settled,
-        committed,
-        inPool,
-        lingering,
-        draining: inFlight - running,
-        barrier: barrier > 0,
-        suspended: suspended !== undefined,
-        closed,
-        stop: stop?.kind,
-      }
-    },
+      return false
+    }
+    if (call.phase === 'starting') this.#starting = false
+    else if (call.phase === 'running') this.#running--
+    else return false
+    call.phase = 'settled'
+    call.pending = pending
+    this.#settled++
+    if (stillRunning) {
+      call.lingering = true
+      this.#lingering++
+    } else if (call.mode === 'parallel') this.#release(call)
+    return true
   }
-  return state
+
+  abandon(index: number): void {
+    const call = this.#entry(index)
+    this.#returned(call)
+    if (call.phase === 'starting') this.#starting = false
+    else if (call.phase === 'running') this.#running--
+    if (call.phase !== 'committed') call.phase = 'abandoned'
+    if (call.lingering) {
+      call.lingering = false
+      this.#lingering--
+    }
+    this.#release(call)
+  }
+
+  bodyDone(index: number): void {
+    const call = this.#entry(index)
+    if (!call.lingering) return
+    call.lingering = false
+    this.#lingering--
+    if (call.mode === 'parallel' || call.phase === 'committed') this.#release(call)
+  }
+
+  nextCommit(): CommitStep | undefined {
+    if (this.#committing || this.#parked || this.#committed >= this.#calls.length) return undefined
+    const index = this.#committed
+    const call = this.#calls[index]!
+    const stop = this.#stop
+    if (stop?.kind === 'failed') {
+      // a body that returned a result which will never be final: its outcome must not be lost
+      const dropped =
+        call.phase === 'settled' && call.ran && !call.lingering && call.final === undefined
+          ? call.pending
+          : undefined
+      const announced = index < this.#started
+      return dropped === undefined
+        ? { kind: 'recover', index, announced, final: call.final }
+        : { kind: 'recover', index, announced, final: call.final, dropped }
+    }
+    if (call.phase === 'settled') return { kind: 'finalize', index, pending: call.pending! }
+    if (call.phase === 'suspended') return { kind: 'suspend', index, reason: this.#suspended?.reason }
+    if (stop?.kind === 'aborted' && index >= this.#started) return { kind: 'skip', index }
+    return undefined
+  }
+
+  beginCommit(): void {
+    this.#committing = true
+  }
+
+  endCommit(): void {
+    this.#committing = false
+  }
+
+  finalized(index: number, result: ToolExecutionResult): void {
+    this.#entry(index).final = result
+  }
+
+  announce(index: number): void {
+    const call = this.#entry(index)
+    if (index !== this.#started || call.phase !== 'queued')
+      throw new Error(`batch state: call ${index} cannot be announced (next is ${this.#started})`)
+    this.#started++
+  }
+
+  commit(index: number, result: ToolExecutionResult): void {
+    const call = this.#entry(index)
+    if (index !== this.#committed)
+      throw new Error(`batch state: commit of ${index} while ${this.#committed} is next`)
+    const bodyDone = call.phase === 'settled' && !call.lingering
+    if (call.phase === 'settled') this.#settled--
+    else if (call.phase === 'running') this.#running--
+    else if (call.phase === 'starting') this.#starting = false
+    call.phase = 'committed'
+    call.final = result
+    call.pending = undefined
+    this.#committed++
+    // A parallel claim went at settle; an exclusive one goes now unless its body still runs
+    // (recovery may answer a call before its body settles: then `settle`/`abandon` releases it).
+    if (call.mode === 'exclusive' && bodyDone) this.#release(call)
+  }
+
+  results(): ToolExecutionResult[] {
+    const calls = this.#parked ? this.#calls.slice(0, this.#committed) : this.#calls
+    return calls.map((call) => call.final!)
+  }
+
+  unfinished(): number[] {
+    const out: number[] = []
+    for (let index = this.#committed; index < this.#started; index++) out.push(index)
+    return out
+  }
+
+  view(): BatchView {
+    return {
+      added: this.#calls.length,
+      queued: this.#calls.length - this.#started,
+      starting: this.#starting ? 1 : 0,
+      running: this.#running,
+      settled: this.#settled,
+      committed: this.#committed,
+      inPool: this.#inPool,
+      lingering: this.#lingering,
+      draining: this.#inFlight - this.#running,
+      barrier: this.#barrier > 0,
+      suspended: this.#suspended !== undefined,
+      closed: this.#closed,
+      stop: this.#stop?.kind,
+    }
+  }
 }

@@ -181,11 +181,7 @@ export function openToolBatch(
           const gate =
             hooks.onDispatch === undefined ? undefined : dispatchGate(hooks.onDispatch, index, input)
           if (gate === undefined) dispatch(index, prepared.run)
-          else
-            gate.then(
-              () => (failed() ? state.abandon(index) : dispatchGated(index, prepared.run)),
-              refuse(index),
-            )
+          else dispatchAfter(gate, index, prepared.run)
         } else if (prepared.stage === 'approval-pending') {
           state.suspend(index, prepared.reason)
           drive()
@@ -194,6 +190,14 @@ export function openToolBatch(
     } catch (error) {
       fail(error)
     }
+  }
+
+  /**
+   * The call's body runs once its gate opened. (The closures are made here: made in the loop of
+   * `startCalls`, they would allocate a context for the loop's variables on every call.)
+   */
+  const dispatchAfter = (gate: PromiseLike<void>, index: number, run: ToolRunContext): void => {
+    gate.then(() => (failed() ? state.abandon(index) : dispatchGated(index, run)), refuse(index))
   }
 
   /** The gate of a call refused: its body never runs, and the batch fails. */
@@ -241,6 +245,11 @@ export function openToolBatch(
     }
     // a body that returned a plain value has settled already: no promise to wait for
     if (!isThenable(dispatching)) return settle(index, dispatching, true)
+    settleWhenDispatched(dispatching, index)
+  }
+
+  /** What the dispatch of call `index` answers, once it does (its closures made here, not in `dispatch`). */
+  const settleWhenDispatched = (dispatching: PromiseLike<ScheduledToolDispatch>, index: number): void => {
     dispatching.then(
       (dispatched) => settle(index, dispatched, true),
       (error: unknown) => dispatchFailed(index, error),
@@ -294,7 +303,7 @@ export function openToolBatch(
       }
     }
     committing = false
-    if (!finished && state.done && lates.pending === 0) finish()
+    if (!finished && state.done && lates.pending() === 0) finish()
     // a commit may open a barrier or the exclusive turn of the next call
     else if (state.committed !== before) drive()
   }

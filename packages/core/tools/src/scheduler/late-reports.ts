@@ -13,8 +13,11 @@ export interface LateReports {
   watchBody(index: number, body: Promise<LateToolOutcome>): void
   /** A body's outcome that its call's result will not carry (recovery answered the call). */
   dropped(index: number, pending: PendingResult): void
-  /** Reports handed over before the batch ended whose promise is still pending. */
-  readonly pending: number
+  /**
+   * Reports handed over before the batch ended whose promise is still pending. (A method: an object
+   * literal that declares a getter is a dictionary-mode object in V8, slow to make and to call.)
+   */
+  pending(): number
 }
 
 export function createLateReports(options: {
@@ -71,8 +74,6 @@ export function createLateReports(options: {
       const outcome = lateOutcomeOf((pending as ScheduledToolDispatch).result)
       if (outcome !== undefined) report(index, outcome)
     },
-    get pending() {
-      return pending
-    },
+    pending: () => pending,
   }
 }

@@ -48,9 +48,11 @@ export interface Committer {
  * never in recovery.
  */
 export function runCommitStep(options: Committer, step: CommitStep): void | Promise<void> {
-  const { state, scheduler, stages, hooks } = options
+  const { state, scheduler, stages } = options
   const { index } = step
   const input = state.input(index)
+  // Each case that makes a closure does so in a function of its own: a closure here would make this
+  // function allocate a context for what it captures on every call, the plain commit's included.
   switch (step.kind) {
     case 'finalize': {
       const { pending } = step
@@ -59,49 +61,82 @@ export function runCommitStep(options: Committer, step: CommitStep): void | Prom
       // a promise only when a tools/post-execute listener ran
       const finalizing = stages.finalize(pending.run, pending.result)
       return isThenable(finalizing)
-        ? Promise.resolve(finalizing).then((result) => commitResult(options, index, input, result))
+        ? commitWhenFinal(options, index, input, finalizing)
         : commitResult(options, index, input, finalizing)
     }
     case 'suspend':
-      return then(settleHook(hooks.onSuspend?.(index, input, step.reason)), () => {
-        // failed meanwhile: recovery answers the call instead
-        if (state.stop?.kind !== 'failed') state.park(index)
-      })
+      return suspendStep(options, index, input, step.reason)
     case 'skip':
-      state.announce(index)
-      return then(settleHook(hooks.onStart?.(index, input, undefined)), () =>
-        commitResult(
-          options,
-          index,
-          input,
-          scheduler.synthesize(
-            input,
-            'ABORTED_BEFORE_DISPATCH',
-            toolMessages.cancelledBeforeStart(input.name),
-          ),
-        ),
-      )
-    case 'recover': {
-      const announced = step.announced
-        ? undefined
-        : (state.announce(index), contained(() => hooks.onStart?.(index, input, undefined)))
-      return then(announced, () => {
-        const result = step.final ?? recoveryResult(state, scheduler, input)
-        state.finalized(index, result)
-        return then(
-          contained(() => hooks.onCommit?.(index, input, result)),
-          () => {
-            state.commit(index, result)
-            if (step.dropped !== undefined) options.dropped(index, step.dropped)
-          },
-        )
-      })
-    }
+      return skipStep(options, index, input)
+    case 'recover':
+      return recoverStep(options, step, input)
     default: {
       const never: never = step
       return never
     }
   }
+}
+
+/** `commitResult` once `tools/post-execute` made the result final. */
+function commitWhenFinal(
+  options: Committer,
+  index: number,
+  input: ToolExecutionInput,
+  finalizing: PromiseLike<ToolExecutionResult>,
+): Promise<void> {
+  return Promise.resolve(finalizing).then((result) => commitResult(options, index, input, result))
+}
+
+/** A call whose approval is pending: `onSuspend`, then the batch parks on it. */
+function suspendStep(
+  options: Committer,
+  index: number,
+  input: ToolExecutionInput,
+  reason: string | undefined,
+): void | Promise<void> {
+  const { state, hooks } = options
+  return then(settleHook(hooks.onSuspend?.(index, input, reason)), () => {
+    // failed meanwhile: recovery answers the call instead
+    if (state.stop?.kind !== 'failed') state.park(index)
+  })
+}
+
+/** A call that never started after an abort: announced, then answered `ABORTED_BEFORE_DISPATCH`. */
+function skipStep(options: Committer, index: number, input: ToolExecutionInput): void | Promise<void> {
+  const { state, scheduler, hooks } = options
+  state.announce(index)
+  return then(settleHook(hooks.onStart?.(index, input, undefined)), () =>
+    commitResult(
+      options,
+      index,
+      input,
+      scheduler.synthesize(input, 'ABORTED_BEFORE_DISPATCH', toolMessages.cancelledBeforeStart(input.name)),
+    ),
+  )
+}
+
+/** Recovery (T13, T39): the call's final result if it has one, else `SCHEDULER_FAILED`. */
+function recoverStep(
+  options: Committer,
+  step: Extract<CommitStep, { readonly kind: 'recover' }>,
+  input: ToolExecutionInput,
+): void | Promise<void> {
+  const { state, scheduler, hooks } = options
+  const { index } = step
+  const announced = step.announced
+    ? undefined
+    : (state.announce(index), contained(() => hooks.onStart?.(index, input, undefined)))
+  return then(announced, () => {
+    const result = step.final ?? recoveryResult(state, scheduler, input)
+    state.finalized(index, result)
+    return then(
+      contained(() => hooks.onCommit?.(index, input, result)),
+      () => {
+        state.commit(index, result)
+        if (step.dropped !== undefined) options.dropped(index, step.dropped)
+      },
+    )
+  })
 }
 
 /**
@@ -121,6 +156,16 @@ function commitResult(
   if (state.stop?.kind === 'failed') return
   const pending = settleHook(hooks.onCommit?.(index, input, result))
   if (pending === undefined) return state.commit(index, result)
+  return commitAfter(pending, state, index, result)
+}
+
+/** The commit once `onCommit`'s promise settled (its closure made here, not in `commitResult`). */
+function commitAfter(
+  pending: Promise<unknown>,
+  state: BatchState,
+  index: number,
+  result: ToolExecutionResult,
+): Promise<void> {
   return pending.then(() => state.commit(index, result))
 }
 
