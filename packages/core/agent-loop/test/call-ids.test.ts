@@ -104,6 +104,17 @@ function agentOn(
   return { root, session, model, agent }
 }
 
+/** A harness's scope over a fresh memory session, with the basic tools, as a harness calling `executeToolCalls` sets it up. */
+function harnessScope() {
+  const root = createContext({ logger: createMemoryLogger() })
+  installTools(root)
+  registerBasicTools(root)
+  const session = createMemorySession()
+  const ctx = root.createScope({ name: 'harness' })
+  ctx.provide('agentLoop', { config: resolveAgentLoopConfig(), session })
+  return { session, ctx }
+}
+
 describe('call ids unique in the session, the model’s own on the wire (T28–T30)', () => {
   for (const eager of [false, true]) {
     const how = eager ? 'streamed (eager dispatch)' : 'model.step'
@@ -183,12 +194,7 @@ describe('call ids unique in the session, the model’s own on the wire (T28–T
   })
 
   it('T28: a harness that calls executeToolCalls step by step with repeated ids gets the same: each tool/call cites its message, the log verifies', async () => {
-    const root = createContext({ logger: createMemoryLogger() })
-    installTools(root)
-    registerBasicTools(root)
-    const session = createMemorySession()
-    const ctx = root.createScope({ name: 'harness' })
-    ctx.provide('agentLoop', { config: resolveAgentLoopConfig(), session })
+    const { session, ctx } = harnessScope()
     const sources: string[] = []
     for (const step of [1, 2]) {
       const message = session.append('assistant/message', {
@@ -213,12 +219,7 @@ describe('call ids unique in the session, the model’s own on the wire (T28–T
   })
 
   it('T28/T30: executeToolCalls with a reused id and, later in the same step, the id the loop gives it (d, then d#2): every id stays unique, the log verifies', async () => {
-    const root = createContext({ logger: createMemoryLogger() })
-    installTools(root)
-    registerBasicTools(root)
-    const session = createMemorySession()
-    const ctx = root.createScope({ name: 'harness' })
-    ctx.provide('agentLoop', { config: resolveAgentLoopConfig(), session })
+    const { session, ctx } = harnessScope()
     const steps = [[echo('d', 'a')], [echo('d', 'b'), echo('d#2', 'c'), echo('e', 'd')]]
     for (const [i, toolCalls] of steps.entries())
       await executeToolCalls({ ctx, turn: 1, step: i + 1, toolCalls, acceptContext: () => {} })

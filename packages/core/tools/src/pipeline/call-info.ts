@@ -14,6 +14,8 @@ export function callInfo(
   definition: AnyToolDefinition | undefined,
 ): ToolCallInfo {
   const parent = input.parent
+  // Two literals rather than one with a field added when there is a parent: each keeps the one
+  // shape it was made with, so the readers of a model's calls stay monomorphic.
   return Object.freeze(
     parent === undefined
       ? {
