@@ -814,7 +814,7 @@ export const mutants = [
   {
     id: 'approval-answer-unknown-field',
     package: 'tools',
-    file: `${TOOLS}/contract/check-input.ts`,
+    file: `${TOOLS}/contract/read-approval.ts`,
     find: "refuseUnknownFields(where, label, value, ANSWER_FIELDS[answer], `an answer '${answer}'`)",
     replace: 'void ANSWER_FIELDS',
     kind: 'bad input',
@@ -4417,7 +4417,7 @@ export const firstTests = {
       ],
     ],
     [
-      /^(pipeline\/(prepare|guards|approval|session-grants|concurrency|callable-tool|rewrite-arguments|check-input)|runtime|registry\/|view\/create-registration)/,
+      /^(pipeline\/(prepare|guards|approval|session-grants|concurrency|callable-tool|rewrite-arguments)|contract\/(check-input|read-approval|read-field)|runtime|registry\/|view\/create-registration)/,
       [
         'argument-rewrite.test.ts',
         'durable-approval.test.ts',

@@ -1,5 +1,6 @@
 import type { Context } from '@deepseek-ai/dsh-context'
-import { checkExecutionInput, refuseSuspendable } from './contract/check-input.ts'
+import { checkExecutionInput } from './contract/check-input.ts'
+import { refuseSuspendable } from './contract/read-approval.ts'
 import { claimRun } from './pipeline/claim-run.ts'
 import { callConcurrency } from './pipeline/concurrency.ts'
 import { dispatchCall, dispatchCallTo } from './pipeline/dispatch.ts'

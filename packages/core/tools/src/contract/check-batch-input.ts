@@ -1,6 +1,7 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from './errors.ts'
-import { checkExecutionInput, refuseSuspendable, type CheckedInput } from './check-input.ts'
+import { checkExecutionInput, type CheckedInput } from './check-input.ts'
+import { refuseSuspendable } from './read-approval.ts'
 import type { ToolBatchHooks } from './batch-types.ts'
 
 /** The pool size a batch gets when nobody names one. */

@@ -1,13 +1,9 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from './errors.ts'
 import { describeThrown } from './results.ts'
-import type {
-  ApprovalAnswer,
-  ToolCallApproval,
-  ToolCallEffects,
-  ToolCallParent,
-  ToolExecutionInput,
-} from './types.ts'
+import { readCallApproval } from './read-approval.ts'
+import { readField } from './read-field.ts'
+import type { ToolCallApproval, ToolCallEffects, ToolCallParent, ToolExecutionInput } from './types.ts'
 
 /**
  * An input this copy of the package checked and copied (`checkExecutionInput`): frozen, every field
@@ -301,49 +297,6 @@ function readEffects(where: string, label: string, effects: unknown): ToolCallEf
   })
 }
 
-/**
- * `object[key]`, read once. A getter (or a proxy) that throws is the caller's mistake, like a field
- * of the wrong type: a `ToolsError` naming the field (T20).
- */
-function readField(where: string, label: string, object: object, key: string): unknown {
-  try {
-    return (object as Record<string, unknown>)[key]
-  } catch (error) {
-    throw invalidArgument(`${where}: reading ${label}.${key} threw: ${describeThrown(error)}`)
-  }
-}
-
-/**
- * Refuses an object with fields other than `fields` (its own enumerable keys; no getter runs): a
- * misspelt field (`feedbak`, `scop`) or one the object does not have (`grantAll`) would otherwise be
- * recorded and ignored, and the answer would mean something other than what its author wrote. A
- * field set to `undefined` says nothing and counts as absent.
- */
-function refuseUnknownFields(
-  where: string,
-  label: string,
-  object: object,
-  fields: readonly string[],
-  what: string,
-): void {
-  let unknown: string[]
-  try {
-    unknown = Object.keys(object).filter((key) => !fields.includes(key) && !saysNothing(object, key))
-  } catch (error) {
-    throw invalidArgument(`${where}: listing the fields of ${label} threw: ${describeThrown(error)}`)
-  }
-  if (unknown.length === 0) return
-  throw invalidArgument(
-    `${where}: ${label} has unknown field(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; ${what} has only ${fields.join(', ')}`,
-  )
-}
-
-/** A data field whose value is `undefined` (read from its descriptor: no getter runs). */
-function saysNothing(object: object, key: string): boolean {
-  const descriptor = Object.getOwnPropertyDescriptor(object, key)
-  return descriptor !== undefined && 'value' in descriptor && descriptor.value === undefined
-}
-
 /** The parent token, copied: `{ callId }` with a non-empty id (a getter is read once). */
 function readParent(where: string, label: string, parent: unknown): ToolCallParent {
   const callId =
@@ -356,80 +309,4 @@ function readParent(where: string, label: string, parent: unknown): ToolCallPare
     )
   }
   return Object.freeze({ callId })
-}
-
-const SCOPES: readonly unknown[] = [undefined, 'arguments', 'tool']
-
-/** A checked, frozen copy of `input.approval` (each field read once, no unknown field). */
-export function readCallApproval(where: string, label: string, value: unknown): ToolCallApproval {
-  const bad = (problem: string): never => {
-    throw invalidArgument(`${where}: ${label} ${problem}, got ${describeValue(value)}`)
-  }
-  if (typeof value !== 'object' || value === null) return bad('must be an object')
-  const kind = readField(where, label, value, 'kind')
-  if (kind === 'suspendable') {
-    refuseUnknownFields(where, label, value, ['kind'], "{ kind: 'suspendable' }")
-    return SUSPENDABLE
-  }
-  if (kind !== 'answered') return bad("must be { kind: 'suspendable' } or { kind: 'answered', answer }")
-  refuseUnknownFields(where, label, value, ['kind', 'answer'], "{ kind: 'answered' }")
-  const raw = readField(where, label, value, 'answer')
-  return Object.freeze({ kind, answer: readApprovalAnswer(where, `${label}.answer`, raw) })
-}
-
-const SUSPENDABLE: ToolCallApproval = Object.freeze({ kind: 'suspendable' })
-
-/** The fields each answer has (a recorded answer is data: anything else is a mistake). */
-const ANSWER_FIELDS = {
-  once: ['answer'],
-  session: ['answer', 'scope'],
-  reject: ['answer', 'feedback'],
-} as const
-
-/**
- * A checked, frozen copy of an approval answer: `once`, `session` (with a data scope) or `reject`
- * (with feedback). Each field is read once; a field the answer does not have (`grantAll`, a
- * misspelt `feedbak` or `scop`) is refused, naming it (`INVALID_ARGUMENT`).
- */
-export function readApprovalAnswer(where: string, label: string, value: unknown): ApprovalAnswer {
-  if (typeof value !== 'object' || value === null)
-    throw invalidArgument(`${where}: ${label} must be an object, got ${describeValue(value)}`)
-  const answer = readField(where, label, value, 'answer')
-  if (answer !== 'once' && answer !== 'session' && answer !== 'reject')
-    throw invalidArgument(
-      `${where}: ${label}.answer must be 'once', 'session' or 'reject', got ${describeValue(answer)}`,
-    )
-  refuseUnknownFields(where, label, value, ANSWER_FIELDS[answer], `an answer '${answer}'`)
-  switch (answer) {
-    case 'once':
-      return Object.freeze({ answer })
-    case 'session': {
-      const scope = readField(where, label, value, 'scope')
-      if (!SCOPES.includes(scope))
-        throw invalidArgument(
-          `${where}: ${label}.scope must be 'arguments' or 'tool' (a recorded answer is data), got ${describeValue(scope)}`,
-        )
-      return Object.freeze(
-        scope === undefined ? { answer } : { answer, scope: scope as 'arguments' | 'tool' },
-      )
-    }
-    case 'reject': {
-      const feedback = readField(where, label, value, 'feedback')
-      if (feedback !== undefined && typeof feedback !== 'string')
-        throw invalidArgument(`${where}: ${label}.feedback must be a string, got ${describeValue(feedback)}`)
-      return Object.freeze(feedback === undefined ? { answer } : { answer, feedback })
-    }
-    default: {
-      const never: never = answer
-      return never
-    }
-  }
-}
-
-/** `execute`, `executeBatch` and `runToolBatch` answer every call: none of them can suspend one. */
-export function refuseSuspendable(where: string, label: string, input: ToolExecutionInput): void {
-  if (input.approval?.kind === 'suspendable')
-    throw invalidArgument(
-      `${where}: ${label}.approval { kind: 'suspendable' } needs a driver that records approvals (prepare or createToolBatch); this entry answers every call`,
-    )
 }
