@@ -94,7 +94,7 @@ describe('createAsyncSession', () => {
     expect((await Promise.all(appended)).map((e) => e.seq)).toEqual([1, 2, 3])
   })
 
-  it("writes while a test's fake timers hold setImmediate", async () => {
+  it("T61: an asynchronous session still writes while a test's fake timers hold setImmediate", async () => {
     const store = manualStore()
     const session = createAsyncSession({ write: store.write, clock: steppingClock() })
     const realTick = tick
