@@ -52,6 +52,8 @@ const issueCases = [
   'store.append.memory',
   'store.append.write',
   'store.append.fsync',
+  'floor.jsonl.write',
+  'floor.jsonl.write.checked',
   'store.append.postgres',
   'store.postgres.burst',
   'store.postgres.step',
@@ -284,6 +286,29 @@ describe('figures', () => {
     const turn = "a turn of 100 calls cheaper than the AI SDK's turn (equal work; theirs ÷ ours)"
     expect(goals(12, 3)[turn]).toBe('0.75× [0.75–0.75] missed')
     expect(goals(12, 5)[turn]).toBe('1.25× [1.25–1.25] met')
+  })
+
+  it("prints the 'write' goal's floor beside it: execute plus each floor case, in units of execute", () => {
+    const goal = "100-call step, JSONL session ('write') ≤ 3× execute per call"
+    const measured = (floors: boolean) =>
+      checkGoals(
+        analyze([
+          process('dsh.execute', 'dsh', 0.5, 2),
+          process('dsh.step.100.parallel.jsonl', 'dsh', 0.5, 16),
+          ...(floors
+            ? [
+                process('floor.jsonl.write', 'dsh', 0.5, 2.5),
+                process('floor.jsonl.write.checked', 'dsh', 0.5, 7),
+              ]
+            : []),
+        ]),
+      ).find((g) => g.goal === goal)
+    expect(measured(true)).toEqual({
+      goal,
+      measured: "8.00× [8.00–8.00]; floor: execute + two bare writes 2.25×, + T60's fstats 4.50×",
+      status: 'missed',
+    })
+    expect(measured(false)).toEqual({ goal, measured: '8.00× [8.00–8.00]', status: 'missed' })
   })
 
   it('gives each ratio the range its quartiles allow', () => {

@@ -166,6 +166,12 @@ export const CASES: readonly CaseDefinition[] = [
     kind: 'timed',
     load: async () => (await import('./store-cases.ts')).appendCase(store),
   })),
+  ...(['bare', 'checked'] as const).map((variant): CaseDefinition => ({
+    id: `floor.jsonl.write${variant === 'bare' ? '' : '.checked'}`,
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await import('./jsonl-floor-case.ts')).jsonlWriteFloorCase(variant),
+  })),
   {
     id: 'store.append.postgres',
     library: 'dsh',
