@@ -69,20 +69,33 @@ export function toolCallEventData(fields: ToolCallEventFields): ToolCallEventDat
   } catch (error) {
     throw readFailed(READER, at, error)
   }
-  const data: Record<string, unknown> = {
-    turn: checkNumber(READER, turn, 'fields.turn'),
-    step: checkNumber(READER, step, 'fields.step'),
-    callId: checkString(READER, callId, 'fields.callId'),
+  // Checked in the file order (the first bad field is the one named), then built: one literal for
+  // the shapes a step records (each key added later is a map transition of its own).
+  const turnValue = checkNumber(READER, turn, 'fields.turn')
+  const stepValue = checkNumber(READER, step, 'fields.step')
+  const id = checkString(READER, callId, 'fields.callId')
+  const modelId =
+    modelCallId === undefined ? undefined : checkString(READER, modelCallId, 'fields.modelCallId')
+  const toolName = checkString(READER, name, 'fields.name')
+  const text = checkString(READER, args, 'fields.arguments')
+  const parent =
+    parentCallId === undefined ? undefined : checkString(READER, parentCallId, 'fields.parentCallId')
+  if (mode !== undefined && mode !== 'parallel' && mode !== 'exclusive') {
+    throw invalid(READER, 'fields.mode must be "parallel" or "exclusive"')
   }
-  if (modelCallId !== undefined) data.modelCallId = checkString(READER, modelCallId, 'fields.modelCallId')
-  data.name = checkString(READER, name, 'fields.name')
-  data.arguments = checkString(READER, args, 'fields.arguments')
-  if (parentCallId !== undefined) data.parentCallId = checkString(READER, parentCallId, 'fields.parentCallId')
-  if (mode !== undefined) {
-    if (mode !== 'parallel' && mode !== 'exclusive') {
-      throw invalid(READER, 'fields.mode must be "parallel" or "exclusive"')
-    }
-    data.mode = mode
+  let data: Record<string, unknown>
+  if (modelId === undefined && parent === undefined) {
+    data =
+      mode === undefined
+        ? { turn: turnValue, step: stepValue, callId: id, name: toolName, arguments: text }
+        : { turn: turnValue, step: stepValue, callId: id, name: toolName, arguments: text, mode }
+  } else {
+    data = { turn: turnValue, step: stepValue, callId: id }
+    if (modelId !== undefined) data.modelCallId = modelId
+    data.name = toolName
+    data.arguments = text
+    if (parent !== undefined) data.parentCallId = parent
+    if (mode !== undefined) data.mode = mode
   }
   if (repaired !== undefined) data.repaired = copyRepair(repaired)
   if (replayArguments !== undefined) {
