@@ -96,11 +96,20 @@ export function toolResultEventData(fields: ToolResultEventFields): ToolResultEv
       }),
     ]),
   })
-  const data: Record<string, unknown> = {
-    turn: checkNumber(READER, turn, 'fields.turn'),
-    step: checkNumber(READER, step, 'fields.step'),
-    message,
+  const turnValue = checkNumber(READER, turn, 'fields.turn')
+  const stepValue = checkNumber(READER, step, 'fields.step')
+  // What a step's result records (timings, nothing else optional) is one literal; each key added
+  // later is a map transition of its own.
+  if (
+    error === undefined &&
+    meta === undefined &&
+    rewrittenArguments === undefined &&
+    timings !== undefined
+  ) {
+    const data = { turn: turnValue, step: stepValue, message, timings: copyTimings(timings) }
+    return freezeProven(data, 'tool/result') as unknown as ToolResultEventData
   }
+  const data: Record<string, unknown> = { turn: turnValue, step: stepValue, message }
   if (error !== undefined) data.error = copyErrorInfo(error)
   if (meta !== undefined) data.meta = snapshotOf(meta)
   if (timings !== undefined) data.timings = copyTimings(timings)
