@@ -77,6 +77,33 @@ describe('T58: tool event data built by the session is kept by reference', () =>
     )
   })
 
+  it('T58: the call shapes a step records (mode, idempotencyKey, both or neither) keep the file order and equal the generic data', () => {
+    // The builder makes these shapes with one literal each; every other shape key by key.
+    const shapes: { mode?: 'parallel' | 'exclusive'; idempotencyKey?: string }[] = [
+      {},
+      { mode: 'parallel' },
+      { idempotencyKey: 's:c1' },
+      { mode: 'exclusive', idempotencyKey: 's:c1' },
+    ]
+    for (const extra of shapes) {
+      const fields = { turn: 2, step: 3, callId: 'c1', name: 'add', arguments: '{"a":1}', ...extra }
+      const built = toolCallEventData(fields)
+      const [generic, kept] = bothWays('tool/call', fields, built)
+      expect(kept.data).toBe(built)
+      expect(JSON.stringify(kept.data)).toBe(JSON.stringify(generic.data))
+      expect(Object.keys(built)).toEqual(Object.keys(generic.data as object))
+      expect(Object.keys(built)).toEqual([
+        'turn',
+        'step',
+        'callId',
+        'name',
+        'arguments',
+        ...Object.keys(extra),
+      ])
+      expect(Object.isFrozen(built)).toBe(true)
+    }
+  })
+
   it('T58: the built data is deep-frozen and detached: changing the fields afterwards changes nothing', () => {
     const content = [{ type: 'text' as const, text: 'before' }]
     const meta = { tags: ['a'] }
