@@ -77,6 +77,33 @@ describe('T58: tool event data built by the session is kept by reference', () =>
     )
   })
 
+  it('T58: the call shapes a step records (mode, idempotencyKey, both or neither) keep the file order and equal the generic data', () => {
+    // The builder makes these shapes with one literal each; every other shape key by key.
+    const shapes: { mode?: 'parallel' | 'exclusive'; idempotencyKey?: string }[] = [
+      {},
+      { mode: 'parallel' },
+      { idempotencyKey: 's:c1' },
+      { mode: 'exclusive', idempotencyKey: 's:c1' },
+    ]
+    for (const extra of shapes) {
+      const fields = { turn: 2, step: 3, callId: 'c1', name: 'add', arguments: '{"a":1}', ...extra }
+      const built = toolCallEventData(fields)
+      const [generic, kept] = bothWays('tool/call', fields, built)
+      expect(kept.data).toBe(built)
+      expect(JSON.stringify(kept.data)).toBe(JSON.stringify(generic.data))
+      expect(Object.keys(built)).toEqual(Object.keys(generic.data as object))
+      expect(Object.keys(built)).toEqual([
+        'turn',
+        'step',
+        'callId',
+        'name',
+        'arguments',
+        ...Object.keys(extra),
+      ])
+      expect(Object.isFrozen(built)).toBe(true)
+    }
+  })
+
   it('T58: the built data is deep-frozen and detached: changing the fields afterwards changes nothing', () => {
     const content = [{ type: 'text' as const, text: 'before' }]
     const meta = { tags: ['a'] }
@@ -101,6 +128,46 @@ describe('T58: tool event data built by the session is kept by reference', () =>
         ? true
         : Object.isFrozen(value) && Object.values(value).every(frozen)
     expect(frozen(event)).toBe(true)
+  })
+
+  it('T58: results with equal timings share one frozen timings object, and each result keeps its own numbers (property)', () => {
+    // A step's results mostly record the same tenths of a millisecond: the builder reuses the last
+    // frozen timings when all three numbers are equal. Few values, so equal and unequal neighbours
+    // (one number apart) both come up often.
+    const tenth = fc.constantFrom(0, -0, 0.1, 0.2)
+    const timings = fc.record({ queueMs: tenth, runMs: tenth, commitMs: tenth })
+    fc.assert(
+      fc.property(fc.array(timings, { minLength: 2, maxLength: 12 }), (list) => {
+        const session = createMemorySession()
+        const built = list.map((given) =>
+          toolResultEventData({
+            turn: 1,
+            step: 1,
+            callId: 'c',
+            content: 'ok',
+            isError: false,
+            timings: given,
+          }),
+        )
+        built.forEach((data, index) => {
+          const given = list[index]!
+          // -0 is recorded as 0, as JSON writes it
+          expect(data.timings).toEqual({
+            queueMs: given.queueMs + 0,
+            runMs: given.runMs + 0,
+            commitMs: given.commitMs + 0,
+          })
+          expect(Object.isFrozen(data.timings)).toBe(true)
+          expect(data.timings).not.toBe(given)
+          expect(session.append('tool/result', data).data).toBe(data)
+        })
+        for (let index = 1; index < built.length; index++) {
+          const same = JSON.stringify(built[index]!.timings) === JSON.stringify(built[index - 1]!.timings)
+          expect(built[index]!.timings === built[index - 1]!.timings).toBe(same)
+        }
+      }),
+      { numRuns: 300 },
+    )
   })
 
   it('T58: a getter in the fields runs once, and the event keeps what it answered then', () => {

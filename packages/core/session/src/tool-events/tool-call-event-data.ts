@@ -69,27 +69,58 @@ export function toolCallEventData(fields: ToolCallEventFields): ToolCallEventDat
   } catch (error) {
     throw readFailed(READER, at, error)
   }
-  const data: Record<string, unknown> = {
-    turn: checkNumber(READER, turn, 'fields.turn'),
-    step: checkNumber(READER, step, 'fields.step'),
-    callId: checkString(READER, callId, 'fields.callId'),
+  // Checked in the file order (the first bad field is the one named), then built: one literal for
+  // each shape a step records (each key added later is a map transition and a store of its own).
+  const turnValue = checkNumber(READER, turn, 'fields.turn')
+  const stepValue = checkNumber(READER, step, 'fields.step')
+  const id = checkString(READER, callId, 'fields.callId')
+  const modelId =
+    modelCallId === undefined ? undefined : checkString(READER, modelCallId, 'fields.modelCallId')
+  const toolName = checkString(READER, name, 'fields.name')
+  const text = checkString(READER, args, 'fields.arguments')
+  const parent =
+    parentCallId === undefined ? undefined : checkString(READER, parentCallId, 'fields.parentCallId')
+  if (mode !== undefined && mode !== 'parallel' && mode !== 'exclusive') {
+    throw invalid(READER, 'fields.mode must be "parallel" or "exclusive"')
   }
-  if (modelCallId !== undefined) data.modelCallId = checkString(READER, modelCallId, 'fields.modelCallId')
-  data.name = checkString(READER, name, 'fields.name')
-  data.arguments = checkString(READER, args, 'fields.arguments')
-  if (parentCallId !== undefined) data.parentCallId = checkString(READER, parentCallId, 'fields.parentCallId')
-  if (mode !== undefined) {
-    if (mode !== 'parallel' && mode !== 'exclusive') {
-      throw invalid(READER, 'fields.mode must be "parallel" or "exclusive"')
-    }
-    data.mode = mode
+  const repair = repaired === undefined ? undefined : copyRepair(repaired)
+  const replay =
+    replayArguments === undefined ? undefined : checkString(READER, replayArguments, 'fields.replayArguments')
+  const idempotencyKey = key === undefined ? undefined : checkString(READER, key, 'fields.idempotencyKey')
+  if (modelId === undefined && parent === undefined && repair === undefined && replay === undefined) {
+    const data = stepCallData(turnValue, stepValue, id, toolName, text, mode, idempotencyKey)
+    return freezeProven(data, 'tool/call') as unknown as ToolCallEventData
   }
-  if (repaired !== undefined) data.repaired = copyRepair(repaired)
-  if (replayArguments !== undefined) {
-    data.replayArguments = checkString(READER, replayArguments, 'fields.replayArguments')
-  }
-  if (key !== undefined) data.idempotencyKey = checkString(READER, key, 'fields.idempotencyKey')
+  const data: Record<string, unknown> = { turn: turnValue, step: stepValue, callId: id }
+  if (modelId !== undefined) data.modelCallId = modelId
+  data.name = toolName
+  data.arguments = text
+  if (parent !== undefined) data.parentCallId = parent
+  if (mode !== undefined) data.mode = mode
+  if (repair !== undefined) data.repaired = repair
+  if (replay !== undefined) data.replayArguments = replay
+  if (idempotencyKey !== undefined) data.idempotencyKey = idempotencyKey
   return freezeProven(data, 'tool/call') as unknown as ToolCallEventData
+}
+
+/** The data of a call a step records (no model id, parent, repair or replay): one literal per shape. */
+function stepCallData(
+  turn: number,
+  step: number,
+  callId: string,
+  name: string,
+  args: string,
+  mode: 'parallel' | 'exclusive' | undefined,
+  idempotencyKey: string | undefined,
+): object {
+  if (idempotencyKey === undefined) {
+    return mode === undefined
+      ? { turn, step, callId, name, arguments: args }
+      : { turn, step, callId, name, arguments: args, mode }
+  }
+  return mode === undefined
+    ? { turn, step, callId, name, arguments: args, idempotencyKey }
+    : { turn, step, callId, name, arguments: args, mode, idempotencyKey }
 }
 
 function copyRepair(value: unknown): { name: string; arguments: string; by: string } {
