@@ -3447,8 +3447,8 @@ export const mutants = [
     id: 'code-key-texts-with-prototype',
     package: 'code-runtime',
     file: `${CODE}/quickjs/prelude-parts.ts`,
-    find: '  var keyTexts = create(null);',
-    replace: '  var keyTexts = {};',
+    find: '  var keyHeads = create(null);',
+    replace: '  var keyHeads = {};',
     kind: 'json crossing',
     description:
       "the sandbox's table of encoded key texts inherits Object.prototype, so a key such as toString comes out as a function's text",
@@ -3458,11 +3458,39 @@ export const mutants = [
     id: 'code-key-texts-wrong-slot',
     package: 'code-runtime',
     file: `${CODE}/quickjs/prelude-parts.ts`,
-    find: '    var text = keyTexts[key];',
-    replace: '    var text = keyTexts[key.length];',
+    find: '      var head = keyHeads[key];',
+    replace: '      var head = keyHeads[key.length];',
     kind: 'json crossing',
     description:
       "the sandbox's table of encoded key texts is read at the wrong slot, so one key is sent as another",
+    attacks: 'T32: every argument reaches its binding as the lossless JSON of the value the program passed',
+  },
+  {
+    id: 'code-quick-encoder-nonfinite-member',
+    package: 'code-runtime',
+    file: `${CODE}/quickjs/prelude-parts.ts`,
+    find: `      if (type === 'number') {
+        if (child - child !== 0) return undefined;
+        piece = '' + child;
+      } else if (type === 'string') piece = stringify(child);
+      else if (type === 'undefined') continue;`,
+    replace: `      if (type === 'number') {
+        piece = '' + child;
+      } else if (type === 'string') piece = stringify(child);
+      else if (type === 'undefined') continue;`,
+    kind: 'json crossing',
+    description:
+      "the sandbox's quick encoder writes a NaN or infinite member of an object as its text instead of refusing it",
+    attacks: 'T32: a binding argument that is not lossless JSON is refused inside the sandbox, naming where',
+  },
+  {
+    id: 'code-quick-encoder-first-entry',
+    package: 'code-runtime',
+    file: `${CODE}/quickjs/prelude-parts.ts`,
+    find: "      out += out.length === 1 ? head + piece : ',' + head + piece;",
+    replace: "      out += out.length === 0 ? head + piece : ',' + head + piece;",
+    kind: 'json crossing',
+    description: "the sandbox's quick encoder writes a comma before an object's first member",
     attacks: 'T32: every argument reaches its binding as the lossless JSON of the value the program passed',
   },
   {
