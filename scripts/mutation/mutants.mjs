@@ -3469,15 +3469,8 @@ export const mutants = [
     id: 'code-quick-encoder-nonfinite-member',
     package: 'code-runtime',
     file: `${CODE}/quickjs/prelude-parts.ts`,
-    find: `      if (type === 'number') {
-        if (child - child !== 0) return undefined;
-        piece = '' + child;
-      } else if (type === 'string') piece = stringify(child);
-      else if (type === 'undefined') continue;`,
-    replace: `      if (type === 'number') {
-        piece = '' + child;
-      } else if (type === 'string') piece = stringify(child);
-      else if (type === 'undefined') continue;`,
+    find: '        if (child - child !== 0) return undefined; // NaN or ±Infinity: the full encoder says where',
+    replace: '        if (false) return undefined;',
     kind: 'json crossing',
     description:
       "the sandbox's quick encoder writes a NaN or infinite member of an object as its text instead of refusing it",

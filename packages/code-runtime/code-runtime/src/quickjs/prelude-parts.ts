@@ -252,7 +252,7 @@ export const QUICK_ENCODER_SOURCE = String.raw`(function (stringify, getProto, i
       child = value[key];
       type = typeof child;
       if (type === 'number') {
-        if (child - child !== 0) return undefined;
+        if (child - child !== 0) return undefined; // NaN or ±Infinity: the full encoder says where
         piece = '' + child;
       } else if (type === 'string') piece = stringify(child);
       else if (type === 'undefined') continue;
