@@ -107,15 +107,12 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
   }
 
   // plain values in one recursive pass, anything else handed to the full encoder
-  var encode = compile(quickEncoderSource)(stringify, isFiniteNumber, getProto, isArray, ArrayProto,
-    ObjectProto, objectKeys, ownKeys, create, encoderPart);
-  function encodeOrThrow(value, what) {
-    try { return encode(value); } catch (e) {
-      if (encoderPart.isNotJson(e)) {
-        throw new TypeErrorCtor(what + ' is not JSON: ' + encoderPart.notJsonText(e));
-      }
-      throw e;
-    }
+  var encode = compile(quickEncoderSource)(stringify, getProto, isArray, ArrayProto, ObjectProto,
+    objectKeys, ownKeys, create, encoderPart);
+  // What the encoder threw, as the program sees it: a value that is not JSON is a TypeError naming
+  // what and where; anything else (a getter that threw, out of memory) as it was thrown.
+  function encodeError(e, what) {
+    return encoderPart.isNotJson(e) ? new TypeErrorCtor(what + ' is not JSON: ' + encoderPart.notJsonText(e)) : e;
   }
 
   // ---- describing values for logs and errors (bounded, never throws) ----
@@ -175,12 +172,15 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
   function capture(resolve, fail) { nextResolve = resolve; nextReject = fail; }
   function makeBinding(name, id) {
     var label = toolLabel(name);
+    // Built once per binding: a call's record is this and its argument's text.
+    var recordHead = id + FIELD;
     var binding = function () {
       if (arguments.length > 1) {
         return reject(new TypeErrorCtor(label + ' takes one argument (a JSON value), got ' + arguments.length));
       }
       var text;
-      try { text = encodeOrThrow(arguments[0], label + ': the argument'); } catch (e) { return reject(e); }
+      // (the message is built only when there is one to give: this runs for every call)
+      try { text = encode(arguments[0]); } catch (e) { return reject(encodeError(e, label + ': the argument')); }
       if (over) return reject(new ErrorCtor(label + ': the run has already ended'));
       if (accepted >= maxCalls) {
         return reject(new ErrorCtor(label + ': the run reached its limit of ' + maxCalls + ' binding calls (limits.maxBindingCalls)'));
@@ -190,7 +190,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
         return reject(new ErrorCtor(label + ': the argument is larger than ' + valueBytes + ' bytes of JSON (limits.valueBytes)'));
       }
       var index = accepted++;
-      queued[index] = text === undefined ? '' + id : id + FIELD + text;
+      queued[index] = text === undefined ? '' + id : recordHead + text;
       var promise = new PromiseCtor(capture);
       resolvers[index] = nextResolve;
       rejecters[index] = nextReject;
