@@ -131,7 +131,7 @@ function diffAnswer(
  * sent, so every later rebuild, a resume's included, starts from the same shortened history.
  */
 export async function prepareModelHistory(
-  runner: TurnRunner,
+  runner: Pick<TurnRunner, 'session' | 'ctx' | 'context'>,
   where: {
     readonly turn: number
     readonly step: number
