@@ -1,7 +1,7 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, type ModelRequest, type ToolSchema } from '@deepseek-ai/dsh-llm'
 import { AgentLoopError } from '../base/errors.ts'
-import { historyFromSession } from '../log/history-from-session.ts'
+import { sessionHistoryItems } from '../log/session-history.ts'
 import { prepareModelHistory } from './prepare-model-history.ts'
 import {
   preparationRecord,
@@ -50,7 +50,7 @@ export async function buildStepRequest(
   const where = `agent turn ${turn} step ${step}`
   let prepared
   if (prepareStep !== undefined) {
-    const history = historyFromSession(session.events())
+    const history = sessionHistoryItems(session, session.events()).map((item) => item.message)
     const offerable = ctx.tools.list().map((tool) => tool.name)
     let raw: unknown
     try {
