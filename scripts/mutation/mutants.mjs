@@ -2178,7 +2178,7 @@ export const mutants = [
   {
     id: 'loop-history-build-continues-rewritten-log',
     package: 'agent-loop',
-    file: `${LOOP}/log/session-history.ts`,
+    file: `${LOOP}/log/incremental-log-read.ts`,
     find: 'if (events[i] !== read[i]) return false',
     replace: 'void read[i]',
     kind: 'history',
@@ -2189,12 +2189,23 @@ export const mutants = [
   {
     id: 'loop-history-build-kept-after-throw',
     package: 'agent-loop',
-    file: `${LOOP}/log/session-history.ts`,
-    find: 'builds.delete(session)',
+    file: `${LOOP}/log/incremental-log-read.ts`,
+    find: 'reads.delete(session)',
     replace: 'void session',
     kind: 'history',
-    description: 'a read that threw half way leaves its half-read events in the build the next read extends',
+    description: 'a read that threw half way leaves its half-read events in what the next read extends',
     attacks: 'T57: the history sent equals a rebuild of the log, message for message',
+  },
+  {
+    id: 'loop-turn-index-counts-nested-calls',
+    package: 'agent-loop',
+    file: `${LOOP}/log/session-call-index.ts`,
+    find: "if (typeof call.parentCallId === 'string') continue",
+    replace: 'void call.parentCallId',
+    kind: 'resume',
+    description:
+      "a new turn counts a run_code program's nested call as one of its last message's recorded calls",
+    attacks: 'T30: a turn after calls never recorded asks for resume',
   },
   // ---------------------------------------------------------------- dispatch-bullmq: what a call is told (issue 21)
   {
