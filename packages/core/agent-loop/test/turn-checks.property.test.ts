@@ -5,7 +5,8 @@ import type { SessionEvent } from '@deepseek-ai/dsh-session'
 import { findUnansweredCalls } from '../src/log/find-unanswered-calls.ts'
 import { findUnrecordedCalls } from '../src/log/find-unrecorded-calls.ts'
 import type { TurnRecord } from '../src/log/read-last-turn.ts'
-import { sessionCallIndex, unrecordedCount } from '../src/log/session-call-index.ts'
+import { sessionCallIndex, sessionGrants, unrecordedCount } from '../src/log/session-call-index.ts'
+import { readSessionGrants } from '../src/log/session-grants.ts'
 import { ZERO_USAGE } from '../src/log/session-records.ts'
 
 // What a new turn asks of the log about its calls, read on from turn to turn (`sessionCallIndex`),
@@ -139,6 +140,68 @@ describe('the calls a new turn checks, read on from turn to turn', () => {
         },
       ),
       { numRuns: 400 },
+    )
+  })
+})
+
+/** Approval requests and answers (`session` or `once`, per tool or per arguments) citing any seq. */
+const APPROVAL = fc.oneof(
+  fc
+    .record({
+      name: fc.constantFrom('echo', 'rm'),
+      args: fc.constantFrom('{"b":1,"a":2}', '{"a":2,"b":1}', '{x'),
+    })
+    .map(({ name, args }) => ({
+      type: 'approval/request',
+      data: { name, arguments: args },
+      cites: undefined,
+    })),
+  fc
+    .record({
+      answer: fc.constantFrom('session', 'once'),
+      scope: fc.constantFrom('tool', 'arguments'),
+      cites: fc.integer({ min: 1, max: 20 }),
+    })
+    .map(({ answer, scope, cites }) => ({ type: 'approval/answer', data: { answer, scope }, cites })),
+  fc.constant({ type: 'approval/answer', data: null, cites: 1 }),
+)
+
+type ApprovalDraft = { readonly type: string; readonly data: unknown; readonly cites: number | undefined }
+
+const approvalEvents = (drafts: readonly ApprovalDraft[], first: number): SessionEvent[] =>
+  drafts.map((draft, i) =>
+    Object.freeze({
+      seq: first + i,
+      time: new Date(1_000 + i).toISOString(),
+      type: draft.type,
+      data: draft.data,
+      ...(draft.cites === undefined ? {} : { sourceEventSeqs: [draft.cites] }),
+    } as SessionEvent),
+  )
+
+describe('the session grants a new turn reads, read on from turn to turn', () => {
+  it('durable approvals: the session grants equal the full read of the log at every length and across a log swapped for one sharing a prefix', () => {
+    fc.assert(
+      fc.property(
+        fc.array(APPROVAL, { maxLength: 20 }),
+        fc.array(APPROVAL, { maxLength: 8 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        fc.nat(),
+        (drafts, tailDrafts, reads, shared, swapAt) => {
+          const log = approvalEvents(drafts, 1)
+          const cut = drafts.length === 0 ? 0 : shared % (drafts.length + 1)
+          const rewritten = [...log.slice(0, cut), ...approvalEvents(tailDrafts, cut + 1)]
+          const session = {}
+          const swap = swapAt % (reads.length + 1)
+          reads.forEach((at, i) => {
+            const events = i === swap ? rewritten : log
+            const view = Object.freeze(events.slice(0, events.length === 0 ? 0 : at % (events.length + 1)))
+            expect(sessionGrants(session, view)).toEqual(readSessionGrants(view))
+          })
+        },
+      ),
+      { numRuns: 300 },
     )
   })
 })

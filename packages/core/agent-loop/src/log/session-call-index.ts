@@ -2,6 +2,7 @@ import { toolCallsOf } from '@deepseek-ai/dsh-llm'
 import type { SessionEvent } from '@deepseek-ai/dsh-session'
 import { incrementalLogRead } from './incremental-log-read.ts'
 import type { TurnRecord } from './read-last-turn.ts'
+import { extendGrantRead, newGrantRead, type SessionGrant } from './session-grants.ts'
 import { checkedToolCallData, resultCallId } from './session-records.ts'
 
 /** What a new turn asks of the whole log about its calls, read on from turn to turn. */
@@ -49,4 +50,14 @@ export function unrecordedCount(index: CallIndex, last: TurnRecord | undefined):
   let count = 0
   for (const block of toolCallsOf(last.lastAssistant)) if (recorded?.has(block.id) !== true) count++
   return count
+}
+
+const grantsOf = incrementalLogRead(newGrantRead, extendGrantRead)
+
+/**
+ * `readSessionGrants(events)` for the log of `session`, read on from the last turn's reading
+ * (`incrementalLogRead`); an array of each call's own (test/turn-checks.property.test.ts).
+ */
+export function sessionGrants(session: object, events: readonly SessionEvent[]): SessionGrant[] {
+  return grantsOf(session, events).grants.slice()
 }

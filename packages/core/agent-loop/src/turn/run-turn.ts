@@ -7,7 +7,7 @@ import { recordedPreparation } from '../log/recorded-preparation.ts'
 import { firstStop } from './stop-conditions.ts'
 import { runPlainStep } from '../step/run-plain-step.ts'
 import { runStreamedStep } from '../step/run-streamed-step.ts'
-import { readSessionGrants } from '../log/session-grants.ts'
+import { sessionGrants } from '../log/session-call-index.ts'
 import { addUsage } from '../log/session-records.ts'
 import { commitSession } from '../log/commit-session.ts'
 import type { StepReport, StepRun, TurnRunner } from '../step/step-types.ts'
@@ -88,7 +88,7 @@ export async function runTurn(
   try {
     await start.prelude?.()
     // `session` answers recorded earlier answer later asks in this turn (durable approvals)
-    const grants = readSessionGrants(session.events())
+    const grants = sessionGrants(session, session.events())
     /** What a step's report means for the turn; true when the turn stops here. */
     const settleStep = async (step: number, stepStartedAt: number, report: StepReport): Promise<boolean> => {
       const stepEndedAt = performance.now()
