@@ -115,12 +115,9 @@ export function readExecuteToolCallsOptions(options: unknown): ExecuteToolCallsI
       `${WHERE}: options.ctx must be a context from createContext(), got ${describeValue(ctx)}`,
     )
   const scope = ctx as Context
-  const input = {
-    ctx: scope,
-    turn: stepNumber('turn', turn),
-    step: stepNumber('step', step),
-    ...readBlocks(toolCalls),
-  }
+  const checkedTurn = stepNumber('turn', turn)
+  const checkedStep = stepNumber('step', step)
+  const { blocks, stepIds } = readBlocks(toolCalls)
   if (signal !== undefined && !(signal instanceof AbortSignal))
     throw invalidArgument(
       `${WHERE}: options.signal must be an AbortSignal or undefined, got ${describeValue(signal)}`,
@@ -135,8 +132,14 @@ export function readExecuteToolCallsOptions(options: unknown): ExecuteToolCallsI
     throw invalidArgument(
       `${WHERE}: options.messageSeq must be the seq of the assistant/message (a positive integer), got ${describeValue(messageSeq)}`,
     )
+  // One literal, every field named: an object spread followed by more properties (`{ ...input, signal }`)
+  // cost about 1 µs per step on Node 20, a tenth of a 10-call step's loop (DEVELOPERS.md).
   return {
-    ...input,
+    ctx: scope,
+    turn: checkedTurn,
+    step: checkedStep,
+    blocks,
+    stepIds,
     signal,
     acceptContext: acceptContext as AcceptContext,
     onEvent: onEvent as ((event: ToolCallProgressEvent) => void) | undefined,

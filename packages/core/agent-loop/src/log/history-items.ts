@@ -105,33 +105,58 @@ export function historyItemsFromSession(events: readonly SessionEvent[]): Histor
       `historyFromSession(events): events must be an array of session events, got ${describeValue(events)}`,
     )
   }
-  const items: HistoryItem[] = []
-  let nested: Set<string> | undefined
+  const build = newHistoryBuild()
+  extendHistoryBuild(build, events, 0)
+  return historyBuildItems(build)
+}
+
+/**
+ * What `historyItemsFromSession` knows after reading a log's first events: the items so far (before
+ * the compactions apply) and what later events need of the earlier ones. Extended event by event, so
+ * a log read again after appends costs only what was appended (`createSessionHistory`).
+ */
+export interface HistoryBuild {
+  readonly items: HistoryItem[]
+  nested: Set<string> | undefined
   /** callId → the model's id, for calls recorded under another. */
-  let renamed: Map<string, string> | undefined
-  let compactions: Compactions | undefined
+  renamed: Map<string, string> | undefined
+  compactions: Compactions | undefined
   /** Index in `items` of the last assistant message: the one a `tool/call` that follows comes from. */
-  let lastAssistant = -1
-  for (const event of events) {
+  lastAssistant: number
+}
+
+export const newHistoryBuild = (): HistoryBuild => ({
+  items: [],
+  nested: undefined,
+  renamed: undefined,
+  compactions: undefined,
+  lastAssistant: -1,
+})
+
+/** Reads `events[from…]` into `build`, in log order. */
+export function extendHistoryBuild(build: HistoryBuild, events: readonly SessionEvent[], from: number): void {
+  const { items } = build
+  for (let i = from; i < events.length; i++) {
+    const event = events[i]!
     const type: unknown = (event as Partial<SessionEvent> | null)?.type
     if (type === 'tool/call') {
       const callId = isNestedCall(event)
-      if (callId !== undefined) (nested ??= new Set()).add(callId)
+      if (callId !== undefined) (build.nested ??= new Set()).add(callId)
       else {
         const ids = renamedCall(event)
-        if (ids !== undefined) (renamed ??= new Map()).set(ids.callId, ids.modelCallId)
-        const wire = lastAssistant < 0 ? undefined : wireCallOf(event.data)
+        if (ids !== undefined) (build.renamed ??= new Map()).set(ids.callId, ids.modelCallId)
+        const wire = build.lastAssistant < 0 ? undefined : wireCallOf(event.data)
         if (wire !== undefined) {
-          const item = items[lastAssistant]!
+          const item = items[build.lastAssistant]!
           const blockId = ids?.modelCallId ?? (event.data as { callId: string }).callId
           const message = withWireCall(item.message as AssistantMessage, blockId, wire)
-          if (message !== undefined) items[lastAssistant] = { seq: item.seq, message }
+          if (message !== undefined) items[build.lastAssistant] = Object.freeze({ seq: item.seq, message })
         }
       }
       continue
     }
     if (type === 'history/compaction') {
-      readCompaction(event, (compactions ??= { dropped: new Set(), replaced: new Map() }))
+      readCompaction(event, (build.compactions ??= { dropped: new Set(), replaced: new Map() }))
       continue
     }
     if (typeof type !== 'string' || !isMessageEvent(type)) continue
@@ -148,25 +173,38 @@ export function historyItemsFromSession(events: readonly SessionEvent[]): Histor
         message: `historyFromSession(events): ${type} event seq ${String(event.seq)} must carry a ${ROLES[type]} message in data.message, got ${describeValue(message)}`,
       })
     }
+    const { nested, renamed } = build
     if (type === 'tool/result' && (nested !== undefined || renamed !== undefined)) {
       const callId = answeredCallId(message) ?? ''
       if (nested?.has(callId) === true) continue
       const modelCallId = renamed?.get(callId)
       if (modelCallId !== undefined) {
-        items.push({ seq: event.seq, message: answeringAs(message as ToolMessage, modelCallId) })
+        items.push(
+          Object.freeze({ seq: event.seq, message: answeringAs(message as ToolMessage, modelCallId) }),
+        )
         continue
       }
     }
-    if (type === 'assistant/message') lastAssistant = items.length
-    items.push({ seq: event.seq, message: message as Message })
+    if (type === 'assistant/message') build.lastAssistant = items.length
+    // frozen: the build outlives the step, and a hook given an item must not change the next step's
+    items.push(Object.freeze({ seq: event.seq, message: message as Message }))
   }
-  if (compactions === undefined) return items
+}
+
+/** The history `build` holds, the compactions applied: a fresh array (the build's own keeps growing). */
+export function historyBuildItems(build: HistoryBuild): HistoryItem[] {
+  const { items, compactions } = build
+  if (compactions === undefined) return items.slice()
   const { dropped, replaced } = compactions
   const out: HistoryItem[] = []
   for (const item of items) {
     if (dropped.has(item.seq)) continue
     const message = replaced.get(item.seq)
-    out.push(message === undefined ? item : { seq: item.seq, message: renamedAnswer(item.message, message) })
+    out.push(
+      message === undefined
+        ? item
+        : Object.freeze({ seq: item.seq, message: renamedAnswer(item.message, message) }),
+    )
   }
   return out
 }

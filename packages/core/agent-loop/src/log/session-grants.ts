@@ -45,9 +45,25 @@ function sortKeys(value: unknown): unknown {
  * session later honours them, as the process that recorded them did.
  */
 export function readSessionGrants(events: readonly SessionEvent[]): SessionGrant[] {
-  const requests = new Map<number, { name: string; arguments: string }>()
-  const grants: SessionGrant[] = []
-  for (const event of events) {
+  const read = newGrantRead()
+  extendGrantRead(read, events, 0)
+  return read.grants
+}
+
+/** What `readSessionGrants` knows after reading a log's first events (read on by `sessionGrants`). */
+export interface GrantRead {
+  /** seq of each `approval/request` → the tool and arguments it asked about. */
+  readonly requests: Map<number, { name: string; arguments: string }>
+  readonly grants: SessionGrant[]
+}
+
+export const newGrantRead = (): GrantRead => ({ requests: new Map(), grants: [] })
+
+/** Reads `events[from…]` into `read`, in log order. */
+export function extendGrantRead(read: GrantRead, events: readonly SessionEvent[], from: number): void {
+  const { requests, grants } = read
+  for (let i = from; i < events.length; i++) {
+    const event = events[i]!
     if (event.type !== 'approval/request' && event.type !== 'approval/answer') continue
     const data = event.data as Record<string, unknown> | null
     if (typeof data !== 'object' || data === null) continue
@@ -65,7 +81,6 @@ export function readSessionGrants(events: readonly SessionEvent[]): SessionGrant
       if (key !== undefined) grants.push({ name: request.name, key })
     }
   }
-  return grants
 }
 
 /**

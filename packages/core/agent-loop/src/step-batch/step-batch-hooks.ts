@@ -53,33 +53,41 @@ export function stepBatchHooks(options: {
     index: number,
     result: ToolExecutionResult,
   ): void | Promise<void> => nested.afterNested(call, () => recordResult(index, result))
-  return {
-    ...(timed ? { onQueued: (index: number) => progress.queued(index) } : {}),
-    onStart: timed
-      ? (index, _input, mode) => {
-          ledger.recordCall(index, mode)
-          progress.started(index, mode)
-        }
-      : (index, _input, mode) => ledger.recordCall(index, mode),
-    onDispatch: ledger.durable,
-    ...(timed ? { onSettled: (index: number) => progress.settled(index) } : {}),
-    onSuspend: (index, _input, reason) => pause.suspend(index, reason),
-    // after the call's nested calls (a run_code program's) have their results
-    onCommit: (index, _input, result) => {
-      pause.committed(result)
-      const call = list[index]!
-      if (nested.answerNow(call)) return recordResult(index, result)
-      return recordAfterNested(call, index, result)
-    },
-    // May come after this step (or the turn) ended: it is recorded where the session is then.
-    onLateOutcome: (index, _input, outcome) => {
-      try {
-        const recorded = ledger.recordLateOutcome(index, outcome)
-        if (recorded !== undefined)
-          return recorded.then(undefined, (error: unknown) => logLate(index, outcome, error))
-      } catch (error) {
-        logLate(index, outcome, error)
+  const onStart: ToolBatchHooks['onStart'] = timed
+    ? (index, _input, mode) => {
+        ledger.recordCall(index, mode)
+        progress.started(index, mode)
       }
-    },
+    : (index, _input, mode) => ledger.recordCall(index, mode)
+  const onDispatch = ledger.durable
+  const onSuspend: ToolBatchHooks['onSuspend'] = (index, _input, reason) => pause.suspend(index, reason)
+  // after the call's nested calls (a run_code program's) have their results
+  const onCommit: ToolBatchHooks['onCommit'] = (index, _input, result) => {
+    pause.committed(result)
+    const call = list[index]!
+    if (nested.answerNow(call)) return recordResult(index, result)
+    return recordAfterNested(call, index, result)
+  }
+  // May come after this step (or the turn) ended: it is recorded where the session is then.
+  const onLateOutcome: ToolBatchHooks['onLateOutcome'] = (index, _input, outcome) => {
+    try {
+      const recorded = ledger.recordLateOutcome(index, outcome)
+      if (recorded !== undefined)
+        return recorded.then(undefined, (error: unknown) => logLate(index, outcome, error))
+    } catch (error) {
+      logLate(index, outcome, error)
+    }
+  }
+  // One literal per case, not `{ ...(timed ? { onQueued } : {}), onStart, … }`: a spread that brings a
+  // property followed by more properties cost about 1 µs per step on Node 20 (DEVELOPERS.md).
+  if (!timed) return { onStart, onDispatch, onSuspend, onCommit, onLateOutcome }
+  return {
+    onQueued: (index) => progress.queued(index),
+    onStart,
+    onDispatch,
+    onSettled: (index) => progress.settled(index),
+    onSuspend,
+    onCommit,
+    onLateOutcome,
   }
 }

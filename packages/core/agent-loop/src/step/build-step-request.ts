@@ -1,7 +1,7 @@
 import type { Context } from '@deepseek-ai/dsh-context'
 import { describeValue, type ModelRequest, type ToolSchema } from '@deepseek-ai/dsh-llm'
 import { AgentLoopError } from '../base/errors.ts'
-import { historyFromSession } from '../log/history-from-session.ts'
+import { sessionHistoryItems } from '../log/session-history.ts'
 import { prepareModelHistory } from './prepare-model-history.ts'
 import {
   preparationRecord,
@@ -50,7 +50,7 @@ export async function buildStepRequest(
   const where = `agent turn ${turn} step ${step}`
   let prepared
   if (prepareStep !== undefined) {
-    const history = historyFromSession(session.events())
+    const history = sessionHistoryItems(session, session.events()).map((item) => item.message)
     const offerable = ctx.tools.list().map((tool) => tool.name)
     let raw: unknown
     try {
@@ -79,20 +79,23 @@ export async function buildStepRequest(
     const toolChoice = stepToolChoice(prepared?.toolChoice, prompt.tools, where)
     let record: StepPrepareEventData | undefined
     if (prepared !== undefined) {
-      record = preparationRecord(turn, step, {
-        ...prepared,
-        ...(toolChoice === undefined ? {} : { toolChoice }),
-      })
+      record = preparationRecord(turn, step, prepared)
+      // the checked choice replaces the raw one (set, not spread over `prepared`: DEVELOPERS.md)
+      if (toolChoice !== undefined) record.toolChoice = toolChoice
       await session.append('step/prepare', record)
     }
     // T56, T57: tool results cut for the model, the history compacted (and the compaction recorded)
+    // the three fields it reads, not `{ ...runner, ctx }`: a spread followed by more properties cost
+    // about 1 µs per step on Node 20 (DEVELOPERS.md)
     const messages = await prepareModelHistory(
-      { ...runner, ctx: scope ?? ctx },
+      { session, ctx: scope ?? ctx, context: runner.context },
       { turn, step, system: prompt.system, tools: prompt.tools },
     )
+    // a property first: a literal that opens with a spread bringing a property (`system`) and goes on
+    // adding properties cost about 1 µs per step on Node 20 (DEVELOPERS.md)
     const request: ModelRequest = {
-      ...(prompt.system === undefined ? {} : { system: prompt.system }),
       messages,
+      ...(prompt.system === undefined ? {} : { system: prompt.system }),
       tools: prompt.tools,
       ...(toolChoice === undefined ? {} : { toolChoice }),
       ...(prepared?.providerOptions === undefined ? {} : { providerOptions: prepared.providerOptions }),

@@ -14,23 +14,38 @@ export function modelCallEnd(options: {
   readonly outcome: ModelOutcome
 }): ModelCallEndEvent {
   const { turn, step, attempt, startedAt, endedAt, outcome } = options
-  const base = {
-    type: 'model-call-end',
-    turn,
-    step,
-    at: endedAt,
-    attempt,
-    durationMs: endedAt - startedAt,
-  } as const
+  const durationMs = endedAt - startedAt
+  // A literal per outcome, every field named: `{ ...base, outcome }` (a spread followed by more
+  // properties) cost about 1 µs per model call on Node 20 (DEVELOPERS.md).
   switch (outcome.kind) {
     case 'ok': {
       const { message, finishReason, usage } = outcome.response
-      return { ...base, outcome: 'ok', message, finishReason, usage }
+      return {
+        type: 'model-call-end',
+        turn,
+        step,
+        at: endedAt,
+        attempt,
+        durationMs,
+        outcome: 'ok',
+        message,
+        finishReason,
+        usage,
+      }
     }
     case 'error':
-      return { ...base, outcome: 'error', error: outcome.error }
+      return {
+        type: 'model-call-end',
+        turn,
+        step,
+        at: endedAt,
+        attempt,
+        durationMs,
+        outcome: 'error',
+        error: outcome.error,
+      }
     case 'aborted':
-      return { ...base, outcome: 'aborted' }
+      return { type: 'model-call-end', turn, step, at: endedAt, attempt, durationMs, outcome: 'aborted' }
     default: {
       const never: never = outcome
       return never

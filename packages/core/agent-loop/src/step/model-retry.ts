@@ -29,7 +29,14 @@ const DEFAULTS = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 30_000 } as con
 
 /** Checks `createAgent`'s `modelRetry` (`false`: no retry) and fills in the defaults. */
 export function resolveModelRetry(options: ModelRetryOptions | false | undefined, where: string): ModelRetry {
-  if (options === false) return { ...DEFAULTS, maxAttempts: 1, sleep: abortableSleep, random: undefined }
+  if (options === false)
+    return {
+      maxAttempts: 1,
+      baseDelayMs: DEFAULTS.baseDelayMs,
+      maxDelayMs: DEFAULTS.maxDelayMs,
+      sleep: abortableSleep,
+      random: undefined,
+    }
   const o = options ?? {}
   if (typeof o !== 'object' || o === null)
     throw invalidArgument(`${where}: options.modelRetry must be an object or false, got ${describeValue(o)}`)

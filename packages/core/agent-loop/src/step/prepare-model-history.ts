@@ -4,9 +4,9 @@ import { AgentLoopError } from '../base/errors.ts'
 import type { HistoryCompactionEventData, HistoryEstimate, HistoryItem } from '../base/context-types.ts'
 import { estimateTokens } from '../log/estimate-tokens.ts'
 import { fitToolOutputs } from '../log/fit-tool-output.ts'
-import { historyItemsFromSession } from '../log/history-items.ts'
 import { answeredCallId } from '../log/nested-calls.ts'
 import { READ_TOOL_OUTPUT } from '../log/read-tool-output-name.ts'
+import { sessionHistoryItems } from '../log/session-history.ts'
 import type { TurnRunner } from './step-types.ts'
 
 function invalidHistory(step: number, problem: string): AgentLoopError {
@@ -131,7 +131,7 @@ function diffAnswer(
  * sent, so every later rebuild, a resume's included, starts from the same shortened history.
  */
 export async function prepareModelHistory(
-  runner: TurnRunner,
+  runner: Pick<TurnRunner, 'session' | 'ctx' | 'context'>,
   where: {
     readonly turn: number
     readonly step: number
@@ -142,7 +142,8 @@ export async function prepareModelHistory(
   const { session, ctx, context } = runner
   const events = session.events()
   const readable = ctx.tools.get(READ_TOOL_OUTPUT) !== undefined
-  const items = fitToolOutputs(historyItemsFromSession(events), context.toolOutput, readable)
+  // built on from the last step's history: only what was appended since is read (the same items a rebuild gives)
+  const items = fitToolOutputs(sessionHistoryItems(session, events), context.toolOutput, readable)
   const prepare = context.prepareHistory
   if (prepare === undefined) return items.map((item) => item.message)
   const estimate = estimateOf(events, items, where)

@@ -183,7 +183,11 @@ export async function streamModel(options: {
   const partial = (): PartialMessage => ({ reasoning, text, calls: [...calls] })
   const ended = (outcome: { kind: 'aborted' } | { kind: 'error'; error: unknown }): StreamOutcome => {
     closeInputs()
-    return { ...outcome, partial: partial(), endedAt: performance.now() }
+    // each field named, not `{ ...outcome, partial }` (DEVELOPERS.md: a spread adding properties)
+    const endedAt = performance.now()
+    return outcome.kind === 'aborted'
+      ? { kind: 'aborted', partial: partial(), endedAt }
+      : { kind: 'error', error: outcome.error, partial: partial(), endedAt }
   }
   const handOver = (call: ToolCallBlock): void => {
     // a call whose input was still open: its text is complete now

@@ -1,9 +1,8 @@
 import type { UserMessage } from '@deepseek-ai/dsh-llm'
 import { pendingApprovals, type AnySession } from '@deepseek-ai/dsh-session'
 import { AgentLoopError } from '../base/errors.ts'
-import { findUnansweredCalls } from '../log/find-unanswered-calls.ts'
-import { findUnrecordedCalls } from '../log/find-unrecorded-calls.ts'
 import { readLastTurn } from '../log/read-last-turn.ts'
+import { sessionCallIndex, unrecordedCount } from '../log/session-call-index.ts'
 import { newSessionId, recordedSessionId } from '../log/session-id-of.ts'
 import type { TurnStart } from './run-turn.ts'
 import { ZERO_USAGE } from '../log/session-records.ts'
@@ -22,8 +21,10 @@ export async function beginNewTurn(
   const events = session.events()
   const last = readLastTurn(events)
   const open = last !== undefined && last.end === undefined
-  const unanswered = findUnansweredCalls(events).length
-  const unrecorded = findUnrecordedCalls(events, last).length
+  // read on from the last turn's reading of the log: a turn costs what was appended since
+  const calls = sessionCallIndex(session, events)
+  const unanswered = calls.open.size
+  const unrecorded = unrecordedCount(calls, last)
   const waiting = pendingApprovals(events)[0]
   if (waiting !== undefined) {
     throw new AgentLoopError({

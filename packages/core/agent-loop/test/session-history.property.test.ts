@@ -1,0 +1,175 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { SessionEvent } from '@deepseek-ai/dsh-session'
+import { historyItemsFromSession } from '../src/log/history-items.ts'
+import { sessionHistoryItems } from '../src/log/session-history.ts'
+
+// The history a loop builds on from step to step (`sessionHistoryItems`) against the full rebuild of
+// the same log (`historyItemsFromSession`), the oracle: generated logs of messages, calls (nested,
+// renamed, repaired, replayed), results, compactions and broken events, read at growing lengths, with
+// the log swapped under the same session for one that shares a prefix of its events (a log repaired
+// or rewritten), every read must give the same items or the same error.
+
+const CALL_ID = fc.constantFrom('a', 'b', 'c', 'a#2', 'a:code:0')
+const TEXT = fc.constantFrom('', 'x', 'ok', 'long text')
+
+type Draft = { readonly type: string; readonly data: unknown }
+
+const user = TEXT.map((text): Draft => ({
+  type: 'user/message',
+  data: { message: { role: 'user', content: [{ type: 'text', text }] } },
+}))
+const assistant = fc.array(CALL_ID, { maxLength: 3 }).map((ids): Draft => ({
+  type: 'assistant/message',
+  data: {
+    message: {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'thinking' },
+        ...ids.map((id) => ({ type: 'tool-call', id, name: 'echo', arguments: '{"x":1}' })),
+      ],
+    },
+  },
+}))
+const call = fc
+  .record({
+    callId: CALL_ID,
+    parent: fc.option(CALL_ID, { nil: undefined }),
+    model: fc.option(CALL_ID, { nil: undefined }),
+    wire: fc.constantFrom('none', 'repaired', 'replay'),
+  })
+  .map(({ callId, parent, model, wire }): Draft => ({
+    type: 'tool/call',
+    data: {
+      turn: 1,
+      step: 1,
+      callId,
+      name: 'echo',
+      arguments: '{x',
+      ...(parent === undefined ? {} : { parentCallId: parent }),
+      ...(model === undefined ? {} : { modelCallId: model }),
+      ...(wire === 'repaired' ? { repaired: { name: 'echo2', arguments: '{"x":2}' } } : {}),
+      ...(wire === 'replay' ? { replayArguments: '{}' } : {}),
+    },
+  }))
+const result = fc.tuple(CALL_ID, TEXT).map(([callId, text]): Draft => ({
+  type: 'tool/result',
+  data: {
+    message: {
+      role: 'tool',
+      content: [{ type: 'tool-result', callId, isError: false, content: [{ type: 'text', text }] }],
+    },
+  },
+}))
+/** Seqs refer to events by position; a seq no event has is fine (the rebuild ignores it too). */
+const compaction = fc
+  .record({
+    dropped: fc.array(fc.integer({ min: 1, max: 30 }), { maxLength: 3 }),
+    replaced: fc.array(fc.tuple(fc.integer({ min: 1, max: 30 }), CALL_ID, TEXT), { maxLength: 2 }),
+  })
+  .map(({ dropped, replaced }): Draft => ({
+    type: 'history/compaction',
+    data: {
+      turn: 1,
+      step: 1,
+      dropped,
+      replaced: replaced.map(([seq, callId, text]) => ({
+        seq,
+        message: {
+          role: 'tool',
+          content: [{ type: 'tool-result', callId, isError: false, content: [{ type: 'text', text }] }],
+        },
+      })),
+      estimateTokens: 1,
+    },
+  }))
+const other = fc.constantFrom<Draft>(
+  { type: 'turn/start', data: { turn: 1 } },
+  { type: 'turn/end', data: { turn: 1, reason: 'done', steps: 1 } },
+)
+/** A message event without its message: the rebuild throws INVALID_SESSION at it. */
+const broken = fc.constantFrom<Draft>(
+  { type: 'user/message', data: {} },
+  { type: 'history/compaction', data: { dropped: 1 } },
+)
+
+const DRAFT = fc.oneof(
+  { arbitrary: user, weight: 3 },
+  { arbitrary: assistant, weight: 3 },
+  { arbitrary: call, weight: 4 },
+  { arbitrary: result, weight: 4 },
+  { arbitrary: compaction, weight: 1 },
+  { arbitrary: other, weight: 1 },
+  { arbitrary: broken, weight: 1 },
+)
+
+/** Frozen events from `drafts`, numbered on from `first` (as a session hands them out). */
+const eventsOf = (drafts: readonly Draft[], first: number): SessionEvent[] =>
+  drafts.map((draft, i) =>
+    Object.freeze({
+      seq: first + i,
+      time: new Date(1_000 + i).toISOString(),
+      type: draft.type,
+      data: draft.data,
+    } as SessionEvent),
+  )
+
+/** The items, or the error's message: what a read gives. */
+function outcome(read: () => unknown): unknown {
+  try {
+    return { items: read() }
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) }
+  }
+}
+
+describe('the history a loop builds on from step to step', () => {
+  it('T57/T28/T55: equals the full rebuild of the log at every length, across a log swapped for one sharing a prefix, and after a read that threw', () => {
+    fc.assert(
+      fc.property(
+        fc.array(DRAFT, { maxLength: 30 }),
+        fc.array(DRAFT, { maxLength: 12 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
+        fc.nat(),
+        fc.nat(),
+        (drafts, tailDrafts, reads, shared, swapAt) => {
+          const log = eventsOf(drafts, 1)
+          // another log under the same session: the first `cut` events are the very same objects
+          const cut = drafts.length === 0 ? 0 : shared % (drafts.length + 1)
+          const rewritten = [...log.slice(0, cut), ...eventsOf(tailDrafts, cut + 1)]
+          const session = {}
+          const swap = swapAt % (reads.length + 1)
+          reads.forEach((at, i) => {
+            const events = i === swap ? rewritten : log
+            const length = events.length === 0 ? 0 : at % (events.length + 1)
+            const view = Object.freeze(events.slice(0, length))
+            expect(outcome(() => sessionHistoryItems(session, view))).toEqual(
+              outcome(() => historyItemsFromSession(view)),
+            )
+          })
+        },
+      ),
+      { numRuns: 400 },
+    )
+  })
+
+  it('T57: a read after appends reads only what was appended (the earlier items are the same objects)', () => {
+    const drafts: Draft[] = [
+      { type: 'user/message', data: { message: { role: 'user', content: [{ type: 'text', text: 'hi' }] } } },
+      { type: 'turn/start', data: { turn: 1 } },
+    ]
+    const log = eventsOf(drafts, 1)
+    const session = {}
+    const first = sessionHistoryItems(session, log.slice(0, 1))
+    const second = sessionHistoryItems(session, log)
+    expect(second).toHaveLength(1)
+    // the same item object: built once, not rebuilt
+    expect(second[0]).toBe(first[0])
+    // each read gets an array of its own: the caller may keep or change it
+    expect(second).not.toBe(first)
+    // and frozen items: a prepareHistory hook given one cannot change what the next step is sent
+    expect(Object.isFrozen(second[0])).toBe(true)
+    second.pop()
+    expect(sessionHistoryItems(session, log)).toHaveLength(1)
+  })
+})
