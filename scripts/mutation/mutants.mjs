@@ -935,6 +935,36 @@ export const mutants = [
     description: 'audio data does not count toward maxResultBytes',
     attacks: 'T71: audio data counts toward maxResultBytes, as image data does',
   },
+  {
+    id: 'pipe-size-floor-runs-getter',
+    package: 'tools',
+    file: `${TOOLS}/pipeline/result-size.ts`,
+    find: 'if (lookupGetter.call(target, key) !== undefined) return false',
+    replace: 'void lookupGetter',
+    kind: 'result limits',
+    description: 'the size floor reads a property through its getter',
+    attacks: 'T14: the size check runs no code of the value (descriptors only; the copy runs a getter once)',
+  },
+  {
+    id: 'pipe-json-text-lone-surrogate',
+    package: 'tools',
+    file: `${TOOLS}/pipeline/json-text.ts`,
+    find: 'c === 0x5c /* \\ */ || (c >= 0xd800 && c <= 0xdfff)',
+    replace: 'c === 0x5c /* \\ */',
+    kind: 'result checks',
+    description: 'the flat-object text leaves a lone surrogate unescaped',
+    attacks: 'T14: a result value is rendered as its JSON text, exactly JSON.stringify’s',
+  },
+  {
+    id: 'pipe-json-text-key-unescaped',
+    package: 'tools',
+    file: `${TOOLS}/pipeline/json-text.ts`,
+    find: 'if (!isPlainText(key)) return undefined',
+    replace: 'void isPlainText',
+    kind: 'result checks',
+    description: 'the flat-object text writes a key that needs escaping as it is',
+    attacks: 'T14: a result value is rendered as its JSON text, exactly JSON.stringify’s',
+  },
 
   // ---------------------------------------------------------------- tools: arguments and echoes
   {
@@ -4401,8 +4431,10 @@ export const firstTests = {
     [/^pipeline\/claim-run/, ['stage-misuse.test.ts', 'scheduler.test.ts']],
     [/^pipeline\/call-arguments/, ['argument-cache.test.ts', 'policy-args.test.ts', 'bad-input.test.ts']],
     [
-      /^pipeline\/(finalize|run-body|value-result|with-body-extras|late-outcome|materialize|result-size)/,
+      /^pipeline\/(finalize|run-body|value-result|with-body-extras|late-outcome|materialize|result-size|json-text)/,
       [
+        'json-text.property.test.ts',
+        'result-size-floor.test.ts',
         'audio-content.test.ts',
         'replaced-value.test.ts',
         'result-limits.test.ts',
