@@ -105,8 +105,13 @@ function walkFloor(value: object, limit: number): number {
 
 // Annex B's accessor lookups, taken once: unlike `Object.getOwnPropertyDescriptor` they make no
 // descriptor object (one per key of every result was the walk's main allocation, issue 26).
-const lookupGetter = Object.prototype.__lookupGetter__ as (this: object, key: string) => unknown
-const lookupSetter = Object.prototype.__lookupSetter__ as (this: object, key: string) => unknown
+type AccessorLookup = (this: object, key: string) => unknown
+const annexB = Object.prototype as unknown as {
+  readonly __lookupGetter__: AccessorLookup
+  readonly __lookupSetter__: AccessorLookup
+}
+const lookupGetter = annexB.__lookupGetter__
+const lookupSetter = annexB.__lookupSetter__
 
 /**
  * Whether own enumerable key `key` of `target` (not a proxy: ruled out before) is a data property,
