@@ -936,6 +936,16 @@ export const mutants = [
     attacks: 'T71: audio data counts toward maxResultBytes, as image data does',
   },
   {
+    id: 'pipe-direct-await-rejection-as-value',
+    package: 'tools',
+    file: `${TOOLS}/pipeline/run-body.ts`,
+    find: "      settled = { kind: 'error', error }",
+    replace: "      settled = { kind: 'value', value: error }",
+    kind: 'result checks',
+    description: 'a body awaited directly (no timeout, no caller signal) that rejects counts as a value',
+    attacks: 'T15: a body that rejects is TOOL_FAILED, whichever way it was awaited',
+  },
+  {
     id: 'pipe-size-floor-runs-getter',
     package: 'tools',
     file: `${TOOLS}/pipeline/result-size.ts`,
