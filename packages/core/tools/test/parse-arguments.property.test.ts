@@ -145,7 +145,9 @@ describe('argument parsing: the one-pass scan agrees with the checks it replaced
         fc.integer({ min: 1, max: 8 }),
         fc.constantFrom(12, 64, 1_000_000),
         (raw, maxDepth, maxBytes) => {
-          expect(parseToolArguments(raw, { maxBytes, maxDepth })).toEqual(reference(raw, maxBytes, maxDepth))
+          expect(parseToolArguments(raw, { maxArgumentBytes: maxBytes, maxArgumentDepth: maxDepth })).toEqual(
+            reference(raw, maxBytes, maxDepth),
+          )
         },
       ),
       { numRuns: 3000 },

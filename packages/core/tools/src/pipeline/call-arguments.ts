@@ -98,11 +98,7 @@ export function validateArguments(
   raw: ToolExecutionInput['arguments'],
   tool: RegisteredTool,
 ): CallArguments {
-  const { maxArgumentBytes, maxArgumentDepth } = registry.options
-  const parsed = parseToolArguments(raw, {
-    maxBytes: maxArgumentBytes,
-    maxDepth: maxArgumentDepth,
-  })
+  const parsed = parseToolArguments(raw, registry.options)
   if (!parsed.ok) return { kind: 'unparsable', message: parsed.message }
   const json = parsed.value
   let args: unknown

@@ -3,11 +3,15 @@ import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
 import { clip, MAX_ECHOED_PREVIEW } from '../contract/clip.ts'
 import { findLossyInteger } from './lossy-integer.ts'
 
+/**
+ * The runtime's settings are passed as they are (named as in `installTools`' options), so a call
+ * makes no limits record of its own.
+ */
 export interface ArgumentLimits {
   /** UTF-8 bytes of the raw string (default 1 MiB). */
-  readonly maxBytes: number
+  readonly maxArgumentBytes: number
   /** Nesting depth of the parsed value (default 64). */
-  readonly maxDepth: number
+  readonly maxArgumentDepth: number
 }
 
 export type ParsedArguments =
@@ -65,19 +69,22 @@ export function parseToolArguments(raw: string | JsonObject, limits: ArgumentLim
   let parsed: unknown
   if (typeof raw === 'string') {
     // a UTF-16 unit is at most 3 UTF-8 bytes: short texts need no count
-    if (raw.length * 3 > limits.maxBytes) {
+    if (raw.length * 3 > limits.maxArgumentBytes) {
       const bytes = Buffer.byteLength(raw, 'utf8')
-      if (bytes > limits.maxBytes) {
-        return { ok: false, message: `arguments are ${bytes} bytes; the limit is ${limits.maxBytes} bytes` }
+      if (bytes > limits.maxArgumentBytes) {
+        return {
+          ok: false,
+          message: `arguments are ${bytes} bytes; the limit is ${limits.maxArgumentBytes} bytes`,
+        }
       }
     }
     const first = raw.charCodeAt(0)
     // only a text that starts with whitespace (or is empty) can be blank
     if (raw.length === 0 || ((first <= 32 || first > 126) && raw.trim() === ''))
       return { ok: true, value: {} }
-    const flags = scanArgumentText(raw, limits.maxDepth)
+    const flags = scanArgumentText(raw, limits.maxArgumentDepth)
     if ((flags & DEEP) !== 0) {
-      return { ok: false, message: `arguments nest deeper than ${limits.maxDepth} levels` }
+      return { ok: false, message: `arguments nest deeper than ${limits.maxArgumentDepth} levels` }
     }
     const suspicious = (flags & SUSPICIOUS) !== 0
     let protoKey = false
@@ -117,7 +124,7 @@ export function parseToolArguments(raw: string | JsonObject, limits: ArgumentLim
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return { ok: false, message: `arguments must be a JSON object, got ${describeValue(parsed)}` }
   }
-  const snapshot = snapshotJsonValue(parsed, { maxDepth: limits.maxDepth })
+  const snapshot = snapshotJsonValue(parsed, { maxDepth: limits.maxArgumentDepth })
   if (!snapshot.ok)
     return { ok: false, message: `arguments are not plain JSON: ${snapshot.path} ${snapshot.reason}` }
   if (typeof raw !== 'string' && hasProtoKey(snapshot.value)) {

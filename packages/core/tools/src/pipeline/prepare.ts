@@ -48,11 +48,7 @@ function unknownToolMessage(name: string, state: ScopeToolsState, input: ToolExe
  * synthetic result): observers still learn what the model sent, or `{}` if it was not JSON.
  */
 export function callInfoOf(state: ScopeToolsState, input: ToolExecutionInput): ToolCallInfo {
-  const { maxArgumentBytes, maxArgumentDepth } = state.registry.options
-  const parsed = parseToolArguments(input.arguments, {
-    maxBytes: maxArgumentBytes,
-    maxDepth: maxArgumentDepth,
-  })
+  const parsed = parseToolArguments(input.arguments, state.registry.options)
   return callInfo(state, input, parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS, undefined)
 }
 

@@ -51,11 +51,7 @@ function readOnly(options: ArgumentCheckOptions): 'parse' | undefined {
 
 /** The pipeline's parse stage alone, with the runtime's limits (the same function the pipeline runs). */
 function parsesWithinLimits(state: ScopeToolsState, raw: unknown): ArgumentCheck {
-  const { maxArgumentBytes, maxArgumentDepth } = state.registry.options
-  const parsed = parseToolArguments(raw as Parameters<typeof parseToolArguments>[0], {
-    maxBytes: maxArgumentBytes,
-    maxDepth: maxArgumentDepth,
-  })
+  const parsed = parseToolArguments(raw as Parameters<typeof parseToolArguments>[0], state.registry.options)
   return parsed.ok ? PARSES : { ok: false, problem: 'unparsable', message: parsed.message }
 }
 
