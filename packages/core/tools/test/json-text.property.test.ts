@@ -21,6 +21,11 @@ const member = fc.oneof(
   mixedText,
   fc.jsonValue({ maxDepth: 2 }),
 )
+/** An object whose prototype is a class's, not Object.prototype. */
+class Row {
+  readonly kind = 'row'
+}
+
 /** Flat objects of a few keys (the fast path's shape) and a few past its key limit. */
 const flatObject = fc.dictionary(mixedText, member, { maxKeys: 10 })
 
@@ -45,6 +50,58 @@ describe('T14: a result value is rendered as its JSON text (JSON.stringify is th
       }),
       { numRuns: 2000 },
     )
+  })
+
+  it('T14: one object after another (first keys shared or not), null prototypes, inherited and hidden keys: JSON.stringify’s text', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(flatObject, fc.constantFrom('plain', 'null-proto', 'inherits', 'hidden', 'class')),
+          {
+            maxLength: 6,
+          },
+        ),
+        (objects) => {
+          for (const [members, kind] of objects) {
+            let value: object = members
+            if (kind === 'null-proto') value = Object.assign(Object.create(null) as object, members)
+            else if (kind === 'inherits')
+              value = Object.assign(Object.create({ inherited: 1 }) as object, members)
+            else if (kind === 'hidden') value = Object.defineProperty({ ...members }, 'hidden', { value: 1 })
+            else if (kind === 'class') value = Object.assign(new Row(), members)
+            expect(jsonText(value)).toBe(JSON.stringify(value))
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    )
+  })
+
+  it('T14: a key inherited from a polluted Object.prototype is not written (JSON.stringify ignores it too)', () => {
+    const proto = Object.prototype as Record<string, unknown>
+    proto.polluted = 1
+    try {
+      expect(jsonText({ sum: 3 })).toBe('{"sum":3}')
+      expect(jsonText({})).toBe('{}')
+    } finally {
+      delete proto.polluted
+    }
+  })
+
+  it('T14: a proxy among the prototypes runs no trap (the value’s own keys are all that is read)', () => {
+    let traps = 0
+    const counting = new Proxy(
+      {},
+      {
+        ownKeys: (target) => (traps++, Reflect.ownKeys(target)),
+        getOwnPropertyDescriptor: (target, key) => (traps++, Reflect.getOwnPropertyDescriptor(target, key)),
+        getPrototypeOf: (target) => (traps++, Reflect.getPrototypeOf(target)),
+        has: (target, key) => (traps++, Reflect.has(target, key)),
+      },
+    )
+    const value = Object.assign(Object.create(counting) as object, { sum: 3 })
+    expect(jsonText(value)).toBe('{"sum":3}')
+    expect(traps).toBe(0)
   })
 
   it('T14: integer-like keys come first, as JSON.stringify orders them', () => {

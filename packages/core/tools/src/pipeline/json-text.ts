@@ -22,18 +22,43 @@ const MAX_FLAT_KEYS = 8
 /** Longer strings take `JSON.stringify`: it checks their characters faster than a loop here. */
 const MAX_PLAIN_STRING = 64
 
+const OBJECT_PROTOTYPE: unknown = Object.prototype
+const hasOwn = Object.prototype.hasOwnProperty
+
+/**
+ * The opening of the last first key written (`{"sum":` for `sum`): the values a tool returns share
+ * their keys, and joining the opening anew cost three strings per result.
+ */
+let lastKey: string | undefined
+let lastOpening = ''
+
+/**
+ * `for…in` rather than `Object.keys`: over a plain object it walks the engine's cached key list
+ * without making an array (the prototype is `Object.prototype` or null, checked first, so no
+ * proxy is met on the way). It lists own keys in `JSON.stringify`'s order; an inherited one it also
+ * lists sends the object to `JSON.stringify`.
+ */
 function flatObjectText(object: Readonly<Record<string, unknown>>): string | undefined {
-  const keys = Object.keys(object)
-  if (keys.length > MAX_FLAT_KEYS) return undefined
-  let text = '{'
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!
-    if (!isPlainText(key)) return undefined
+  const proto: unknown = Object.getPrototypeOf(object)
+  if (proto !== OBJECT_PROTOTYPE && proto !== null) return undefined
+  let text: string | undefined
+  let count = 0
+  for (const key in object) {
+    if (++count > MAX_FLAT_KEYS || !hasOwn.call(object, key)) return undefined
+    // the last first key was checked when it was written
+    if (key !== lastKey && !isPlainText(key)) return undefined
     const member = memberText(object[key])
     if (member === undefined) return undefined
-    text += (i === 0 ? '"' : ',"') + key + '":' + member
+    if (text !== undefined) text += ',"' + key + '":' + member
+    else {
+      if (key !== lastKey) {
+        lastOpening = '{"' + key + '":'
+        lastKey = key
+      }
+      text = lastOpening + member
+    }
   }
-  return text + '}'
+  return text === undefined ? '{}' : text + '}'
 }
 
 /** A primitive's JSON text, when it needs no escaping (else undefined: `JSON.stringify` decides). */
