@@ -936,6 +936,16 @@ export const mutants = [
     attacks: 'T71: audio data counts toward maxResultBytes, as image data does',
   },
   {
+    id: 'batch-duplicate-call-id-accepted',
+    package: 'tools',
+    file: `${TOOLS}/contract/check-batch-input.ts`,
+    find: 'if (ids.add(callId).size === claimed)',
+    replace: 'if (ids.add(callId).size < claimed)',
+    kind: 'bad input',
+    description: 'a call id used twice in one batch is accepted',
+    attacks: 'a batch refuses a call id it holds already (the caller’s mistake throws, naming the call)',
+  },
+  {
     id: 'pipe-direct-await-rejection-as-value',
     package: 'tools',
     file: `${TOOLS}/pipeline/run-body.ts`,
