@@ -1041,7 +1041,7 @@ export const mutants = [
     id: 'args-proto-key-accepted',
     package: 'tools',
     file: `${TOOLS}/pipeline/parse-arguments.ts`,
-    find: 'if (protoKey) return { ok: false, message: \'arguments must not contain a "__proto__" key\' }',
+    find: 'if (protoKey) return new ArgumentsRefused(\'arguments must not contain a "__proto__" key\')',
     replace: 'void protoKey',
     kind: 'argument limits',
     description: 'a "__proto__" key in argument text is accepted',

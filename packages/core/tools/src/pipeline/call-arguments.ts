@@ -6,7 +6,7 @@ import type { ToolArguments, ToolExecutionInput } from '../contract/types.ts'
 import { CheckedInput } from '../contract/check-input.ts'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { formatIssues } from '../contract/clip.ts'
-import { parseToolArguments } from './parse-arguments.ts'
+import { ArgumentsRefused, parseToolArguments } from './parse-arguments.ts'
 import { describeThrown } from '../contract/results.ts'
 
 /**
@@ -99,8 +99,8 @@ export function validateArguments(
   tool: RegisteredTool,
 ): CallArguments {
   const parsed = parseToolArguments(raw, registry.options)
-  if (!parsed.ok) return { kind: 'unparsable', message: parsed.message }
-  const json = parsed.value
+  if (parsed instanceof ArgumentsRefused) return { kind: 'unparsable', message: parsed.message }
+  const json = parsed
   let args: unknown
   try {
     const outcome = tool.validate(json)

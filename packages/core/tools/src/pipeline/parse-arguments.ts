@@ -14,8 +14,16 @@ export interface ArgumentLimits {
   readonly maxArgumentDepth: number
 }
 
-export type ParsedArguments =
-  { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly message: string }
+/** Why the arguments were refused: a message the model can act on. */
+export class ArgumentsRefused {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * The parsed object itself, or why it was refused: a parse that succeeds (nearly every call) makes
+ * no record around its value.
+ */
+export type ParsedArguments = JsonObject | ArgumentsRefused
 
 /** What one pass over the raw text found (see `scanArgumentText`). */
 const DEEP = 1
@@ -72,19 +80,17 @@ export function parseToolArguments(raw: string | JsonObject, limits: ArgumentLim
     if (raw.length * 3 > limits.maxArgumentBytes) {
       const bytes = Buffer.byteLength(raw, 'utf8')
       if (bytes > limits.maxArgumentBytes) {
-        return {
-          ok: false,
-          message: `arguments are ${bytes} bytes; the limit is ${limits.maxArgumentBytes} bytes`,
-        }
+        return new ArgumentsRefused(
+          `arguments are ${bytes} bytes; the limit is ${limits.maxArgumentBytes} bytes`,
+        )
       }
     }
     const first = raw.charCodeAt(0)
     // only a text that starts with whitespace (or is empty) can be blank
-    if (raw.length === 0 || ((first <= 32 || first > 126) && raw.trim() === ''))
-      return { ok: true, value: {} }
+    if (raw.length === 0 || ((first <= 32 || first > 126) && raw.trim() === '')) return {}
     const flags = scanArgumentText(raw, limits.maxArgumentDepth)
     if ((flags & DEEP) !== 0) {
-      return { ok: false, message: `arguments nest deeper than ${limits.maxArgumentDepth} levels` }
+      return new ArgumentsRefused(`arguments nest deeper than ${limits.maxArgumentDepth} levels`)
     }
     const suspicious = (flags & SUSPICIOUS) !== 0
     let protoKey = false
@@ -99,38 +105,36 @@ export function parseToolArguments(raw: string | JsonObject, limits: ArgumentLim
         : JSON.parse(raw)
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
-      return {
-        ok: false,
-        message: `arguments are not valid JSON (${clip(reason, MAX_ECHOED_PREVIEW)}); received: ${clip(raw, MAX_ECHOED_PREVIEW)}`,
-      }
+      return new ArgumentsRefused(
+        `arguments are not valid JSON (${clip(reason, MAX_ECHOED_PREVIEW)}); received: ${clip(raw, MAX_ECHOED_PREVIEW)}`,
+      )
     }
-    if (protoKey) return { ok: false, message: 'arguments must not contain a "__proto__" key' }
-    if (overflow) return { ok: false, message: 'arguments contain a number too large to represent' }
+    if (protoKey) return new ArgumentsRefused('arguments must not contain a "__proto__" key')
+    if (overflow) return new ArgumentsRefused('arguments contain a number too large to represent')
     const lossy = (flags & LONG_DIGITS) === 0 ? undefined : findLossyInteger(raw)
     if (lossy !== undefined) {
-      return {
-        ok: false,
-        message: `arguments contain the integer ${clip(lossy, 40)}, which a JSON number cannot carry exactly (integers beyond ±2^53 lose precision); send it as a string`,
-      }
+      return new ArgumentsRefused(
+        `arguments contain the integer ${clip(lossy, 40)}, which a JSON number cannot carry exactly (integers beyond ±2^53 lose precision); send it as a string`,
+      )
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      return { ok: false, message: `arguments must be a JSON object, got ${describeValue(parsed)}` }
+      return new ArgumentsRefused(`arguments must be a JSON object, got ${describeValue(parsed)}`)
     }
     // JSON.parse builds fresh plain objects of JSON values: already a detached lossless copy.
-    return { ok: true, value: parsed as JsonObject }
+    return parsed as JsonObject
   } else {
     parsed = raw
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return { ok: false, message: `arguments must be a JSON object, got ${describeValue(parsed)}` }
+    return new ArgumentsRefused(`arguments must be a JSON object, got ${describeValue(parsed)}`)
   }
   const snapshot = snapshotJsonValue(parsed, { maxDepth: limits.maxArgumentDepth })
   if (!snapshot.ok)
-    return { ok: false, message: `arguments are not plain JSON: ${snapshot.path} ${snapshot.reason}` }
+    return new ArgumentsRefused(`arguments are not plain JSON: ${snapshot.path} ${snapshot.reason}`)
   if (typeof raw !== 'string' && hasProtoKey(snapshot.value)) {
-    return { ok: false, message: 'arguments must not contain a "__proto__" key' }
+    return new ArgumentsRefused('arguments must not contain a "__proto__" key')
   }
-  return { ok: true, value: snapshot.value as JsonObject }
+  return snapshot.value as JsonObject
 }
 
 function hasProtoKey(value: unknown): boolean {

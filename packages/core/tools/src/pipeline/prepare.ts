@@ -19,7 +19,7 @@ import { callArguments, type CallArguments } from './call-arguments.ts'
 import { rewriteArguments } from './rewrite-arguments.ts'
 import { valueResult } from './value-result.ts'
 import { argumentsKey } from './session-grants.ts'
-import { parseToolArguments } from './parse-arguments.ts'
+import { ArgumentsRefused, parseToolArguments } from './parse-arguments.ts'
 import { failure, success, toBlocks } from '../contract/results.ts'
 import { callInfo } from './call-info.ts'
 import { createRun, handOut, type RunState } from './run-state.ts'
@@ -49,7 +49,12 @@ function unknownToolMessage(name: string, state: ScopeToolsState, input: ToolExe
  */
 export function callInfoOf(state: ScopeToolsState, input: ToolExecutionInput): ToolCallInfo {
   const parsed = parseToolArguments(input.arguments, state.registry.options)
-  return callInfo(state, input, parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS, undefined)
+  return callInfo(
+    state,
+    input,
+    parsed instanceof ArgumentsRefused ? EMPTY_ARGS : deepFreeze(parsed),
+    undefined,
+  )
 }
 
 /**
