@@ -1,15 +1,30 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { describeValue, type JsonObject } from '@deepseek-ai/dsh-llm'
-import { parseToolArguments, type ParsedArguments } from '../src/pipeline/parse-arguments.ts'
+import {
+  ArgumentsRefused,
+  parseToolArguments,
+  type ParsedArguments,
+} from '../src/pipeline/parse-arguments.ts'
 import { clip, MAX_ECHOED_PREVIEW } from '../src/contract/clip.ts'
 import { findLossyInteger } from '../src/pipeline/lossy-integer.ts'
+
+/** An outcome as the oracle states it: the value, or the message it was refused with. */
+type Outcome =
+  { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly message: string }
+
+/** `parseToolArguments`' answer (the object itself, or an `ArgumentsRefused`) as an `Outcome`. */
+function outcomeOf(parsed: ParsedArguments): Outcome {
+  return parsed instanceof ArgumentsRefused
+    ? { ok: false, message: parsed.message }
+    : { ok: true, value: parsed }
+}
 
 /**
  * The checks `parseToolArguments` made before its one-pass scan, kept as the oracle: a depth
  * count, three substring/regex tests that pick the checking reviver, and the lossy-integer scan.
  */
-function reference(raw: string, maxBytes: number, maxDepth: number): ParsedArguments {
+function reference(raw: string, maxBytes: number, maxDepth: number): Outcome {
   const bytes = Buffer.byteLength(raw, 'utf8')
   if (bytes > maxBytes)
     return { ok: false, message: `arguments are ${bytes} bytes; the limit is ${maxBytes} bytes` }
@@ -145,7 +160,9 @@ describe('argument parsing: the one-pass scan agrees with the checks it replaced
         fc.integer({ min: 1, max: 8 }),
         fc.constantFrom(12, 64, 1_000_000),
         (raw, maxDepth, maxBytes) => {
-          expect(parseToolArguments(raw, { maxBytes, maxDepth })).toEqual(reference(raw, maxBytes, maxDepth))
+          expect(
+            outcomeOf(parseToolArguments(raw, { maxArgumentBytes: maxBytes, maxArgumentDepth: maxDepth })),
+          ).toEqual(reference(raw, maxBytes, maxDepth))
         },
       ),
       { numRuns: 3000 },

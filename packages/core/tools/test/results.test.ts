@@ -144,6 +144,30 @@ describe('result contract', () => {
     })
   })
 
+  it('T15: without a timeout or a caller signal, an awaited body’s value and rejection have the same shapes', async () => {
+    // nothing can end such a body early: the pipeline awaits its promise directly
+    const { ctx } = setup({ defaultTimeoutMs: false })
+    ctx.tools.register(tool('ok', async () => ({ sum: 3 })))
+    ctx.tools.register(
+      tool('bad', async () => {
+        await Promise.resolve()
+        throw new Error('nope')
+      }),
+    )
+    ctx.tools.register(tool('thrown', () => Promise.reject(new Error('late'))))
+    expect(await ctx.tools.execute(call('ok'))).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: '{"sum":3}' }],
+      value: { sum: 3 },
+    })
+    expect(await ctx.tools.execute(call('bad'))).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'Tool "bad" failed: nope' }],
+      error: { message: 'Tool "bad" failed: nope', info: { name: 'ToolFailed', code: 'TOOL_FAILED' } },
+    })
+    expect(codeOf(await ctx.tools.execute(call('thrown')))).toBe('TOOL_FAILED')
+  })
+
   it('T16: the error codes are the documented stable strings', () => {
     expect(ToolErrorCodes).toMatchObject({
       UNKNOWN_TOOL: 'UNKNOWN_TOOL',

@@ -86,6 +86,8 @@ export function checkBatchCall(
 
 /** Adds `callId` to the batch's `ids`; refuses one used already (`at` names the call in the message). */
 export function claimCallId(where: string, at: string, ids: Set<string>, callId: string): void {
-  if (ids.has(callId)) throw invalidArgument(`${where}: ${at}.callId "${callId}" is used twice in one batch`)
-  ids.add(callId)
+  // one hash lookup, not two (`has` then `add`): adding an id the set holds leaves it as it was
+  const claimed = ids.size
+  if (ids.add(callId).size === claimed)
+    throw invalidArgument(`${where}: ${at}.callId "${callId}" is used twice in one batch`)
 }

@@ -6,7 +6,7 @@ import type { ToolArguments, ToolExecutionInput } from '../contract/types.ts'
 import { CheckedInput } from '../contract/check-input.ts'
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { formatIssues } from '../contract/clip.ts'
-import { parseToolArguments } from './parse-arguments.ts'
+import { ArgumentsRefused, parseToolArguments } from './parse-arguments.ts'
 import { describeThrown } from '../contract/results.ts'
 
 /**
@@ -98,13 +98,9 @@ export function validateArguments(
   raw: ToolExecutionInput['arguments'],
   tool: RegisteredTool,
 ): CallArguments {
-  const { maxArgumentBytes, maxArgumentDepth } = registry.options
-  const parsed = parseToolArguments(raw, {
-    maxBytes: maxArgumentBytes,
-    maxDepth: maxArgumentDepth,
-  })
-  if (!parsed.ok) return { kind: 'unparsable', message: parsed.message }
-  const json = parsed.value
+  const parsed = parseToolArguments(raw, registry.options)
+  if (parsed instanceof ArgumentsRefused) return { kind: 'unparsable', message: parsed.message }
+  const json = parsed
   let args: unknown
   try {
     const outcome = tool.validate(json)

@@ -6,6 +6,7 @@ import { toolMessages } from '../contract/messages.ts'
 import { clipUtf8 } from '../contract/clip.ts'
 import { contentOver, textOver, textsOver } from './result-size.ts'
 import { failure, isTrusted } from '../contract/results.ts'
+import { jsonText } from './json-text.ts'
 
 const CODES: ReadonlySet<unknown> = new Set(Object.values(ToolErrorCodes))
 
@@ -110,7 +111,7 @@ function fitMessage(result: ToolExecutionResult, maxResultBytes: number): ToolEx
 /** The default model-facing text of a body's value: strings as-is, anything else as JSON text. */
 export function defaultText(value: JsonValue | undefined): string | undefined {
   if (value === undefined) return undefined
-  return typeof value === 'string' ? value : JSON.stringify(value)
+  return typeof value === 'string' ? value : jsonText(value)
 }
 
 /**

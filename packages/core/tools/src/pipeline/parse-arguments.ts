@@ -3,15 +3,27 @@ import { snapshotJsonValue } from '@deepseek-ai/dsh-llm'
 import { clip, MAX_ECHOED_PREVIEW } from '../contract/clip.ts'
 import { findLossyInteger } from './lossy-integer.ts'
 
+/**
+ * The runtime's settings are passed as they are (named as in `installTools`' options), so a call
+ * makes no limits record of its own.
+ */
 export interface ArgumentLimits {
   /** UTF-8 bytes of the raw string (default 1 MiB). */
-  readonly maxBytes: number
+  readonly maxArgumentBytes: number
   /** Nesting depth of the parsed value (default 64). */
-  readonly maxDepth: number
+  readonly maxArgumentDepth: number
 }
 
-export type ParsedArguments =
-  { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly message: string }
+/** Why the arguments were refused: a message the model can act on. */
+export class ArgumentsRefused {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * The parsed object itself, or why it was refused: a parse that succeeds (nearly every call) makes
+ * no record around its value.
+ */
+export type ParsedArguments = JsonObject | ArgumentsRefused
 
 /** What one pass over the raw text found (see `scanArgumentText`). */
 const DEEP = 1
@@ -65,19 +77,20 @@ export function parseToolArguments(raw: string | JsonObject, limits: ArgumentLim
   let parsed: unknown
   if (typeof raw === 'string') {
     // a UTF-16 unit is at most 3 UTF-8 bytes: short texts need no count
-    if (raw.length * 3 > limits.maxBytes) {
+    if (raw.length * 3 > limits.maxArgumentBytes) {
       const bytes = Buffer.byteLength(raw, 'utf8')
-      if (bytes > limits.maxBytes) {
-        return { ok: false, message: `arguments are ${bytes} bytes; the limit is ${limits.maxBytes} bytes` }
+      if (bytes > limits.maxArgumentBytes) {
+        return new ArgumentsRefused(
+          `arguments are ${bytes} bytes; the limit is ${limits.maxArgumentBytes} bytes`,
+        )
       }
     }
     const first = raw.charCodeAt(0)
     // only a text that starts with whitespace (or is empty) can be blank
-    if (raw.length === 0 || ((first <= 32 || first > 126) && raw.trim() === ''))
-      return { ok: true, value: {} }
-    const flags = scanArgumentText(raw, limits.maxDepth)
+    if (raw.length === 0 || ((first <= 32 || first > 126) && raw.trim() === '')) return {}
+    const flags = scanArgumentText(raw, limits.maxArgumentDepth)
     if ((flags & DEEP) !== 0) {
-      return { ok: false, message: `arguments nest deeper than ${limits.maxDepth} levels` }
+      return new ArgumentsRefused(`arguments nest deeper than ${limits.maxArgumentDepth} levels`)
     }
     const suspicious = (flags & SUSPICIOUS) !== 0
     let protoKey = false
@@ -92,38 +105,36 @@ export function parseToolArguments(raw: string | JsonObject, limits: ArgumentLim
         : JSON.parse(raw)
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
-      return {
-        ok: false,
-        message: `arguments are not valid JSON (${clip(reason, MAX_ECHOED_PREVIEW)}); received: ${clip(raw, MAX_ECHOED_PREVIEW)}`,
-      }
+      return new ArgumentsRefused(
+        `arguments are not valid JSON (${clip(reason, MAX_ECHOED_PREVIEW)}); received: ${clip(raw, MAX_ECHOED_PREVIEW)}`,
+      )
     }
-    if (protoKey) return { ok: false, message: 'arguments must not contain a "__proto__" key' }
-    if (overflow) return { ok: false, message: 'arguments contain a number too large to represent' }
+    if (protoKey) return new ArgumentsRefused('arguments must not contain a "__proto__" key')
+    if (overflow) return new ArgumentsRefused('arguments contain a number too large to represent')
     const lossy = (flags & LONG_DIGITS) === 0 ? undefined : findLossyInteger(raw)
     if (lossy !== undefined) {
-      return {
-        ok: false,
-        message: `arguments contain the integer ${clip(lossy, 40)}, which a JSON number cannot carry exactly (integers beyond ±2^53 lose precision); send it as a string`,
-      }
+      return new ArgumentsRefused(
+        `arguments contain the integer ${clip(lossy, 40)}, which a JSON number cannot carry exactly (integers beyond ±2^53 lose precision); send it as a string`,
+      )
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      return { ok: false, message: `arguments must be a JSON object, got ${describeValue(parsed)}` }
+      return new ArgumentsRefused(`arguments must be a JSON object, got ${describeValue(parsed)}`)
     }
     // JSON.parse builds fresh plain objects of JSON values: already a detached lossless copy.
-    return { ok: true, value: parsed as JsonObject }
+    return parsed as JsonObject
   } else {
     parsed = raw
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    return { ok: false, message: `arguments must be a JSON object, got ${describeValue(parsed)}` }
+    return new ArgumentsRefused(`arguments must be a JSON object, got ${describeValue(parsed)}`)
   }
-  const snapshot = snapshotJsonValue(parsed, { maxDepth: limits.maxDepth })
+  const snapshot = snapshotJsonValue(parsed, { maxDepth: limits.maxArgumentDepth })
   if (!snapshot.ok)
-    return { ok: false, message: `arguments are not plain JSON: ${snapshot.path} ${snapshot.reason}` }
+    return new ArgumentsRefused(`arguments are not plain JSON: ${snapshot.path} ${snapshot.reason}`)
   if (typeof raw !== 'string' && hasProtoKey(snapshot.value)) {
-    return { ok: false, message: 'arguments must not contain a "__proto__" key' }
+    return new ArgumentsRefused('arguments must not contain a "__proto__" key')
   }
-  return { ok: true, value: snapshot.value as JsonObject }
+  return snapshot.value as JsonObject
 }
 
 function hasProtoKey(value: unknown): boolean {

@@ -19,7 +19,7 @@ import { callArguments, type CallArguments } from './call-arguments.ts'
 import { rewriteArguments } from './rewrite-arguments.ts'
 import { valueResult } from './value-result.ts'
 import { argumentsKey } from './session-grants.ts'
-import { parseToolArguments } from './parse-arguments.ts'
+import { ArgumentsRefused, parseToolArguments } from './parse-arguments.ts'
 import { failure, success, toBlocks } from '../contract/results.ts'
 import { callInfo } from './call-info.ts'
 import { createRun, handOut, type RunState } from './run-state.ts'
@@ -48,12 +48,13 @@ function unknownToolMessage(name: string, state: ScopeToolsState, input: ToolExe
  * synthetic result): observers still learn what the model sent, or `{}` if it was not JSON.
  */
 export function callInfoOf(state: ScopeToolsState, input: ToolExecutionInput): ToolCallInfo {
-  const { maxArgumentBytes, maxArgumentDepth } = state.registry.options
-  const parsed = parseToolArguments(input.arguments, {
-    maxBytes: maxArgumentBytes,
-    maxDepth: maxArgumentDepth,
-  })
-  return callInfo(state, input, parsed.ok ? deepFreeze(parsed.value) : EMPTY_ARGS, undefined)
+  const parsed = parseToolArguments(input.arguments, state.registry.options)
+  return callInfo(
+    state,
+    input,
+    parsed instanceof ArgumentsRefused ? EMPTY_ARGS : deepFreeze(parsed),
+    undefined,
+  )
 }
 
 /**

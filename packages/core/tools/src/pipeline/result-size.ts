@@ -97,11 +97,33 @@ function walkFloor(value: object, limit: number): number {
     for (let i = 0; i < keys.length && floor <= limit; i++) {
       const key = keys[i]!
       floor += key.length + 3
-      const descriptor = Object.getOwnPropertyDescriptor(current, key)
-      if (descriptor !== undefined && 'value' in descriptor) stack[top++] = descriptor.value
+      if (isDataProperty(current, key)) stack[top++] = (current as Record<string, unknown>)[key]
     }
   }
   return floor
+}
+
+// Annex B's accessor lookups, taken once: unlike `Object.getOwnPropertyDescriptor` they make no
+// descriptor object (one per key of every result was the walk's main allocation, issue 26).
+type AccessorLookup = (this: object, key: string) => unknown
+const annexB = Object.prototype as unknown as {
+  readonly __lookupGetter__: AccessorLookup
+  readonly __lookupSetter__: AccessorLookup
+}
+const lookupGetter = annexB.__lookupGetter__
+const lookupSetter = annexB.__lookupSetter__
+
+/**
+ * Whether own enumerable key `key` of `target` (not a proxy: ruled out before) is a data property,
+ * so reading it runs no code. The lookups stop at the own property (it exists: `Object.keys` listed
+ * it and no code has run since): a getter is an accessor; so is a setter alone, whose read would
+ * be `undefined` without running it, but which the walk skips like any accessor.
+ */
+function isDataProperty(target: object, key: string): boolean {
+  if (lookupGetter.call(target, key) !== undefined) return false
+  return (
+    (target as Record<string, unknown>)[key] !== undefined || lookupSetter.call(target, key) === undefined
+  )
 }
 
 /** Characters of a number's JSON text, at least: exact for integers below 1e15, else a floor. */

@@ -21,7 +21,6 @@ import {
   raceRun,
   raceRunInto,
   raceRunThen,
-  settleOf,
   settleOrAbort,
   type Settled,
 } from './signals.ts'
@@ -295,14 +294,18 @@ async function awaitBody<R>(
   timeoutMs: number | undefined,
   answer: BodyAnswer<R>,
 ): Promise<R> {
-  const settled: Settled<unknown> =
-    own !== undefined
-      ? await settleWithGrace(run, pending, own)
-      : timeoutMs !== undefined
-        ? await raceBodyTimeout(run, pending, timeoutMs)
-        : run.watch === undefined && run.cause === undefined
-          ? await settleOf(pending)
-          : await raceRun(run, pending, true)
+  let settled: Settled<unknown>
+  if (own !== undefined) settled = await settleWithGrace(run, pending, own)
+  else if (timeoutMs !== undefined) settled = await raceBodyTimeout(run, pending, timeoutMs)
+  else if (run.watch === undefined && run.cause === undefined) {
+    // Nothing can end the body early: its own outcome, awaited directly. (A `then` into a settled
+    // record awaited here made one more promise and cost one more tick of every such call.)
+    try {
+      settled = { kind: 'value', value: await pending }
+    } catch (error) {
+      settled = { kind: 'error', error }
+    }
+  } else settled = await raceRun(run, pending, true)
   return answer(run, bodyResult(run, own, unlink, settled, timeoutMs))
 }
 

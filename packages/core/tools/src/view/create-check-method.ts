@@ -2,7 +2,7 @@ import { describeValue } from '@deepseek-ai/dsh-llm'
 import { invalidArgument } from '../contract/errors.ts'
 import { visibleTools, type ScopeToolsState } from '../registry/scope-state.ts'
 import { validateArguments } from '../pipeline/call-arguments.ts'
-import { parseToolArguments } from '../pipeline/parse-arguments.ts'
+import { ArgumentsRefused, parseToolArguments } from '../pipeline/parse-arguments.ts'
 import type { ArgumentCheck, ArgumentCheckOptions, ToolRuntime } from '../contract/runtime-types.ts'
 
 /**
@@ -51,12 +51,10 @@ function readOnly(options: ArgumentCheckOptions): 'parse' | undefined {
 
 /** The pipeline's parse stage alone, with the runtime's limits (the same function the pipeline runs). */
 function parsesWithinLimits(state: ScopeToolsState, raw: unknown): ArgumentCheck {
-  const { maxArgumentBytes, maxArgumentDepth } = state.registry.options
-  const parsed = parseToolArguments(raw as Parameters<typeof parseToolArguments>[0], {
-    maxBytes: maxArgumentBytes,
-    maxDepth: maxArgumentDepth,
-  })
-  return parsed.ok ? PARSES : { ok: false, problem: 'unparsable', message: parsed.message }
+  const parsed = parseToolArguments(raw as Parameters<typeof parseToolArguments>[0], state.registry.options)
+  return parsed instanceof ArgumentsRefused
+    ? { ok: false, problem: 'unparsable', message: parsed.message }
+    : PARSES
 }
 
 const PARSES: ArgumentCheck = Object.freeze({ ok: true })
