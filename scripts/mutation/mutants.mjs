@@ -1410,6 +1410,28 @@ export const mutants = [
     attacks: 'T58: only data the tool event builders of this package copy made skips the full check',
   },
   {
+    id: 'session-timings-shared-when-unequal',
+    package: 'session',
+    file: `${SESSION}/tool-events/tool-result-event-data.ts`,
+    find: 'last.runMs === run && last.commitMs === commit',
+    replace: 'last.runMs === run',
+    kind: 'wrong value',
+    description: "a result whose commitMs differs gets the last result's frozen timings object",
+    attacks:
+      'T58: one frozen timings object serves consecutive results only when all three numbers are equal',
+  },
+  {
+    id: 'session-step-call-shape-key-order',
+    package: 'session',
+    file: `${SESSION}/tool-events/tool-call-event-data.ts`,
+    find: ': { turn, step, callId, name, arguments: args, mode, idempotencyKey }',
+    replace: ': { turn, step, callId, name, arguments: args, idempotencyKey, mode }',
+    kind: 'wrong value',
+    description:
+      "a step call's data with a mode and an idempotency key lists them in another order than append would",
+    attacks: 'T58: the built data equals, key for key and in order, what append makes of the same event',
+  },
+  {
     id: 'session-line-drops-mode',
     package: 'session',
     file: `${SESSION}/tool-events/proven-data-json.ts`,
