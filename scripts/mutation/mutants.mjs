@@ -345,6 +345,28 @@ export const mutants = [
     attacks: 'T13: one tools/result per call',
   },
   {
+    id: 'pipe-post-accept-keeps-despite-contexts',
+    package: 'tools',
+    file: `${TOOLS}/pipeline/finalize.ts`,
+    find: '        own.length === 0',
+    replace: '        true',
+    kind: 'fail open',
+    description:
+      "a post-execute accept that adds contexts of its own keeps the result it saw: the listener's contexts are lost",
+    attacks: 'T37: accept appends its own contexts after the ones the result carried',
+  },
+  {
+    id: 'pipe-post-accept-keeps-despite-content',
+    package: 'tools',
+    file: `${TOOLS}/pipeline/finalize.ts`,
+    find: '        decision.content === undefined &&',
+    replace: '        true &&',
+    kind: 'wrong value',
+    description:
+      'a post-execute accept that brings content keeps the result it saw: the content is not replaced',
+    attacks: "T37/T14: accept's content replaces the result's",
+  },
+  {
     id: 'pipe-finalize-content-skipped',
     package: 'tools',
     file: `${TOOLS}/pipeline/finalize.ts`,

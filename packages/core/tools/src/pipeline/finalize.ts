@@ -88,6 +88,17 @@ function applyDecision(
   const own = decision.additionalContexts ?? []
   switch (decision.type) {
     case 'accept': {
+      // A plain accept (no content, value or contexts of its own) keeps the result the listener
+      // saw: materialized and frozen already, so finishCall does not copy it again (a listener
+      // that only observes, as the otel plugin's does, made every call pay a second snapshot).
+      if (
+        decision.content === undefined &&
+        decision.value === undefined &&
+        decision.replaceContexts === undefined &&
+        own.length === 0
+      ) {
+        return result
+      }
       let content = decision.content === undefined ? result.content : toBlocks(decision.content)
       let value = decision.value
       if (value !== undefined && !result.isError) {
