@@ -22,6 +22,7 @@ const issueCases = [
   'dsh.execute.timeout',
   'dsh.execute.default-timeout',
   'dsh.execute.number',
+  'dsh.execute.observed',
   'dsh.executeBatch.100',
   'dsh.step.10.parallel.memory',
   'dsh.step.10.parallel.jsonl',

@@ -16,7 +16,7 @@ import { createTempDir } from './temp-dir.ts'
 
 const noContext = (): void => {}
 
-export type ExecuteShape = 'object' | 'timeout' | 'default-timeout' | 'number'
+export type ExecuteShape = 'object' | 'timeout' | 'default-timeout' | 'number' | 'observed'
 
 const executeTools: Record<
   ExecuteShape,
@@ -38,18 +38,30 @@ const executeTools: Record<
     id: 'dsh.execute.number',
     label: 'dsh ctx.tools.execute, the cheapest shape (a plain function returning a number)',
   },
+  observed: {
+    tool: 'add',
+    id: 'dsh.execute.observed',
+    label:
+      'dsh ctx.tools.execute with a tools/post-execute listener that only observes (as the otel plugin does)',
+  },
 }
 
 /** `ctx.tools.execute` of the trivial tool in one of its shapes. */
 export function executeCase(shape: ExecuteShape): TimedCase<ToolExecutionResult> {
   const runtime = createDshRuntime({}, { defaultTimeout: shape === 'default-timeout' })
   const { tool, id, label } = executeTools[shape]
+  let observed = 0
+  if (shape === 'observed') runtime.agent.on('tools/post-execute', (_call, next) => (observed++, next()))
   return {
     id,
     label,
     callsPerOp: 1,
     op: () => runtime.agent.tools.execute(callInput(tool)),
-    verify: (result) => expectSums('execute', [result], 1),
+    verify: (result) => {
+      expectSums('execute', [result], 1)
+      if (shape === 'observed' && observed === 0)
+        throw new Error('execute: the post-execute listener never ran')
+    },
   }
 }
 

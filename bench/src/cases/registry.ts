@@ -89,6 +89,12 @@ export const CASES: readonly CaseDefinition[] = [
     kind: 'timed',
     load: async () => (await dsh()).executeCase('number'),
   },
+  {
+    id: 'dsh.execute.observed',
+    library: 'dsh',
+    kind: 'timed',
+    load: async () => (await dsh()).executeCase('observed'),
+  },
   { id: 'dsh.executeBatch.100', library: 'dsh', kind: 'timed', load: async () => (await dsh()).batchCase() },
   ...stepShapes.flatMap((shape) =>
     withPeer({
