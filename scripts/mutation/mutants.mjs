@@ -2311,6 +2311,16 @@ export const mutants = [
     attacks: 'T57: the history sent equals a rebuild of the log, message for message',
   },
   {
+    id: 'loop-grants-read-from-start-each-turn',
+    package: 'agent-loop',
+    file: `${LOOP}/log/session-grants.ts`,
+    find: '  for (let i = from; i < events.length; i++) {',
+    replace: '  for (let i = 0; i < events.length; i++) {',
+    kind: 'wrong value',
+    description: 'a turn reads the whole log into the grants it kept from the last turn: every session grant counted again',
+    attacks: 'durable approvals: the grants read on from turn to turn equal a full read of the log',
+  },
+  {
     id: 'loop-turn-index-counts-nested-calls',
     package: 'agent-loop',
     file: `${LOOP}/log/session-call-index.ts`,

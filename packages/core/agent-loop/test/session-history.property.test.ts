@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { SessionEvent } from '@deepseek-ai/dsh-session'
+import { eventsOf, logViewsArbitrary } from './support/log-views.ts'
 import { historyItemsFromSession } from '../src/log/history-items.ts'
 import { sessionHistoryItems } from '../src/log/session-history.ts'
 
@@ -103,17 +103,6 @@ const DRAFT = fc.oneof(
   { arbitrary: broken, weight: 1 },
 )
 
-/** Frozen events from `drafts`, numbered on from `first` (as a session hands them out). */
-const eventsOf = (drafts: readonly Draft[], first: number): SessionEvent[] =>
-  drafts.map((draft, i) =>
-    Object.freeze({
-      seq: first + i,
-      time: new Date(1_000 + i).toISOString(),
-      type: draft.type,
-      data: draft.data,
-    } as SessionEvent),
-  )
-
 /** The items, or the error's message: what a read gives. */
 function outcome(read: () => unknown): unknown {
   try {
@@ -126,29 +115,15 @@ function outcome(read: () => unknown): unknown {
 describe('the history a loop builds on from step to step', () => {
   it('T57/T28/T55: equals the full rebuild of the log at every length, across a log swapped for one sharing a prefix, and after a read that threw', () => {
     fc.assert(
-      fc.property(
-        fc.array(DRAFT, { maxLength: 30 }),
-        fc.array(DRAFT, { maxLength: 12 }),
-        fc.array(fc.nat(), { minLength: 1, maxLength: 8 }),
-        fc.nat(),
-        fc.nat(),
-        (drafts, tailDrafts, reads, shared, swapAt) => {
-          const log = eventsOf(drafts, 1)
-          // another log under the same session: the first `cut` events are the very same objects
-          const cut = drafts.length === 0 ? 0 : shared % (drafts.length + 1)
-          const rewritten = [...log.slice(0, cut), ...eventsOf(tailDrafts, cut + 1)]
-          const session = {}
-          const swap = swapAt % (reads.length + 1)
-          reads.forEach((at, i) => {
-            const events = i === swap ? rewritten : log
-            const length = events.length === 0 ? 0 : at % (events.length + 1)
-            const view = Object.freeze(events.slice(0, length))
-            expect(outcome(() => sessionHistoryItems(session, view))).toEqual(
-              outcome(() => historyItemsFromSession(view)),
-            )
-          })
-        },
-      ),
+      fc.property(logViewsArbitrary(DRAFT, { log: 30, tail: 12, reads: 8 }), (views) => {
+        // reads of a log, one of them of another log whose first events are the very same objects
+        const session = {}
+        for (const view of views) {
+          expect(outcome(() => sessionHistoryItems(session, view))).toEqual(
+            outcome(() => historyItemsFromSession(view)),
+          )
+        }
+      }),
       { numRuns: 400 },
     )
   })

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { logViewsArbitrary } from './support/log-views.ts'
 import type { AssistantMessage } from '@deepseek-ai/dsh-llm'
-import type { SessionEvent } from '@deepseek-ai/dsh-session'
 import { findUnansweredCalls } from '../src/log/find-unanswered-calls.ts'
 import { findUnrecordedCalls } from '../src/log/find-unrecorded-calls.ts'
 import type { TurnRecord } from '../src/log/read-last-turn.ts'
@@ -73,16 +73,6 @@ const LAST = fc.option(
   { nil: undefined },
 )
 
-const eventsOf = (drafts: readonly Draft[], first: number): SessionEvent[] =>
-  drafts.map((draft, i) =>
-    Object.freeze({
-      seq: first + i,
-      time: new Date(1_000 + i).toISOString(),
-      type: draft.type,
-      data: draft.data,
-    } as SessionEvent),
-  )
-
 function turnRecord(
   last: { turn: number; steps: number; ids: string[] } | undefined,
 ): TurnRecord | undefined {
@@ -113,21 +103,12 @@ describe('the calls a new turn checks, read on from turn to turn', () => {
   it('T30: the unanswered and unrecorded counts equal the full scans at every length, across a log swapped for one sharing a prefix, and after a read that threw', () => {
     fc.assert(
       fc.property(
-        fc.array(DRAFT, { maxLength: 30 }),
-        fc.array(DRAFT, { maxLength: 12 }),
-        fc.array(fc.tuple(fc.nat(), LAST), { minLength: 1, maxLength: 8 }),
-        fc.nat(),
-        fc.nat(),
-        (drafts, tailDrafts, reads, shared, swapAt) => {
-          const log = eventsOf(drafts, 1)
-          const cut = drafts.length === 0 ? 0 : shared % (drafts.length + 1)
-          const rewritten = [...log.slice(0, cut), ...eventsOf(tailDrafts, cut + 1)]
+        logViewsArbitrary(DRAFT, { log: 30, tail: 12, reads: 8 }),
+        fc.array(LAST, { minLength: 8, maxLength: 8 }),
+        (views, lasts) => {
           const session = {}
-          const swap = swapAt % (reads.length + 1)
-          reads.forEach(([at, lastDraft], i) => {
-            const events = i === swap ? rewritten : log
-            const view = Object.freeze(events.slice(0, events.length === 0 ? 0 : at % (events.length + 1)))
-            const last = turnRecord(lastDraft)
+          views.forEach((view, i) => {
+            const last = turnRecord(lasts[i])
             expect(
               outcome(() => {
                 const index = sessionCallIndex(session, view)
@@ -166,41 +147,15 @@ const APPROVAL = fc.oneof(
   fc.constant({ type: 'approval/answer', data: null, cites: 1 }),
 )
 
-type ApprovalDraft = { readonly type: string; readonly data: unknown; readonly cites: number | undefined }
-
-const approvalEvents = (drafts: readonly ApprovalDraft[], first: number): SessionEvent[] =>
-  drafts.map((draft, i) =>
-    Object.freeze({
-      seq: first + i,
-      time: new Date(1_000 + i).toISOString(),
-      type: draft.type,
-      data: draft.data,
-      ...(draft.cites === undefined ? {} : { sourceEventSeqs: [draft.cites] }),
-    } as SessionEvent),
-  )
-
 describe('the session grants a new turn reads, read on from turn to turn', () => {
   it('durable approvals: the session grants equal the full read of the log at every length and across a log swapped for one sharing a prefix', () => {
     fc.assert(
-      fc.property(
-        fc.array(APPROVAL, { maxLength: 20 }),
-        fc.array(APPROVAL, { maxLength: 8 }),
-        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
-        fc.nat(),
-        fc.nat(),
-        (drafts, tailDrafts, reads, shared, swapAt) => {
-          const log = approvalEvents(drafts, 1)
-          const cut = drafts.length === 0 ? 0 : shared % (drafts.length + 1)
-          const rewritten = [...log.slice(0, cut), ...approvalEvents(tailDrafts, cut + 1)]
-          const session = {}
-          const swap = swapAt % (reads.length + 1)
-          reads.forEach((at, i) => {
-            const events = i === swap ? rewritten : log
-            const view = Object.freeze(events.slice(0, events.length === 0 ? 0 : at % (events.length + 1)))
-            expect(sessionGrants(session, view)).toEqual(readSessionGrants(view))
-          })
-        },
-      ),
+      fc.property(logViewsArbitrary(APPROVAL, { log: 20, tail: 8, reads: 6 }), (views) => {
+        const session = {}
+        views.forEach((view) => {
+          expect(sessionGrants(session, view)).toEqual(readSessionGrants(view))
+        })
+      }),
       { numRuns: 300 },
     )
   })
