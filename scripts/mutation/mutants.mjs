@@ -2317,7 +2317,8 @@ export const mutants = [
     find: '  for (let i = from; i < events.length; i++) {',
     replace: '  for (let i = 0; i < events.length; i++) {',
     kind: 'wrong value',
-    description: 'a turn reads the whole log into the grants it kept from the last turn: every session grant counted again',
+    description:
+      'a turn reads the whole log into the grants it kept from the last turn: every session grant counted again',
     attacks: 'durable approvals: the grants read on from turn to turn equal a full read of the log',
   },
   {
