@@ -1,8 +1,6 @@
 import { closeSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs'
-import { openJsonlSession } from '@deepseek-ai/dsh-session'
-import { runStep } from '../adapters/run-step.ts'
 import type { TimedCase } from '../harness/measure-case.ts'
-import { createDshRuntime, expectSums, stepBlocks } from './dsh-runtime.ts'
+import { recordJsonlStep } from './jsonl-step-file.ts'
 import { createTempDir } from './temp-dir.ts'
 
 /**
@@ -55,18 +53,7 @@ export async function jsonlWriteFloorCase(variant: 'bare' | 'checked'): Promise<
 
 /** The first `tool/call` and `tool/result` lines a real 100-call `'write'` step wrote, newline included. */
 async function stepLines(path: string): Promise<[string, string]> {
-  const runtime = createDshRuntime()
-  const session = openJsonlSession(path, { durability: 'write' })
-  runtime.loop.session = session
-  const { results } = await runStep({
-    ctx: runtime.agent,
-    turn: 1,
-    step: 1,
-    toolCalls: stepBlocks(1, 'add', 100),
-    acceptContext: () => {},
-  })
-  expectSums('floor', results, 100)
-  session.close()
+  await recordJsonlStep(path)
   const lines = readFileSync(path, 'utf8').split('\n')
   const call = lines.find((line) => line.includes('"type":"tool/call"'))
   const result = lines.find((line) => line.includes('"type":"tool/result"'))

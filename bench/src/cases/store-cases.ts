@@ -5,12 +5,11 @@ import {
   type Session,
   type SessionEvent,
 } from '@deepseek-ai/dsh-session'
-import { runStep } from '../adapters/run-step.ts'
 import type { TimedCase } from '../harness/measure-case.ts'
 import { summarize } from '../harness/stats.ts'
 import type { CaseResult } from '../types.ts'
-import { createDshRuntime, expectSums, stepBlocks } from './dsh-runtime.ts'
 import { createTempDir } from './temp-dir.ts'
+import { recordJsonlStep } from './jsonl-step-file.ts'
 import { resultData, resultOptions } from './store-payload.ts'
 
 export type Store = 'memory' | 'write' | 'fsync'
@@ -56,21 +55,9 @@ export function appendCase(store: Store): TimedCase<SessionEvent> {
 export async function jsonlBytesPerCall(): Promise<CaseResult[]> {
   const dir = createTempDir('bytes')
   try {
-    const runtime = createDshRuntime()
     const path = dir.file('step.jsonl')
-    const session = openJsonlSession(path, { durability: 'write' })
-    runtime.loop.session = session
-    const before = statSync(path).size
-    const { results } = await runStep({
-      ctx: runtime.agent,
-      turn: 1,
-      step: 1,
-      toolCalls: stepBlocks(1, 'add', 100),
-      acceptContext: () => {},
-    })
-    expectSums('store', results, 100)
-    const bytes = (statSync(path).size - before) / 100
-    session.close()
+    const { sizeBefore } = await recordJsonlStep(path)
+    const bytes = (statSync(path).size - sizeBefore) / 100
     return [
       {
         kind: 'figures',

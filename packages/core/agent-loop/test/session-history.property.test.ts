@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { eventsOf, logViewsArbitrary } from './support/log-views.ts'
+import { eventsOf, logViewsArbitrary, readOutcome } from './support/log-views.ts'
 import { historyItemsFromSession } from '../src/log/history-items.ts'
 import { sessionHistoryItems } from '../src/log/session-history.ts'
 
@@ -103,15 +103,6 @@ const DRAFT = fc.oneof(
   { arbitrary: broken, weight: 1 },
 )
 
-/** The items, or the error's message: what a read gives. */
-function outcome(read: () => unknown): unknown {
-  try {
-    return { items: read() }
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) }
-  }
-}
-
 describe('the history a loop builds on from step to step', () => {
   it('T57/T28/T55: equals the full rebuild of the log at every length, across a log swapped for one sharing a prefix, and after a read that threw', () => {
     fc.assert(
@@ -119,8 +110,8 @@ describe('the history a loop builds on from step to step', () => {
         // reads of a log, one of them of another log whose first events are the very same objects
         const session = {}
         for (const view of views) {
-          expect(outcome(() => sessionHistoryItems(session, view))).toEqual(
-            outcome(() => historyItemsFromSession(view)),
+          expect(readOutcome(() => sessionHistoryItems(session, view))).toEqual(
+            readOutcome(() => historyItemsFromSession(view)),
           )
         }
       }),

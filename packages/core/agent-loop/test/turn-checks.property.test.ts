@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { logViewsArbitrary } from './support/log-views.ts'
+import { logViewsArbitrary, readOutcome } from './support/log-views.ts'
 import type { AssistantMessage } from '@deepseek-ai/dsh-llm'
 import { findUnansweredCalls } from '../src/log/find-unanswered-calls.ts'
 import { findUnrecordedCalls } from '../src/log/find-unrecorded-calls.ts'
@@ -91,14 +91,6 @@ function turnRecord(
   }
 }
 
-function outcome(read: () => unknown): unknown {
-  try {
-    return { counts: read() }
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) }
-  }
-}
-
 describe('the calls a new turn checks, read on from turn to turn', () => {
   it('T30: the unanswered and unrecorded counts equal the full scans at every length, across a log swapped for one sharing a prefix, and after a read that threw', () => {
     fc.assert(
@@ -110,12 +102,12 @@ describe('the calls a new turn checks, read on from turn to turn', () => {
           views.forEach((view, i) => {
             const last = turnRecord(lasts[i])
             expect(
-              outcome(() => {
+              readOutcome(() => {
                 const index = sessionCallIndex(session, view)
                 return [index.open.size, unrecordedCount(index, last)]
               }),
             ).toEqual(
-              outcome(() => [findUnansweredCalls(view).length, findUnrecordedCalls(view, last).length]),
+              readOutcome(() => [findUnansweredCalls(view).length, findUnrecordedCalls(view, last).length]),
             )
           })
         },

@@ -71,3 +71,12 @@ export function logViewsArbitrary(
       }),
     )
 }
+
+/** What a read gives: its value, or the message of what it threw (a reader and its full read compare equal either way). */
+export function readOutcome(read: () => unknown): { readonly value: unknown } | { readonly error: string } {
+  try {
+    return { value: read() }
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) }
+  }
+}
