@@ -57,6 +57,7 @@ async function start(message: Extract<HostMessage, { type: 'run' }>): Promise<vo
     engine,
     release: (reusable) => loader.release(engine, reusable),
     memoryExhausted: () => loader.exhausted(engine),
+    memoryCapped: () => loader.capped(engine),
     source: message.source,
     positions: message.positions,
     names: message.names,

@@ -31,6 +31,7 @@ describe('a warmed engine instance is reused only without leaking state', () => 
         log: () => undefined,
         release: (reusable) => loader.release(engine, reusable),
         memoryExhausted: () => loader.exhausted(engine),
+        memoryCapped: () => loader.capped(engine),
       }).outcome
     }
     const first = await runOnce(`
@@ -94,6 +95,7 @@ describe('the sandbox keeps its own deadline', () => {
       log: () => undefined,
       release: (reusable) => loader.release(engine, reusable),
       memoryExhausted: () => loader.exhausted(engine),
+      memoryCapped: () => loader.capped(engine),
     }).outcome
     expect(outcome).toEqual({
       kind: 'timeout',

@@ -41,6 +41,7 @@ async function inThread(): Promise<InThread> {
         engine,
         release: (reusable) => loader.release(engine, reusable),
         memoryExhausted: () => loader.exhausted(engine),
+        memoryCapped: () => loader.capped(engine),
         source: wrapProgram(program),
         positions: false,
         names: options.names ?? [],

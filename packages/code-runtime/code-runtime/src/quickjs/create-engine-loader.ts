@@ -22,11 +22,24 @@ export interface EngineLoader {
    * memory never shrinks and a refusal is never forgotten.
    */
   exhausted(engine: PreparedEngine): boolean
+  /**
+   * True once the instance's memory reached its cap: it could no longer grow within its budget.
+   * From then on every allocation of the engine's own fails (the program cannot catch its way
+   * past the limit), and only the glue's bookkeeping may grow into the reserve (see `guardGrowth`).
+   */
+  capped(engine: PreparedEngine): boolean
 }
 
 const PAGE = 64 * 1024
 /** The engine's initial memory (its static data, C stack and first heap pages), in pages. */
 const BASELINE_PAGES = 256
+/**
+ * The engine's glue asks the memory to grow by at least this share of its size (emscripten's heap
+ * resize tries 20 %, then 10 %, then 5 % more than the current size, or what the allocation needs).
+ */
+const SMALLEST_STEP = 0.05
+/** Pages past the budget kept for the glue's bookkeeping once the memory is capped. */
+const reservePages = (pages: number): number => Math.ceil(pages * 4 * SMALLEST_STEP) + 2
 
 // The global is there on every Node version; the project's `lib` setting does not declare it.
 interface WasmMemory {
@@ -36,9 +49,14 @@ interface WasmMemory {
 
 interface InstanceMemory {
   readonly memory: WasmMemory
+  /** The budget: baseline plus `memoryBytes`, in pages. The WebAssembly maximum adds the reserve. */
   readonly pages: number
-  /** Set when the engine asked for more memory than the maximum allows. */
+  /** Set when the engine asked for more memory than the budget allows. */
   refused: boolean
+  /** Set when the memory can no longer grow within the budget (see `guardGrowth`). */
+  capped: boolean
+  /** Called once, when the memory is capped: makes every later allocation of the engine fail. */
+  onCapped: () => void
 }
 const WasmMemoryCtor = (
   globalThis as unknown as {
@@ -56,7 +74,7 @@ const MAX_IDLE_INSTANCES = 1
  * counts allocations), and some allocations (array buffers) bypass it. The hard byte limit is
  * therefore the instance's WebAssembly memory itself: it is created here with a maximum, so an
  * allocation past it fails inside the engine (an `out of memory` error) instead of growing the
- * process. QuickJS's own counter is not set at all (see run-in-sandbox.ts): with one limit, every
+ * process. QuickJS's own counter is not set (until the memory is capped, see `guardGrowth`): every
  * allocation the engine could not get is a growth this memory refused, and that is recorded. (The
  * engine's C allocator asks the JavaScript side to grow the memory; the refusal surfaces here.)
  */
@@ -69,22 +87,22 @@ export function createEngineLoader(wasmModule: WebAssembly.Module): EngineLoader
       const pages = BASELINE_PAGES + Math.ceil(memoryBytes / PAGE)
       const at = idle.findIndex((entry) => entry.pages === pages)
       if (at !== -1) return idle.splice(at, 1)[0]!.engine
-      const wasmMemory = new WasmMemoryCtor({ initial: BASELINE_PAGES, maximum: pages })
-      const entry: InstanceMemory = { memory: wasmMemory, pages, refused: false }
-      const grow = wasmMemory.grow.bind(wasmMemory)
-      // An own property shadows the prototype's `grow`, which the engine's glue code calls.
-      wasmMemory.grow = (deltaPages) => {
-        try {
-          return grow(deltaPages)
-        } catch (error) {
-          entry.refused = true
-          throw error
-        }
+      const wasmMemory = new WasmMemoryCtor({ initial: BASELINE_PAGES, maximum: pages + reservePages(pages) })
+      const entry: InstanceMemory = {
+        memory: wasmMemory,
+        pages,
+        refused: false,
+        capped: false,
+        onCapped: () => undefined,
       }
+      guardGrowth(entry)
       const instance = await newQuickJSWASMModuleFromVariant(
         newVariant(releaseSync, { wasmModule, wasmMemory: wasmMemory as never }),
       )
       const engine = prepareEngine(instance, wasmMemory)
+      // QuickJS counts allocations, not bytes, in this build (see above), so a limit of one byte
+      // refuses every allocation it makes; the glue allocates without asking QuickJS.
+      entry.onCapped = () => engine.rt.setMemoryLimit(1)
       memories.set(engine, entry)
       return engine
     },
@@ -99,5 +117,41 @@ export function createEngineLoader(wasmModule: WebAssembly.Module): EngineLoader
       if (entry === undefined) return false
       return entry.refused || entry.memory.buffer.byteLength * 10 >= entry.pages * PAGE * 9
     },
+    capped(engine) {
+      return memories.get(engine)?.capped === true
+    },
   }
 }
+
+/**
+ * Holds the engine to its budget and keeps room for its glue. The glue that carries values
+ * between the host and QuickJS allocates in the same heap (a copy of every value handed out, the
+ * argument lists of calls) and does not check that it got the memory: a program that filled the
+ * heap to its last byte made it write through null pointers, and the engine then failed (a
+ * WebAssembly trap, or results made of corrupted memory). So the WebAssembly maximum is the budget
+ * plus a reserve, and growth past the budget is refused — until the memory can no longer grow
+ * within the budget at all (no request the glue makes fits any more: each asks for at least 5 %
+ * more). Then the memory is capped: every allocation QuickJS makes fails from there on (the run
+ * ends with kind `memory`, see run-in-sandbox.ts), and small growth into the reserve is allowed,
+ * which only the glue's bookkeeping can still ask for.
+ */
+function guardGrowth(entry: InstanceMemory): void {
+  const { memory } = entry
+  const grow = memory.grow.bind(memory)
+  // An own property shadows the prototype's `grow`, which the engine's glue code calls.
+  memory.grow = (deltaPages) => {
+    const current = memory.buffer.byteLength / PAGE
+    if (!entry.capped) {
+      if (current + deltaPages <= entry.pages) return grow(deltaPages)
+      entry.refused = true
+      if (Math.ceil(current * (1 + SMALLEST_STEP)) <= entry.pages) throw refusal(entry.pages)
+      entry.capped = true
+      entry.onCapped()
+    }
+    if (deltaPages > Math.ceil(current * SMALLEST_STEP) + 1) throw refusal(entry.pages)
+    return grow(deltaPages)
+  }
+}
+
+const refusal = (pages: number): RangeError =>
+  new RangeError(`The engine's memory may not grow past ${pages} pages (its memoryBytes budget)`)

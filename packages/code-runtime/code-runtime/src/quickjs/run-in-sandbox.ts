@@ -20,6 +20,11 @@ export interface SandboxRun {
    * instance, so it also tells of failures the program caught or never saw).
    */
   readonly memoryExhausted: () => boolean
+  /**
+   * True once the engine's memory reached its cap (see the loader's `capped`): every allocation
+   * of the engine fails from then on, so the run ends with kind `memory` at once.
+   */
+  readonly memoryCapped: () => boolean
   /** The wrapped program: a script whose completion value is the program's async function. */
   readonly source: string
   /**
@@ -90,7 +95,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     if (finished) return
     finished = true
     let result: SandboxOutcome =
-      stop !== undefined
+      stop !== undefined && !(stop.kind === 'memory' && stop.by === 'limit' && outcome?.kind === 'memory')
         ? { kind: stop.kind, message: stopMessage(stop, limits) }
         : (outcome ?? fail('exception', 'The program ended without a result'))
     // Out of memory at the WebAssembly level, QuickJS may not even manage to build its error
@@ -177,8 +182,15 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     return text
   }
 
+  /** Stops the run once the memory is capped (the program's own failure, if it had one, is kept). */
+  const capped = (): boolean => {
+    if (!run.memoryCapped()) return false
+    stop ??= { kind: 'memory', by: 'limit' }
+    return true
+  }
+
   const hostLog = (levelHandle: QuickJSHandle, textHandle: QuickJSHandle): void => {
-    if (stop !== undefined || outcome !== undefined) return
+    if (stop !== undefined || outcome !== undefined || capped()) return
     const level = vm.typeof(levelHandle) === 'string' ? vm.getString(levelHandle) : ''
     if (!LEVELS.has(level) || vm.typeof(textHandle) !== 'string') return
     const room = budget.remaining()
@@ -196,7 +208,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     lineHandle: QuickJSHandle | undefined,
     columnHandle: QuickJSHandle | undefined,
   ): void => {
-    if (stop !== undefined || outcome !== undefined) return
+    if (stop !== undefined || outcome !== undefined || capped()) return
     const kind = vm.typeof(kindHandle) === 'string' ? vm.getString(kindHandle) : ''
     if (!SETTLE_KINDS.has(kind)) return
     const present = vm.typeof(textHandle) === 'string'
@@ -238,7 +250,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
   const afterVm = (): void => {
     if (finished) return
     for (;;) {
-      if (stop !== undefined || outcome !== undefined) return finish()
+      if (stop !== undefined || outcome !== undefined || capped()) return finish()
       if (rt.hasPendingJob()) {
         const jobs = enter(() => rt.executePendingJobs())
         if (jobs?.error) {
@@ -288,7 +300,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     {
       interrupt: () => {
         if (!interruptible) return false
-        if (stop === undefined) {
+        if (stop === undefined && !capped()) {
           if (run.ended()) stop = { kind: 'abort', by: 'host' }
           else if (Date.now() > run.deadline) stop = { kind: 'timeout' }
         }

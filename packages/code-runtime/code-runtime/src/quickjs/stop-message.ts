@@ -6,7 +6,7 @@ export type StopReason =
   | { readonly kind: 'timeout' }
   | { readonly kind: 'abort'; readonly by: 'signal' | 'dispose' | 'host' }
   | { readonly kind: 'output-limit'; readonly valueDropped?: boolean }
-  | { readonly kind: 'memory'; readonly by: 'native-stack' }
+  | { readonly kind: 'memory'; readonly by: 'native-stack' | 'limit' }
   | { readonly kind: 'exception'; readonly by: 'engine'; readonly error: unknown }
   | { readonly kind: 'exception'; readonly by: 'tampering'; readonly problem: string }
 
@@ -26,6 +26,7 @@ export function stopMessage(stop: StopReason, limits: ResolvedCodeRunLimits): st
         stop.valueDropped === true ? ' and the returned value was dropped' : ''
       }`
     case 'memory':
+      if (stop.by === 'limit') return memoryMessage('InternalError: out of memory', limits)
       return 'The program nested too deeply for the engine (recursion inside a built-in such as JSON.stringify or the parser exhausted the stack)'
     case 'exception':
       return stop.by === 'tampering'
