@@ -3580,18 +3580,6 @@ export const mutants = [
     attacks: 'T34: a program that reached its memory limit ends with kind memory, the engine intact',
   },
   {
-    id: 'code-memory-capped-settle-accepted',
-    package: 'code-runtime',
-    file: `${CODE}/quickjs/run-in-sandbox.ts`,
-    find: 'if (stop !== undefined || outcome !== undefined || capped()) return',
-    replace: 'if (stop !== undefined || outcome !== undefined) return',
-    occurrences: 3,
-    nth: 2,
-    kind: 'memory cap',
-    description: 'a value settled after the memory was capped is the run’s result',
-    attacks: 'T34: a program that reached its memory limit ends with kind memory',
-  },
-  {
     id: 'code-timeout-no-upper-bound',
     package: 'code-runtime',
     file: `${CODE}/read-limits.ts`,

@@ -88,7 +88,8 @@ describe('binding calls cross the sandbox boundary in batches (T69)', () => {
       await expectHealthy(runtime)
       runtime.dispose()
     }
-  })
+    // a sabotaged worker per case, each bundled and started: seconds on a loaded machine
+  }, 30_000)
 
   it('T69: a batch of calls that arrives after its run ended reaches no binding', async () => {
     const runtime = createTestRuntime(undefined, {

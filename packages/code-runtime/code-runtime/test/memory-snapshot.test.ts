@@ -48,5 +48,6 @@ describe('a memory snapshot restores exactly what it copied (T70)', () => {
       }),
       { numRuns: 200 },
     )
-  })
+    // 200 runs copy and restore up to 12 pages each: about a second alone, more on a loaded machine
+  }, 30_000)
 })

@@ -95,6 +95,7 @@ const AFTER_FILL = [
   "return { big: 'y'.repeat(10) }",
   'await null; return a.length',
   'a.length = 0; return "recovered"',
+  'return undefined',
   'for (;;) {}',
   'const b = []; for (;;) b.push(new ArrayBuffer(4096))',
   'const b = []; for (;;) b.push(new Uint8Array(100000))',

@@ -190,7 +190,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
   }
 
   const hostLog = (levelHandle: QuickJSHandle, textHandle: QuickJSHandle): void => {
-    if (stop !== undefined || outcome !== undefined || capped()) return
+    if (stop !== undefined || outcome !== undefined) return
     const level = vm.typeof(levelHandle) === 'string' ? vm.getString(levelHandle) : ''
     if (!LEVELS.has(level) || vm.typeof(textHandle) !== 'string') return
     const room = budget.remaining()
@@ -208,7 +208,7 @@ export function runInSandbox(run: SandboxRun): SandboxHandle {
     lineHandle: QuickJSHandle | undefined,
     columnHandle: QuickJSHandle | undefined,
   ): void => {
-    if (stop !== undefined || outcome !== undefined || capped()) return
+    if (stop !== undefined || outcome !== undefined) return
     const kind = vm.typeof(kindHandle) === 'string' ? vm.getString(kindHandle) : ''
     if (!SETTLE_KINDS.has(kind)) return
     const present = vm.typeof(textHandle) === 'string'
