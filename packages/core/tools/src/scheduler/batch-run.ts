@@ -3,7 +3,6 @@ import type { ToolBatchHooks, ToolBatchOutcome } from '../contract/batch-types.t
 import type { DirectToolStages, DispatchSink } from '../contract/scheduler-types.ts'
 import { isThenable } from '../contract/is-thenable.ts'
 import type { BatchSignals } from './batch-signals.ts'
-import type { BatchState } from './batch-state.ts'
 import type { KeyLocks } from './key-locks.ts'
 import type { LateReports } from './late-reports.ts'
 import type { Committer } from './run-commit-step.ts'
