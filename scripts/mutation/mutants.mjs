@@ -220,7 +220,7 @@ export const mutants = [
     id: 'sched-own-signal-ignored',
     package: 'tools',
     file: `${TOOLS}/scheduler/batch-signals.ts`,
-    find: 'for (const call of calls) abort(call, signal.reason)',
+    find: 'for (const call of calls) this.#abort(call, signal.reason)',
     replace: 'for (const call of calls) void call',
     kind: 'abort',
     description: "a call's own signal inside a batch is ignored",
