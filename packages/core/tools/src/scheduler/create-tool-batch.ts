@@ -116,7 +116,7 @@ export function openToolBatch(
     scheduler,
     stages,
     hooks,
-    dropped: lates.dropped,
+    dropped: (index, pending) => lates.dropped(index, pending),
     eager: settings.eager,
     locks,
     signals,
