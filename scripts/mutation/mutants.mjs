@@ -429,6 +429,16 @@ export const mutants = [
     attacks: 'issue 7: post-execute contexts are added beside a wrapper’s',
   },
   {
+    id: 'pipe-post-execute-call-drops-parent',
+    package: 'tools',
+    file: `${TOOLS}/pipeline/call-info.ts`,
+    find: 'parentCallId: call.parentCallId!,',
+    replace: '',
+    kind: 'T37 post-execute call',
+    description: "a nested call's tools/post-execute listener no longer sees its parent's id",
+    attacks: 'T37: the post-execute call is the call info (parent id included) with its result',
+  },
+  {
     id: 'pipe-late-context-kept',
     package: 'tools',
     file: `${TOOLS}/pipeline/run-body.ts`,
