@@ -433,7 +433,7 @@ export const mutants = [
     package: 'tools',
     file: `${TOOLS}/pipeline/call-info.ts`,
     find: 'parentCallId: call.parentCallId!,',
-    replace: '',
+    replace: '// parentCallId dropped',
     kind: 'T37 post-execute call',
     description: "a nested call's tools/post-execute listener no longer sees its parent's id",
     attacks: 'T37: the post-execute call is the call info (parent id included) with its result',
