@@ -8,6 +8,7 @@ import { pauseBudget, releaseRun, startBudget } from './call-signal.ts'
 import { raceRun } from './signals.ts'
 import { valueResult } from './value-result.ts'
 import { isThenable } from '../contract/is-thenable.ts'
+import { postExecuteCall } from './call-info.ts'
 
 const ACCEPT: PostExecuteDecision = Object.freeze({ type: 'accept' })
 
@@ -35,7 +36,7 @@ async function postExecute(run: RunState, result: ToolExecutionResult): Promise<
     registry.options.maxResultBytes,
     result === run.trusted,
   )
-  const call: PostExecuteCall = Object.freeze({ ...run.call, result: candidate })
+  const call: PostExecuteCall = postExecuteCall(run.call, candidate)
   startBudget(run)
   try {
     const settled = await raceRun(

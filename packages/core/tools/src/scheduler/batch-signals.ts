@@ -46,40 +46,60 @@ export function createBatchSignals(options: {
   readonly onCallerAbort: () => void
   readonly isCommitted: (index: number) => boolean
 }): BatchSignals {
-  const { caller, onCallerAbort, isCommitted } = options
-  // Created with the first call: a batch that never gets one allocates nothing.
-  let shared: AbortController | undefined
-  /** `shared.signal`, read once: every call of the batch runs with it (the getter checks its receiver). */
-  let sharedSignal: AbortSignal | undefined
-  /** Controllers of the calls that brought their own signal, by index. */
-  let controllers: Map<number, AbortController> | undefined
-  let own: Map<AbortSignal, { readonly calls: number[]; readonly listener: () => void }> | undefined
-  if (caller !== undefined && !caller.aborted) caller.addEventListener('abort', onCallerAbort, { once: true })
+  return new BatchSignalSet(options.caller, options.onCallerAbort, options.isCommitted)
+}
 
-  const abort = (index: number, reason: unknown): void => {
-    const controller = controllers?.get(index)
-    if (controller !== undefined && !controller.signal.aborted && !isCommitted(index))
+/**
+ * `BatchSignals` as a class: its methods are made once, not per batch as the closures of an object
+ * literal would be (V8 was found compiling a step's closures again after a window of other work,
+ * issue 26).
+ */
+class BatchSignalSet implements BatchSignals {
+  // Created with the first call: a batch that never gets one allocates nothing.
+  #shared: AbortController | undefined = undefined
+  /** `shared.signal`, read once: every call of the batch runs with it (the getter checks its receiver). */
+  #sharedSignal: AbortSignal | undefined = undefined
+  /** Controllers of the calls that brought their own signal, by index. */
+  #controllers: Map<number, AbortController> | undefined = undefined
+  #own: Map<AbortSignal, { readonly calls: number[]; readonly listener: () => void }> | undefined = undefined
+
+  constructor(
+    private readonly caller: AbortSignal | undefined,
+    private readonly onCallerAbort: () => void,
+    private readonly isCommitted: (index: number) => boolean,
+  ) {
+    if (caller !== undefined && !caller.aborted)
+      caller.addEventListener('abort', onCallerAbort, { once: true })
+  }
+
+  #abort(index: number, reason: unknown): void {
+    const controller = this.#controllers?.get(index)
+    if (controller !== undefined && !controller.signal.aborted && !this.isCommitted(index))
       controller.abort(reason)
+  }
+
+  /** The calls that brought `signal` are aborted with it. */
+  #ownAborted(calls: readonly number[], signal: AbortSignal): void {
+    for (const call of calls) this.#abort(call, signal.reason)
   }
 
   /**
    * A call that brought its own signal: a controller of its own, aborted by that signal or the
-   * batch. (A function of its own: the listener's closure over the signal, made in `forCall`, would
+   * batch. (A method of its own: the listener's closure over the signal, made in `forCall`, would
    * allocate a context on every call, the shared signal's included.)
    */
-  const ownSignal = (index: number, signal: AbortSignal): AbortSignal => {
+  #ownSignal(index: number, signal: AbortSignal): AbortSignal {
     const controller = new AbortController()
-    ;(controllers ??= new Map()).set(index, controller)
+    ;(this.#controllers ??= new Map()).set(index, controller)
+    const shared = this.#shared
     if (shared?.signal.aborted === true) controller.abort(shared.signal.reason)
     else if (signal.aborted) controller.abort(signal.reason)
     if (controller.signal.aborted) return controller.signal
-    own ??= new Map()
+    const own = (this.#own ??= new Map())
     let linked = own.get(signal)
     if (linked === undefined) {
       const calls: number[] = []
-      const listener = (): void => {
-        for (const call of calls) abort(call, signal.reason)
-      }
+      const listener = (): void => this.#ownAborted(calls, signal)
       signal.addEventListener('abort', listener, { once: true })
       own.set(signal, (linked = { calls, listener }))
     }
@@ -87,26 +107,28 @@ export function createBatchSignals(options: {
     return controller.signal
   }
 
-  return {
-    forCall(index, signal) {
-      if (signal === undefined) return (sharedSignal ??= (shared ??= takeController()).signal)
-      return ownSignal(index, signal)
-    },
-    stop(indices, reason) {
-      // The shared signal reaches only calls still in flight: an answered call no longer follows it.
-      if (shared !== undefined && !shared.signal.aborted) shared.abort(reason)
-      else if (shared === undefined) (shared = new AbortController()).abort(reason)
-      if (controllers !== undefined) for (const index of indices) abort(index, reason)
-    },
-    detach() {
-      caller?.removeEventListener('abort', onCallerAbort)
-      // every call is answered: nothing of the batch follows its signal any more
-      if (shared !== undefined) giveBack(shared)
-      shared = undefined
-      sharedSignal = undefined
-      if (own === undefined) return
-      for (const [signal, { listener }] of own) signal.removeEventListener('abort', listener)
-      own = undefined
-    },
+  forCall(index: number, signal: AbortSignal | undefined): AbortSignal {
+    if (signal === undefined) return (this.#sharedSignal ??= (this.#shared ??= takeController()).signal)
+    return this.#ownSignal(index, signal)
+  }
+
+  stop(indices: readonly number[], reason: unknown): void {
+    // The shared signal reaches only calls still in flight: an answered call no longer follows it.
+    const shared = this.#shared
+    if (shared !== undefined && !shared.signal.aborted) shared.abort(reason)
+    else if (shared === undefined) (this.#shared = new AbortController()).abort(reason)
+    if (this.#controllers !== undefined) for (const index of indices) this.#abort(index, reason)
+  }
+
+  detach(): void {
+    this.caller?.removeEventListener('abort', this.onCallerAbort)
+    // every call is answered: nothing of the batch follows its signal any more
+    if (this.#shared !== undefined) giveBack(this.#shared)
+    this.#shared = undefined
+    this.#sharedSignal = undefined
+    const own = this.#own
+    if (own === undefined) return
+    for (const [signal, { listener }] of own) signal.removeEventListener('abort', listener)
+    this.#own = undefined
   }
 }

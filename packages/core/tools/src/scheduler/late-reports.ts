@@ -29,11 +29,22 @@ export function createLateReports(options: {
   /** Something changed: the driver looks again. */
   readonly drive: () => void
 }): LateReports {
-  const { hooks, state, logger, finished, drive } = options
-  let pending = 0
+  return new LateReportTable(options)
+}
 
-  const lateFailed = (error: unknown): void => {
-    logger?.error('tool batch: hooks.onLateOutcome failed; the late outcome was not recorded', { error })
+/**
+ * `LateReports` as a class: its methods are made once, not per batch as the closures of an object
+ * literal would be (issue 26). Bound where they are handed out as callbacks.
+ */
+class LateReportTable implements LateReports {
+  #pending = 0
+  readonly #lateFailed: (error: unknown) => void
+
+  constructor(private readonly options: Parameters<typeof createLateReports>[0]) {
+    const { logger } = options
+    this.#lateFailed = (error) => {
+      logger?.error('tool batch: hooks.onLateOutcome failed; the late outcome was not recorded', { error })
+    }
   }
 
   /**
@@ -41,39 +52,41 @@ export function createLateReports(options: {
    * records it), so a failed batch settles only after the outcomes of the bodies it drained are
    * reported.
    */
-  const report = (index: number, outcome: LateToolOutcome): void => {
+  report(index: number, outcome: LateToolOutcome): void {
+    const { hooks, state, finished, drive } = this.options
     let returned: unknown
     try {
       returned = hooks.onLateOutcome?.(index, state.input(index), outcome)
     } catch (error) {
-      return lateFailed(error)
+      return this.#lateFailed(error)
     }
     if (!isThenable(returned)) return
     const awaited = !finished()
-    if (awaited) pending++
+    if (awaited) this.#pending++
     Promise.resolve(returned)
-      .then(undefined, lateFailed)
+      .then(undefined, this.#lateFailed)
       .finally(() => {
         if (!awaited) return
-        pending--
+        this.#pending--
         drive()
       })
   }
 
-  return {
-    report,
-    watchBody(index, body) {
-      const late = (outcome: LateToolOutcome): void => {
-        state.bodyDone(index)
-        report(index, outcome)
-        drive()
-      }
-      body.then(late, () => late({ kind: 'abandoned' }))
-    },
-    dropped(index, pending) {
-      const outcome = lateOutcomeOf((pending as ScheduledToolDispatch).result)
-      if (outcome !== undefined) report(index, outcome)
-    },
-    pending: () => pending,
+  watchBody(index: number, body: Promise<LateToolOutcome>): void {
+    const late = (outcome: LateToolOutcome): void => {
+      this.options.state.bodyDone(index)
+      this.report(index, outcome)
+      this.options.drive()
+    }
+    body.then(late, () => late({ kind: 'abandoned' }))
+  }
+
+  dropped(index: number, pending: PendingResult): void {
+    const outcome = lateOutcomeOf((pending as ScheduledToolDispatch).result)
+    if (outcome !== undefined) this.report(index, outcome)
+  }
+
+  pending(): number {
+    return this.#pending
   }
 }
