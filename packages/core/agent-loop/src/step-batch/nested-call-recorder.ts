@@ -1,4 +1,4 @@
-import type { AnySession, ToolCallEventData } from '@deepseek-ai/dsh-session'
+import { appendOptionsCiting, type AnySession, type AppendOptions } from '@deepseek-ai/dsh-session'
 import type {
   ExecutionMode,
   LateToolOutcome,
@@ -7,9 +7,10 @@ import type {
   ToolExecutionResult,
 } from '@deepseek-ai/dsh-tools'
 import { appendToolLateOutcome } from '../log/append-tool-late-outcome.ts'
-import { appendToolResult } from '../log/append-tool-result.ts'
+import { nestedToolCallDataOf, toolCallFields } from '../log/append-tool-call.ts'
+import { toolResultDataOf, toolResultFields } from '../log/append-tool-result.ts'
 import { AgentLoopError } from '../base/errors.ts'
-import { isPromiseLike } from '../base/maybe-async.ts'
+import { isPromiseLike, seqOf } from '../base/maybe-async.ts'
 import { measureRecordedTimings } from './measure-recorded-timings.ts'
 import type { NestedCall, NestedParent, StepCalls } from './step-calls.ts'
 
@@ -84,6 +85,11 @@ class NestedCallRecords implements NestedCallRecorder {
   private readonly calls: StepCalls
   private readonly messageLanding: () => Promise<void> | undefined
   private readonly timed: boolean
+  /** What each nested call's and result's data is built from, filled in place. */
+  private readonly callFields = toolCallFields()
+  private readonly resultFields = toolResultFields()
+  /** The append options citing the last outer call cited (frozen, so one object serves its nested calls). */
+  private cited: { readonly seq: number; readonly options: AppendOptions } | undefined = undefined
 
   constructor(options: NestedCallRecorderOptions) {
     this.session = options.session
@@ -100,6 +106,13 @@ class NestedCallRecords implements NestedCallRecorder {
       onCommit: (_index, input, result) => this.committed(input, result),
       onLateOutcome: (_index, input, outcome) => this.lateOutcome(input, outcome),
     }
+  }
+
+  private citing(outerSeq: number): AppendOptions {
+    let { cited } = this
+    if (cited?.seq !== outerSeq)
+      this.cited = cited = { seq: outerSeq, options: appendOptionsCiting(outerSeq) }
+    return cited.options
   }
 
   /** The seq of the outer call's `tool/call`, if it was recorded in this step. */
@@ -135,18 +148,22 @@ class NestedCallRecords implements NestedCallRecorder {
       )
     }
     const scope = input.effects?.idempotencyScope
-    const data: ToolCallEventData = {
-      turn: this.turn,
-      step: this.step,
-      callId: input.callId,
-      name: input.name,
-      arguments: typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
-      parentCallId: parentId,
-      ...(mode === undefined ? {} : { mode }),
+    // Built by the session's own builder from the step's one fields object (what the literal
+    // `{ turn, step, callId, name, arguments, parentCallId, mode?, idempotencyKey? }` held, in that
+    // order), and citing the outer call with the step's one options object for it.
+    const data = nestedToolCallDataOf(
+      this.callFields,
+      this.turn,
+      this.step,
+      input.callId,
+      input.name,
+      typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
+      parentId,
+      mode,
       // T49, T63: the key its body sees, in the step's scope (the transport passes the step's effects on)
-      ...(scope === undefined ? {} : { idempotencyKey: `${scope}:${input.callId}` }),
-    }
-    const recorded = this.session.append('tool/call', data, { sourceEventSeqs: [outerSeq] })
+      scope === undefined ? undefined : `${scope}:${input.callId}`,
+    )
+    const recorded = this.session.append('tool/call', data, this.citing(outerSeq))
     if (!isPromiseLike(recorded)) {
       record.callSeq = recorded.seq
       return
@@ -203,15 +220,10 @@ class NestedCallRecords implements NestedCallRecorder {
       // a retry after a failed batch offers the same result again: recorded once
       if (record.callSeq === undefined || record.resultSeq !== undefined) return calls.releaseNested(record)
       const timings = this.timed ? measureRecordedTimings(record, performance.now()) : undefined
-      recorded = appendToolResult({
-        session: this.session,
-        turn: this.turn,
-        step: this.step,
-        callId: input.callId,
-        callSeq: record.callSeq,
-        result,
-        ...(timings === undefined ? {} : { timings }),
-      })
+      // what `appendToolResult` records, built positionally from the step's one fields object
+      const data = toolResultDataOf(this.resultFields, this.turn, this.step, input.callId, result, timings)
+      const appended = this.session.append('tool/result', data, appendOptionsCiting(record.callSeq, true))
+      recorded = isPromiseLike(appended) ? Promise.resolve(appended).then(seqOf) : appended.seq
     } catch (error) {
       // even when the session refused it: the outer call must not wait forever (it is reported)
       calls.releaseNested(record)
