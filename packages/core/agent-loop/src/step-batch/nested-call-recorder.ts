@@ -98,13 +98,14 @@ class NestedCallRecords implements NestedCallRecorder {
     this.calls = options.calls
     this.messageLanding = options.messageLanding
     this.timed = options.timed
-    // One literal, each hook a one-line hand-off: the work is in the methods.
+    // The methods themselves, bound: a bound function has no code of its own to lose (an arrow
+    // function per hook would be a closure made per step again).
     this.hooks = {
-      onQueued: (_index, input) => void this.admit(input),
-      onStart: (_index, input, mode) => this.started(input, mode),
-      onSettled: (_index, input) => this.settled(input),
-      onCommit: (_index, input, result) => this.committed(input, result),
-      onLateOutcome: (_index, input, outcome) => this.lateOutcome(input, outcome),
+      onQueued: this.queued.bind(this),
+      onStart: this.started.bind(this),
+      onSettled: this.settled.bind(this),
+      onCommit: this.committed.bind(this),
+      onLateOutcome: this.lateOutcome.bind(this),
     }
   }
 
@@ -183,7 +184,16 @@ class NestedCallRecords implements NestedCallRecorder {
     return recorded.then(() => void (record.startedAt = performance.now()))
   }
 
-  private started(input: ToolExecutionInput, mode: ExecutionMode | undefined): void | Promise<void> {
+  // The hooks (`ToolBatchHooks`), each with the scheduler's parameters (the nested batch's index unused).
+  private queued(_index: number, input: ToolExecutionInput): void {
+    this.admit(input)
+  }
+
+  private started(
+    _index: number,
+    input: ToolExecutionInput,
+    mode: ExecutionMode | undefined,
+  ): void | Promise<void> {
     const record = this.admit(input)
     if (record.callSeq !== undefined) return
     if (this.parentSeq(input.parent!.callId) === undefined) {
@@ -204,14 +214,18 @@ class NestedCallRecords implements NestedCallRecorder {
     return landing.then(() => this.recordStart(input, record, mode))
   }
 
-  private settled(input: ToolExecutionInput): void {
+  private settled(_index: number, input: ToolExecutionInput): void {
     const record = this.calls.nested(input.callId)
     // a body that settles after its result was recorded (a late outcome) changes no timing
     if (this.timed && record !== undefined && record.resultSeq === undefined)
       record.settledAt ??= performance.now()
   }
 
-  private committed(input: ToolExecutionInput, result: ToolExecutionResult): void | Promise<void> {
+  private committed(
+    _index: number,
+    input: ToolExecutionInput,
+    result: ToolExecutionResult,
+  ): void | Promise<void> {
     const { calls } = this
     const record = calls.nested(input.callId)
     if (record === undefined) return
@@ -251,7 +265,11 @@ class NestedCallRecords implements NestedCallRecorder {
     )
   }
 
-  private lateOutcome(input: ToolExecutionInput, outcome: LateToolOutcome): void | Promise<void> {
+  private lateOutcome(
+    _index: number,
+    input: ToolExecutionInput,
+    outcome: LateToolOutcome,
+  ): void | Promise<void> {
     const record = this.calls.nested(input.callId)
     if (record?.callSeq === undefined) return
     const recorded = appendToolLateOutcome({

@@ -98,8 +98,9 @@ class OpenStepBatch implements StepBatch {
     this.turn = turn
     this.step = step
     this.approvals = approvals
-    const logLate = (index: number, outcome: LateToolOutcome, error: unknown): void =>
-      this.logLate(index, outcome, error)
+    // The callbacks below are methods bound, not arrow functions: a bound function has no code of
+    // its own to lose, where a closure made per step runs unoptimized again after a full collection.
+    const logLate = this.logLate.bind(this)
     const idempotencyScope = sessionIdOf(session)
     this.effects = createBodyStartRecorder({ session, turn, step, calls, idempotencyScope })
     const progress = createToolCallProgress({
@@ -122,7 +123,7 @@ class OpenStepBatch implements StepBatch {
       message: options.message,
       lateFailed: logLate,
       ...(approvals?.firstCallSeq === undefined ? {} : { firstCallSeq: approvals.firstCallSeq }),
-      timings: (call) => progress.recordedTimings(call),
+      timings: progress.recordedTimings.bind(progress),
     })
     this.ledger = ledger
     const pause = createApprovalPause({ approvals, ledger, calls, turn, step, where })
@@ -159,8 +160,8 @@ class OpenStepBatch implements StepBatch {
       stepIds: options.stepIds ?? 'any',
       logger: this.logger,
       where,
-      handedOver: () => this.list.length,
-      enqueue: (block, fix) => this.enqueue(block, fix),
+      handedOver: this.handedOver.bind(this),
+      enqueue: this.enqueue.bind(this),
       closeBatch: () => this.batch.close(),
     })
   }
@@ -175,6 +176,10 @@ class OpenStepBatch implements StepBatch {
       callId,
       outcome,
     })
+  }
+
+  private handedOver(): number {
+    return this.list.length
   }
 
   private enqueue(block: RecordedCallBlock, fix: CallFix | undefined): void {

@@ -2,6 +2,7 @@ import type {
   ExecutionMode,
   LateToolOutcome,
   ToolBatchHooks,
+  ToolExecutionInput,
   ToolExecutionResult,
 } from '@deepseek-ai/dsh-tools'
 import type { ApprovalPause } from './approval-pause.ts'
@@ -52,9 +53,26 @@ class StepHooks {
     this.timed = options.progress.timed
   }
 
-  started(index: number, mode: ExecutionMode | undefined): void {
+  // The hooks (`ToolBatchHooks`), each with the scheduler's parameters (the input unused).
+  queued(index: number): void {
+    this.progress.queued(index)
+  }
+
+  started(index: number, _input: ToolExecutionInput, mode: ExecutionMode | undefined): void {
     this.ledger.recordCall(index, mode)
     if (this.timed) this.progress.started(index, mode)
+  }
+
+  dispatch(index: number): Promise<void> | undefined {
+    return this.ledger.durable(index)
+  }
+
+  settled(index: number): void {
+    this.progress.settled(index)
+  }
+
+  suspend(index: number, _input: ToolExecutionInput, reason: string | undefined): void | Promise<void> {
+    return this.pause.suspend(index, reason)
   }
 
   /** A call's end is reported once its `tool/result` is durable (T61: the next commit need not wait). */
@@ -89,7 +107,7 @@ class StepHooks {
   }
 
   // after the call's nested calls (a run_code program's) have their results
-  committed(index: number, result: ToolExecutionResult): void | Promise<void> {
+  committed(index: number, _input: ToolExecutionInput, result: ToolExecutionResult): void | Promise<void> {
     this.pause.committed(result)
     const call = this.list[index]!
     if (this.nested.answerNow(call)) return this.recordResult(index, result)
@@ -97,7 +115,7 @@ class StepHooks {
   }
 
   // May come after this step (or the turn) ended: it is recorded where the session is then.
-  lateOutcome(index: number, outcome: LateToolOutcome): void | Promise<void> {
+  lateOutcome(index: number, _input: ToolExecutionInput, outcome: LateToolOutcome): void | Promise<void> {
     try {
       const recorded = this.ledger.recordLateOutcome(index, outcome)
       if (recorded !== undefined) return this.logRefusal(recorded, index, outcome)
@@ -120,22 +138,22 @@ class StepHooks {
  */
 export function stepBatchHooks(options: StepBatchHooksOptions): ToolBatchHooks {
   const hooks = new StepHooks(options)
-  const { ledger, progress, pause } = options
-  const onDispatch = (index: number) => ledger.durable(index)
-  const onStart: ToolBatchHooks['onStart'] = (index, _input, mode) => hooks.started(index, mode)
-  const onSuspend: ToolBatchHooks['onSuspend'] = (index, _input, reason) => pause.suspend(index, reason)
-  const onCommit: ToolBatchHooks['onCommit'] = (index, _input, result) => hooks.committed(index, result)
-  const onLateOutcome: ToolBatchHooks['onLateOutcome'] = (index, _input, outcome) =>
-    hooks.lateOutcome(index, outcome)
+  // The methods themselves, bound: a bound function has no code of its own to lose (an arrow
+  // function per hook would be a closure made per step again).
+  const onStart = hooks.started.bind(hooks)
+  const onDispatch = hooks.dispatch.bind(hooks)
+  const onSuspend = hooks.suspend.bind(hooks)
+  const onCommit = hooks.committed.bind(hooks)
+  const onLateOutcome = hooks.lateOutcome.bind(hooks)
   // A step that reads no clock is given no hook for a call's queueing and settling. One literal per
   // case, not `{ ...(timed ? { onQueued } : {}), onStart, … }`: a spread that brings a property
   // followed by more properties cost about 1 µs per step on Node 20 (DEVELOPERS.md).
-  if (!progress.timed) return { onStart, onDispatch, onSuspend, onCommit, onLateOutcome }
+  if (!options.progress.timed) return { onStart, onDispatch, onSuspend, onCommit, onLateOutcome }
   return {
-    onQueued: (index) => progress.queued(index),
+    onQueued: hooks.queued.bind(hooks),
     onStart,
     onDispatch,
-    onSettled: (index) => progress.settled(index),
+    onSettled: hooks.settled.bind(hooks),
     onSuspend,
     onCommit,
     onLateOutcome,
