@@ -2176,8 +2176,10 @@ export const mutants = [
     id: 'loop-results-serialized',
     package: 'agent-loop',
     file: `${LOOP}/step-batch/tool-call-ledger.ts`,
-    find: '    call.recording = recording',
-    replace: '    call.recording = recording; return recording',
+    // the result's append returns its durability to the batch, which then waits for it (base
+    // 3c338ea's find sat in followResult, whose return value append drops: the mutant was a no-op)
+    find: '    this.followResult(call, appended)',
+    replace: '    this.followResult(call, appended); return call.recording',
     kind: 'durability order',
     description:
       'each result waits for the previous one to be durable before it is appended (one commit per result)',
