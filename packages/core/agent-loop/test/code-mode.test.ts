@@ -171,6 +171,22 @@ describe('Code Mode end to end (T33)', () => {
       expect(dataOf(nested).parentCallId).toBe('rc')
       expect(nested.sourceEventSeqs).toEqual([outer.seq])
     }
+    // a nested tool/call holds exactly these fields, in this order (what the log writes), frozen (T58)
+    const first = events[4]!.data as Record<string, unknown>
+    expect(Object.keys(first)).toEqual([
+      'turn',
+      'step',
+      'callId',
+      'name',
+      'arguments',
+      'parentCallId',
+      'mode',
+      'idempotencyKey',
+    ])
+    expect(first).toMatchObject({ turn: 1, step: 1, callId: 'rc:code:0', name: 'page_a', arguments: '{}' })
+    expect(first.idempotencyKey).toMatch(/:rc:code:0$/)
+    expect(Object.isFrozen(first)).toBe(true)
+    expect(Object.keys(events[7]!.data as object)).toEqual(['turn', 'step', 'message', 'timings'])
     expect((events[10]!.data as { name: string; arguments: string }).arguments).toBe('{"text":"abc"}')
     expect(verifyToolPairs(events)).toEqual({ ok: true, problems: [] })
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import type { SessionEvent } from '@deepseek-ai/dsh-session'
 import { eventsOf, logViewsArbitrary, readOutcome } from './support/log-views.ts'
 import { historyItemsFromSession } from '../src/log/history-items.ts'
 import { sessionHistoryItems } from '../src/log/session-history.ts'
@@ -117,6 +118,22 @@ describe('the history a loop builds on from step to step', () => {
       }),
       { numRuns: 400 },
     )
+  })
+
+  it('T57: a log handed as an array its owner keeps changing (not frozen) is read on from what was read, never from the array as it is later', () => {
+    const message = (text: string): Draft => ({
+      type: 'user/message',
+      data: { message: { role: 'user', content: [{ type: 'text', text }] } },
+    })
+    const log = eventsOf([message('a'), message('b'), message('c'), message('d')], 1)
+    // a session whose events() is its live array: it grows after each read
+    const live: SessionEvent[] = [log[0]!, log[1]!]
+    const session = {}
+    expect(sessionHistoryItems(session, live)).toHaveLength(2)
+    live.push(log[2]!, log[3]!)
+    // the same array object, now longer: its new events are read too
+    expect(sessionHistoryItems(session, live)).toEqual(historyItemsFromSession(live))
+    expect(sessionHistoryItems(session, live)).toHaveLength(4)
   })
 
   it('T57: a read after appends reads only what was appended (the earlier items are the same objects)', () => {

@@ -106,3 +106,33 @@ export function toolCallDataOf(
   fields.idempotencyKey = idempotencyKey
   return toolCallEventData(fields)
 }
+
+/**
+ * The `tool/call` data of a nested call (a `run_code` program's, T33), from `fields` filled in
+ * place as `toolCallDataOf` does: built and frozen by the session package, so the session keeps it
+ * without walking it again.
+ */
+export function nestedToolCallDataOf(
+  fields: ToolCallFields,
+  turn: number,
+  step: number,
+  callId: string,
+  name: string,
+  args: string,
+  parentCallId: string,
+  mode: ExecutionMode | undefined,
+  idempotencyKey: string | undefined,
+): ToolCallEventData {
+  fields.turn = turn
+  fields.step = step
+  fields.callId = callId
+  fields.modelCallId = undefined
+  fields.name = name
+  fields.arguments = args
+  fields.parentCallId = parentCallId
+  fields.mode = mode
+  fields.repaired = undefined
+  fields.replayArguments = undefined
+  fields.idempotencyKey = idempotencyKey
+  return toolCallEventData(fields)
+}

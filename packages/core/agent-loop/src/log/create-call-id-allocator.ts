@@ -96,15 +96,28 @@ function sessionIds(session: AnySession): SessionIds {
  * The ids a session holds are indexed once per session and read on incrementally (`read` after
  * the last seq seen), so a step costs what was appended since the last one.
  */
-export function createCallIdAllocator(session: AnySession, stepIds: StepIds = 'any'): CallIdAllocator {
-  const known = sessionIds(session)
+/**
+ * The allocator as a class: `assign` runs once per call, and as a method it is made once, not per
+ * step (a closure made per step loses its optimized code whenever a full collection finds no step
+ * alive: the Code Mode order effect, bench/README).
+ */
+class StepCallIds implements CallIdAllocator {
   /** This step's ids (recorded or not yet) and the parents they are nested ids of. */
-  const step = { used: new Set<string>(), parents: new Set<string>() }
+  private readonly step = { used: new Set<string>(), parents: new Set<string>() }
+
+  private readonly known: SessionIds
+  private readonly plain: boolean
+
+  constructor(known: SessionIds, plain: boolean) {
+    this.known = known
+    this.plain = plain
+  }
 
   /** Whether `callId` (of nested parent `parent`) may be recorded in this step. */
   // The sets that are empty (most steps have no nested ids at all, a fresh session no ids) are not
   // looked into: a lookup hashes the id and probes the table even when the table is empty.
-  const free = (callId: string, parent: string | undefined): boolean => {
+  private free(callId: string, parent: string | undefined): boolean {
+    const { known, step } = this
     if ((known.used.size !== 0 && known.used.has(callId)) || step.used.has(callId)) return false
     // an earlier call's id is a nested id of this one: this call's nested calls would repeat it
     if (known.parents.size !== 0 && known.parents.has(callId)) return false
@@ -113,38 +126,46 @@ export function createCallIdAllocator(session: AnySession, stepIds: StepIds = 'a
     return parent === undefined || !step.used.has(parent)
   }
 
-  const as = (block: ToolCallBlock, callId: string, parent: string | undefined): RecordedCallBlock => {
-    take(step, callId, parent)
+  private as(block: ToolCallBlock, callId: string, parent: string | undefined): RecordedCallBlock {
+    take(this.step, callId, parent)
     return callId === block.id ? block : renamed(block, callId)
   }
 
   /** Whether `callId` is free in the session (all a plain step's ids need: see `StepIds`). */
-  const freeInSession = (callId: string): boolean =>
-    (known.used.size === 0 || !known.used.has(callId)) &&
-    (known.parents.size === 0 || !known.parents.has(callId))
+  private freeInSession(callId: string): boolean {
+    const { used, parents } = this.known
+    return (used.size === 0 || !used.has(callId)) && (parents.size === 0 || !parents.has(callId))
+  }
 
   /** `assign` for a step whose ids are plain: its own ids are never looked up nor kept. */
-  const assignPlain = (block: ToolCallBlock): RecordedCallBlock => {
-    if (freeInSession(block.id)) return block
+  private assignPlain(block: ToolCallBlock): RecordedCallBlock {
+    if (this.freeInSession(block.id)) return block
     for (let n = 2; ; n++) {
       const callId = `${block.id}#${n}`
-      if (freeInSession(callId)) return renamed(block, callId)
+      if (this.freeInSession(callId)) return renamed(block, callId)
     }
   }
 
   /** `callId` if free, else `<callId>#<n>` for the smallest n ≥ 2 that is (one parent lookup per try). */
-  const assign = (block: ToolCallBlock): RecordedCallBlock => {
+  private assignAny(block: ToolCallBlock): RecordedCallBlock {
     const parent = nestedCallParent(block.id)
-    if (free(block.id, parent)) return as(block, block.id, parent)
+    if (this.free(block.id, parent)) return this.as(block, block.id, parent)
     for (let n = 2; ; n++) {
       const callId = `${block.id}#${n}`
       const renamedParent = nestedCallParent(callId)
-      if (free(callId, renamedParent)) return as(block, callId, renamedParent)
+      if (this.free(callId, renamedParent)) return this.as(block, callId, renamedParent)
     }
   }
 
-  return {
-    assign: stepIds === 'plain' ? assignPlain : assign,
-    recorded: (block, callId) => as(block, callId, nestedCallParent(callId)),
+  assign(block: ToolCallBlock): RecordedCallBlock {
+    return this.plain ? this.assignPlain(block) : this.assignAny(block)
   }
+
+  recorded(block: ToolCallBlock, callId: string): RecordedCallBlock {
+    return this.as(block, callId, nestedCallParent(callId))
+  }
+}
+
+export function createCallIdAllocator(session: AnySession, stepIds: StepIds = 'any'): CallIdAllocator {
+  return new StepCallIds(sessionIds(session), stepIds === 'plain')
 }

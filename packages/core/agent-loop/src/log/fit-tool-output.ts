@@ -52,27 +52,28 @@ function cutText(
  * tail with a marker between (or `toModelContent`'s answer); everything else is the stored message
  * itself. The session keeps the whole result; this is only the view sent, a pure function of the
  * log and the policy, so a resume sends the same. Several text blocks are cut as one text.
+ *
+ * Fits `items` in place and returns it: the caller hands over an array of its own (a step's history
+ * is a fresh array each step), and a copy of the whole history per step was most of this
+ * function's work in a long conversation, where nearly every item is kept as it is.
  */
 export function fitToolOutputs(
-  items: readonly HistoryItem[],
+  items: HistoryItem[],
   policy: ContextPolicy['toolOutput'],
   readable: boolean,
 ): HistoryItem[] {
   const { maxChars, headShare, toModelContent } = policy
-  const key = `${maxChars}:${headShare}:${readable}`
+  let key: string | undefined
   let names: Map<string, string> | undefined
-  const out: HistoryItem[] = []
-  for (const item of items) {
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index]!
     const { message } = item
     // the tool names only `toModelContent` is told: no map of every call in the history without it
     if (message.role === 'assistant' && toModelContent !== undefined) {
       for (const block of message.content)
         if (block.type === 'tool-call') (names ??= new Map()).set(block.id, (block as ToolCallBlock).name)
     }
-    if (message.role !== 'tool' || message.content.length !== 1) {
-      out.push(item)
-      continue
-    }
+    if (message.role !== 'tool' || message.content.length !== 1) continue
     const result = message.content[0]!
     if (toModelContent !== undefined) {
       const content = toModelContent({
@@ -81,22 +82,20 @@ export function fitToolOutputs(
         seq: item.seq,
         maxChars,
       })
-      out.push({
+      items[index] = {
         seq: item.seq,
         message: Object.freeze({
           role: 'tool',
           content: Object.freeze([Object.freeze({ ...result, content: Object.freeze([...content]) })]),
         }),
-      })
+      }
       continue
     }
-    if (textLength(result.content) <= maxChars) {
-      out.push(item)
-      continue
-    }
+    if (textLength(result.content) <= maxChars) continue
+    key ??= `${maxChars}:${headShare}:${readable}`
     const cached = cutCache.get(message)
     if (cached?.key === key) {
-      out.push({ seq: item.seq, message: cached.message })
+      items[index] = { seq: item.seq, message: cached.message }
       continue
     }
     let text = ''
@@ -116,7 +115,7 @@ export function fitToolOutputs(
       ]),
     })
     cutCache.set(message, { key, message: fitted })
-    out.push({ seq: item.seq, message: fitted })
+    items[index] = { seq: item.seq, message: fitted }
   }
-  return out
+  return items
 }

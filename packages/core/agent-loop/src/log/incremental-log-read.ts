@@ -3,9 +3,15 @@ import type { SessionEvent } from '@deepseek-ai/dsh-session'
 /** What was read of one session's log into `state`, and from which events (kept by reference). */
 interface Read<S> {
   readonly state: S
-  /** The events read into `state`, in order: a later log must start with these very objects. */
-  readonly read: SessionEvent[]
+  /**
+   * The events read into `state`, in order: a later log must start with these very objects. The
+   * array handed in when it is frozen (a session's `events()` view is), so no copy of the log is
+   * kept per reader; a copy of it otherwise (its caller could change it later).
+   */
+  read: readonly SessionEvent[]
 }
+
+const NONE: readonly SessionEvent[] = Object.freeze([])
 
 /**
  * A reading of session logs kept per session and extended with what was appended since: `extend`
@@ -22,6 +28,8 @@ export function incrementalLogRead<S>(
   const reads = new WeakMap<object, Read<S>>()
   const continues = (done: Read<S>, events: readonly SessionEvent[]): boolean => {
     const { read } = done
+    // the very view read last time (nothing appended since, or a second reader of one view)
+    if (events === read) return true
     if (events.length < read.length) return false
     for (let i = read.length - 1; i >= 0; i--) if (events[i] !== read[i]) return false
     return true
@@ -29,7 +37,7 @@ export function incrementalLogRead<S>(
   return (session, events) => {
     let done = reads.get(session)
     if (done === undefined || !continues(done, events)) {
-      done = { state: start(), read: [] }
+      done = { state: start(), read: NONE }
       reads.set(session, done)
     }
     const from = done.read.length
@@ -39,7 +47,7 @@ export function incrementalLogRead<S>(
       reads.delete(session)
       throw error
     }
-    for (let i = from; i < events.length; i++) done.read.push(events[i]!)
+    if (from !== events.length) done.read = Object.isFrozen(events) ? events : events.slice()
     return done.state
   }
 }

@@ -18,49 +18,66 @@ export interface ApprovalPause {
   paused(): PendingApproval | undefined
 }
 
-export function createApprovalPause(options: {
+/** What `createApprovalPause` is given. */
+export interface ApprovalPauseOptions {
   readonly approvals: StepApprovals | undefined
   readonly ledger: ToolCallLedger
   readonly calls: StepCalls
   readonly turn: number
   readonly step: number
   readonly where: string
-}): ApprovalPause {
-  const { approvals, ledger, calls, turn, step, where } = options
-  const accepted: string[] = []
-  let concludes = false
-  let paused: PendingApproval | undefined
-  return {
-    committed(result) {
-      if (approvals === undefined) return
-      const contexts = result.additionalContexts
-      if (contexts !== undefined) accepted.push(...contexts)
-      if (!result.isError && result.concludesTurn === true) concludes = true
-    },
-    suspend(index, reason) {
-      if (approvals === undefined) throw new Error(`${where}: a call was suspended without durable approvals`)
-      const extra = {
-        reason,
-        contexts: [...approvals.carried.contexts, ...accepted],
-        concludesTurn: approvals.carried.concludesTurn || concludes,
-      }
-      const done = (requestSeq: number): void => {
-        const { block, callSeq } = calls.list[index]!
-        paused = Object.freeze({
-          turn,
-          step,
-          callId: block.id,
-          name: block.name,
-          arguments: block.arguments,
-          reason,
-          requestSeq,
-          callSeq: callSeq!,
-        })
-        approvals.onRequested(paused, index)
-      }
-      const seq = ledger.recordApprovalRequest(index, extra)
-      return typeof seq === 'number' ? done(seq) : seq.then(done)
-    },
-    paused: () => paused,
+}
+
+/** A class, its methods made once (`committed` runs per call): see `StepLedger` (tool-call-ledger.ts). */
+class StepApprovalPause implements ApprovalPause {
+  private readonly options: ApprovalPauseOptions
+  private readonly accepted: string[] = []
+  private concludes = false
+  private pausedAt: PendingApproval | undefined = undefined
+
+  constructor(options: ApprovalPauseOptions) {
+    this.options = options
   }
+
+  committed(result: ToolExecutionResult): void {
+    if (this.options.approvals === undefined) return
+    const contexts = result.additionalContexts
+    if (contexts !== undefined) this.accepted.push(...contexts)
+    if (!result.isError && result.concludesTurn === true) this.concludes = true
+  }
+
+  suspend(index: number, reason: string | undefined): void | Promise<void> {
+    const { approvals, ledger, calls, turn, step, where } = this.options
+    if (approvals === undefined) throw new Error(`${where}: a call was suspended without durable approvals`)
+    const extra = {
+      reason,
+      contexts: [...approvals.carried.contexts, ...this.accepted],
+      concludesTurn: approvals.carried.concludesTurn || this.concludes,
+    }
+    const done = (requestSeq: number): void => {
+      const { block, callSeq } = calls.list[index]!
+      const paused: PendingApproval = Object.freeze({
+        turn,
+        step,
+        callId: block.id,
+        name: block.name,
+        arguments: block.arguments,
+        reason,
+        requestSeq,
+        callSeq: callSeq!,
+      })
+      this.pausedAt = paused
+      approvals.onRequested(paused, index)
+    }
+    const seq = ledger.recordApprovalRequest(index, extra)
+    return typeof seq === 'number' ? done(seq) : seq.then(done)
+  }
+
+  paused(): PendingApproval | undefined {
+    return this.pausedAt
+  }
+}
+
+export function createApprovalPause(options: ApprovalPauseOptions): ApprovalPause {
+  return new StepApprovalPause(options)
 }

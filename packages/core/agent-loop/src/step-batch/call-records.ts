@@ -33,7 +33,8 @@ export interface CallRecords {
 
 const noop = (): void => {}
 
-export function createCallRecords(options: {
+/** What `createCallRecords` is given. */
+export interface CallRecordsOptions {
   readonly session: AnySession
   readonly turn: number
   readonly step: number
@@ -41,44 +42,65 @@ export function createCallRecords(options: {
   readonly firstCallSeq: number | undefined
   /** The scope of the calls' idempotency keys (the session's id, T49), recorded on each `tool/call`. */
   readonly idempotencyScope: string | undefined
-}): CallRecords {
-  const { session, turn, step, firstCallSeq, idempotencyScope } = options
+}
+
+/**
+ * The records as a class: methods made once, not closures made for each step, which lose their
+ * optimized code when a full collection finds no step alive (the Code Mode order effect, bench/README).
+ */
+class StepCallRecords implements CallRecords {
+  private readonly session: AnySession
+  private readonly turn: number
+  private readonly step: number
+  private readonly firstCallSeq: number | undefined
   /** `<scope>:`, joined once per step: each call's key (T49) is then one concatenation. */
-  const keyPrefix = idempotencyScope === undefined ? undefined : `${idempotencyScope}:`
+  private readonly keyPrefix: string | undefined
   /** What each call's data is built from, filled in place (`toolCallDataOf`). */
-  const fields = toolCallFields()
+  private readonly fields = toolCallFields()
   /** The gate of the last call whose record is pending. */
-  let last: Promise<void> | undefined
+  private pending: Promise<void> | undefined = undefined
   /** Why a record was refused: no later call of the step is recorded. */
-  let refused: { readonly error: unknown } | undefined
+  private refused: { readonly error: unknown } | undefined = undefined
   /** The append options citing the step's message (frozen, so one object serves every call). */
-  let cited: { readonly seq: number; readonly options: AppendOptions } | undefined
-  const citing = (messageSeq: number): AppendOptions => {
-    if (cited?.seq !== messageSeq) cited = { seq: messageSeq, options: appendOptionsCiting(messageSeq) }
+  private cited: { readonly seq: number; readonly options: AppendOptions } | undefined = undefined
+
+  constructor(options: CallRecordsOptions) {
+    this.session = options.session
+    this.turn = options.turn
+    this.step = options.step
+    this.firstCallSeq = options.firstCallSeq
+    const scope = options.idempotencyScope
+    this.keyPrefix = scope === undefined ? undefined : `${scope}:`
+  }
+
+  private citing(messageSeq: number): AppendOptions {
+    let { cited } = this
+    if (cited?.seq !== messageSeq)
+      this.cited = cited = { seq: messageSeq, options: appendOptionsCiting(messageSeq) }
     return cited.options
   }
 
   /** `own` and every earlier pending append of the step, handled, as the step's new `last`. */
-  const chain = (own: Promise<unknown>): Promise<void> => {
-    const before = last
+  private chain(own: Promise<unknown>): Promise<void> {
+    const before = this.pending
     const both = before === undefined ? own.then(noop) : Promise.all([before, own]).then(noop)
     const settled: Promise<void> = both.then(undefined, (error: unknown) => {
-      refused ??= { error }
+      this.refused ??= { error }
       throw error
     })
     // The first reaction, so every reaction registered on it (the body, the result) still finds the
     // call's gate set; later code finds it durable without a tick. It also handles a rejection:
     // whoever waits on it gets the rejection itself.
     settled.then(() => {
-      if (last === settled) last = undefined
+      if (this.pending === settled) this.pending = undefined
     }, noop)
-    last = settled
+    this.pending = settled
     return settled
   }
 
   /** A call's gate: its own record and every earlier append; a later call never counts as durable first. */
-  const gate = (call: StepCall, own: Promise<void>): void => {
-    const settled = chain(own)
+  private gate(call: StepCall, own: Promise<void>): void {
+    const settled = this.chain(own)
     settled.then(() => {
       if (call.durable === settled) call.durable = undefined
     }, noop)
@@ -86,40 +108,62 @@ export function createCallRecords(options: {
   }
 
   /**
-   * `call`'s gate on its asynchronous append (a function of its own: a closure in `record` would make
+   * `call`'s gate on its asynchronous append (a method of its own: a closure in `record` would make
    * every call, the synchronous ones too, allocate a context for it).
    */
-  const gateOn = (call: StepCall, appended: PromiseLike<{ readonly seq: number }>): void =>
+  private gateOn(call: StepCall, appended: PromiseLike<{ readonly seq: number }>): void {
     // a session's own thenable is taken as a promise, as `andThen` does
-    gate(
+    this.gate(
       call,
       Promise.resolve(appended).then((recorded) => void (call.callSeq = recorded.seq)),
     )
-
-  return {
-    record(call, messageSeq) {
-      if (refused !== undefined) throw refused.error
-      if (call.index === 0 && firstCallSeq !== undefined) {
-        call.callSeq = firstCallSeq
-        return
-      }
-      const { block } = call
-      // One call's data built positionally (no options object per call); the citing options are
-      // the step's one object (every call cites the same message).
-      const key = keyPrefix === undefined ? undefined : keyPrefix + block.id
-      const data = toolCallDataOf(fields, turn, step, block, call.mode, block.modelCallId, block.fix, key)
-      const appended =
-        messageSeq === undefined
-          ? session.append('tool/call', data)
-          : session.append('tool/call', data, citing(messageSeq))
-      if (!isPromiseLike(appended)) {
-        call.callSeq = appended.seq
-        return
-      }
-      gateOn(call, appended)
-    },
-    follow: (append) => chain(append),
-    last: () => last,
-    refusal: () => refused,
   }
+
+  record(call: StepCall, messageSeq: number | undefined): void {
+    if (this.refused !== undefined) throw this.refused.error
+    if (call.index === 0 && this.firstCallSeq !== undefined) {
+      call.callSeq = this.firstCallSeq
+      return
+    }
+    const { block } = call
+    const { keyPrefix, session } = this
+    // One call's data built positionally (no options object per call); the citing options are
+    // the step's one object (every call cites the same message).
+    const key = keyPrefix === undefined ? undefined : keyPrefix + block.id
+    const data = toolCallDataOf(
+      this.fields,
+      this.turn,
+      this.step,
+      block,
+      call.mode,
+      block.modelCallId,
+      block.fix,
+      key,
+    )
+    const appended =
+      messageSeq === undefined
+        ? session.append('tool/call', data)
+        : session.append('tool/call', data, this.citing(messageSeq))
+    if (!isPromiseLike(appended)) {
+      call.callSeq = appended.seq
+      return
+    }
+    this.gateOn(call, appended)
+  }
+
+  follow(append: Promise<unknown>): Promise<void> {
+    return this.chain(append)
+  }
+
+  last(): Promise<void> | undefined {
+    return this.pending
+  }
+
+  refusal(): { readonly error: unknown } | undefined {
+    return this.refused
+  }
+}
+
+export function createCallRecords(options: CallRecordsOptions): CallRecords {
+  return new StepCallRecords(options)
 }

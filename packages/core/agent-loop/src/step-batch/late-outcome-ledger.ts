@@ -23,17 +23,26 @@ export interface LateOutcomeLedger {
   refuse(): void
 }
 
-export function createLateOutcomeLedger(options: {
+/** What `createLateOutcomeLedger` is given. */
+export interface LateOutcomeLedgerOptions {
   readonly session: AnySession
   readonly turn: number
   readonly step: number
   readonly calls: StepCalls
   /** A late outcome held back could not be recorded after all. */
   readonly lateFailed: (index: number, outcome: LateToolOutcome, error: unknown) => void
-}): LateOutcomeLedger {
-  const { session, turn, step, calls, lateFailed } = options
+}
 
-  const record = (index: number, outcome: LateToolOutcome): void | Promise<void> => {
+/** A class, its methods made once (`answered` runs per call): see `StepLedger` (tool-call-ledger.ts). */
+class StepLateOutcomes implements LateOutcomeLedger {
+  private readonly options: LateOutcomeLedgerOptions
+
+  constructor(options: LateOutcomeLedgerOptions) {
+    this.options = options
+  }
+
+  record(index: number, outcome: LateToolOutcome): void | Promise<void> {
+    const { session, turn, step, calls } = this.options
     const call = calls.list[index]
     if (call?.callSeq === undefined) {
       throw new AgentLoopError({
@@ -55,9 +64,10 @@ export function createLateOutcomeLedger(options: {
   }
 
   /** Records a late outcome; a failure goes to `lateFailed`. The promise never rejects. */
-  const recordSafely = (index: number, outcome: LateToolOutcome): MaybePromise<void> => {
+  private recordSafely(index: number, outcome: LateToolOutcome): MaybePromise<void> {
+    const { lateFailed } = this.options
     try {
-      const recorded = record(index, outcome)
+      const recorded = this.record(index, outcome)
       if (recorded !== undefined)
         return recorded.then(undefined, (error: unknown) => lateFailed(index, outcome, error))
     } catch (error) {
@@ -66,26 +76,33 @@ export function createLateOutcomeLedger(options: {
     return undefined
   }
 
-  return {
-    record,
-    hold: (call, outcome) => calls.hold(call, outcome),
-    answered(call) {
-      const outcome = calls.takeHeld(call)
-      // Not awaited: a late outcome never holds up the next commit.
-      if (outcome !== undefined) void recordSafely(call.index, outcome)
-    },
-    settle() {
-      const pending: Promise<void>[] = []
-      for (const { call, outcome } of calls.drainHeld()) {
-        const recorded = recordSafely(call.index, outcome)
-        if (recorded !== undefined) pending.push(recorded)
-      }
-      if (pending.length > 0) return Promise.all(pending).then(() => undefined)
-    },
-    refuse() {
-      for (const { call, outcome } of calls.drainHeld()) {
-        lateFailed(call.index, outcome, new Error('the assistant message of its step was not recorded'))
-      }
-    },
+  hold(call: StepCall, outcome: LateToolOutcome): void {
+    this.options.calls.hold(call, outcome)
   }
+
+  answered(call: StepCall): void {
+    const outcome = this.options.calls.takeHeld(call)
+    // Not awaited: a late outcome never holds up the next commit.
+    if (outcome !== undefined) void this.recordSafely(call.index, outcome)
+  }
+
+  settle(): void | Promise<void> {
+    const pending: Promise<void>[] = []
+    for (const { call, outcome } of this.options.calls.drainHeld()) {
+      const recorded = this.recordSafely(call.index, outcome)
+      if (recorded !== undefined) pending.push(recorded)
+    }
+    if (pending.length > 0) return Promise.all(pending).then(() => undefined)
+  }
+
+  refuse(): void {
+    const { calls, lateFailed } = this.options
+    for (const { call, outcome } of calls.drainHeld()) {
+      lateFailed(call.index, outcome, new Error('the assistant message of its step was not recorded'))
+    }
+  }
+}
+
+export function createLateOutcomeLedger(options: LateOutcomeLedgerOptions): LateOutcomeLedger {
+  return new StepLateOutcomes(options)
 }

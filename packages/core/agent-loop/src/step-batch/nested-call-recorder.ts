@@ -1,9 +1,16 @@
-import type { AnySession, ToolCallEventData } from '@deepseek-ai/dsh-session'
-import type { ExecutionMode, ToolBatchHooks, ToolExecutionInput } from '@deepseek-ai/dsh-tools'
+import { appendOptionsCiting, type AnySession, type AppendOptions } from '@deepseek-ai/dsh-session'
+import type {
+  ExecutionMode,
+  LateToolOutcome,
+  ToolBatchHooks,
+  ToolExecutionInput,
+  ToolExecutionResult,
+} from '@deepseek-ai/dsh-tools'
 import { appendToolLateOutcome } from '../log/append-tool-late-outcome.ts'
-import { appendToolResult } from '../log/append-tool-result.ts'
+import { nestedToolCallDataOf, toolCallFields } from '../log/append-tool-call.ts'
+import { toolResultDataOf, toolResultFields } from '../log/append-tool-result.ts'
 import { AgentLoopError } from '../base/errors.ts'
-import { isPromiseLike } from '../base/maybe-async.ts'
+import { isPromiseLike, seqOf } from '../base/maybe-async.ts'
 import { measureRecordedTimings } from './measure-recorded-timings.ts'
 import type { NestedCall, NestedParent, StepCalls } from './step-calls.ts'
 
@@ -48,7 +55,8 @@ function refuse(message: string): AgentLoopError {
   })
 }
 
-export function createNestedCallRecorder(options: {
+/** What `createNestedCallRecorder` is given. */
+export interface NestedCallRecorderOptions {
   readonly session: AnySession
   readonly turn: number
   readonly step: number
@@ -62,18 +70,65 @@ export function createNestedCallRecorder(options: {
   readonly messageLanding: () => Promise<void> | undefined
   /** Whether to read the clock for each nested call's `timings` (as the step does for its own calls). */
   readonly timed: boolean
-}): NestedCallRecorder {
-  const { session, turn, step, calls, messageLanding, timed } = options
+}
+
+/**
+ * The recorder as a class: its work is done by methods made once, not by closures made for each
+ * step, which lose their optimized code when a full collection finds no step alive (the Code Mode
+ * order effect, bench/README). The hooks the scheduler calls are thin closures into them.
+ */
+class NestedCallRecords implements NestedCallRecorder {
+  readonly hooks: ToolBatchHooks
+  private readonly session: AnySession
+  private readonly turn: number
+  private readonly step: number
+  private readonly calls: StepCalls
+  private readonly messageLanding: () => Promise<void> | undefined
+  private readonly timed: boolean
+  /** What each nested call's and result's data is built from, filled in place. */
+  private readonly callFields = toolCallFields()
+  private readonly resultFields = toolResultFields()
+  /** The append options citing the last outer call cited (frozen, so one object serves its nested calls). */
+  private cited: { readonly seq: number; readonly options: AppendOptions } | undefined = undefined
+
+  constructor(options: NestedCallRecorderOptions) {
+    this.session = options.session
+    this.turn = options.turn
+    this.step = options.step
+    this.calls = options.calls
+    this.messageLanding = options.messageLanding
+    this.timed = options.timed
+    // The methods themselves, bound: a bound function has no code of its own to lose (an arrow
+    // function per hook would be a closure made per step again).
+    this.hooks = {
+      onQueued: this.queued.bind(this),
+      onStart: this.started.bind(this),
+      onSettled: this.settled.bind(this),
+      onCommit: this.committed.bind(this),
+      onLateOutcome: this.lateOutcome.bind(this),
+    }
+  }
+
+  private citing(outerSeq: number): AppendOptions {
+    let { cited } = this
+    if (cited?.seq !== outerSeq)
+      this.cited = cited = { seq: outerSeq, options: appendOptionsCiting(outerSeq) }
+    return cited.options
+  }
+
   /** The seq of the outer call's `tool/call`, if it was recorded in this step. */
-  const parentSeq = (callId: string): number | undefined => calls.byId(callId)?.callSeq
+  private parentSeq(callId: string): number | undefined {
+    return this.calls.byId(callId)?.callSeq
+  }
 
   /** The record of a nested call, counted among its parent's open calls; throws when it may not be. */
-  const admit = (input: ToolExecutionInput): NestedCall => {
+  private admit(input: ToolExecutionInput): NestedCall {
+    const { calls } = this
     const known = calls.nested(input.callId)
     if (known !== undefined) return known
     const parentId = input.parent?.callId
     if (parentId === undefined) throw refuse(`nested call "${input.callId}" carries no parent token`)
-    const record = calls.admitNested(input.callId, parentId, timed ? performance.now() : undefined)
+    const record = calls.admitNested(input.callId, parentId, this.timed ? performance.now() : undefined)
     if (record === undefined) {
       throw refuse(`nested call "${input.callId}" came after its outer call "${parentId}" was answered`)
     }
@@ -81,31 +136,35 @@ export function createNestedCallRecorder(options: {
   }
 
   /** Appends the nested `tool/call`, citing its outer call's; refuses when that is not recorded. */
-  const recordCall = (
+  private recordCall(
     input: ToolExecutionInput,
     record: NestedCall,
     mode: ExecutionMode | undefined,
-  ): void | Promise<void> => {
+  ): void | Promise<void> {
     const parentId = input.parent!.callId
-    const outerSeq = parentSeq(parentId)
+    const outerSeq = this.parentSeq(parentId)
     if (outerSeq === undefined) {
       throw refuse(
         `nested call "${input.callId}" names "${parentId}", which is not a recorded call of this step`,
       )
     }
     const scope = input.effects?.idempotencyScope
-    const data: ToolCallEventData = {
-      turn,
-      step,
-      callId: input.callId,
-      name: input.name,
-      arguments: typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
-      parentCallId: parentId,
-      ...(mode === undefined ? {} : { mode }),
+    // Built by the session's own builder from the step's one fields object (what the literal
+    // `{ turn, step, callId, name, arguments, parentCallId, mode?, idempotencyKey? }` held, in that
+    // order), and citing the outer call with the step's one options object for it.
+    const data = nestedToolCallDataOf(
+      this.callFields,
+      this.turn,
+      this.step,
+      input.callId,
+      input.name,
+      typeof input.arguments === 'string' ? input.arguments : JSON.stringify(input.arguments),
+      parentId,
+      mode,
       // T49, T63: the key its body sees, in the step's scope (the transport passes the step's effects on)
-      ...(scope === undefined ? {} : { idempotencyKey: `${scope}:${input.callId}` }),
-    }
-    const recorded = session.append('tool/call', data, { sourceEventSeqs: [outerSeq] })
+      scope === undefined ? undefined : `${scope}:${input.callId}`,
+    )
+    const recorded = this.session.append('tool/call', data, this.citing(outerSeq))
     if (!isPromiseLike(recorded)) {
       record.callSeq = recorded.seq
       return
@@ -114,109 +173,138 @@ export function createNestedCallRecorder(options: {
   }
 
   /** Records the start; as for the step's own calls, the run is timed from its durable `tool/call`. */
-  const recordStart = (
+  private recordStart(
     input: ToolExecutionInput,
     record: NestedCall,
     mode: ExecutionMode | undefined,
-  ): void | Promise<void> => {
-    const recorded = recordCall(input, record, mode)
-    if (!timed || mode === undefined) return recorded
+  ): void | Promise<void> {
+    const recorded = this.recordCall(input, record, mode)
+    if (!this.timed || mode === undefined) return recorded
     if (recorded === undefined) return void (record.startedAt = performance.now())
     return recorded.then(() => void (record.startedAt = performance.now()))
   }
 
-  const hooks: ToolBatchHooks = {
-    onQueued: (_index, input) => void admit(input),
-    onStart: (_index, input, mode) => {
-      const record = admit(input)
-      if (record.callSeq !== undefined) return
-      if (parentSeq(input.parent!.callId) === undefined) {
-        // Its outer call started while the message streamed: no nested call is recorded before it.
-        const landing = messageLanding()
-        if (landing !== undefined) return landing.then(() => recordStart(input, record, mode))
-      }
-      return recordStart(input, record, mode)
-    },
-    onSettled: (_index, input) => {
-      const record = calls.nested(input.callId)
-      // a body that settles after its result was recorded (a late outcome) changes no timing
-      if (timed && record !== undefined && record.resultSeq === undefined)
-        record.settledAt ??= performance.now()
-    },
-    onCommit: (_index, input, result) => {
-      const record = calls.nested(input.callId)
-      if (record === undefined) return
-      let recorded: number | Promise<number>
-      try {
-        // a retry after a failed batch offers the same result again: recorded once
-        if (record.callSeq === undefined || record.resultSeq !== undefined) return calls.releaseNested(record)
-        const timings = timed ? measureRecordedTimings(record, performance.now()) : undefined
-        recorded = appendToolResult({
-          session,
-          turn,
-          step,
-          callId: input.callId,
-          callSeq: record.callSeq,
-          result,
-          ...(timings === undefined ? {} : { timings }),
-        })
-      } catch (error) {
-        // even when the session refused it: the outer call must not wait forever (it is reported)
-        calls.releaseNested(record)
-        throw error
-      }
-      if (!isPromiseLike(recorded)) {
-        record.resultSeq = recorded
-        return calls.releaseNested(record)
-      }
-      return recorded.then(
-        (seq) => {
-          record.resultSeq = seq
-          calls.releaseNested(record)
-        },
-        (error: unknown) => {
-          calls.releaseNested(record)
-          throw error
-        },
-      )
-    },
-    onLateOutcome: (_index, input, outcome) => {
-      const record = calls.nested(input.callId)
-      if (record?.callSeq === undefined) return
-      const recorded = appendToolLateOutcome({
-        session,
-        turn,
-        step,
-        callId: input.callId,
-        callSeq: record.callSeq,
-        resultSeq: record.resultSeq,
-        outcome,
-      })
-      if (isPromiseLike(recorded)) return recorded.then(() => undefined)
-    },
+  // The hooks (`ToolBatchHooks`), each with the scheduler's parameters (the nested batch's index unused).
+  private queued(_index: number, input: ToolExecutionInput): void {
+    this.admit(input)
   }
 
-  const answerNow = (parent: NestedParent): boolean => {
+  private started(
+    _index: number,
+    input: ToolExecutionInput,
+    mode: ExecutionMode | undefined,
+  ): void | Promise<void> {
+    const record = this.admit(input)
+    if (record.callSeq !== undefined) return
+    if (this.parentSeq(input.parent!.callId) === undefined) {
+      // Its outer call started while the message streamed: no nested call is recorded before it.
+      const landing = this.messageLanding()
+      if (landing !== undefined) return this.startAfter(landing, input, record, mode)
+    }
+    return this.recordStart(input, record, mode)
+  }
+
+  /** `recordStart` once the message landed (a method of its own: no closure in `started`). */
+  private startAfter(
+    landing: Promise<void>,
+    input: ToolExecutionInput,
+    record: NestedCall,
+    mode: ExecutionMode | undefined,
+  ): Promise<void> {
+    return landing.then(() => this.recordStart(input, record, mode))
+  }
+
+  private settled(_index: number, input: ToolExecutionInput): void {
+    const record = this.calls.nested(input.callId)
+    // a body that settles after its result was recorded (a late outcome) changes no timing
+    if (this.timed && record !== undefined && record.resultSeq === undefined)
+      record.settledAt ??= performance.now()
+  }
+
+  private committed(
+    _index: number,
+    input: ToolExecutionInput,
+    result: ToolExecutionResult,
+  ): void | Promise<void> {
+    const { calls } = this
+    const record = calls.nested(input.callId)
+    if (record === undefined) return
+    let recorded: number | Promise<number>
+    try {
+      // a retry after a failed batch offers the same result again: recorded once
+      if (record.callSeq === undefined || record.resultSeq !== undefined) return calls.releaseNested(record)
+      const timings = this.timed ? measureRecordedTimings(record, performance.now()) : undefined
+      // what `appendToolResult` records, built positionally from the step's one fields object
+      const data = toolResultDataOf(this.resultFields, this.turn, this.step, input.callId, result, timings)
+      const appended = this.session.append('tool/result', data, appendOptionsCiting(record.callSeq, true))
+      recorded = isPromiseLike(appended) ? Promise.resolve(appended).then(seqOf) : appended.seq
+    } catch (error) {
+      // even when the session refused it: the outer call must not wait forever (it is reported)
+      calls.releaseNested(record)
+      throw error
+    }
+    if (!isPromiseLike(recorded)) {
+      record.resultSeq = recorded
+      return calls.releaseNested(record)
+    }
+    return this.commitAfter(recorded, record)
+  }
+
+  /** An asynchronous `tool/result`: the nested call is released once it is durable (or refused). */
+  private commitAfter(recorded: Promise<number>, record: NestedCall): Promise<void> {
+    const { calls } = this
+    return recorded.then(
+      (seq) => {
+        record.resultSeq = seq
+        calls.releaseNested(record)
+      },
+      (error: unknown) => {
+        calls.releaseNested(record)
+        throw error
+      },
+    )
+  }
+
+  private lateOutcome(
+    _index: number,
+    input: ToolExecutionInput,
+    outcome: LateToolOutcome,
+  ): void | Promise<void> {
+    const record = this.calls.nested(input.callId)
+    if (record?.callSeq === undefined) return
+    const recorded = appendToolLateOutcome({
+      session: this.session,
+      turn: this.turn,
+      step: this.step,
+      callId: input.callId,
+      callSeq: record.callSeq,
+      resultSeq: record.resultSeq,
+      outcome,
+    })
+    if (isPromiseLike(recorded)) return recorded.then(() => undefined)
+  }
+
+  answerNow(parent: NestedParent): boolean {
     if (parent.open > 0) return false
     parent.answered = true
     return true
   }
 
-  return {
-    hooks,
-    answerNow,
-    afterNested(parent, record) {
-      if (answerNow(parent)) return record()
-      return new Promise<void>((resolve, reject) => {
-        parent.waiter = () => {
-          parent.answered = true
-          try {
-            resolve(record())
-          } catch (error) {
-            reject(error)
-          }
+  afterNested(parent: NestedParent, record: () => void | Promise<void>): void | Promise<void> {
+    if (this.answerNow(parent)) return record()
+    return new Promise<void>((resolve, reject) => {
+      parent.waiter = () => {
+        parent.answered = true
+        try {
+          resolve(record())
+        } catch (error) {
+          reject(error)
         }
-      })
-    },
+      }
+    })
   }
+}
+
+export function createNestedCallRecorder(options: NestedCallRecorderOptions): NestedCallRecorder {
+  return new NestedCallRecords(options)
 }

@@ -123,141 +123,164 @@ export interface StepCalls {
   unanswered(): UnansweredCall[]
 }
 
-export function createStepCalls(): StepCalls {
-  const list: StepCall[] = []
+/**
+ * `StepCalls` as a class: its methods are made once, not per step. Closures made afresh for each
+ * step lose their optimized code whenever a full collection finds no step alive (V8 holds it
+ * weakly), and the next step runs them unoptimized until TurboFan compiles them again (the Code Mode
+ * order effect, bench/README); methods of a prototype keep theirs.
+ */
+class StepCallsRecord implements StepCalls {
+  readonly list: StepCall[] = []
   /** callId → the first call recorded under it, indexed up to `indexed` (the list grows). */
-  let ids: Map<string, StepCall> | undefined
-  let indexed = 0
+  private ids: Map<string, StepCall> | undefined = undefined
+  private indexed = 0
   /** Held late outcomes, in the order they came (a Set keeps insertion order). */
-  let held: Set<StepCall> | undefined
+  private held: Set<StepCall> | undefined = undefined
   /** Parents named by nested calls that are no call of this step (the nested call is then refused). */
-  let strangers: Map<string, NestedParent> | undefined
-  let nestedCalls: Map<string, NestedCall> | undefined
+  private strangers: Map<string, NestedParent> | undefined = undefined
+  private nestedCalls: Map<string, NestedCall> | undefined = undefined
+  // The counters are plain fields (read-only to the record's users by type), not getters.
+  announced = 0
+  issued = 0
+  answered = 0
 
-  const byId = (callId: string): StepCall | undefined => {
-    ids ??= new Map()
+  add(block: RecordedCallBlock): StepCall {
+    const { list } = this
+    const call: StepCall = {
+      index: list.length,
+      block,
+      mode: undefined,
+      callSeq: undefined,
+      resultSeq: undefined,
+      queuedAt: undefined,
+      startedAt: undefined,
+      settledAt: undefined,
+      committedAt: undefined,
+      heldLate: undefined,
+      durable: undefined,
+      recording: undefined,
+      open: 0,
+      answered: false,
+      waiter: undefined,
+    }
+    list.push(call)
+    return call
+  }
+
+  byId(callId: string): StepCall | undefined {
+    const { list } = this
+    const ids = (this.ids ??= new Map())
+    let { indexed } = this
     for (; indexed < list.length; indexed++) {
       const call = list[indexed]!
       if (!ids.has(call.block.id)) ids.set(call.block.id, call)
     }
+    this.indexed = indexed
     return ids.get(callId)
   }
 
-  const parentOf = (callId: string): NestedParent => {
-    const own = byId(callId)
+  announce(): void {
+    this.announced++
+  }
+
+  issue(call: StepCall): void {
+    this.issued = Math.max(this.issued, call.index + 1)
+  }
+
+  answer(call: StepCall, resultSeq: number): void {
+    const { list } = this
+    call.resultSeq = resultSeq
+    this.issued = Math.max(this.issued, call.index + 1)
+    // a store may acknowledge out of order: answered counts the durable prefix
+    let { answered } = this
+    while (list[answered]?.resultSeq !== undefined) answered++
+    this.answered = answered
+  }
+
+  hold(call: StepCall, outcome: LateToolOutcome): void {
+    call.heldLate = outcome
+    ;(this.held ??= new Set()).add(call)
+  }
+
+  takeHeld(call: StepCall): LateToolOutcome | undefined {
+    const outcome = call.heldLate
+    if (outcome === undefined) return undefined
+    call.heldLate = undefined
+    this.held?.delete(call)
+    return outcome
+  }
+
+  drainHeld(): { readonly call: StepCall; readonly outcome: LateToolOutcome }[] {
+    const out: { call: StepCall; outcome: LateToolOutcome }[] = []
+    const { held } = this
+    if (held === undefined) return out
+    for (const call of held) {
+      out.push({ call, outcome: call.heldLate! })
+      call.heldLate = undefined
+    }
+    held.clear()
+    return out
+  }
+
+  parent(callId: string): NestedParent {
+    const own = this.byId(callId)
     if (own !== undefined) return own
-    let parent = (strangers ??= new Map()).get(callId)
+    const strangers = (this.strangers ??= new Map())
+    let parent = strangers.get(callId)
     if (parent === undefined)
       strangers.set(callId, (parent = { open: 0, answered: false, waiter: undefined }))
     return parent
   }
 
-  // The counters are plain fields of the record (read-only to its users by type), not getters: an
-  // object literal with accessors is built through the runtime, ~0.3 µs per accessor, every step.
-  const calls: StepCalls & { announced: number; issued: number; answered: number } = {
-    list,
-    add(block) {
-      const call: StepCall = {
-        index: list.length,
-        block,
-        mode: undefined,
-        callSeq: undefined,
-        resultSeq: undefined,
-        queuedAt: undefined,
-        startedAt: undefined,
-        settledAt: undefined,
-        committedAt: undefined,
-        heldLate: undefined,
-        durable: undefined,
-        recording: undefined,
-        open: 0,
-        answered: false,
-        waiter: undefined,
-      }
-      list.push(call)
-      return call
-    },
-    byId,
-    announced: 0,
-    announce() {
-      calls.announced++
-    },
-    issued: 0,
-    issue(call) {
-      calls.issued = Math.max(calls.issued, call.index + 1)
-    },
-    answered: 0,
-    answer(call, resultSeq) {
-      call.resultSeq = resultSeq
-      calls.issued = Math.max(calls.issued, call.index + 1)
-      // a store may acknowledge out of order: answered counts the durable prefix
-      let { answered } = calls
-      while (list[answered]?.resultSeq !== undefined) answered++
-      calls.answered = answered
-    },
-    hold(call, outcome) {
-      call.heldLate = outcome
-      ;(held ??= new Set()).add(call)
-    },
-    takeHeld(call) {
-      const outcome = call.heldLate
-      if (outcome === undefined) return undefined
-      call.heldLate = undefined
-      held?.delete(call)
-      return outcome
-    },
-    drainHeld() {
-      const out: { call: StepCall; outcome: LateToolOutcome }[] = []
-      if (held === undefined) return out
-      for (const call of held) {
-        out.push({ call, outcome: call.heldLate! })
-        call.heldLate = undefined
-      }
-      held.clear()
-      return out
-    },
-    parent: parentOf,
-    nested: (callId) => nestedCalls?.get(callId),
-    admitNested(callId, parentId, queuedAt) {
-      const known = nestedCalls?.get(callId)
-      if (known !== undefined) return known
-      const parent = parentOf(parentId)
-      if (parent.answered) return undefined
-      parent.open++
-      const call: NestedCall = {
-        callId,
-        parent,
-        counted: true,
-        callSeq: undefined,
-        resultSeq: undefined,
-        queuedAt,
-        startedAt: undefined,
-        settledAt: undefined,
-      }
-      ;(nestedCalls ??= new Map()).set(callId, call)
-      return call
-    },
-    releaseNested(call) {
-      if (!call.counted) return
-      call.counted = false
-      const { parent } = call
-      parent.open--
-      if (parent.open === 0 && parent.waiter !== undefined) {
-        const waiter = parent.waiter
-        parent.waiter = undefined
-        waiter()
-      }
-    },
-    unanswered() {
-      const open: UnansweredCall[] = []
-      for (let index = calls.answered; list[index]?.callSeq !== undefined; index++) {
-        open.push({ callId: list[index]!.block.id, callSeq: list[index]!.callSeq! })
-      }
-      for (const [callId, call] of nestedCalls ?? [])
-        if (call.callSeq !== undefined && call.resultSeq === undefined)
-          open.push({ callId, callSeq: call.callSeq })
-      return open.sort((a, b) => a.callSeq - b.callSeq)
-    },
+  nested(callId: string): NestedCall | undefined {
+    return this.nestedCalls?.get(callId)
   }
-  return calls
+
+  admitNested(callId: string, parentId: string, queuedAt: number | undefined): NestedCall | undefined {
+    const known = this.nestedCalls?.get(callId)
+    if (known !== undefined) return known
+    const parent = this.parent(parentId)
+    if (parent.answered) return undefined
+    parent.open++
+    const call: NestedCall = {
+      callId,
+      parent,
+      counted: true,
+      callSeq: undefined,
+      resultSeq: undefined,
+      queuedAt,
+      startedAt: undefined,
+      settledAt: undefined,
+    }
+    ;(this.nestedCalls ??= new Map()).set(callId, call)
+    return call
+  }
+
+  releaseNested(call: NestedCall): void {
+    if (!call.counted) return
+    call.counted = false
+    const { parent } = call
+    parent.open--
+    if (parent.open === 0 && parent.waiter !== undefined) {
+      const waiter = parent.waiter
+      parent.waiter = undefined
+      waiter()
+    }
+  }
+
+  unanswered(): UnansweredCall[] {
+    const { list } = this
+    const open: UnansweredCall[] = []
+    for (let index = this.answered; list[index]?.callSeq !== undefined; index++) {
+      open.push({ callId: list[index]!.block.id, callSeq: list[index]!.callSeq! })
+    }
+    for (const [callId, call] of this.nestedCalls ?? [])
+      if (call.callSeq !== undefined && call.resultSeq === undefined)
+        open.push({ callId, callSeq: call.callSeq })
+    return open.sort((a, b) => a.callSeq - b.callSeq)
+  }
+}
+
+export function createStepCalls(): StepCalls {
+  return new StepCallsRecord()
 }

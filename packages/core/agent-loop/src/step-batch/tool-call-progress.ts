@@ -42,7 +42,8 @@ function parsedArgs(raw: string): JsonObject {
   }
 }
 
-export function createToolCallProgress(options: {
+/** What `createToolCallProgress` is given. */
+export interface ToolCallProgressOptions {
   readonly turn: number
   readonly step: number
   /** The step's calls: their blocks, and the moments this progress writes on them. */
@@ -58,140 +59,177 @@ export function createToolCallProgress(options: {
    * agent's turn always does). Without it the clock is read only for the events and eager figures.
    */
   readonly recordTimings: boolean
-}): ToolCallProgress {
-  const { turn, step, tools, logger, onEvent, streaming } = options
-  const { list } = options.calls
-  let queuedEarly = 0
-  let startedEarly = 0
-  let streamEndedAt: number | undefined
-  let open = true
-  // Timings feed the session's records, the events and the eager figures: a step that needs none
-  // of them reads no clock. The events themselves are built only for a watcher.
-  const timed = options.recordTimings || onEvent !== undefined || streaming
-  /** What `recordedTimings` fills and hands out, call after call. */
-  const recorded = recordedTimingsFields()
-  const duringStream = (): boolean => streaming && streamEndedAt === undefined
+}
 
-  const emit = (event: ToolCallProgressEvent): void => {
+/**
+ * The progress of one step as a class: methods made once, not closures made for each step, which
+ * lose their optimized code when a full collection finds no step alive (the Code Mode order
+ * effect, bench/README).
+ */
+class StepProgress implements ToolCallProgress {
+  readonly timed: boolean
+  private readonly turn: number
+  private readonly step: number
+  private readonly list: readonly StepCall[]
+  private readonly tools: ToolRuntime
+  private readonly logger: Logger
+  private readonly onEvent: ((event: ToolCallProgressEvent) => void) | undefined
+  private readonly streaming: boolean
+  private queuedEarly = 0
+  private startedEarly = 0
+  private streamEndedAt: number | undefined = undefined
+  private open = true
+  /** What `recordedTimings` fills and hands out, call after call. */
+  private readonly recorded = recordedTimingsFields()
+
+  constructor(options: ToolCallProgressOptions) {
+    this.turn = options.turn
+    this.step = options.step
+    this.list = options.calls.list
+    this.tools = options.tools
+    this.logger = options.logger
+    this.onEvent = options.onEvent
+    this.streaming = options.streaming
+    // Timings feed the session's records, the events and the eager figures: a step that needs none
+    // of them reads no clock. The events themselves are built only for a watcher.
+    this.timed = options.recordTimings || options.onEvent !== undefined || options.streaming
+  }
+
+  private duringStream(): boolean {
+    return this.streaming && this.streamEndedAt === undefined
+  }
+
+  private emit(event: ToolCallProgressEvent): void {
+    const { onEvent } = this
     if (onEvent === undefined) return
     try {
       onEvent(event)
     } catch (error) {
       // A UI callback must not break the step: the session log is the record, events are a view.
-      logger.error(`executeToolCalls: options.onEvent threw on "${event.type}"; the event was dropped`, {
+      this.logger.error(`executeToolCalls: options.onEvent threw on "${event.type}"; the event was dropped`, {
         error,
       })
     }
   }
-  const base = (call: StepCall, at: number) => {
+
+  private base(call: StepCall, at: number) {
     const { block, index } = call
-    return { turn, step, index, callId: block.id, name: block.name, at }
+    return { turn: this.turn, step: this.step, index, callId: block.id, name: block.name, at }
   }
 
-  return {
-    timed,
-    queued(index) {
-      if (!open || !timed) return
-      const at = performance.now()
-      const call = list[index]!
-      call.queuedAt = at
-      const eager = duringStream()
-      if (eager) queuedEarly++
-      if (onEvent === undefined) return
-      const { block } = call
-      emit({
-        type: 'tool-call-queued',
-        ...base(call, at),
-        label: tools.describeCall(block.name, parsedArgs(block.arguments)),
-        eager,
-      })
-    },
-    streamEnded(at) {
-      streamEndedAt ??= at
-    },
-    started(index, mode) {
-      if (!open || !timed || mode === undefined) return
-      const at = performance.now()
-      const call = list[index]!
-      call.startedAt = at
-      const early = duringStream()
-      if (early) startedEarly++
-      if (onEvent === undefined) return
-      emit({
-        type: 'tool-call-start',
-        ...base(call, at),
-        mode,
-        queueMs: at - (call.queuedAt ?? at),
-        duringStream: early,
-      })
-    },
-    reported(call, report) {
-      if (!open || onEvent === undefined) return
-      const { progress, total, message } = report
-      emit({ type: 'tool-call-progress', ...base(call, performance.now()), progress, total, message })
-    },
-    settled(index) {
-      // After a scheduler failure a call may be answered before its body settles: keep end last.
-      if (!open || !timed) return
-      const call = list[index]!
-      if (call.committedAt !== undefined) return
-      const at = performance.now()
-      call.settledAt = at
-      if (onEvent === undefined) return
-      emit({ type: 'tool-call-settled', ...base(call, at), runMs: at - (call.startedAt ?? at) })
-    },
-    committed(index, result) {
-      if (!open || !timed) return
-      const call = list[index]!
-      const at = performance.now()
-      call.committedAt = at
-      if (onEvent === undefined) return
-      const { queuedAt, startedAt: start } = call
-      const settled = call.settledAt ?? start ?? at
-      const timings =
-        start === undefined
-          ? { queueMs: at - (queuedAt ?? at), runMs: 0, commitMs: 0 }
-          : { queueMs: start - (queuedAt ?? start), runMs: settled - start, commitMs: at - settled }
-      const { block } = call
-      const resultLabel = tools.describeResult(block.name, parsedArgs(block.arguments), result)
-      emit({
-        type: 'tool-call-end',
-        ...base(call, at),
-        result,
-        resultLabel,
-        started: start !== undefined,
-        timings,
-      })
-    },
-    recordedTimings(call) {
-      if (call.startedAt === undefined) return undefined
-      return measureRecordedTimings(call, performance.now(), recorded)
-    },
-    figures() {
-      if (!streaming || streamEndedAt === undefined) return undefined
-      const end = streamEndedAt
-      let overlapMs = 0
-      let longestRunMs = 0
-      let lastCommitAt = end
-      for (const call of list) {
-        const commit = call.committedAt
-        if (commit !== undefined) lastCommitAt = Math.max(lastCommitAt, commit)
-        const start = call.startedAt
-        if (start === undefined) continue
-        const settled = call.settledAt ?? commit ?? start
-        overlapMs += Math.max(0, Math.min(settled, end) - start)
-        longestRunMs = Math.max(longestRunMs, settled - start)
-      }
-      return {
-        streamEndedAt: end,
-        queuedDuringStream: queuedEarly,
-        startedDuringStream: startedEarly,
-        overlapMs,
-        savedMs: Math.max(0, end + longestRunMs - lastCommitAt),
-      }
-    },
-    close() {
-      open = false
-    },
+  queued(index: number): void {
+    if (!this.open || !this.timed) return
+    const at = performance.now()
+    const call = this.list[index]!
+    call.queuedAt = at
+    const eager = this.duringStream()
+    if (eager) this.queuedEarly++
+    if (this.onEvent === undefined) return
+    const { block } = call
+    this.emit({
+      type: 'tool-call-queued',
+      ...this.base(call, at),
+      label: this.tools.describeCall(block.name, parsedArgs(block.arguments)),
+      eager,
+    })
   }
+
+  streamEnded(at: number): void {
+    this.streamEndedAt ??= at
+  }
+
+  started(index: number, mode: ExecutionMode | undefined): void {
+    if (!this.open || !this.timed || mode === undefined) return
+    const at = performance.now()
+    const call = this.list[index]!
+    call.startedAt = at
+    const early = this.duringStream()
+    if (early) this.startedEarly++
+    if (this.onEvent === undefined) return
+    this.emit({
+      type: 'tool-call-start',
+      ...this.base(call, at),
+      mode,
+      queueMs: at - (call.queuedAt ?? at),
+      duringStream: early,
+    })
+  }
+
+  reported(call: StepCall, report: ToolProgress): void {
+    if (!this.open || this.onEvent === undefined) return
+    const { progress, total, message } = report
+    this.emit({ type: 'tool-call-progress', ...this.base(call, performance.now()), progress, total, message })
+  }
+
+  settled(index: number): void {
+    // After a scheduler failure a call may be answered before its body settles: keep end last.
+    if (!this.open || !this.timed) return
+    const call = this.list[index]!
+    if (call.committedAt !== undefined) return
+    const at = performance.now()
+    call.settledAt = at
+    if (this.onEvent === undefined) return
+    this.emit({ type: 'tool-call-settled', ...this.base(call, at), runMs: at - (call.startedAt ?? at) })
+  }
+
+  committed(index: number, result: ToolExecutionResult): void {
+    if (!this.open || !this.timed) return
+    const call = this.list[index]!
+    const at = performance.now()
+    call.committedAt = at
+    if (this.onEvent === undefined) return
+    const { queuedAt, startedAt: start } = call
+    const settled = call.settledAt ?? start ?? at
+    const timings =
+      start === undefined
+        ? { queueMs: at - (queuedAt ?? at), runMs: 0, commitMs: 0 }
+        : { queueMs: start - (queuedAt ?? start), runMs: settled - start, commitMs: at - settled }
+    const { block } = call
+    const resultLabel = this.tools.describeResult(block.name, parsedArgs(block.arguments), result)
+    this.emit({
+      type: 'tool-call-end',
+      ...this.base(call, at),
+      result,
+      resultLabel,
+      started: start !== undefined,
+      timings,
+    })
+  }
+
+  recordedTimings(call: StepCall): ToolCallRecordedTimings | undefined {
+    if (call.startedAt === undefined) return undefined
+    return measureRecordedTimings(call, performance.now(), this.recorded)
+  }
+
+  figures(): EagerDispatchFigures | undefined {
+    const end = this.streamEndedAt
+    if (!this.streaming || end === undefined) return undefined
+    let overlapMs = 0
+    let longestRunMs = 0
+    let lastCommitAt = end
+    for (const call of this.list) {
+      const commit = call.committedAt
+      if (commit !== undefined) lastCommitAt = Math.max(lastCommitAt, commit)
+      const start = call.startedAt
+      if (start === undefined) continue
+      const settled = call.settledAt ?? commit ?? start
+      overlapMs += Math.max(0, Math.min(settled, end) - start)
+      longestRunMs = Math.max(longestRunMs, settled - start)
+    }
+    return {
+      streamEndedAt: end,
+      queuedDuringStream: this.queuedEarly,
+      startedDuringStream: this.startedEarly,
+      overlapMs,
+      savedMs: Math.max(0, end + longestRunMs - lastCommitAt),
+    }
+  }
+
+  close(): void {
+    this.open = false
+  }
+}
+
+export function createToolCallProgress(options: ToolCallProgressOptions): ToolCallProgress {
+  return new StepProgress(options)
 }
