@@ -1,6 +1,7 @@
 import { SessionError } from './errors.ts'
 import type { EventClock } from './event-clock.ts'
 import { appendWhere, createEventBuilder } from './create-event-builder.ts'
+import { logView, newLogReadings } from './log-views.ts'
 import { readEvents } from './read-events.ts'
 import type { AppendOptions, ReadOptions, Session, SessionEvent } from './types.ts'
 
@@ -36,6 +37,7 @@ export function createSessionCore<Extra extends object>(
   const { persist } = options
   const build = createEventBuilder(options.clock)
   let view: readonly SessionEvent[] | undefined
+  const readings = newLogReadings()
   let closed = false
 
   const append = (type: string, data: unknown, appendOptions?: AppendOptions): SessionEvent => {
@@ -52,7 +54,7 @@ export function createSessionCore<Extra extends object>(
     return event
   }
 
-  const events = (): readonly SessionEvent[] => (view ??= Object.freeze(log.slice()))
+  const events = (): readonly SessionEvent[] => (view ??= logView(log, readings))
 
   const read = (readOptions?: ReadOptions): readonly SessionEvent[] => readEvents(log, readOptions)
 
