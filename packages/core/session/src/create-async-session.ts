@@ -64,7 +64,7 @@ export function createAsyncSession<Extra extends object = Record<never, never>>(
   const release = readFunction(where, 'release', read.release, false) as AsyncSessionOptions['release']
   const maxBatch = readMaxBatch(where, read.maxBatch)
   const log: SessionEvent[] = readInitialEvents(where, read.initialEvents)
-  const build = createEventBuilder(createEventClock(readClockOption(where, read.clock)))
+  const { build } = createEventBuilder(createEventClock(readClockOption(where, read.clock)))
   let view: readonly SessionEvent[] | undefined
   const readings = newLogReadings()
   let queue: Entry[] = []

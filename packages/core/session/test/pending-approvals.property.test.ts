@@ -183,7 +183,7 @@ describe('pendingApprovals reads on from where it stopped', () => {
         return Object.freeze({ text: 'x' })
       },
     }) as unknown as SessionEvent
-    const session = createAsyncSession({ write: () => {}, initialEvents: [...plain, flaky] })
+    const session = createAsyncSession({ write: async () => {}, initialEvents: [...plain, flaky] })
     expect(() => pendingApprovals(session.events())).toThrow('flaky getter')
     throws = false
     await session.append('note', { text: 'after' })
