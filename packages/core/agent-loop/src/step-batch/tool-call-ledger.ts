@@ -1,5 +1,5 @@
 import {
-  appendOptionsCiting,
+  appendCiting,
   type AnySession,
   type ApprovalRequestEventData,
   type ToolCallRecordedTimings,
@@ -175,7 +175,7 @@ export function createToolCallLedger(options: {
     const call = nextToAnswer(index, 'result')
     // what `appendToolResult` records, built positionally (no options object per call)
     const data = toolResultDataOf(resultFields, turn, step, call.block.id, result, options.timings(call))
-    const appended = session.append('tool/result', data, appendOptionsCiting(call.callSeq!, true))
+    const appended = appendCiting(session, 'tool/result', data, call.callSeq!, true)
     if (!isPromiseLike(appended)) return answer(call, appended.seq)
     followResult(call, appended)
   }
