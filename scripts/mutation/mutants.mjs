@@ -1658,6 +1658,16 @@ export const mutants = [
     attacks: 'T14: a reused snapshotter walks each value afresh',
   },
   {
+    id: 'snapshot-flat-root-rereads-key',
+    package: 'llm',
+    file: `${LLM}/json/snapshot-walker.ts`,
+    find: 'this.placeShallow(entry, false, key, raw) ?? this.copyKeys(entry, keys, index + 1)',
+    replace: 'this.placeShallow(entry, false, key, raw) ?? this.copyKeys(entry, keys, index)',
+    kind: 'getter runs twice',
+    description: "a root object's walk handed over at its first container reads that key's getter again",
+    attacks: 'T14: each getter runs once; the flat root copy answers as the general walk',
+  },
+  {
     id: 'snap-nan-accepted',
     package: 'llm',
     file: `packages/llm/llm/src/json/snapshot-walker.ts`,
@@ -4783,6 +4793,7 @@ export const firstTests = {
   llm: [
     [/^json\/deep-freeze/, ['deep-freeze.test.ts', 'snapshot-frozen.test.ts']],
     [/^json\/visited-containers/, ['json-snapshotter.test.ts', 'snapshot.test.ts']],
+    [/^json\/snapshot-walker/, ['snapshot-flat-root.test.ts', 'snapshot.test.ts', 'snapshot-frozen.test.ts']],
     [/^text-result-content/, ['text-result-content.test.ts']],
     [/^json\//, ['snapshot.test.ts', 'snapshot-frozen.test.ts']],
     [/^audio/, ['audio.test.ts', 'blocks.test.ts']],
