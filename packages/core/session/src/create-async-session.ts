@@ -3,6 +3,7 @@ import { appendWhere, createEventBuilder } from './create-event-builder.ts'
 import { SessionError } from './errors.ts'
 import { createEventClock } from './event-clock.ts'
 import { readClockOption, readStoreOptions } from './read-store-options.ts'
+import { logView, newLogReadings } from './log-views.ts'
 import { readEvents } from './read-events.ts'
 import type { AppendOptions, AsyncSession, ReadOptions, SessionEvent } from './types.ts'
 
@@ -63,8 +64,9 @@ export function createAsyncSession<Extra extends object = Record<never, never>>(
   const release = readFunction(where, 'release', read.release, false) as AsyncSessionOptions['release']
   const maxBatch = readMaxBatch(where, read.maxBatch)
   const log: SessionEvent[] = readInitialEvents(where, read.initialEvents)
-  const build = createEventBuilder(createEventClock(readClockOption(where, read.clock)))
+  const { build } = createEventBuilder(createEventClock(readClockOption(where, read.clock)))
   let view: readonly SessionEvent[] | undefined
+  const readings = newLogReadings()
   let queue: Entry[] = []
   let writing: readonly Entry[] | undefined
   let scheduled = false
@@ -167,7 +169,7 @@ export function createAsyncSession<Extra extends object = Record<never, never>>(
   return Object.freeze({
     ...(extra ?? ({} as Extra)),
     append,
-    events: (): readonly SessionEvent[] => (view ??= Object.freeze(log.slice())),
+    events: (): readonly SessionEvent[] => (view ??= logView(log, readings)),
     read: (readOptions?: ReadOptions): readonly SessionEvent[] => readEvents(log, readOptions),
     close,
     get lastSeq(): number {

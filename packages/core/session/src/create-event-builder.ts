@@ -2,9 +2,9 @@ import { createJsonSnapshotter, type JsonValue } from '@deepseek-ai/dsh-llm'
 import { SessionError } from './errors.ts'
 import type { EventClock } from './event-clock.ts'
 import { MAX_TYPE_LENGTH, eventTypeProblem } from './event-fields.ts'
-import { readAppendOptions, type AppendFields } from './read-append-options.ts'
+import { readAppendOptions } from './read-append-options.ts'
 import { isProvenEventData } from './tool-events/proven-data.ts'
-import type { AppendOptions, SessionEvent } from './types.ts'
+import type { AppendOptions, SessionEvent, SurfaceOp } from './types.ts'
 
 /**
  * Checks one `append(type, data, options)` and builds its frozen event numbered `seq`, or throws
@@ -19,11 +19,29 @@ export type EventBuilder = (
 ) => SessionEvent
 
 /**
+ * `EventBuilder` for the options `{ surfaceOp, sourceEventSeqs: [cited] }` given as their values
+ * (`appendCiting`): the same checks and the same event, without an options object to read.
+ */
+export type CitingEventBuilder = (
+  type: string,
+  data: unknown,
+  cited: number,
+  surfaceOp: 'append' | undefined,
+  seq: number,
+) => SessionEvent
+
+/** Where `where()` names options that were given as values (`appendCiting`): "…, options)". */
+const CITED = Object.freeze({})
+
+/**
  * An event is built frozen: its `data` is a frozen snapshot (a frozen snapshot passed in is used as
  * it is, and so is data a tool event builder of this package copy made, T58), its `sourceEventSeqs`
  * a frozen copy, the rest primitives; so no second freezing walk.
  */
-export function createEventBuilder(clock: EventClock): EventBuilder {
+export function createEventBuilder(clock: EventClock): {
+  readonly build: EventBuilder
+  readonly buildCiting: CitingEventBuilder
+} {
   // One snapshotter (one walker) serves every append; a getter inside `data` that appends again gets a fresh walker.
   // Appended data is not remembered as a reusable snapshot: that would cost a weak-map entry per event.
   const snapshotData = createJsonSnapshotter({ freeze: true, remember: false })
@@ -33,24 +51,54 @@ export function createEventBuilder(clock: EventClock): EventBuilder {
   let currentType: unknown
   let currentOptions: unknown
   const where = (): string => appendWhere(currentType, currentOptions)
-  return (type, data, appendOptions, seq) => {
+  const build: EventBuilder = (type, data, appendOptions, seq) => {
     const outerType = currentType
     const outerOptions = currentOptions
     currentType = type
     currentOptions = appendOptions
     try {
-      if (typeof type !== 'string' || type.length === 0 || type.length > MAX_TYPE_LENGTH) {
-        throw new SessionError({
-          code: 'INVALID_ARGUMENT',
-          message: `${where()}: type ${eventTypeProblem(type)}`,
-        })
-      }
+      checkType(type)
       const value = isProvenEventData(data) ? (data as JsonValue) : snapshotOf(data)
-      const fields = readAppendOptions(appendOptions, seq, where)
-      return buildEvent(seq, type, clock(where), fields, value)
+      const { surfaceOp, sourceEventSeqs } = readAppendOptions(appendOptions, seq, where)
+      return buildEvent(seq, type, clock(where), surfaceOp, sourceEventSeqs, value)
     } finally {
       currentType = outerType
       currentOptions = outerOptions
+    }
+  }
+
+  // `cited` is an integer ≥ 1 (`appendCiting` checked it, as `appendOptionsCiting` does); only its
+  // order against the new event is left, checked where `readAppendOptions` checks it.
+  const buildCiting: CitingEventBuilder = (type, data, cited, surfaceOp, seq) => {
+    const outerType = currentType
+    const outerOptions = currentOptions
+    currentType = type
+    currentOptions = CITED
+    try {
+      checkType(type)
+      const value = isProvenEventData(data) ? (data as JsonValue) : snapshotOf(data)
+      if (cited >= seq) {
+        throw new SessionError({
+          code: 'INVALID_ARGUMENT',
+          message: `${where()}: options.sourceEventSeqs[0] is ${cited}, which is not an earlier event than seq ${seq}`,
+        })
+      }
+      const sources = Object.freeze([cited])
+      return buildEvent(seq, type, clock(where), surfaceOp, sources, value)
+    } finally {
+      currentType = outerType
+      currentOptions = outerOptions
+    }
+  }
+
+  return { build, buildCiting }
+
+  function checkType(type: unknown): void {
+    if (typeof type !== 'string' || type.length === 0 || type.length > MAX_TYPE_LENGTH) {
+      throw new SessionError({
+        code: 'INVALID_ARGUMENT',
+        message: `${where()}: type ${eventTypeProblem(type)}`,
+      })
     }
   }
 
@@ -76,10 +124,10 @@ function buildEvent(
   seq: number,
   type: string,
   time: string,
-  fields: AppendFields,
+  surfaceOp: SurfaceOp | undefined,
+  sourceEventSeqs: readonly number[] | undefined,
   data: JsonValue,
 ): SessionEvent {
-  const { surfaceOp, sourceEventSeqs } = fields
   if (sourceEventSeqs === undefined) {
     return Object.freeze(
       surfaceOp === undefined ? { seq, type, time, data } : { seq, type, time, surfaceOp, data },

@@ -1,7 +1,9 @@
 import { SessionError } from './errors.ts'
 import type { EventClock } from './event-clock.ts'
 import { appendWhere, createEventBuilder } from './create-event-builder.ts'
+import { logView, newLogReadings } from './log-views.ts'
 import { readEvents } from './read-events.ts'
+import { stampCitingEntry } from './tool-events/append-citing.ts'
 import type { AppendOptions, ReadOptions, Session, SessionEvent } from './types.ts'
 
 export interface SessionCoreOptions {
@@ -24,6 +26,9 @@ export interface SessionCoreOptions {
 
 const noCommit = (): void => {}
 
+/** How `appendCiting`'s errors name the options it was given as values: `append("t", data, options)`. */
+const CITED_OPTIONS = Object.freeze({})
+
 /**
  * The store-independent part of a synchronous session: validation, snapshots, seq numbering and
  * reads. `extra` adds store-specific read-only members (the file store's `path`, `repaired`).
@@ -34,25 +39,43 @@ export function createSessionCore<Extra extends object>(
 ): Session & Extra {
   const log: SessionEvent[] = [...options.initialEvents]
   const { persist } = options
-  const build = createEventBuilder(options.clock)
+  const { build, buildCiting } = createEventBuilder(options.clock)
   let view: readonly SessionEvent[] | undefined
+  const readings = newLogReadings()
   let closed = false
 
-  const append = (type: string, data: unknown, appendOptions?: AppendOptions): SessionEvent => {
-    if (closed) {
-      throw new SessionError({
-        code: 'CLOSED',
-        message: `${appendWhere(type, appendOptions)}: the session is closed`,
-      })
-    }
-    const event = build(type, data, appendOptions, log.length + 1)
+  /** The new event enters the log only once the store took it (`persist` throws to refuse it). */
+  const record = (event: SessionEvent): SessionEvent => {
     persist(event)
     log.push(event)
     view = undefined
     return event
   }
 
-  const events = (): readonly SessionEvent[] => (view ??= Object.freeze(log.slice()))
+  const refuseClosed = (type: string, appendOptions: unknown): never => {
+    throw new SessionError({
+      code: 'CLOSED',
+      message: `${appendWhere(type, appendOptions)}: the session is closed`,
+    })
+  }
+
+  const append = (type: string, data: unknown, appendOptions?: AppendOptions): SessionEvent => {
+    if (closed) refuseClosed(type, appendOptions)
+    return record(build(type, data, appendOptions, log.length + 1))
+  }
+
+  // `appendCiting`'s entry: `append` with `{ surfaceOp, sourceEventSeqs: [cited] }` given as values.
+  const appendCitingEntry = (
+    type: string,
+    data: unknown,
+    cited: number,
+    surfaceOp: 'append' | undefined,
+  ): SessionEvent => {
+    if (closed) refuseClosed(type, CITED_OPTIONS)
+    return record(buildCiting(type, data, cited, surfaceOp, log.length + 1))
+  }
+
+  const events = (): readonly SessionEvent[] => (view ??= logView(log, readings))
 
   const read = (readOptions?: ReadOptions): readonly SessionEvent[] => readEvents(log, readOptions)
 
@@ -78,10 +101,10 @@ export function createSessionCore<Extra extends object>(
     },
   }
   // Copied as descriptors, so getters (`extra`'s included) stay getters: a spread would read each once.
-  return Object.freeze(
-    Object.defineProperties(
-      {},
-      { ...Object.getOwnPropertyDescriptors(extra), ...Object.getOwnPropertyDescriptors(own) },
-    ),
-  ) as Session & Extra
+  const session = Object.defineProperties(
+    {},
+    { ...Object.getOwnPropertyDescriptors(extra), ...Object.getOwnPropertyDescriptors(own) },
+  )
+  stampCitingEntry(session, appendCitingEntry)
+  return Object.freeze(session) as Session & Extra
 }

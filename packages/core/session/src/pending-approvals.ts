@@ -1,5 +1,6 @@
 import { describeValue } from '@deepseek-ai/dsh-llm'
 import { SessionError } from './errors.ts'
+import { readingsOf } from './log-views.ts'
 import type { SessionEvent } from './types.ts'
 
 /** One approval a session waits for: what a UI shows and what the answer must name (`callId`). */
@@ -49,6 +50,12 @@ export function resultCallIdOf(data: Record<string, unknown>): string | undefine
  * it the request). The agent loop leaves at most one: a step pauses at its first pending approval.
  * Events are read as plain data; malformed ones are skipped (`verifyToolPairs` reports them).
  * Throws `INVALID_ARGUMENT` only when `events` is not an array.
+ *
+ * A view a session's `events()` returned is read on from where the reading of an earlier view of
+ * the same log stopped, so a turn costs what was appended since (its log only grows, and its events
+ * never change, T58); any other array, a view older than the last one read, and every view after a
+ * reading that threw are read from their start. Both give the same approvals
+ * (test/pending-approvals.property.test.ts).
  * @example
  * for (const approval of pendingApprovals(session.events())) ui.ask(approval.callId, approval.name, approval.reason)
  */
@@ -59,17 +66,62 @@ export function pendingApprovals(events: readonly SessionEvent[]): PendingApprov
       message: `pendingApprovals(events): events must be an array of session events, got ${describeValue(events)}`,
     })
   }
-  const calls = new Map<string, number>()
-  const open = new Map<number, PendingApproval>()
-  for (const raw of events as readonly unknown[]) {
-    const event = item(raw)
+  const readings = readingsOf(events)
+  if (readings === undefined) return readApprovals(newApprovalReading(), events)
+  let reading = readings.approvals as ApprovalReading | undefined
+  // An older view than the one read last, or a call from inside a reading (a getter of an event):
+  // read in full, and keep the reading as it is.
+  if (reading !== undefined && (reading.busy || reading.count > events.length)) {
+    return readApprovals(newApprovalReading(), events)
+  }
+  reading ??= readings.approvals = newApprovalReading()
+  reading.busy = true
+  try {
+    return readApprovals(reading, events)
+  } catch (error) {
+    // Part of the events may be in the reading: the next view is read from its start.
+    readings.approvals = undefined
+    throw error
+  } finally {
+    reading.busy = false
+  }
+}
+
+/** What was read of a log: how many events, and the requests still open after them. */
+interface ApprovalReading {
+  count: number
+  readonly open: Map<number, PendingApproval>
+  /**
+   * The seq of each callId's first `tool/call`, made when the first `approval/request` is read (most
+   * logs have none, and need no index of every call) and kept up to date from then on.
+   */
+  calls: Map<string, number> | undefined
+  /** True while a call reads into it. */
+  busy: boolean
+}
+
+function newApprovalReading(): ApprovalReading {
+  return { count: 0, open: new Map(), calls: undefined, busy: false }
+}
+
+/** Reads `events[reading.count…]` into `reading`; its open requests, in log order. */
+function readApprovals(reading: ApprovalReading, events: readonly SessionEvent[]): PendingApproval[] {
+  const { open } = reading
+  const length = events.length
+  for (let index = reading.count; index < length; index++) {
+    const event = item(events[index] as unknown)
     if (event === undefined) continue
     const { data } = event
     switch (event.type) {
-      case 'tool/call':
-        if (typeof data.callId === 'string' && !calls.has(data.callId)) calls.set(data.callId, event.seq)
+      case 'tool/call': {
+        const calls = reading.calls
+        if (calls !== undefined && typeof data.callId === 'string' && !calls.has(data.callId)) {
+          calls.set(data.callId, event.seq)
+        }
         break
+      }
       case 'tool/result': {
+        if (open.size === 0) break
         const callId = resultCallIdOf(data)
         for (const [seq, approval] of open) if (approval.callId === callId) open.delete(seq)
         break
@@ -78,9 +130,11 @@ export function pendingApprovals(events: readonly SessionEvent[]): PendingApprov
         const { turn, step, callId, name, arguments: args, reason } = data
         if (typeof callId !== 'string' || typeof name !== 'string' || typeof args !== 'string') break
         if (typeof turn !== 'number' || typeof step !== 'number') break
-        const callSeq = calls.get(callId)
+        reading.calls ??= callIndex(events, index)
+        const callSeq = reading.calls.get(callId)
         if (callSeq === undefined) break
-        open.set(event.seq, {
+        // Frozen: a later call may hand out the same object again.
+        const approval: PendingApproval = Object.freeze({
           turn,
           step,
           callId,
@@ -90,6 +144,7 @@ export function pendingApprovals(events: readonly SessionEvent[]): PendingApprov
           requestSeq: event.seq,
           callSeq,
         })
+        open.set(event.seq, approval)
         break
       }
       case 'approval/answer': {
@@ -101,5 +156,18 @@ export function pendingApprovals(events: readonly SessionEvent[]): PendingApprov
         break
     }
   }
+  reading.count = length
   return [...open.values()]
+}
+
+/** The seq of each callId's first `tool/call` among `events[0…end)`. */
+function callIndex(events: readonly SessionEvent[], end: number): Map<string, number> {
+  const calls = new Map<string, number>()
+  for (let index = 0; index < end; index++) {
+    const event = item(events[index] as unknown)
+    if (event === undefined || event.type !== 'tool/call') continue
+    const { callId } = event.data
+    if (typeof callId === 'string' && !calls.has(callId)) calls.set(callId, event.seq)
+  }
+  return calls
 }

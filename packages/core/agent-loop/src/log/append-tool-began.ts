@@ -1,4 +1,4 @@
-import { appendOptionsCiting, type AnySession, type ToolBeganEventData } from '@deepseek-ai/dsh-session'
+import { appendCiting, type AnySession, type ToolBeganEventData } from '@deepseek-ai/dsh-session'
 import { andThen, type MaybePromise } from '../base/maybe-async.ts'
 import { commitSession } from './commit-session.ts'
 
@@ -15,7 +15,5 @@ export function appendToolBegan(options: {
   readonly data: ToolBeganEventData
 }): MaybePromise<void> {
   const { session, callSeq, data } = options
-  return andThen(session.append('tool/began', data, appendOptionsCiting(callSeq)), () =>
-    commitSession(session),
-  )
+  return andThen(appendCiting(session, 'tool/began', data, callSeq), () => commitSession(session))
 }

@@ -1,5 +1,5 @@
 import {
-  appendOptionsCiting,
+  appendCiting,
   toolResultEventData,
   type AnySession,
   type AsyncSession,
@@ -37,7 +37,8 @@ export function appendToolResult(options: AppendToolResultOptions): MaybePromise
 export function appendToolResult(options: AppendToolResultOptions): MaybePromise<number> {
   const { session, turn, step, callId, callSeq, result, timings } = options
   const data = toolResultDataOf(toolResultFields(), turn, step, callId, result, timings)
-  const recorded = session.append('tool/result', data, appendOptionsCiting(callSeq, true))
+  // `appendCiting`: the options citing the call, without an options object per result
+  const recorded = appendCiting(session, 'tool/result', data, callSeq, true)
   return andThen(recorded, seqOf)
 }
 

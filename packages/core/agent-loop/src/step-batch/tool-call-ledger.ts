@@ -1,5 +1,5 @@
 import {
-  appendOptionsCiting,
+  appendCiting,
   type AnySession,
   type ApprovalRequestEventData,
   type ToolCallRecordedTimings,
@@ -136,7 +136,7 @@ class StepLedger implements ToolCallLedger {
       result,
       this.timings(call),
     )
-    const appended = this.session.append('tool/result', data, appendOptionsCiting(call.callSeq!, true))
+    const appended = appendCiting(this.session, 'tool/result', data, call.callSeq!, true)
     if (!isPromiseLike(appended)) return this.answer(call, appended.seq)
     this.followResult(call, appended)
   }

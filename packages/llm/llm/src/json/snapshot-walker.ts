@@ -44,6 +44,7 @@ const isEnumerable = Function.prototype.call.bind(Object.prototype.propertyIsEnu
   key: number,
 ) => boolean
 const freezeObject = Object.freeze
+const isArrayValue = Array.isArray
 const { isProxy } = types
 
 /**
@@ -116,6 +117,10 @@ export class SnapshotWalker {
       }
     }
     if (isProxy(root)) return new Failure(null, 'is a Proxy')
+    // Nothing to remember: a root object is copied without its walk's bookkeeping while its values
+    // are primitives (most values a hot path snapshots are such flat objects), and handed to the
+    // walk with what it copied at its first container.
+    if (!this.remember && !isArrayValue(root) && this.maxDepth >= 1) return this.copyRootObject(root)
     const copied = this.copyContainer(root, null, 1)
     if (copied instanceof Failure) return copied
     if (this.remember) {
@@ -126,6 +131,49 @@ export class SnapshotWalker {
       })
     }
     return copied.target
+  }
+
+  /**
+   * `copyContainer(root, null, 1).target` for a root that is not an array, in the same order of
+   * checks and reads: `plainShape`, then each key read once (a getter runs once) and checked as
+   * `placePrimitive` checks it. At the first container value the copy so far becomes the root's
+   * entry and `copyKeys` goes on from there, so which path copied a value never shows.
+   */
+  private copyRootObject(source: object): JsonValue | Failure {
+    const shape = plainShape(source, null)
+    if (shape === undefined) {
+      const copied = this.copyContainer(source, null, 1)
+      return copied instanceof Failure ? copied : copied.target
+    }
+    if (shape instanceof Failure) return shape
+    const keys = shape as string[]
+    const target: Record<string, JsonValue> = {}
+    let size = 1
+    this.currentLocation = null
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index] as string
+      this.currentKey = key
+      // Deleted by a getter earlier in this walk: reading it would find an inherited value instead.
+      if (!hasOwn(source, key)) continue
+      let raw: unknown
+      try {
+        raw = (source as Record<string, unknown>)[key] // runs a getter, once
+      } catch (error) {
+        return new Failure({ parent: null, key }, `has a getter that threw (${describeThrown(error)})`)
+      }
+      if (typeof raw === 'object' && raw !== null) {
+        const entry: Entry = { source, done: false, target, size, height: 1, location: null, level: 1 }
+        this.visited.add(entry)
+        const failure = this.placeShallow(entry, false, key, raw) ?? this.copyKeys(entry, keys, index + 1)
+        if (failure !== undefined) return failure
+        entry.done = true
+        return this.freeze ? freezeObject(target) : target
+      }
+      const placed = placeRootPrimitive(target, key, raw)
+      if (placed instanceof Failure) return placed
+      size += placed
+    }
+    return this.freeze ? freezeObject(target) : target
   }
 
   /**
@@ -183,11 +231,11 @@ export class SnapshotWalker {
     return undefined
   }
 
-  /** A plain object's properties (all enumerable when it was opened), read once each, as `copyKey` does. */
-  private copyKeys(entry: Entry, keys: readonly string[]): Failure | undefined {
+  /** A plain object's properties (all enumerable when it was opened) from `start`, read once each, as `copyKey` does. */
+  private copyKeys(entry: Entry, keys: readonly string[], start = 0): Failure | undefined {
     const source = entry.source as Record<string, unknown>
     this.currentLocation = entry.location
-    for (let index = 0; index < keys.length; index += 1) {
+    for (let index = start; index < keys.length; index += 1) {
       const key = keys[index] as string
       this.currentKey = key
       // Deleted by a getter earlier in this walk: reading it would find an inherited value instead.
@@ -443,6 +491,43 @@ function placePrimitive(
     default:
       return new Failure(at(entry, key), primitiveProblem(raw) ?? `is of unsupported type ${typeof raw}`)
   }
+}
+
+/**
+ * `placePrimitive` for a key of a root object copied without its entry (`copyRootObject`): stores a
+ * primitive `raw` in `target`; how many values it adds (0 for a dropped `undefined`), or why it
+ * cannot be copied. `raw` is never a non-null object.
+ */
+function placeRootPrimitive(target: Record<string, JsonValue>, key: string, raw: unknown): number | Failure {
+  switch (typeof raw) {
+    case 'string':
+    case 'boolean':
+      storeKey(target, key, raw)
+      return 1
+    case 'number':
+      if (raw - raw !== 0) return new Failure({ parent: null, key }, numberProblem(raw))
+      // `=== 0` also turns -0 into 0.
+      storeKey(target, key, raw === 0 ? 0 : raw)
+      return 1
+    case 'undefined':
+      return 0 // dropped, as JSON.stringify drops it
+    case 'object':
+      storeKey(target, key, null)
+      return 1
+    default:
+      return new Failure(
+        { parent: null, key },
+        primitiveProblem(raw) ?? `is of unsupported type ${typeof raw}`,
+      )
+  }
+}
+
+/** `store` for an object's copy. */
+function storeKey(target: Record<string, JsonValue>, key: string, value: JsonValue): void {
+  // Assignment to `__proto__` would set the prototype instead of keeping the key as data.
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true })
+  } else target[key] = value
 }
 
 /** The copy of a value that is not a container (`null` included), or why it is not JSON. */
