@@ -3704,6 +3704,40 @@ export const mutants = [
     attacks: 'maxBindingCalls caps the calls a run makes',
   },
   {
+    id: 'code-call-table-cut-keeps-offset',
+    package: 'code-runtime',
+    file: `${CODE}/quickjs/prelude-source.ts`,
+    find: '      pendingFrom = lowestPending;',
+    replace: '      pendingFrom = pendingFrom;',
+    occurrences: 2,
+    nth: 2,
+    kind: 'binding calls',
+    description:
+      'after the waiting calls’ tables are cut at the front, answers settle the calls that many places later',
+    attacks: 'every binding call settles with its own answer, however many calls a run makes',
+  },
+  {
+    id: 'code-call-table-cut-one-table',
+    package: 'code-runtime',
+    file: `${CODE}/quickjs/prelude-source.ts`,
+    find: '      cut(rejecters, done);',
+    replace: '      cut(rejecters, 0);',
+    kind: 'binding calls',
+    description: 'the reject functions of waiting calls are not cut with their resolve functions',
+    attacks: 'every binding call settles with its own answer, however many calls a run makes',
+  },
+  {
+    id: 'code-call-table-inherits-array-prototype',
+    package: 'code-runtime',
+    file: `${CODE}/quickjs/prelude-source.ts`,
+    find: 'function table() { var slots = []; setProto(slots, null); return slots; }',
+    replace: 'function table() { var slots = []; return slots; }',
+    kind: 'sandbox',
+    description:
+      'the tables of a run’s calls inherit Array.prototype, whose index setters the program may define',
+    attacks: 'a program never sees the texts of its calls through accessors it put on Array.prototype',
+  },
+  {
     id: 'code-binding-concurrency-uncapped',
     package: 'code-runtime',
     file: `${CODE}/quickjs/create-binding-calls.ts`,
@@ -4743,6 +4777,7 @@ export const firstTests = {
       ['run.test.ts', 'json-crossing.test.ts', 'bad-input.test.ts'],
     ],
     [/^quickjs\/prelude-parts/, ['json-crossing.test.ts', 'run.test.ts', 'sandbox-escape.test.ts']],
+    [/^quickjs\/prelude-source/, ['call-batches.test.ts', 'run.test.ts', 'sandbox-escape.test.ts']],
     [/^(create-output-budget|quickjs\/)/, ['run.test.ts', 'sandbox-escape.test.ts']],
   ],
   llm: [
