@@ -3738,6 +3738,16 @@ export const mutants = [
     attacks: 'a program never sees the texts of its calls through accessors it put on Array.prototype',
   },
   {
+    id: 'code-answer-null-code-kept',
+    package: 'code-runtime',
+    file: `${CODE}/quickjs/prelude-source.ts`,
+    find: 'list[i + 4] === null ? undefined : list[i + 4]',
+    replace: 'list[i + 4]',
+    kind: 'binding calls',
+    description: 'a rejected call whose host error had no code rejects with `code: null` inside the program',
+    attacks: 'only a short string code of the host error crosses into the program',
+  },
+  {
     id: 'code-binding-concurrency-uncapped',
     package: 'code-runtime',
     file: `${CODE}/quickjs/create-binding-calls.ts`,

@@ -16,8 +16,9 @@
  * here in program order with its argument's JSON text, and returns a promise whose settle functions
  * stay in this closure. After each turn of the program the host takes the queued calls it has room
  * for with one `takeCalls(room, budget)`, and settles the calls it has answers for with one
- * `settleCalls(text)` per batch (`[[index, 1, value?] | [index, 0, name, message, code?], …]`, JSON
- * it built): a call costs the engine no host call, handle or string of its own.
+ * `settleCalls(text)` per batch (one flat JSON list it built, see answer-entry.ts: `index, 1, value`,
+ * `index, 2` or `index, 0, name, message, code` per answer): a call costs the engine no host call,
+ * handle or string of its own.
  *
  * The host functions stay in this closure: the program only ever reaches the wrappers. Every
  * built-in the prelude needs is captured before any program runs, so a program that replaces
@@ -271,7 +272,9 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
     return error;
   }
   // Settles the answered calls listed in text: 1, or 0 when the text could not be parsed (out of
-  // memory), in which case the call "only", when given, is rejected with that error.
+  // memory), in which case the call "only", when given, is rejected with that error. The list is
+  // flat (no array per answer for the parser to build): index, 1, value (resolved with value) |
+  // index, 2 (resolved with undefined) | index, 0, name, message, code or null (rejected).
   // (an index the host did not start, below pendingFrom or past the table, finds no function)
   function forget(slot) { resolvers[slot] = undefined; rejecters[slot] = undefined; }
   // After answers: empties or cuts the tables of waiting calls (see table above).
@@ -295,16 +298,23 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
       if (failed !== undefined) { forget(only - pendingFrom); release(); failed(e); }
       return 0;
     }
-    for (var i = 0; i < list.length; i++) {
-      var entry = list[i];
-      var slot = entry[0] - pendingFrom;
+    var length = list.length;
+    for (var i = 0; i < length;) {
+      var slot = list[i] - pendingFrom;
+      var kind = list[i + 1];
       var resolve = resolvers[slot];
-      if (resolve === undefined) continue;
       var fail = rejecters[slot];
-      forget(slot);
-      var size = entry.length;
-      if (entry[1] === 1) resolve(size > 2 ? entry[2] : undefined);
-      else fail(callError(entry[2], entry[3], size > 4 ? entry[4] : undefined));
+      if (resolve !== undefined) forget(slot);
+      if (kind === 1) {
+        if (resolve !== undefined) resolve(list[i + 2]);
+        i += 3;
+      } else if (kind === 2) {
+        if (resolve !== undefined) resolve(undefined);
+        i += 2;
+      } else if (kind === 0) {
+        if (fail !== undefined) fail(callError(list[i + 2], list[i + 3], list[i + 4] === null ? undefined : list[i + 4]));
+        i += 5;
+      } else break;
     }
     release();
     return 1;
