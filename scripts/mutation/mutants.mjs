@@ -3707,7 +3707,7 @@ export const mutants = [
   {
     id: 'code-binding-call-cap-off-by-one',
     package: 'code-runtime',
-    file: `${CODE}/quickjs/prelude-source.ts`,
+    file: `${CODE}/quickjs/prelude-calls.ts`,
     find: '      if (accepted >= maxCalls) {',
     replace: '      if (accepted > maxCalls) {',
     kind: 'binding calls',
@@ -3717,7 +3717,7 @@ export const mutants = [
   {
     id: 'code-call-table-cut-keeps-offset',
     package: 'code-runtime',
-    file: `${CODE}/quickjs/prelude-source.ts`,
+    file: `${CODE}/quickjs/prelude-calls.ts`,
     find: '      pendingFrom = lowestPending;',
     replace: '      pendingFrom = pendingFrom;',
     occurrences: 2,
@@ -3730,7 +3730,7 @@ export const mutants = [
   {
     id: 'code-call-table-cut-one-table',
     package: 'code-runtime',
-    file: `${CODE}/quickjs/prelude-source.ts`,
+    file: `${CODE}/quickjs/prelude-calls.ts`,
     find: '      cut(rejecters, done);',
     replace: '      cut(rejecters, 0);',
     kind: 'binding calls',
@@ -3740,7 +3740,7 @@ export const mutants = [
   {
     id: 'code-call-table-inherits-array-prototype',
     package: 'code-runtime',
-    file: `${CODE}/quickjs/prelude-source.ts`,
+    file: `${CODE}/quickjs/prelude-calls.ts`,
     find: 'function table() { var slots = []; setProto(slots, null); return slots; }',
     replace: 'function table() { var slots = []; return slots; }',
     kind: 'sandbox',
@@ -3751,7 +3751,7 @@ export const mutants = [
   {
     id: 'code-answer-null-code-kept',
     package: 'code-runtime',
-    file: `${CODE}/quickjs/prelude-source.ts`,
+    file: `${CODE}/quickjs/prelude-calls.ts`,
     find: 'list[i + 4] === null ? undefined : list[i + 4]',
     replace: 'list[i + 4]',
     kind: 'binding calls',
@@ -4798,7 +4798,7 @@ export const firstTests = {
       ['run.test.ts', 'json-crossing.test.ts', 'bad-input.test.ts'],
     ],
     [/^quickjs\/prelude-parts/, ['json-crossing.test.ts', 'run.test.ts', 'sandbox-escape.test.ts']],
-    [/^quickjs\/prelude-source/, ['call-batches.test.ts', 'run.test.ts', 'sandbox-escape.test.ts']],
+    [/^quickjs\/prelude-(source|calls)/, ['call-batches.test.ts', 'run.test.ts', 'sandbox-escape.test.ts']],
     [/^(create-output-budget|quickjs\/)/, ['run.test.ts', 'sandbox-escape.test.ts']],
   ],
   llm: [
