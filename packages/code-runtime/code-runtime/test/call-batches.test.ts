@@ -1,6 +1,15 @@
 import { Worker } from 'node:worker_threads'
+import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createTestRuntime, errorOf, expectHealthy, sabotagedWorker, takeFaults, until } from './support.ts'
+import {
+  TEST_LIMITS,
+  createTestRuntime,
+  errorOf,
+  expectHealthy,
+  sabotagedWorker,
+  takeFaults,
+  until,
+} from './support.ts'
 
 /** Counts the messages of each type the host receives from its sandbox workers and posts to them. */
 function countMessages(): { readonly received: Map<string, number>; readonly posted: Map<string, number> } {
@@ -140,6 +149,94 @@ describe('binding calls cross the sandbox boundary in batches (T69)', () => {
     expect(called).toBe(0)
     expect(takeFaults(runtime)).toEqual([])
     await expectHealthy(runtime)
+    runtime.dispose()
+  })
+
+  // The prelude keeps a run's calls in tables it empties when every call they hold is done and
+  // cuts at the front once 1,024 done calls lead them: calls far past those sizes, answered out of
+  // order, some rejected, with both kinds of phase (all queued at once; lanes that keep a few going).
+  it('T69: thousands of calls answered in any order, past the sandbox tables’ cuts, each settle with their own answer', async () => {
+    const runtime = createTestRuntime({ ...TEST_LIMITS, maxBindingCalls: 20_000 })
+    await runtime.warmUp()
+    const phase = fc.record({
+      lanes: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 40 })),
+      count: fc.integer({ min: 1, max: 2_600 }),
+    })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(phase, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 1, max: 64 }),
+        fc.integer({ min: 0, max: 2 ** 30 }),
+        async (phases, cap, seed) => {
+          const delays = new Map<number, number>()
+          const result = await runtime.run({
+            // lanes 0: every call of the phase made at once (they queue in the sandbox)
+            program: `let next = 0, done = 0
+              const one = async () => {
+                const i = next++
+                try {
+                  const v = await tools.echo(i)
+                  if (v !== i * 2) throw new Error('call ' + i + ' got ' + v)
+                } catch (e) {
+                  if (e.message !== 'no ' + i) throw new Error('call ' + i + ' failed with ' + e.message)
+                }
+                done++
+              }
+              for (const [lanes, count] of ${JSON.stringify(phases.map((p) => [p.lanes, p.count]))}) {
+                const end = next + count
+                if (lanes === 0) await Promise.all(Array.from({ length: count }, one))
+                else await Promise.all(Array.from({ length: lanes }, async () => { while (next < end) await one() }))
+              }
+              return done`,
+            language: 'javascript',
+            limits: { maxConcurrentBindingCalls: cap },
+            bindings: {
+              echo: async (value, call) => {
+                const i = value as number
+                // a few calls answer turns later than the ones after them
+                const turns = (Math.imul(i ^ seed, 2654435761) >>> 0) % 13 === 0 ? 1 + (i % 3) : 0
+                delays.set(call.index, turns)
+                for (let t = 0; t < turns; t++) await new Promise((resolve) => setImmediate(resolve))
+                if (i % 7 === 3) throw new Error(`no ${i}`)
+                return i * 2
+              },
+            },
+          })
+          const total = phases.reduce((sum, p) => sum + p.count, 0)
+          expect(result).toEqual({ value: total, logs: [] })
+          expect(delays.size).toBe(total)
+        },
+      ),
+      { numRuns: 8 },
+    )
+    expect(takeFaults(runtime)).toEqual([])
+    runtime.dispose()
+  })
+
+  it('T69: index accessors and a splice the program puts on Array.prototype never see its calls’ texts nor break them', async () => {
+    const runtime = createTestRuntime({ ...TEST_LIMITS, maxBindingCalls: 5_000 })
+    const result = await runtime.run({
+      program: `const seen = []
+        for (let i = 0; i < 50; i++) {
+          Object.defineProperty(Array.prototype, i, {
+            get() { seen.push('get ' + i); return 'forged' },
+            set(v) { seen.push('set ' + i + ' ' + v) },
+            configurable: true,
+          })
+        }
+        Array.prototype.splice = function () { seen.push('splice') ; return [] }
+        let next = 0, sum = 0
+        const lane = async () => { while (next < 3000) { const i = next++; sum += (await tools.twice({ i })).twice - 2 * i } }
+        // three lanes keep calls going past the tables' cut; then 2,000 at once queue past it
+        await Promise.all([lane(), lane(), lane()])
+        const all = await Promise.all(Array.from({ length: 2000 }, (_, i) => tools.twice({ i })))
+        for (let i = 0; i < 50; i++) delete Array.prototype[i]
+        return { sum, last: all[1999].twice, seen: seen.length === 0 ? 'nothing' : seen.slice(0, 3) }`,
+      language: 'javascript',
+      bindings: { twice: (args) => ({ twice: 2 * (args as { i: number }).i }) },
+    })
+    expect(result).toEqual({ value: { sum: 0, last: 3998, seen: 'nothing' }, logs: [] })
+    expect(takeFaults(runtime)).toEqual([])
     runtime.dispose()
   })
 })

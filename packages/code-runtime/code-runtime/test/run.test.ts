@@ -279,6 +279,21 @@ describe('run: the seam', () => {
     expect(result.value).toBe('tools.big: the result is larger than 1000 bytes of JSON (limits.valueBytes)')
   })
 
+  it('T34: binding results are measured in UTF-8 bytes, not UTF-16 units: a non-ASCII result past valueBytes is refused', async () => {
+    // "é" is one UTF-16 unit and two UTF-8 bytes: 402 units of JSON text, 802 bytes; then 301 units, 600 bytes.
+    const result = await runtime.run({
+      program: `const out = []
+        for (const n of [400, 299]) { try { out.push((await tools.text(n)).length) } catch (e) { out.push(e.message) } }
+        return out`,
+      bindings: { text: (n) => 'é'.repeat(n as number) },
+      limits: { valueBytes: 600 },
+    })
+    expect(result.value).toEqual([
+      'tools.text: the result is larger than 600 bytes of JSON (limits.valueBytes)',
+      299,
+    ])
+  })
+
   it('T34: binding arguments are measured in UTF-8 bytes, not UTF-16 units: a non-ASCII argument past valueBytes never reaches the host', async () => {
     let calls = 0
     // "é" is one UTF-16 unit and two UTF-8 bytes: 402 units of JSON text, 802 bytes.

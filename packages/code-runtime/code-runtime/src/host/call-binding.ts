@@ -1,6 +1,6 @@
 import type { JsonValue } from '@deepseek-ai/dsh-llm'
 import { decodeJsonText, encodeJsonValue } from '../json-crossing.ts'
-import { bindingLabel, tooLarge, utf8Length } from '../text.ts'
+import { bindingLabel, fitsUtf8, tooLarge } from '../text.ts'
 import type { CodeBinding, CodeBindingCall } from '../types.ts'
 import type { CallAnswer } from '../worker-protocol.ts'
 import { describeHostError } from './describe-host-error.ts'
@@ -31,7 +31,7 @@ export function runBindingCall(
   const { name, index, valueBytes } = request
   let args: JsonValue | undefined
   if (request.text !== undefined) {
-    const decoded = utf8Length(request.text) > valueBytes ? undefined : decodeJsonText(request.text)
+    const decoded = fitsUtf8(request.text, valueBytes) ? decodeJsonText(request.text) : undefined
     if (decoded === undefined || !decoded.ok) {
       const why = decoded === undefined ? tooLarge('argument', valueBytes) : `the argument ${decoded.reason}`
       return done(index, refusal(name, why))
@@ -75,7 +75,7 @@ function answerWith(name: string, value: unknown, valueBytes: number): CallAnswe
     return refusal(name, `its result could not be read (${describeHostError(error).message})`)
   }
   if (!encoded.ok) return refusal(name, `returned a value that is not JSON: ${encoded.reason}`)
-  if (encoded.text !== undefined && utf8Length(encoded.text) > valueBytes) {
+  if (encoded.text !== undefined && !fitsUtf8(encoded.text, valueBytes)) {
     return refusal(name, tooLarge('result', valueBytes))
   }
   return { ok: true, text: encoded.text }

@@ -1,3 +1,5 @@
+import { CALLS_SOURCE } from './prelude-calls.ts'
+
 /**
  * Script evaluated once in each engine instance (see prepared-engine.ts), before any program. Its
  * completion value is a function the host calls once with its two host functions (`hostLog`,
@@ -12,12 +14,14 @@
  * frame of `program.js` in the error's stack (the host decides whether those are the program's own
  * positions).
  *
- * A binding call is checked here (the run still going, `maxBindingCalls`, `valueBytes`), queued
- * here in program order with its argument's JSON text, and returns a promise whose settle functions
- * stay in this closure. After each turn of the program the host takes the queued calls it has room
- * for with one `takeCalls(room, budget)`, and settles the calls it has answers for with one
- * `settleCalls(text)` per batch (`[[index, 1, value?] | [index, 0, name, message, code?], …]`, JSON
- * it built): a call costs the engine no host call, handle or string of its own.
+ * A binding call is checked (the run still going, `maxBindingCalls`, `valueBytes`), queued in
+ * program order with its argument's JSON text, and returns a promise whose settle functions stay in
+ * the prelude (its part in prelude-calls.ts, embedded here as a string and compiled like the other
+ * parts). After each turn of the program the host takes the queued calls it has room for with one
+ * `takeCalls(room, budget)`, and settles the calls it has answers for with one
+ * `settleCalls(text)` per batch (one flat JSON list it built, see answer-entry.ts: `index, 1, value`,
+ * `index, 2` or `index, 0, name, message, code` per answer): a call costs the engine no host call,
+ * handle or string of its own.
  *
  * The host functions stay in this closure: the program only ever reaches the wrappers. Every
  * built-in the prelude needs is captured before any program runs, so a program that replaces
@@ -38,6 +42,8 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
   var getOwnDescriptor = Object.getOwnPropertyDescriptor;
   var freeze = Object.freeze;
   var create = Object.create;
+  var setProto = Object.setPrototypeOf;
+  var splice = Array.prototype.splice;
   var isArray = Array.isArray;
   var ObjectProto = Object.prototype;
   var ArrayProto = Array.prototype;
@@ -155,123 +161,23 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
   }
 
   // ---- tools, console and the run itself ----
-  // set by setup for each run
-  var maxCalls = 0;
-  var valueBytes = 0;
-  // the program has settled: a call made now is refused
-  var over = false;
-  // calls in program order: accepted ones get the next index, the host takes them from taken on
-  var accepted = 0;
-  var taken = 0;
-  var queued = create(null);
-  // index -> the resolve and reject functions of each call accepted and not answered
-  var resolvers = create(null);
-  var rejecters = create(null);
-  // one executor for every call's promise: it hands its functions over through these
-  var nextResolve, nextReject;
-  function capture(resolve, fail) { nextResolve = resolve; nextReject = fail; }
-  function makeBinding(name, id) {
-    var label = toolLabel(name);
-    // Built once per binding: a call's record is this and its argument's text.
-    var recordHead = id + FIELD;
-    var binding = function () {
-      if (arguments.length > 1) {
-        return reject(new TypeErrorCtor(label + ' takes one argument (a JSON value), got ' + arguments.length));
-      }
-      var text;
-      // (the message is built only when there is one to give: this runs for every call)
-      try { text = encode(arguments[0]); } catch (e) { return reject(encodeError(e, label + ': the argument')); }
-      if (over) return reject(new ErrorCtor(label + ': the run has already ended'));
-      if (accepted >= maxCalls) {
-        return reject(new ErrorCtor(label + ': the run reached its limit of ' + maxCalls + ' binding calls (limits.maxBindingCalls)'));
-      }
-      // a UTF-16 unit is at least one UTF-8 byte: a longer text cannot fit (the host counts bytes)
-      if (text !== undefined && text.length > valueBytes) {
-        return reject(new ErrorCtor(label + ': the argument is larger than ' + valueBytes + ' bytes of JSON (limits.valueBytes)'));
-      }
-      var index = accepted++;
-      queued[index] = text === undefined ? '' + id : recordHead + text;
-      var promise = new PromiseCtor(capture);
-      resolvers[index] = nextResolve;
-      rejecters[index] = nextReject;
-      return promise;
-    };
-    defineProperty(binding, 'name', { value: label });
-    return freeze(binding);
-  }
+  // binding calls (prelude-calls.ts): checked, queued and settled inside the sandbox
+  var calls = compile(${JSON.stringify(CALLS_SOURCE)})(apply, setProto, splice, join, defineProperty,
+    freeze, PromiseCtor, ErrorCtor, TypeErrorCtor, reject, toolLabel, encode, encodeError, parse, FIELD, RECORD);
   // Math.random of the run, seeded by setup: the engine's own would repeat itself from the copy
   var generator = compile(randomSource)(imul);
   defineProperty(MathObject, 'random', { value: generator.random, enumerable: false, writable: true, configurable: true });
   function setup(namesJson, maxBindingCalls, maxValueBytes, seed0, seed1, seed2, seed3) {
-    maxCalls = maxBindingCalls;
-    valueBytes = maxValueBytes;
+    calls.limit(maxBindingCalls, maxValueBytes);
     generator.seed(seed0, seed1, seed2, seed3);
     var names = parse(namesJson);
     var tools = create(null);
     for (var n = 0; n < names.length; n++) {
-      defineProperty(tools, names[n], { value: makeBinding(names[n], n), enumerable: true });
+      defineProperty(tools, names[n], { value: calls.makeBinding(names[n], n), enumerable: true });
     }
     freeze(tools);
     defineProperty(global, 'tools', { value: tools, enumerable: false, writable: false, configurable: false });
   }
-  // The next queued calls, at most room of them and past budget units of text only for the first:
-  // their count, then a 'binding' or 'binding FIELD text' record each, joined by RECORD (records
-  // are defined, never assigned, so no setter the program put on Array.prototype sees them), or
-  // undefined when none is queued.
-  var recordSlot = create(null);
-  recordSlot.writable = true;
-  recordSlot.enumerable = true;
-  recordSlot.configurable = true;
-  function takeCalls(room, budget) {
-    var records = [''];
-    var count = 0;
-    var used = 0;
-    while (count < room && taken < accepted && (count === 0 || used < budget)) {
-      var record = queued[taken];
-      delete queued[taken++];
-      used += record.length;
-      recordSlot.value = record;
-      defineProperty(records, ++count, recordSlot);
-    }
-    if (count === 0) return undefined;
-    recordSlot.value = '' + count;
-    defineProperty(records, 0, recordSlot);
-    recordSlot.value = undefined;
-    return apply(join, records, [RECORD]);
-  }
-  // An error as the host describes it: own name and message (and code), no stack of this prelude.
-  function callError(name, message, code) {
-    var error = new ErrorCtor();
-    delete error.stack;
-    error.name = name;
-    error.message = message;
-    if (code !== undefined) error.code = code;
-    return error;
-  }
-  // Settles the answered calls listed in text: 1, or 0 when the text could not be parsed (out of
-  // memory), in which case the call "only", when given, is rejected with that error.
-  function forget(index) { delete resolvers[index]; delete rejecters[index]; }
-  function settleCalls(text, only) {
-    var list;
-    try { list = parse(text); } catch (e) {
-      var failed = only === undefined ? undefined : rejecters[only];
-      if (failed !== undefined) { forget(only); failed(e); }
-      return 0;
-    }
-    for (var i = 0; i < list.length; i++) {
-      var entry = list[i];
-      var index = entry[0];
-      var resolve = resolvers[index];
-      if (resolve === undefined) continue;
-      var fail = rejecters[index];
-      forget(index);
-      var size = entry.length;
-      if (entry[1] === 1) resolve(size > 2 ? entry[2] : undefined);
-      else fail(callError(entry[2], entry[3], size > 4 ? entry[4] : undefined));
-    }
-    return 1;
-  }
-
   var levels = ['log', 'info', 'warn', 'error', 'debug'];
   var consoleObject = {};
   function makeLog(level) {
@@ -288,7 +194,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
   defineProperty(global, 'console', { value: consoleObject, enumerable: false, writable: true, configurable: true });
 
   function settleValue(value) {
-    over = true;
+    calls.end();
     var text;
     try { text = encode(value); } catch (e) {
       if (encoderPart.isNotJson(e)) {
@@ -302,7 +208,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
     hostSettle('value', text);
   }
   function settleError(error) {
-    over = true;
+    calls.end();
     var described = describe(error);
     hostSettle(described[0], described[1], described[2], described[3]);
   }
@@ -312,5 +218,5 @@ export const PRELUDE_SOURCE = String.raw`(function (hostLog, hostSettle, encoder
     try { apply(then, promise, [settleValue, settleError]); } catch (e) { settleValue(promise); }
   }
   function prefix(text, length) { return slice(text, 0, length); }
-  return [setup, start, describe, prefix, settleCalls, takeCalls];
+  return [setup, start, describe, prefix, calls.settleCalls, calls.takeCalls];
 })`
