@@ -118,7 +118,9 @@ describe('one writer per session (lease)', () => {
   })
 
   it('T42: an idle writer renews its lease in the background', async () => {
-    const a = machine('machine-a', 300)
+    // 1.5 s, renewed every 500 ms: a 300 ms lease left a loaded machine's stalled timers no room
+    // (a renewal test failed once at load 14–19 with four test processes on two cores).
+    const a = machine('machine-a', 1_500)
     const id = db.id()
     const held = await a.open(id)
     const first = Number((await leaseRow(id))!.expires)
