@@ -1,4 +1,9 @@
-import { appendOptionsCiting, type AnySession, type AppendOptions } from '@deepseek-ai/dsh-session'
+import {
+  appendCiting,
+  appendOptionsCiting,
+  type AnySession,
+  type AppendOptions,
+} from '@deepseek-ai/dsh-session'
 import type {
   ExecutionMode,
   LateToolOutcome,
@@ -236,7 +241,8 @@ class NestedCallRecords implements NestedCallRecorder {
       const timings = this.timed ? measureRecordedTimings(record, performance.now()) : undefined
       // what `appendToolResult` records, built positionally from the step's one fields object
       const data = toolResultDataOf(this.resultFields, this.turn, this.step, input.callId, result, timings)
-      const appended = this.session.append('tool/result', data, appendOptionsCiting(record.callSeq, true))
+      // each result cites its own call: `appendCiting` builds no options object for it (as the ledger's)
+      const appended = appendCiting(this.session, 'tool/result', data, record.callSeq, true)
       recorded = isPromiseLike(appended) ? Promise.resolve(appended).then(seqOf) : appended.seq
     } catch (error) {
       // even when the session refused it: the outer call must not wait forever (it is reported)
