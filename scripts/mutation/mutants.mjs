@@ -1484,6 +1484,17 @@ export const mutants = [
     attacks: 'T58: a JSONL line is the JSON text of its event',
   },
   {
+    id: 'session-line-quote-keeps-lone-surrogate',
+    package: 'session',
+    file: `${SESSION}/tool-events/json-string.ts`,
+    find: ' || (code >= 0xd800 && code <= 0xdfff)',
+    replace: '',
+    kind: 'wrong value',
+    description:
+      'a short string with a lone surrogate is written raw instead of escaped as JSON.stringify escapes it',
+    attacks: 'T58: a JSONL line is the JSON text of its event',
+  },
+  {
     id: 'session-builder-keeps-caller-content',
     package: 'session',
     file: `${SESSION}/tool-events/copy-result-content.ts`,

@@ -14,6 +14,7 @@ import {
   type SessionEvent,
 } from '@deepseek-ai/dsh-session'
 import { formatEventLine } from '../src/jsonl/jsonl-format.ts'
+import { quoteJsonString } from '../src/tool-events/json-string.ts'
 import { callFields, resultFields, text } from './support/tool-event-arbitraries.ts'
 
 const dirs: string[] = []
@@ -125,6 +126,39 @@ describe('T58: a JSONL line is the JSON text of its event', () => {
         expect(readJsonlSession(path).events).toEqual(events)
       }),
       { numRuns: 60 },
+    )
+  })
+
+  it('T58: a string in a line is quoted exactly as JSON.stringify quotes it: controls, quotes, backslashes, lone and paired surrogates, short and long (property)', () => {
+    // Characters next to every boundary the scan tests, so a short string hits each of them.
+    const edge = fc.constantFrom(
+      '\u0000',
+      '\u001f',
+      ' ',
+      '"',
+      '\\',
+      '/',
+      '\u007f',
+      '\u2028',
+      '\ud7ff',
+      '\ud800',
+      '\udbff',
+      '\udc00',
+      '\udfff',
+      '\ue000',
+      '\ud83d\ude00',
+      'a',
+    )
+    const strings = fc.oneof(
+      fc.string({ maxLength: 40, unit: 'binary' }),
+      fc.array(edge, { maxLength: 30 }).map((parts) => parts.join('')),
+      fc.string({ maxLength: 30, unit: 'grapheme-ascii' }),
+    )
+    fc.assert(
+      fc.property(strings, (value) => {
+        expect(quoteJsonString(value)).toBe(JSON.stringify(value))
+      }),
+      { numRuns: 2000 },
     )
   })
 

@@ -25,7 +25,11 @@ export function formatEventLine(event: SessionEvent): string {
   // The time is `toISOString`'s text (digits, "-", ":", ".", "T", "Z", a year's sign): nothing to escape.
   let text = `{"seq":${event.seq},"type":${quotedType(event.type)},"time":"${event.time}"`
   if (event.surfaceOp !== undefined) text += `,"surfaceOp":"${event.surfaceOp}"`
-  if (event.sourceEventSeqs !== undefined) text += `,"sourceEventSeqs":[${event.sourceEventSeqs.join(',')}]`
+  const seqs = event.sourceEventSeqs
+  if (seqs !== undefined) {
+    // One cited seq (every tool event's) is written without `join`'s call.
+    text += `,"sourceEventSeqs":[${seqs.length === 1 ? seqs[0] : seqs.join(',')}]`
+  }
   const data = event.data
   return `${text},"data":${provenDataJson(data) ?? JSON.stringify(data)}}\n`
 }

@@ -1,8 +1,9 @@
 import type { ToolResultContent } from '@deepseek-ai/dsh-llm'
 import type { ToolCallEventData, ToolResultEventData } from '../types.ts'
 import { provenKind } from './proven-data.ts'
+import { quoteJsonString } from './json-string.ts'
 
-const quote = JSON.stringify
+const quote = quoteJsonString
 
 /**
  * The JSON text of data a tool event builder of this module copy made, equal to `JSON.stringify`'s
@@ -42,7 +43,7 @@ function resultJson(data: ToolResultEventData): string {
   let text = `{"turn":${data.turn},"step":${data.step},"message":{"role":"tool","content":[{"type":"tool-result","callId":${quote(block.callId)},"content":${contentJson(block.content)},"isError":${block.isError}}]}`
   const error = data.error
   if (error !== undefined) text += `,"error":{"name":${quote(error.name)},"code":${quote(error.code)}}`
-  if (data.meta !== undefined) text += `,"meta":${quote(data.meta)}`
+  if (data.meta !== undefined) text += `,"meta":${JSON.stringify(data.meta)}`
   const timings = data.timings
   if (timings !== undefined) {
     text += `,"timings":{"queueMs":${timings.queueMs},"runMs":${timings.runMs},"commitMs":${timings.commitMs}}`
