@@ -1495,6 +1495,16 @@ export const mutants = [
     attacks: 'T58: a JSONL line is the JSON text of its event',
   },
   {
+    id: 'session-citing-shares-stale-seqs',
+    package: 'session',
+    file: `${SESSION}/create-event-builder.ts`,
+    find: '      if (cited !== lastCited) {',
+    replace: '      if (lastCited === 0) {',
+    kind: 'wrong value',
+    description: "an event citing another seq than the last citing event gets the last one's shared list",
+    attacks: 'T58: appendCiting appends what append with appendOptionsCiting appends',
+  },
+  {
     id: 'session-builder-keeps-caller-content',
     package: 'session',
     file: `${SESSION}/tool-events/copy-result-content.ts`,

@@ -50,6 +50,10 @@ export function createEventBuilder(clock: EventClock): {
   // the inner append sets its own and gives the outer one back when it ends.
   let currentType: unknown
   let currentOptions: unknown
+  // The frozen `[cited]` of the last citing event: a next one citing the same seq (a call's
+  // `tool/began` and `tool/result`) shares it. Frozen numbers, so sharing shows only in identity.
+  let lastCited = 0
+  let lastSources: readonly number[] = Object.freeze([0])
   const where = (): string => appendWhere(currentType, currentOptions)
   const build: EventBuilder = (type, data, appendOptions, seq) => {
     const outerType = currentType
@@ -83,7 +87,11 @@ export function createEventBuilder(clock: EventClock): {
           message: `${where()}: options.sourceEventSeqs[0] is ${cited}, which is not an earlier event than seq ${seq}`,
         })
       }
-      const sources = Object.freeze([cited])
+      if (cited !== lastCited) {
+        lastSources = Object.freeze([cited])
+        lastCited = cited
+      }
+      const sources = lastSources
       return buildEvent(seq, type, clock(where), surfaceOp, sources, value)
     } finally {
       currentType = outerType

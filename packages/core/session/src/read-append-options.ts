@@ -86,13 +86,15 @@ function readOnce(container: object, key: string | number, owner: string, where:
   }
 }
 
-/** A frozen copy of `value` when it lists earlier seqs (integers ≥ 1, below `seq`, no repeats). */
+/**
+ * A frozen copy of `value` when it lists earlier seqs (integers ≥ 1, below `seq`, no repeats).
+ * `readAppendOptions` refused a proxy before calling this: a proxy is not checked for again.
+ */
 function copySourceEventSeqs(value: unknown, seq: number, where: () => string): readonly number[] {
   const at = 'options.sourceEventSeqs'
   if (
     typeof value !== 'object' ||
     value === null ||
-    types.isProxy(value) ||
     !Array.isArray(value) ||
     getPrototypeOf(value) !== Array.prototype
   ) {

@@ -78,6 +78,27 @@ describe('T58: appendCiting appends what append with appendOptionsCiting appends
     )
   })
 
+  it('T58: a run of citing appends, repeating or changing the cited seq, logs what append with the options logs, each list frozen (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 4 }), fc.boolean()), { minLength: 1, maxLength: 12 }),
+        (citations) => {
+          const direct = sessionWith(4)
+          const withOptions = sessionWith(4)
+          for (const [cited, surface] of citations) {
+            const event = appendCiting(direct, 'tool/began', { cited }, cited, surface)
+            withOptions.append('tool/began', { cited }, appendOptionsCiting(cited, surface))
+            expect(event.sourceEventSeqs).toEqual([cited])
+            expect(Object.isFrozen(event.sourceEventSeqs)).toBe(true)
+          }
+          const strip = (events: readonly SessionEvent[]) => events.map(({ time: _time, ...rest }) => rest)
+          expect(strip(direct.events())).toEqual(strip(withOptions.events()))
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
   it('T58: a seq that is not an integer ≥ 1 is refused before anything is appended', () => {
     const session = sessionWith(2)
     for (const bad of [0, -1, 1.5, Number.NaN, '1' as unknown as number]) {
