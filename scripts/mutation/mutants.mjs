@@ -1505,6 +1505,17 @@ export const mutants = [
     attacks: 'T58: appendCiting appends what append with appendOptionsCiting appends',
   },
   {
+    id: 'session-commit-scratch-too-small',
+    package: 'session',
+    file: `${SESSION}/jsonl/line-writer.ts`,
+    find: '    const most = text.length * 3',
+    replace: '    const most = text.length',
+    kind: 'data loss',
+    description:
+      "a 'step' commit with multibyte text is encoded into a buffer sized by its UTF-16 length and cut short",
+    attacks: 'T58: a JSONL line is the JSON text of its event',
+  },
+  {
     id: 'session-builder-keeps-caller-content',
     package: 'session',
     file: `${SESSION}/tool-events/copy-result-content.ts`,

@@ -162,6 +162,29 @@ describe('T58: a JSONL line is the JSON text of its event', () => {
     )
   })
 
+  it("T58: commits of 'step' sessions, long then short, ASCII and multibyte, over and under the reused buffer's size, write exactly their lines", () => {
+    const path = tempFile()
+    const session = openJsonlSession(path, { durability: 'step' })
+    const expected: SessionEvent[] = []
+    const commits: (readonly string[])[] = [
+      Array.from({ length: 200 }, (_, index) => `é😀 ${index} ${'é'.repeat(400)}`),
+      ['a'],
+      ['\u2028 ünïcödé \ud83d\ude00'],
+      ['y'.repeat(300_000)],
+      ['short after long', 'z'],
+      [],
+      ['last'],
+    ]
+    for (const texts of commits) {
+      for (const text of texts) expected.push(session.append('note', { text }))
+      session.commit()
+      const lines = readFileSync(path, 'utf8').split('\n').slice(1, -1)
+      expect(lines).toEqual(expected.map((event) => JSON.stringify(event)))
+    }
+    session.close()
+    expect(readJsonlSession(path).events).toEqual(expected)
+  })
+
   it('T58: the time is written as JSON.stringify writes it, for the earliest and latest dates a clock can give', () => {
     for (const ms of [-8.64e15, -1, 0, 8.64e15]) {
       const session = createMemorySession({ clock: () => new Date(ms) })

@@ -55,6 +55,8 @@ export function createLineWriter(options: LineWriterOptions): LineWriter {
   let stopped: Stopped | undefined
   /** Events persisted and not yet written, in seq order (grouped durabilities). */
   let held: SessionEvent[] = []
+  /** The commits' bytes, reused from commit to commit (`encodeCommit`). */
+  let scratch: Buffer | undefined
 
   /** Stops later appends; `error` is what the append that found the problem throws. */
   const stop = (reason: Stopped, error: SessionError): SessionError => {
@@ -133,8 +135,24 @@ export function createLineWriter(options: LineWriterOptions): LineWriter {
       first === last
         ? `event ${first} is in this session's memory and not in the file`
         : `events ${first}–${last} are in this session's memory and not in the file`
-    write(COMMIT, Buffer.from(text, 'utf8'), lost)
+    write(COMMIT, encodeCommit(text), lost)
     held = []
+  }
+
+  /**
+   * `text` as UTF-8, encoded into the writer's reused buffer: `Buffer.from` would measure the text,
+   * then allocate a buffer outside Node's small pool and encode it, for every step. The write is
+   * synchronous and copies the bytes, so the next commit may overwrite them. A commit longer than
+   * `REUSED_UNITS` gets a buffer of its own, so no writer keeps a huge one.
+   */
+  const encodeCommit = (text: string): Uint8Array => {
+    if (text.length > REUSED_UNITS) return Buffer.from(text, 'utf8')
+    // Three bytes per UTF-16 unit at most (a surrogate pair: four bytes for two units).
+    const most = text.length * 3
+    if (scratch === undefined || scratch.length < most) {
+      scratch = Buffer.allocUnsafeSlow(Math.max(most, MIN_SCRATCH))
+    }
+    return scratch.subarray(0, scratch.write(text, 0, 'utf8'))
   }
 
   /** Cuts the file back to its last whole line; the error when that fails. */
@@ -181,6 +199,12 @@ export function createLineWriter(options: LineWriterOptions): LineWriter {
 
   return { persist, commit, uncommitted: () => held.length, release }
 }
+
+/** Commits up to this many UTF-16 units are encoded into the writer's reused buffer (at most 768 KiB). */
+const REUSED_UNITS = 256 * 1024
+
+/** The reused buffer's first size: a 100-call step's lines (about 50 KB) fit. */
+const MIN_SCRATCH = 64 * 1024
 
 /** Who writes: the append of one event, or a commit. Errors name it (`whereOf`). */
 type Writer = SessionEvent | typeof COMMIT
