@@ -1,4 +1,3 @@
-import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { deepFreeze } from '@deepseek-ai/dsh-llm'
 
@@ -50,31 +49,5 @@ describe('deepFreeze', () => {
     expect(Object.isFrozen(value)).toBe(true)
     value.bytes[0] = 7
     expect(value.bytes[0]).toBe(7)
-  })
-
-  it('leaves every kind of view usable (typed arrays, DataViews, Buffers, views of another realm) and freezes an ArrayBuffer holder and a proxy of a plain object', () => {
-    const views: Record<string, { [index: number]: number } | DataView> = {
-      bytes: new Uint8Array(2),
-      floats: new Float64Array(1),
-      data: new DataView(new ArrayBuffer(2)),
-      buffer: Buffer.from('ab'),
-      foreign: runInNewContext('new Int32Array(2)') as Int32Array,
-    }
-    const plainTarget = { a: 1 }
-    const value = { views, proxied: new Proxy(plainTarget, {}), holder: { buffer: new ArrayBuffer(1) } }
-    deepFreeze(value)
-    for (const view of Object.values(views)) {
-      expect(Object.isFrozen(view)).toBe(false)
-      if (view instanceof DataView) {
-        view.setUint8(0, 9)
-        expect(view.getUint8(0)).toBe(9)
-      } else {
-        view[0] = 5
-        expect(view[0]).toBe(5)
-      }
-    }
-    expect(Object.isFrozen(views)).toBe(true)
-    expect(Object.isFrozen(plainTarget)).toBe(true)
-    expect(Object.isFrozen(value.holder.buffer)).toBe(true)
   })
 })

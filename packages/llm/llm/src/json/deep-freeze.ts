@@ -1,6 +1,5 @@
+import { types } from 'node:util'
 import { frozenSnapshotFacts } from './frozen-snapshots.ts'
-
-const isView = ArrayBuffer.isView
 
 /**
  * Freezes `value` and every object reachable through its own data properties (string and symbol
@@ -22,9 +21,7 @@ export function deepFreeze<T>(value: T): T {
   while (next !== undefined) {
     if (seen === undefined || !seen.has(next)) {
       seen?.add(next)
-      // `ArrayBuffer.isView` is `util.types.isArrayBufferView` (typed arrays and DataViews, no
-      // trap of a proxy run) as a builtin the engine inlines, not a call into Node's C++.
-      if (!isView(next)) {
+      if (!types.isArrayBufferView(next)) {
         Object.freeze(next)
         // names, then symbols: what `Reflect.ownKeys` lists, in its order, at less than half its cost
         const names = Object.getOwnPropertyNames(next)
