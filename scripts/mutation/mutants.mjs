@@ -1413,8 +1413,8 @@ export const mutants = [
     id: 'store-step-failed-commit-keeps-going',
     package: 'session',
     file: `${SESSION}/jsonl/line-writer.ts`,
-    find: "write(COMMIT, Buffer.from(text, 'utf8'), lost)",
-    replace: "write(COMMIT, Buffer.from(text, 'utf8'), undefined)",
+    find: 'write(COMMIT, encodeCommit(text), lost)',
+    replace: 'write(COMMIT, encodeCommit(text), undefined)',
     kind: 'data loss',
     description:
       'a commit that could not write leaves the session taking appends whose predecessors are not in the file',
@@ -1487,8 +1487,8 @@ export const mutants = [
     id: 'session-line-quote-keeps-lone-surrogate',
     package: 'session',
     file: `${SESSION}/tool-events/json-string.ts`,
-    find: ' || (code >= 0xd800 && code <= 0xdfff)',
-    replace: '',
+    find: 'if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) {',
+    replace: 'if (code < 0x20 || code === 0x22 || code === 0x5c) {',
     kind: 'wrong value',
     description:
       'a short string with a lone surrogate is written raw instead of escaped as JSON.stringify escapes it',
