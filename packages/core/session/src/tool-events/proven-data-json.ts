@@ -65,7 +65,10 @@ function contentJson(content: readonly ToolResultContent[]): string {
       text += `{"type":"audio","mediaType":${quote(block.mediaType)},"data":${quote(block.data)}}`
     } else if (block.data !== undefined) {
       text += `{"type":"image","mediaType":${quote(block.mediaType)},"data":${quote(block.data)}}`
-    } else text += `{"type":"image","mediaType":${quote(block.mediaType)},"url":${quote(block.url)}}`
+    } else {
+      // `copyResultContent` gives an image without `data` a checked `url` string.
+      text += `{"type":"image","mediaType":${quote(block.mediaType)},"url":${quote(block.url as string)}}`
+    }
   }
   return `${text}]`
 }
