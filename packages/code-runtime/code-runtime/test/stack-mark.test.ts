@@ -134,9 +134,9 @@ describe('the restore skips only stack the run cannot have written (T70)', () =>
           checked++
         },
       ),
-      { numRuns: 40 },
+      { numRuns: 60 },
     )
-    expect(checked).toBeGreaterThan(20)
+    expect(checked).toBeGreaterThanOrEqual(20)
   }, 60_000)
 
   it('T70: a run that wrote deep into the stack leaves nothing there for the next run, which goes far less deep', async () => {

@@ -7,12 +7,25 @@ const wasmApi = (
 ).WebAssembly
 
 /**
+ * The bytes to compile for each file, read and given the stack mark once per process: the rewrite
+ * walks the whole code section on the host's thread (some 20 ms on a quiet machine), and every
+ * runtime of the process compiles the same engine.
+ */
+const prepared = new Map<string, Promise<Uint8Array>>()
+
+/**
  * Compiles the engine's WebAssembly file. Done once per runtime on the host: a compiled module is
  * shared with every worker it is posted to, so a new worker only instantiates it. The module gets
  * the stack's low-water mark (stack-mark.ts) when its layout is the one the mark was made for; a
  * module without it is restored in full after every run.
  */
 export async function compileWasm(file: URL): Promise<WebAssembly.Module> {
-  const bytes = await readFile(file)
-  return wasmApi.compile(instrumentStackMark(bytes) ?? bytes)
+  let bytes = prepared.get(file.href)
+  if (bytes === undefined) {
+    bytes = readFile(file).then((read) => instrumentStackMark(read) ?? read)
+    prepared.set(file.href, bytes)
+    // a file that could not be read is read again by the next runtime
+    bytes.catch(() => prepared.delete(file.href))
+  }
+  return wasmApi.compile(await bytes)
 }

@@ -88,14 +88,26 @@ class Reader {
 class Writer {
   bytes = new Uint8Array(1 << 16)
   length = 0
-  write(data: ArrayLike<number>): void {
-    if (this.length + data.length > this.bytes.length) {
-      const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + data.length))
-      grown.set(this.bytes.subarray(0, this.length))
-      this.bytes = grown
-    }
-    this.bytes.set(data, this.length)
-    this.length += data.length
+  /** Appends a few bytes. */
+  write(data: readonly number[]): void {
+    this.reserve(data.length)
+    for (let i = 0; i < data.length; i++) this.bytes[this.length++] = data[i]!
+  }
+  /** Appends `data[from..to)`. */
+  copy(data: Uint8Array, from: number, to: number): void {
+    const length = to - from
+    this.reserve(length)
+    const bytes = this.bytes
+    // most pieces are a few bytes: a loop, as a subarray for TypedArray#set costs more than them
+    if (length > 64) bytes.set(data.subarray(from, to), this.length)
+    else for (let i = from, at = this.length; i < to; i++, at++) bytes[at] = data[i]!
+    this.length += length
+  }
+  private reserve(length: number): void {
+    if (this.length + length <= this.bytes.length) return
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + length))
+    grown.set(this.bytes.subarray(0, this.length))
+    this.bytes = grown
   }
   done(): Uint8Array {
     return this.bytes.subarray(0, this.length)
@@ -162,21 +174,21 @@ function instrument(bytes: Uint8Array): Uint8Array {
   // the stack must lie above the static data and the mark below them (a layout it was not built for is left alone)
   if (floor < dataEnd || dataEnd === 0 || STACK_MARK_ADDRESS + 4 > 1024) throw new Error('unexpected layout')
   const out = new Writer()
-  out.write(bytes.subarray(0, 8))
+  out.copy(bytes, 0, 8)
   for (const section of sections) {
     const body =
       section.id === 10
         ? rewriteCode(new Reader(bytes.subarray(section.start, section.end)), markCode(pointer), pointer)
         : bytes.subarray(section.start, section.end)
     out.write([section.id, ...unsignedLeb(body.length)])
-    out.write(body)
+    out.copy(body, 0, body.length)
   }
   const name = new TextEncoder().encode(STACK_MARK_SECTION)
   const layout = new TextEncoder().encode(JSON.stringify({ markAddress: STACK_MARK_ADDRESS, floor, top }))
   out.write([0, ...unsignedLeb(unsignedLeb(name.length).length + name.length + layout.length)])
   out.write(unsignedLeb(name.length))
-  out.write(name)
-  out.write(layout)
+  out.copy(name, 0, name.length)
+  out.copy(layout, 0, layout.length)
   return out.done()
 }
 
@@ -247,12 +259,53 @@ function readDataEnd(reader: Reader): number {
   return end
 }
 
+/** How an instruction's immediates are laid out, by opcode (see `IMMEDIATES`). */
+const NONE = 0
+const LEB = 1
+const TWO_LEBS = 2
+const BLOCK_TYPE = 3
+const BR_TABLE = 4
+const TYPE_VECTOR = 5
+const BYTE = 6
+const FOUR_BYTES = 7
+const EIGHT_BYTES = 8
+const PREFIXED = 9
+const GLOBAL_SET = 10
+const UNKNOWN = 255
+
+/** The immediates of every one-byte opcode of WebAssembly 2.0 without SIMD; anything else is refused. */
+const IMMEDIATES = (() => {
+  const table = new Uint8Array(256).fill(UNKNOWN)
+  const set = (kind: number, ...ops: number[]): void => ops.forEach((op) => (table[op] = kind))
+  set(NONE, 0x00, 0x01, 0x05, 0x0b, 0x0f, 0x1a, 0x1b, 0xd1)
+  for (let op = 0x45; op <= 0xc4; op++) table[op] = NONE // numeric, sign extension included
+  set(BLOCK_TYPE, 0x02, 0x03, 0x04)
+  set(LEB, 0x0c, 0x0d, 0x10, 0x12, 0x20, 0x21, 0x22, 0x23, 0x25, 0x26, 0xd2, 0x41, 0x42)
+  set(TWO_LEBS, 0x11, 0x13)
+  for (let op = 0x28; op <= 0x3e; op++) table[op] = TWO_LEBS // loads and stores: a memarg
+  set(BR_TABLE, 0x0e)
+  set(TYPE_VECTOR, 0x1c)
+  set(BYTE, 0x3f, 0x40, 0xd0)
+  set(FOUR_BYTES, 0x43)
+  set(EIGHT_BYTES, 0x44)
+  set(PREFIXED, 0xfc)
+  set(GLOBAL_SET, 0x24)
+  return table
+})()
+
+/** The byte after the LEB128 number at `at`. */
+function skipLeb(bytes: Uint8Array, at: number): number {
+  while ((bytes[at++]! & 0x80) !== 0);
+  return at
+}
+
 /** The code section with `mark` after every `global.set` of the stack pointer. */
 function rewriteCode(reader: Reader, mark: readonly number[], pointer: number): Uint8Array {
   const out = new Writer()
   const count = reader.u32()
   out.write(unsignedLeb(count))
   const body = new Writer()
+  const bytes = reader.bytes
   let sets = 0
   for (let n = 0; n < count; n++) {
     const size = reader.u32()
@@ -263,83 +316,61 @@ function rewriteCode(reader: Reader, mark: readonly number[], pointer: number): 
       reader.u32()
       reader.byte()
     }
-    while (reader.at < end) {
-      if (!skipInstruction(reader, pointer)) continue
-      body.write(reader.bytes.subarray(copied, reader.at))
-      body.write(mark)
-      copied = reader.at
-      sets++
+    let at = reader.at
+    // a body without the byte of `global.set` anywhere sets no global: copied as it is, unread
+    const first = bytes.indexOf(0x24, at)
+    if (first === -1 || first >= end) at = end
+    while (at < end) {
+      const op = bytes[at++]!
+      const kind = IMMEDIATES[op]!
+      if (kind === NONE) continue
+      if (kind === LEB) at = skipLeb(bytes, at)
+      else if (kind === TWO_LEBS) at = skipLeb(bytes, skipLeb(bytes, at))
+      else if (kind === GLOBAL_SET) {
+        const index = new Reader(bytes)
+        index.at = at
+        const target = index.u32()
+        at = index.at
+        if (target !== pointer) continue
+        body.copy(bytes, copied, at)
+        body.write(mark)
+        copied = at
+        sets++
+      } else if (kind === BLOCK_TYPE) {
+        const type = bytes[at]!
+        at = type === 0x40 || (type >= 0x6f && type <= 0x7f) ? at + 1 : skipLeb(bytes, at)
+      } else if (kind === BYTE) at++
+      else if (kind === FOUR_BYTES) at += 4
+      else if (kind === EIGHT_BYTES) at += 8
+      else if (kind === BR_TABLE) {
+        const targets = new Reader(bytes)
+        targets.at = at
+        for (let left = targets.u32() + 1; left > 0; left--) targets.u32()
+        at = targets.at
+      } else if (kind === TYPE_VECTOR) {
+        const types = new Reader(bytes)
+        types.at = at
+        types.skip(types.u32())
+        at = types.at
+      } else if (kind === PREFIXED) at = skipPrefixed(bytes, at)
+      else throw new Error(`unknown opcode 0x${op.toString(16)}`)
     }
-    if (reader.at !== end) throw new Error('instruction past its body')
-    body.write(reader.bytes.subarray(copied, end))
+    if (at !== end) throw new Error('instruction past its body')
+    reader.at = end
+    body.copy(bytes, copied, end)
     out.write(unsignedLeb(body.length))
-    out.write(body.done())
+    out.copy(body.bytes, 0, body.length)
   }
   if (sets === 0) throw new Error('the stack pointer is never written')
   return out.done()
 }
 
-/** Skips one instruction; true when it is `global.set` of the stack pointer. Unknown opcodes throw. */
-function skipInstruction(reader: Reader, pointer: number): boolean {
-  const op = reader.byte()
-  if (op === 0x24) return reader.u32() === pointer
-  if (op <= 0x01 || op === 0x05 || op === 0x0b || op === 0x0f || op === 0x1a || op === 0x1b) return false
-  if (op >= 0x45 && op <= 0xc4) return false // numeric instructions, sign extension included
-  if (op >= 0x02 && op <= 0x04) {
-    const type = reader.bytes[reader.at]!
-    if (type === 0x40 || (type >= 0x6f && type <= 0x7f)) reader.byte()
-    else reader.s32()
-    return false
-  }
-  if ((op >= 0x0c && op <= 0x0d) || op === 0x10 || op === 0x12 || (op >= 0x20 && op <= 0x23)) {
-    reader.u32()
-    return false
-  }
-  if (op === 0x25 || op === 0x26 || op === 0xd2) {
-    reader.u32()
-    return false
-  }
-  if (op === 0x0e) {
-    for (let n = reader.u32() + 1; n > 0; n--) reader.u32()
-    return false
-  }
-  if (op === 0x11 || op === 0x13) {
-    reader.u32()
-    reader.u32()
-    return false
-  }
-  if (op === 0x1c) {
-    reader.skip(reader.u32())
-    return false
-  }
-  if (op >= 0x28 && op <= 0x3e) {
-    reader.u32()
-    reader.u32()
-    return false
-  }
-  if (op === 0x3f || op === 0x40 || op === 0xd0) {
-    reader.byte()
-    return false
-  }
-  if (op === 0xd1) return false
-  if (op === 0x41 || op === 0x42) {
-    reader.s32()
-    return false
-  }
-  if (op === 0x43 || op === 0x44) {
-    reader.skip(op === 0x43 ? 4 : 8)
-    return false
-  }
-  if (op === 0xfc) {
-    skipPrefixed(reader)
-    return false
-  }
-  throw new Error(`unknown opcode 0x${op.toString(16)}`)
-}
-
-function skipPrefixed(reader: Reader): void {
+/** The byte after the 0xfc-prefixed instruction whose sub-opcode starts at `at`. */
+function skipPrefixed(bytes: Uint8Array, at: number): number {
+  const reader = new Reader(bytes)
+  reader.at = at
   const sub = reader.u32()
-  if (sub <= 7) return // saturating truncations
+  if (sub <= 7) return reader.at // saturating truncations
   if (sub === 8) {
     reader.u32()
     reader.byte()
@@ -350,4 +381,5 @@ function skipPrefixed(reader: Reader): void {
     reader.u32()
     reader.u32()
   } else throw new Error(`unknown opcode 0xfc ${sub}`)
+  return reader.at
 }
