@@ -327,10 +327,15 @@ function rewriteCode(reader: Reader, mark: readonly number[], pointer: number): 
       if (kind === LEB) at = skipLeb(bytes, at)
       else if (kind === TWO_LEBS) at = skipLeb(bytes, skipLeb(bytes, at))
       else if (kind === GLOBAL_SET) {
-        const index = new Reader(bytes)
-        index.at = at
-        const target = index.u32()
-        at = index.at
+        // the global's index: LLVM writes one byte for the stack pointer's, any length is read
+        let target = bytes[at++]!
+        if (target >= 0x80) {
+          target &= 0x7f
+          for (let shift = 7, byte = 0x80; (byte & 0x80) !== 0; shift += 7) {
+            byte = bytes[at++]!
+            target += (byte & 0x7f) * 2 ** shift
+          }
+        }
         if (target !== pointer) continue
         body.copy(bytes, copied, at)
         body.write(mark)
