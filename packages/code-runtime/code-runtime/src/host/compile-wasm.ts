@@ -8,8 +8,9 @@ const wasmApi = (
 
 /**
  * The bytes to compile for each file, read and given the stack mark once per process: the rewrite
- * walks the whole code section on the host's thread (20–60 ms in a fresh process, most of it before V8 has optimized the walk; about 2 ms once it has), and every
- * runtime of the process compiles the same engine.
+ * walks the whole code section on the host's thread (20–60 ms in a fresh process, most of it
+ * before V8 has optimized the walk; about 2 ms once it has), and every runtime of the process
+ * compiles the same engine.
  */
 const prepared = new Map<string, Promise<Uint8Array>>()
 
