@@ -125,6 +125,11 @@ describe('the restore skips only stack the run cannot have written (T70)', () =>
           }
           const mark = markOf(memory, layout)
           expect(lowestStackWrite(sandbox)).toBeGreaterThanOrEqual(Math.min(mark, layout.top))
+          // the mark's KiB is the engine's to leave alone: nothing but the mark was written there
+          const low = new Uint8Array(memory.buffer, 0, 1024)
+          const untouched = (byte: number, at: number): boolean =>
+            (at >= layout.markAddress && at < layout.markAddress + 4) || byte === prepared[at]
+          expect(low.every(untouched)).toBe(true)
           // the next run's restore: the whole prepared part, the stack's untouched zeros included
           // (with the stack limit it was prepared with: the runtime keeps the limit in its memory)
           engine.begin(idle, MIB)
