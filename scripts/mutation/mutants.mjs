@@ -3614,7 +3614,7 @@ export const mutants = [
   {
     id: 'code-stack-mark-misses-functions',
     package: 'code-runtime',
-    file: `${CODE}/quickjs/stack-mark.ts`,
+    file: `${CODE}/quickjs/wasm-code-rewrite.ts`,
     find: 'if (target !== pointer) continue',
     replace: 'if (target !== pointer || n % 2 === 0) continue',
     kind: 'isolation',
