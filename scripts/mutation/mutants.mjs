@@ -3634,6 +3634,26 @@ export const mutants = [
   },
   // ---------------------------------------------------------------- code-runtime: sandbox limits
   {
+    id: 'code-restore-ignores-stack-mark',
+    package: 'code-runtime',
+    file: `${CODE}/quickjs/memory-snapshot.ts`,
+    find: 'untouchedEnd = Math.floor(Math.min(marks[0]!, stack.top) / CHUNK) * CHUNK',
+    replace: 'untouchedEnd = Math.floor(stack.top / CHUNK) * CHUNK',
+    kind: 'isolation',
+    description: 'the restore skips the whole stack, not only the part below the run’s deepest point',
+    attacks: 'T70: a deep run’s stack leftovers do not survive into the next run',
+  },
+  {
+    id: 'code-stack-mark-misses-functions',
+    package: 'code-runtime',
+    file: `${CODE}/quickjs/wasm-code-rewrite.ts`,
+    find: 'if (target !== pointer) continue',
+    replace: 'if (target !== pointer || n % 2 === 0) continue',
+    kind: 'isolation',
+    description: 'half of the engine’s functions move the stack pointer without lowering the mark',
+    attacks: 'T70: no byte of the stack below the mark is ever written',
+  },
+  {
     id: 'code-memory-no-glue-reserve',
     package: 'code-runtime',
     file: `${CODE}/quickjs/create-engine-loader.ts`,

@@ -1,6 +1,7 @@
 import releaseSync from '@jitl/quickjs-wasmfile-release-sync'
 import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core'
 import { prepareEngine, type PreparedEngine } from './prepared-engine.ts'
+import { readStackLayout, STACK_MARK_SECTION } from './stack-mark.ts'
 
 export interface EngineLoader {
   /**
@@ -58,11 +59,15 @@ interface InstanceMemory {
   /** Called once, when the memory is capped: makes every later allocation of the engine fail. */
   onCapped: () => void
 }
-const WasmMemoryCtor = (
+const wasmApi = (
   globalThis as unknown as {
-    WebAssembly: { Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory }
+    WebAssembly: {
+      Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory
+      Module: { customSections(module: WebAssembly.Module, name: string): ArrayBuffer[] }
+    }
   }
-).WebAssembly.Memory
+).WebAssembly
+const WasmMemoryCtor = wasmApi.Memory
 
 /** Idle instances kept: a worker runs one program at a time, so one is enough. */
 const MAX_IDLE_INSTANCES = 1
@@ -81,6 +86,7 @@ const MAX_IDLE_INSTANCES = 1
 export function createEngineLoader(wasmModule: WebAssembly.Module): EngineLoader {
   const idle: { readonly engine: PreparedEngine; readonly pages: number }[] = []
   const memories = new WeakMap<PreparedEngine, InstanceMemory>()
+  const stack = readStackLayout(wasmApi.Module.customSections(wasmModule, STACK_MARK_SECTION))
 
   return {
     async acquire(memoryBytes) {
@@ -99,7 +105,7 @@ export function createEngineLoader(wasmModule: WebAssembly.Module): EngineLoader
       const instance = await newQuickJSWASMModuleFromVariant(
         newVariant(releaseSync, { wasmModule, wasmMemory: wasmMemory as never }),
       )
-      const engine = prepareEngine(instance, wasmMemory)
+      const engine = prepareEngine(instance, wasmMemory, stack)
       // QuickJS counts allocations, not bytes, in this build (see above), so a limit of one byte
       // refuses every allocation it makes; the glue allocates without asking QuickJS.
       entry.onCapped = () => engine.rt.setMemoryLimit(1)

@@ -5,6 +5,7 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core'
 import { takeMemorySnapshot } from './memory-snapshot.ts'
+import type { StackLayout } from './stack-mark.ts'
 import { ENCODER_SOURCE, QUICK_ENCODER_SOURCE, RANDOM_SOURCE, SHOW_SOURCE } from './prelude-parts.ts'
 import { PRELUDE_SOURCE } from './prelude-source.ts'
 
@@ -61,6 +62,8 @@ export interface PreparedEngine {
 export function prepareEngine(
   instance: QuickJSWASMModule,
   memory: { readonly buffer: ArrayBuffer },
+  /** The module's stack low-water mark (stack-mark.ts), if it has one: the restore skips the untouched stack. */
+  stack?: StackLayout,
 ): PreparedEngine {
   let current: EngineRun | undefined
   // No `memoryLimitBytes`: the instance's WebAssembly memory is the byte limit (its maximum is set
@@ -88,7 +91,7 @@ export function prepareEngine(
     settle: settle!,
     take: take!,
   }
-  const snapshot = takeMemorySnapshot(memory)
+  const snapshot = takeMemorySnapshot(memory, stack)
 
   return {
     instance,
