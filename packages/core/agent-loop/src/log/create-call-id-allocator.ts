@@ -51,7 +51,7 @@ export interface CallIdAllocator {
 
 /** The ids a session's `tool/call` events hold, read incrementally (the log only grows). */
 interface SessionIds {
-  /** The seq of the last `tool/call` read. */
+  /** The seq of the last event read. */
   seen: number
   readonly used: Set<string>
   /** Ids of which a recorded id is a nested id (`<parent>:code:<n>`): a call under one would collide. */
@@ -73,14 +73,21 @@ function take(
 function sessionIds(session: AnySession): SessionIds {
   let ids = indexes.get(session)
   if (ids === undefined) indexes.set(session, (ids = { seen: 0, used: new Set(), parents: new Set() }))
-  // Nothing appended since the last tool/call read (a fresh session's first step): no read, whose
-  // checked options cost more than the rest of the index.
+  // Nothing appended since the last read (a fresh session's first step): no read, whose checked
+  // options cost more than the rest of the index.
   if (session.lastSeq <= ids.seen) return ids
-  for (const event of session.read({ afterSeq: ids.seen, types: ['tool/call'] })) {
+  // Every event since the last read, its type compared here: a `types` filter costs the session a
+  // set of the types per read and a lookup in it per event, where one comparison does (half the
+  // read's cost for a step of parallel calls, whose `tool/result`s come between the `tool/call`s).
+  // The last event read is the new mark, so the results after the step's last call are not read again.
+  const events = session.read({ afterSeq: ids.seen })
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!
+    if (event.type !== 'tool/call') continue
     const callId = (event.data as { callId?: unknown } | null)?.callId
     if (typeof callId === 'string') take(ids, callId, nestedCallParent(callId))
-    ids.seen = event.seq
   }
+  if (events.length !== 0) ids.seen = events[events.length - 1]!.seq
   return ids
 }
 
