@@ -121,11 +121,6 @@ class NestedCallRecords implements NestedCallRecorder {
     return cited.options
   }
 
-  /** The seq of the outer call's `tool/call`, if it was recorded in this step. */
-  private parentSeq(callId: string): number | undefined {
-    return this.calls.byId(callId)?.callSeq
-  }
-
   /** The record of a nested call, counted among its parent's open calls; throws when it may not be. */
   private admit(input: ToolExecutionInput): NestedCall {
     const { calls } = this
@@ -140,14 +135,17 @@ class NestedCallRecords implements NestedCallRecorder {
     return record
   }
 
-  /** Appends the nested `tool/call`, citing its outer call's; refuses when that is not recorded. */
+  /**
+   * Appends the nested `tool/call`, citing its outer call's (`outerSeq`, read by the caller from the
+   * nested call's record: `StepCalls.outerSeq`); refuses when that is not recorded.
+   */
   private recordCall(
     input: ToolExecutionInput,
     record: NestedCall,
     mode: ExecutionMode | undefined,
+    outerSeq: number | undefined,
   ): void | Promise<void> {
     const parentId = input.parent!.callId
-    const outerSeq = this.parentSeq(parentId)
     if (outerSeq === undefined) {
       throw refuse(
         `nested call "${input.callId}" names "${parentId}", which is not a recorded call of this step`,
@@ -182,8 +180,9 @@ class NestedCallRecords implements NestedCallRecorder {
     input: ToolExecutionInput,
     record: NestedCall,
     mode: ExecutionMode | undefined,
+    outerSeq: number | undefined,
   ): void | Promise<void> {
-    const recorded = this.recordCall(input, record, mode)
+    const recorded = this.recordCall(input, record, mode, outerSeq)
     if (!this.timed || mode === undefined) return recorded
     if (recorded === undefined) return void (record.startedAt = performance.now())
     return recorded.then(() => void (record.startedAt = performance.now()))
@@ -201,12 +200,14 @@ class NestedCallRecords implements NestedCallRecorder {
   ): void | Promise<void> {
     const record = this.admit(input)
     if (record.callSeq !== undefined) return
-    if (this.parentSeq(input.parent!.callId) === undefined) {
+    // read once, from the record (its outer call is `record.parent`): no lookup of the outer id
+    const outerSeq = this.calls.outerSeq(record, input.parent!.callId)
+    if (outerSeq === undefined) {
       // Its outer call started while the message streamed: no nested call is recorded before it.
       const landing = this.messageLanding()
       if (landing !== undefined) return this.startAfter(landing, input, record, mode)
     }
-    return this.recordStart(input, record, mode)
+    return this.recordStart(input, record, mode, outerSeq)
   }
 
   /** `recordStart` once the message landed (a method of its own: no closure in `started`). */
@@ -216,7 +217,9 @@ class NestedCallRecords implements NestedCallRecorder {
     record: NestedCall,
     mode: ExecutionMode | undefined,
   ): Promise<void> {
-    return landing.then(() => this.recordStart(input, record, mode))
+    return landing.then(() =>
+      this.recordStart(input, record, mode, this.calls.outerSeq(record, input.parent!.callId)),
+    )
   }
 
   private settled(_index: number, input: ToolExecutionInput): void {
