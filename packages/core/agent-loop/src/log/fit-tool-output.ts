@@ -14,6 +14,17 @@ function textLength(content: readonly ToolResultContent[]): number {
   return chars
 }
 
+/**
+ * The length `fitToolOutputs` compares with `maxChars` for `message`: its text's when it is a tool
+ * message of one result (the ones it may cut), 0 for any other; `Infinity` for a result whose
+ * content is no array (`fitToolOutputs` is left to meet it as it always did).
+ */
+export function fittedTextLength(message: Message): number {
+  if (message.role !== 'tool' || message.content.length !== 1) return 0
+  const content = (message.content[0] as Partial<ToolMessage['content'][number]> | undefined)?.content
+  return Array.isArray(content) ? textLength(content) : Infinity
+}
+
 /** Cuts between UTF-16 code units without splitting a surrogate pair. */
 function safeEnd(text: string, end: number): number {
   const c = text.charCodeAt(end - 1)
