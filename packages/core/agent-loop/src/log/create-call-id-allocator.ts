@@ -109,8 +109,11 @@ function sessionIds(session: AnySession): SessionIds {
  * alive: the Code Mode order effect, bench/README).
  */
 class StepCallIds implements CallIdAllocator {
-  /** This step's ids (recorded or not yet) and the parents they are nested ids of. */
-  private readonly step = { used: new Set<string>(), parents: new Set<string>() }
+  /**
+   * This step's ids (recorded or not yet) and the parents they are nested ids of: made on first use,
+   * so a step whose ids are plain (which never looks into them) allocates no set for them.
+   */
+  private stepIds: { readonly used: Set<string>; readonly parents: Set<string> } | undefined = undefined
 
   private readonly known: SessionIds
   private readonly plain: boolean
@@ -120,11 +123,16 @@ class StepCallIds implements CallIdAllocator {
     this.plain = plain
   }
 
+  private ownIds(): { readonly used: Set<string>; readonly parents: Set<string> } {
+    return (this.stepIds ??= { used: new Set(), parents: new Set() })
+  }
+
   /** Whether `callId` (of nested parent `parent`) may be recorded in this step. */
   // The sets that are empty (most steps have no nested ids at all, a fresh session no ids) are not
   // looked into: a lookup hashes the id and probes the table even when the table is empty.
   private free(callId: string, parent: string | undefined): boolean {
-    const { known, step } = this
+    const { known } = this
+    const step = this.ownIds()
     if ((known.used.size !== 0 && known.used.has(callId)) || step.used.has(callId)) return false
     // an earlier call's id is a nested id of this one: this call's nested calls would repeat it
     if (known.parents.size !== 0 && known.parents.has(callId)) return false
@@ -134,7 +142,7 @@ class StepCallIds implements CallIdAllocator {
   }
 
   private as(block: ToolCallBlock, callId: string, parent: string | undefined): RecordedCallBlock {
-    take(this.step, callId, parent)
+    take(this.ownIds(), callId, parent)
     return callId === block.id ? block : renamed(block, callId)
   }
 

@@ -12,8 +12,8 @@ import type {
   ToolExecutionResult,
 } from '@deepseek-ai/dsh-tools'
 import { appendToolLateOutcome } from '../log/append-tool-late-outcome.ts'
-import { nestedToolCallDataOf, toolCallFields } from '../log/append-tool-call.ts'
-import { toolResultDataOf, toolResultFields } from '../log/append-tool-result.ts'
+import { nestedToolCallDataOf, toolCallFields, type ToolCallFields } from '../log/append-tool-call.ts'
+import { toolResultDataOf, toolResultFields, type ToolResultFields } from '../log/append-tool-result.ts'
 import { AgentLoopError } from '../base/errors.ts'
 import { isPromiseLike, seqOf } from '../base/maybe-async.ts'
 import { measureRecordedTimings } from './measure-recorded-timings.ts'
@@ -90,9 +90,12 @@ class NestedCallRecords implements NestedCallRecorder {
   private readonly calls: StepCalls
   private readonly messageLanding: () => Promise<void> | undefined
   private readonly timed: boolean
-  /** What each nested call's and result's data is built from, filled in place. */
-  private readonly callFields = toolCallFields()
-  private readonly resultFields = toolResultFields()
+  /**
+   * What each nested call's and result's data is built from, filled in place: made by the step's
+   * first nested call (most steps have none).
+   */
+  private callFields: ToolCallFields | undefined = undefined
+  private resultFields: ToolResultFields | undefined = undefined
   /** The append options citing the last outer call cited (frozen, so one object serves its nested calls). */
   private cited: { readonly seq: number; readonly options: AppendOptions } | undefined = undefined
 
@@ -156,7 +159,7 @@ class NestedCallRecords implements NestedCallRecorder {
     // `{ turn, step, callId, name, arguments, parentCallId, mode?, idempotencyKey? }` held, in that
     // order), and citing the outer call with the step's one options object for it.
     const data = nestedToolCallDataOf(
-      this.callFields,
+      (this.callFields ??= toolCallFields()),
       this.turn,
       this.step,
       input.callId,
@@ -243,7 +246,8 @@ class NestedCallRecords implements NestedCallRecorder {
       if (record.callSeq === undefined || record.resultSeq !== undefined) return calls.releaseNested(record)
       const timings = this.timed ? measureRecordedTimings(record, performance.now()) : undefined
       // what `appendToolResult` records, built positionally from the step's one fields object
-      const data = toolResultDataOf(this.resultFields, this.turn, this.step, input.callId, result, timings)
+      const fields = (this.resultFields ??= toolResultFields())
+      const data = toolResultDataOf(fields, this.turn, this.step, input.callId, result, timings)
       // each result cites its own call: `appendCiting` builds no options object for it (as the ledger's)
       const appended = appendCiting(this.session, 'tool/result', data, record.callSeq, true)
       recorded = isPromiseLike(appended) ? Promise.resolve(appended).then(seqOf) : appended.seq
