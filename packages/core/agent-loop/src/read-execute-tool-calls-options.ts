@@ -59,11 +59,23 @@ function stepNumber(name: string, value: unknown): number {
 /** Names block `i` in a message (built only for one). */
 const label = (i: number): string => `options.toolCalls[${i}]`
 
-function readBlocks(toolCalls: unknown): { blocks: readonly ToolCallBlock[]; stepIds: StepIds } {
+/**
+ * Up to this many calls, a step's ids are checked against each other pairwise: at most 120
+ * comparisons of short strings cost less than a set made for the step and an insertion per id.
+ */
+const PAIRWISE_IDS = 16
+
+/** Whether `id` is the id of one of `blocks[0…count)`. */
+function heldBefore(blocks: readonly ToolCallBlock[], count: number, id: string): boolean {
+  for (let j = 0; j < count; j++) if (blocks[j]!.id === id) return true
+  return false
+}
+
+export function readBlocks(toolCalls: unknown): { blocks: readonly ToolCallBlock[]; stepIds: StepIds } {
   if (!Array.isArray(toolCalls))
     throw invalidArgument(`${WHERE}: options.toolCalls must be an array, got ${describeValue(toolCalls)}`)
-  const ids = new Set<string>()
   const count = toolCalls.length
+  const ids = count <= PAIRWISE_IDS ? undefined : new Set<string>()
   const blocks = new Array<ToolCallBlock>(count)
   /** Unique, and none a `#` or nested id: the allocator need not check them against each other. */
   let plain = true
@@ -82,8 +94,9 @@ function readBlocks(toolCalls: unknown): { blocks: readonly ToolCallBlock[]; ste
       throw invalidArgument(
         `${WHERE}: ${label(i)}.arguments must be the raw JSON string, got ${describeValue(args)}`,
       )
-    if (ids.has(id)) throw invalidArgument(`${WHERE}: ${label(i)}.id "${id}" is used twice in one step`)
-    ids.add(id)
+    if (ids === undefined ? heldBefore(blocks, i, id) : ids.has(id))
+      throw invalidArgument(`${WHERE}: ${label(i)}.id "${id}" is used twice in one step`)
+    ids?.add(id)
     if (plain && !isPlainCallId(id)) plain = false
     // a copy of what was checked: a getter cannot change it later
     blocks[i] = { type: 'tool-call', id, name, arguments: args }

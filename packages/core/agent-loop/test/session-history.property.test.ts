@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import type { SessionEvent } from '@deepseek-ai/dsh-session'
 import { eventsOf, logViewsArbitrary, readOutcome } from './support/log-views.ts'
 import { historyItemsFromSession } from '../src/log/history-items.ts'
-import { sessionHistoryItems } from '../src/log/session-history.ts'
+import { fitToolOutputs } from '../src/log/fit-tool-output.ts'
+import { sessionFittedHistory, sessionHistoryItems } from '../src/log/session-history.ts'
 
 // The history a loop builds on from step to step (`sessionHistoryItems`) against the full rebuild of
 // the same log (`historyItemsFromSession`), the oracle: generated logs of messages, calls (nested,
@@ -116,6 +117,36 @@ describe('the history a loop builds on from step to step', () => {
           )
         }
       }),
+      { numRuns: 400 },
+    )
+  })
+
+  it('T56: what the model is shown equals the full fit of the full rebuild, whether or not a result is long enough to cut', () => {
+    const policy = fc.record({
+      maxChars: fc.integer({ min: 0, max: 10 }),
+      headShare: fc.constantFrom(0.5, 0.6),
+      toModelContent: fc.option(
+        fc.constant(({ message }: { message: { content: readonly { content: readonly unknown[] }[] } }) => [
+          { type: 'text' as const, text: `seen ${message.content[0]!.content.length}` },
+        ]),
+        { nil: undefined },
+      ),
+    })
+    fc.assert(
+      fc.property(
+        logViewsArbitrary(DRAFT, { log: 30, tail: 12, reads: 8 }),
+        policy,
+        fc.boolean(),
+        (views, toolOutput, readable) => {
+          const session = {}
+          const given = toolOutput as Parameters<typeof fitToolOutputs>[1]
+          for (const view of views) {
+            expect(readOutcome(() => sessionFittedHistory(session, view, given, readable))).toEqual(
+              readOutcome(() => fitToolOutputs(historyItemsFromSession(view), given, readable)),
+            )
+          }
+        },
+      ),
       { numRuns: 400 },
     )
   })

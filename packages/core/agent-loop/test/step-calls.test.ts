@@ -126,4 +126,39 @@ describe('the step record (one StepCall per call, on its own)', () => {
       ),
     )
   })
+
+  it("T33: a nested call's outer seq read from its record is byId's, for calls of the step, strangers and calls added later", () => {
+    const ID = fc.constantFrom('a', 'b', 'c', 'd')
+    type Op =
+      | { readonly kind: 'add'; readonly id: string }
+      | { readonly kind: 'seq'; readonly at: number; readonly seq: number }
+      | { readonly kind: 'nested'; readonly parentId: string }
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), id: ID }),
+      fc.record({ kind: fc.constant('seq' as const), at: fc.nat(), seq: fc.integer({ min: 1, max: 99 }) }),
+      fc.record({ kind: fc.constant('nested' as const), parentId: ID }),
+    )
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 24 }), (ops) => {
+        const calls = createStepCalls()
+        const admitted: { call: NonNullable<ReturnType<typeof calls.admitNested>>; parentId: string }[] = []
+        const check = () => {
+          for (const { call, parentId } of admitted)
+            expect(calls.outerSeq(call, parentId)).toBe(calls.byId(parentId)?.callSeq)
+        }
+        ops.forEach((o, n) => {
+          if (o.kind === 'add') calls.add(block(o.id))
+          else if (o.kind === 'seq') {
+            const call = calls.list[o.at % Math.max(1, calls.list.length)]
+            if (call !== undefined) call.callSeq = o.seq
+          } else {
+            const call = calls.admitNested(`${o.parentId}:code:${n}`, o.parentId, undefined)
+            if (call !== undefined) admitted.push({ call, parentId: o.parentId })
+          }
+          check()
+        })
+      }),
+      { numRuns: 500 },
+    )
+  })
 })

@@ -51,7 +51,7 @@ export interface CallIdAllocator {
 
 /** The ids a session's `tool/call` events hold, read incrementally (the log only grows). */
 interface SessionIds {
-  /** The seq of the last `tool/call` read. */
+  /** The seq of the last event read. */
   seen: number
   readonly used: Set<string>
   /** Ids of which a recorded id is a nested id (`<parent>:code:<n>`): a call under one would collide. */
@@ -73,14 +73,21 @@ function take(
 function sessionIds(session: AnySession): SessionIds {
   let ids = indexes.get(session)
   if (ids === undefined) indexes.set(session, (ids = { seen: 0, used: new Set(), parents: new Set() }))
-  // Nothing appended since the last tool/call read (a fresh session's first step): no read, whose
-  // checked options cost more than the rest of the index.
+  // Nothing appended since the last read (a fresh session's first step): no read, whose checked
+  // options cost more than the rest of the index.
   if (session.lastSeq <= ids.seen) return ids
-  for (const event of session.read({ afterSeq: ids.seen, types: ['tool/call'] })) {
+  // Every event since the last read, its type compared here: a `types` filter costs the session a
+  // set of the types per read and a lookup in it per event, where one comparison does (half the
+  // read's cost for a step of parallel calls, whose `tool/result`s come between the `tool/call`s).
+  // The last event read is the new mark, so the results after the step's last call are not read again.
+  const events = session.read({ afterSeq: ids.seen })
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!
+    if (event.type !== 'tool/call') continue
     const callId = (event.data as { callId?: unknown } | null)?.callId
     if (typeof callId === 'string') take(ids, callId, nestedCallParent(callId))
-    ids.seen = event.seq
   }
+  if (events.length !== 0) ids.seen = events[events.length - 1]!.seq
   return ids
 }
 
@@ -102,8 +109,11 @@ function sessionIds(session: AnySession): SessionIds {
  * alive: the Code Mode order effect, bench/README).
  */
 class StepCallIds implements CallIdAllocator {
-  /** This step's ids (recorded or not yet) and the parents they are nested ids of. */
-  private readonly step = { used: new Set<string>(), parents: new Set<string>() }
+  /**
+   * This step's ids (recorded or not yet) and the parents they are nested ids of: made on first use,
+   * so a step whose ids are plain (which never looks into them) allocates no set for them.
+   */
+  private stepIds: { readonly used: Set<string>; readonly parents: Set<string> } | undefined = undefined
 
   private readonly known: SessionIds
   private readonly plain: boolean
@@ -113,11 +123,16 @@ class StepCallIds implements CallIdAllocator {
     this.plain = plain
   }
 
+  private ownIds(): { readonly used: Set<string>; readonly parents: Set<string> } {
+    return (this.stepIds ??= { used: new Set(), parents: new Set() })
+  }
+
   /** Whether `callId` (of nested parent `parent`) may be recorded in this step. */
   // The sets that are empty (most steps have no nested ids at all, a fresh session no ids) are not
   // looked into: a lookup hashes the id and probes the table even when the table is empty.
   private free(callId: string, parent: string | undefined): boolean {
-    const { known, step } = this
+    const { known } = this
+    const step = this.ownIds()
     if ((known.used.size !== 0 && known.used.has(callId)) || step.used.has(callId)) return false
     // an earlier call's id is a nested id of this one: this call's nested calls would repeat it
     if (known.parents.size !== 0 && known.parents.has(callId)) return false
@@ -127,7 +142,7 @@ class StepCallIds implements CallIdAllocator {
   }
 
   private as(block: ToolCallBlock, callId: string, parent: string | undefined): RecordedCallBlock {
-    take(this.step, callId, parent)
+    take(this.ownIds(), callId, parent)
     return callId === block.id ? block : renamed(block, callId)
   }
 

@@ -8,6 +8,7 @@ import {
 import type { SessionEvent } from '@deepseek-ai/dsh-session'
 import { AgentLoopError, invalidArgument } from '../base/errors.ts'
 import type { HistoryItem } from '../base/context-types.ts'
+import { fittedTextLength } from './fit-tool-output.ts'
 import { answeredCallId, isNestedCall, renamedCall } from './nested-calls.ts'
 
 const ROLES = { 'user/message': 'user', 'assistant/message': 'assistant', 'tool/result': 'tool' } as const
@@ -123,6 +124,11 @@ export interface HistoryBuild {
   compactions: Compactions | undefined
   /** Index in `items` of the last assistant message: the one a `tool/call` that follows comes from. */
   lastAssistant: number
+  /**
+   * The longest `fittedTextLength` of the tool messages in `items`, measured once as each is read:
+   * while it is within `maxChars`, no item needs a cut and the history is not walked for one.
+   */
+  longestToolText: number
 }
 
 export const newHistoryBuild = (): HistoryBuild => ({
@@ -131,6 +137,7 @@ export const newHistoryBuild = (): HistoryBuild => ({
   renamed: undefined,
   compactions: undefined,
   lastAssistant: -1,
+  longestToolText: 0,
 })
 
 /** Reads `events[from…]` into `build`, in log order. */
@@ -179,13 +186,15 @@ export function extendHistoryBuild(build: HistoryBuild, events: readonly Session
       if (nested?.has(callId) === true) continue
       const modelCallId = renamed?.get(callId)
       if (modelCallId !== undefined) {
-        items.push(
-          Object.freeze({ seq: event.seq, message: answeringAs(message as ToolMessage, modelCallId) }),
-        )
+        const answer = answeringAs(message as ToolMessage, modelCallId)
+        build.longestToolText = Math.max(build.longestToolText, fittedTextLength(answer))
+        items.push(Object.freeze({ seq: event.seq, message: answer }))
         continue
       }
     }
     if (type === 'assistant/message') build.lastAssistant = items.length
+    else if (type === 'tool/result')
+      build.longestToolText = Math.max(build.longestToolText, fittedTextLength(message as Message))
     // frozen: the build outlives the step, and a hook given an item must not change the next step's
     items.push(Object.freeze({ seq: event.seq, message: message as Message }))
   }

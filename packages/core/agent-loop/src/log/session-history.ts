@@ -1,5 +1,6 @@
 import type { SessionEvent } from '@deepseek-ai/dsh-session'
-import type { HistoryItem } from '../base/context-types.ts'
+import type { ContextPolicy, HistoryItem } from '../base/context-types.ts'
+import { fitToolOutputs } from './fit-tool-output.ts'
 import { extendHistoryBuild, historyBuildItems, newHistoryBuild } from './history-items.ts'
 import { incrementalLogRead } from './incremental-log-read.ts'
 
@@ -15,4 +16,28 @@ const buildOf = incrementalLogRead(newHistoryBuild, extendHistoryBuild)
  */
 export function sessionHistoryItems(session: object, events: readonly SessionEvent[]): HistoryItem[] {
   return historyBuildItems(buildOf(session, events))
+}
+
+/**
+ * `fitToolOutputs(sessionHistoryItems(session, events), policy, readable)`: what the model is shown
+ * of the session's history (T56). While no tool message read so far is longer than `maxChars` (and
+ * no compaction replaced one, and no `toModelContent` hook is to see each), every item stays as it
+ * is: the history is not walked for a cut. test/session-history.property.test.ts holds it to the
+ * full fit.
+ */
+export function sessionFittedHistory(
+  session: object,
+  events: readonly SessionEvent[],
+  policy: ContextPolicy['toolOutput'],
+  readable: boolean,
+): HistoryItem[] {
+  const build = buildOf(session, events)
+  const items = historyBuildItems(build)
+  if (
+    policy.toModelContent === undefined &&
+    build.compactions === undefined &&
+    build.longestToolText <= policy.maxChars
+  )
+    return items
+  return fitToolOutputs(items, policy, readable)
 }

@@ -12,8 +12,8 @@ import type {
   ToolExecutionResult,
 } from '@deepseek-ai/dsh-tools'
 import { appendToolLateOutcome } from '../log/append-tool-late-outcome.ts'
-import { nestedToolCallDataOf, toolCallFields } from '../log/append-tool-call.ts'
-import { toolResultDataOf, toolResultFields } from '../log/append-tool-result.ts'
+import { nestedToolCallDataOf, toolCallFields, type ToolCallFields } from '../log/append-tool-call.ts'
+import { toolResultDataOf, toolResultFields, type ToolResultFields } from '../log/append-tool-result.ts'
 import { AgentLoopError } from '../base/errors.ts'
 import { isPromiseLike, seqOf } from '../base/maybe-async.ts'
 import { measureRecordedTimings } from './measure-recorded-timings.ts'
@@ -90,9 +90,12 @@ class NestedCallRecords implements NestedCallRecorder {
   private readonly calls: StepCalls
   private readonly messageLanding: () => Promise<void> | undefined
   private readonly timed: boolean
-  /** What each nested call's and result's data is built from, filled in place. */
-  private readonly callFields = toolCallFields()
-  private readonly resultFields = toolResultFields()
+  /**
+   * What each nested call's and result's data is built from, filled in place: made by the step's
+   * first nested call (most steps have none).
+   */
+  private callFields: ToolCallFields | undefined = undefined
+  private resultFields: ToolResultFields | undefined = undefined
   /** The append options citing the last outer call cited (frozen, so one object serves its nested calls). */
   private cited: { readonly seq: number; readonly options: AppendOptions } | undefined = undefined
 
@@ -121,11 +124,6 @@ class NestedCallRecords implements NestedCallRecorder {
     return cited.options
   }
 
-  /** The seq of the outer call's `tool/call`, if it was recorded in this step. */
-  private parentSeq(callId: string): number | undefined {
-    return this.calls.byId(callId)?.callSeq
-  }
-
   /** The record of a nested call, counted among its parent's open calls; throws when it may not be. */
   private admit(input: ToolExecutionInput): NestedCall {
     const { calls } = this
@@ -140,14 +138,17 @@ class NestedCallRecords implements NestedCallRecorder {
     return record
   }
 
-  /** Appends the nested `tool/call`, citing its outer call's; refuses when that is not recorded. */
+  /**
+   * Appends the nested `tool/call`, citing its outer call's (`outerSeq`, read by the caller from the
+   * nested call's record: `StepCalls.outerSeq`); refuses when that is not recorded.
+   */
   private recordCall(
     input: ToolExecutionInput,
     record: NestedCall,
     mode: ExecutionMode | undefined,
+    outerSeq: number | undefined,
   ): void | Promise<void> {
     const parentId = input.parent!.callId
-    const outerSeq = this.parentSeq(parentId)
     if (outerSeq === undefined) {
       throw refuse(
         `nested call "${input.callId}" names "${parentId}", which is not a recorded call of this step`,
@@ -158,7 +159,7 @@ class NestedCallRecords implements NestedCallRecorder {
     // `{ turn, step, callId, name, arguments, parentCallId, mode?, idempotencyKey? }` held, in that
     // order), and citing the outer call with the step's one options object for it.
     const data = nestedToolCallDataOf(
-      this.callFields,
+      (this.callFields ??= toolCallFields()),
       this.turn,
       this.step,
       input.callId,
@@ -182,8 +183,9 @@ class NestedCallRecords implements NestedCallRecorder {
     input: ToolExecutionInput,
     record: NestedCall,
     mode: ExecutionMode | undefined,
+    outerSeq: number | undefined,
   ): void | Promise<void> {
-    const recorded = this.recordCall(input, record, mode)
+    const recorded = this.recordCall(input, record, mode, outerSeq)
     if (!this.timed || mode === undefined) return recorded
     if (recorded === undefined) return void (record.startedAt = performance.now())
     return recorded.then(() => void (record.startedAt = performance.now()))
@@ -201,12 +203,14 @@ class NestedCallRecords implements NestedCallRecorder {
   ): void | Promise<void> {
     const record = this.admit(input)
     if (record.callSeq !== undefined) return
-    if (this.parentSeq(input.parent!.callId) === undefined) {
+    // read once, from the record (its outer call is `record.parent`): no lookup of the outer id
+    const outerSeq = this.calls.outerSeq(record, input.parent!.callId)
+    if (outerSeq === undefined) {
       // Its outer call started while the message streamed: no nested call is recorded before it.
       const landing = this.messageLanding()
       if (landing !== undefined) return this.startAfter(landing, input, record, mode)
     }
-    return this.recordStart(input, record, mode)
+    return this.recordStart(input, record, mode, outerSeq)
   }
 
   /** `recordStart` once the message landed (a method of its own: no closure in `started`). */
@@ -216,7 +220,9 @@ class NestedCallRecords implements NestedCallRecorder {
     record: NestedCall,
     mode: ExecutionMode | undefined,
   ): Promise<void> {
-    return landing.then(() => this.recordStart(input, record, mode))
+    return landing.then(() =>
+      this.recordStart(input, record, mode, this.calls.outerSeq(record, input.parent!.callId)),
+    )
   }
 
   private settled(_index: number, input: ToolExecutionInput): void {
@@ -240,7 +246,8 @@ class NestedCallRecords implements NestedCallRecorder {
       if (record.callSeq === undefined || record.resultSeq !== undefined) return calls.releaseNested(record)
       const timings = this.timed ? measureRecordedTimings(record, performance.now()) : undefined
       // what `appendToolResult` records, built positionally from the step's one fields object
-      const data = toolResultDataOf(this.resultFields, this.turn, this.step, input.callId, result, timings)
+      const fields = (this.resultFields ??= toolResultFields())
+      const data = toolResultDataOf(fields, this.turn, this.step, input.callId, result, timings)
       // each result cites its own call: `appendCiting` builds no options object for it (as the ledger's)
       const appended = appendCiting(this.session, 'tool/result', data, record.callSeq, true)
       recorded = isPromiseLike(appended) ? Promise.resolve(appended).then(seqOf) : appended.seq

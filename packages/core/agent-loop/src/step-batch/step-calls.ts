@@ -113,6 +113,12 @@ export interface StepCalls {
   /** The nested call `callId`, if admitted. */
   nested(callId: string): NestedCall | undefined
   /**
+   * The seq of the `tool/call` of `call`'s outer call `parentId`, if it is a call of this step and
+   * recorded: `byId(parentId)?.callSeq`, read from `call.parent` when that is the step's call itself
+   * (no lookup of the id per nested call).
+   */
+  outerSeq(call: NestedCall, parentId: string): number | undefined
+  /**
    * Admits nested call `callId` under `parentId`, counted among its open calls: undefined when the
    * outer call was answered already (the caller refuses it). An admitted call is returned as it is.
    */
@@ -122,6 +128,10 @@ export interface StepCalls {
   /** Recorded calls without a recorded result, the step's and the nested, in log order. */
   unanswered(): UnansweredCall[]
 }
+
+/** Whether `parent` is a call of the step (a stranger's record has no block). */
+const isStepCall = (parent: NestedParent): parent is StepCall =>
+  (parent as Partial<StepCall>).block !== undefined
 
 /**
  * `StepCalls` as a class: its methods are made once, not per step. Closures made afresh for each
@@ -234,6 +244,14 @@ class StepCallsRecord implements StepCalls {
 
   nested(callId: string): NestedCall | undefined {
     return this.nestedCalls?.get(callId)
+  }
+
+  outerSeq(call: NestedCall, parentId: string): number | undefined {
+    const { parent } = call
+    // `parent` is what `parent(parentId)` gave: the step's call of that id (which `byId` keeps
+    // giving), or a stranger's record, for which the id is looked up as before
+    if (isStepCall(parent)) return parent.callSeq
+    return this.byId(parentId)?.callSeq
   }
 
   admitNested(callId: string, parentId: string, queuedAt: number | undefined): NestedCall | undefined {

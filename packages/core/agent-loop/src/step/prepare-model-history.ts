@@ -3,10 +3,9 @@ import type { SessionEvent } from '@deepseek-ai/dsh-session'
 import { AgentLoopError } from '../base/errors.ts'
 import type { HistoryCompactionEventData, HistoryEstimate, HistoryItem } from '../base/context-types.ts'
 import { estimateTokens } from '../log/estimate-tokens.ts'
-import { fitToolOutputs } from '../log/fit-tool-output.ts'
 import { answeredCallId } from '../log/nested-calls.ts'
 import { READ_TOOL_OUTPUT } from '../log/read-tool-output-name.ts'
-import { sessionHistoryItems } from '../log/session-history.ts'
+import { sessionFittedHistory } from '../log/session-history.ts'
 import type { TurnRunner } from './step-types.ts'
 
 function invalidHistory(step: number, problem: string): AgentLoopError {
@@ -142,8 +141,9 @@ export async function prepareModelHistory(
   const { session, ctx, context } = runner
   const events = session.events()
   const readable = ctx.tools.get(READ_TOOL_OUTPUT) !== undefined
-  // built on from the last step's history: only what was appended since is read (the same items a rebuild gives)
-  const items = fitToolOutputs(sessionHistoryItems(session, events), context.toolOutput, readable)
+  // built on from the last step's history: only what was appended since is read (the same items a
+  // rebuild gives), and cut only when a result is longer than what the model is shown
+  const items = sessionFittedHistory(session, events, context.toolOutput, readable)
   const prepare = context.prepareHistory
   if (prepare === undefined) return items.map((item) => item.message)
   const estimate = estimateOf(events, items, where)
