@@ -306,6 +306,13 @@ class CallTable implements BatchState {
     return undefined
   }
 
+  nextFinalize(): PendingResult | undefined {
+    if (this.#committing || this.#parked || this.#committed >= this.#calls.length) return undefined
+    if (this.#stop?.kind === 'failed') return undefined
+    const call = this.#calls[this.#committed]!
+    return call.phase === 'settled' ? call.pending : undefined
+  }
+
   beginCommit(): void {
     this.#committing = true
   }
