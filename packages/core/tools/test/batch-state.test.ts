@@ -8,6 +8,14 @@ import { createKeyLocks } from '../src/scheduler/key-locks.ts'
 // result are opaque to it, so plain stand-ins do.
 const input = (i: number): ToolExecutionInput => ({ callId: `c${i}`, name: 't', arguments: '{}' })
 const pending = { stage: 'final-result' } as unknown as PendingResult
+/** A stand-in candidate of its own per call, so a test can tell whose was handed back. */
+const pendings = new Map<number, PendingResult>()
+const pendingOf = (index: number): PendingResult => {
+  let made = pendings.get(index)
+  if (made === undefined)
+    pendings.set(index, (made = { stage: 'final-result', index } as unknown as PendingResult))
+  return made
+}
 const result = (tag: string) =>
   ({ isError: false, content: [], value: tag }) as unknown as ToolExecutionResult
 const par = (...keys: string[]): CallConcurrency => ({ mode: 'parallel', keys })
@@ -234,7 +242,7 @@ describe('batch state (the coordination of runToolBatch, on its own)', () => {
 
   it('invariants hold under any sequence of operations (fast-check)', () => {
     type Op =
-      | { op: 'start'; mode: 'parallel' | 'exclusive'; keys: string[]; eager: boolean }
+      | { op: 'start'; mode: 'parallel' | 'exclusive'; keys: string[]; eager: boolean; suspend: boolean }
       | { op: 'settle'; pick: number; linger: boolean }
       | { op: 'commit' }
       | { op: 'body'; pick: number }
@@ -247,6 +255,7 @@ describe('batch state (the coordination of runToolBatch, on its own)', () => {
           mode: fc.constantFrom('parallel' as const, 'exclusive' as const),
           keys: fc.uniqueArray(fc.constantFrom('a', 'b', 'c'), { maxLength: 2 }),
           eager: fc.boolean(),
+          suspend: fc.boolean(),
         }),
       },
       {
@@ -278,6 +287,11 @@ describe('batch state (the coordination of runToolBatch, on its own)', () => {
                 const c: CallConcurrency = { mode: step.mode, keys: step.keys }
                 if (index === undefined || !state.admits(index, c, step.eager)) break
                 state.begin(index, c)
+                if (step.suspend && index % 3 === 2) {
+                  // a pending approval: the claim goes, and nothing after it starts
+                  state.suspend(index, 'ask')
+                  break
+                }
                 state.dispatched(index)
                 running.add(index)
                 modes.set(index, c)
@@ -288,7 +302,7 @@ describe('batch state (the coordination of runToolBatch, on its own)', () => {
                 if (list.length === 0) break
                 const index = list[step.pick % list.length]!
                 running.delete(index)
-                state.settle(index, pending, step.linger)
+                state.settle(index, pendingOf(index), step.linger)
                 if (step.linger) lingering.add(index)
                 break
               }
@@ -303,6 +317,10 @@ describe('batch state (the coordination of runToolBatch, on its own)', () => {
               case 'commit': {
                 const next = state.nextCommit()
                 if (next === undefined) break
+                if (next.kind === 'suspend') {
+                  state.park(next.index)
+                  break
+                }
                 if (next.kind !== 'finalize' && !(next.kind === 'recover' && next.announced))
                   state.announce(next.index)
                 state.commit(next.index, result(`r${next.index}`))
@@ -318,6 +336,18 @@ describe('batch state (the coordination of runToolBatch, on its own)', () => {
                 state.fail(new Error('x'))
                 break
             }
+            // issue 26: the record-free finalize is exactly nextCommit's finalize step (the oracle),
+            // and neither offers a step while one runs
+            const next = state.nextCommit()
+            expect(state.nextFinalize()).toBe(next?.kind === 'finalize' ? next.pending : undefined)
+            if (next?.kind === 'finalize') {
+              expect(next.index).toBe(state.committed)
+              expect(next.pending).toBe(pendingOf(next.index))
+            }
+            state.beginCommit()
+            expect(state.nextFinalize()).toBeUndefined()
+            expect(state.nextCommit()).toBeUndefined()
+            state.endCommit()
             const view = state.view()
             // the pool cap, counts that add up, and committed ≤ started ≤ added
             expect(view.inPool).toBeLessThanOrEqual(cap)

@@ -88,12 +88,25 @@ describe('T38: a raced body settles with its result, or the error of making it',
     const answer = raceRunThen(
       run,
       Promise.resolve(2),
-      (_run, outcome, factor: number) => (outcome.kind === 'value' ? outcome.value * factor : -1),
+      (_run, kind, payload, factor: number) => (kind === 'value' ? (payload as number) * factor : -1),
       10,
     )
     expect(run.race).toBeDefined()
     expect(await answer).toBe(20)
     expect(run.race).toBeUndefined()
+  })
+
+  it("T38: finish gets a rejected body's error itself as the payload, with kind error", async () => {
+    const run = racedRun()
+    const failure = new Error('body failed')
+    const answer = raceRunThen(
+      run,
+      Promise.reject(failure),
+      (_run, kind, payload, extra: string) => [kind, payload, extra],
+      'extra',
+    )
+    expect(await answer).toEqual(['error', failure, 'extra'])
+    expect((await answer)[1]).toBe(failure)
   })
 
   it('T38: when finish throws, the promise rejects with what it threw (never stays pending)', async () => {
@@ -117,9 +130,9 @@ describe('T38: a raced body settles with its result, or the error of making it',
     const answer = raceRunThen(
       run,
       new Promise<never>(() => {}),
-      (_run, outcome) => {
-        seen.push(outcome.kind)
-        return outcome.kind
+      (_run, kind) => {
+        seen.push(kind)
+        return kind
       },
       undefined,
     )
@@ -148,7 +161,7 @@ describe('T38: a raced body whose answer nobody awaits (raceRunInto) delivers it
     raceRunInto(
       run,
       Promise.resolve(2),
-      (_run, outcome, factor: number) => resolve(outcome.kind === 'value' ? outcome.value * factor : -1),
+      (_run, kind, payload, factor: number) => resolve(kind === 'value' ? (payload as number) * factor : -1),
       10,
       noFailure,
     )
@@ -177,13 +190,7 @@ describe('T38: a raced body whose answer nobody awaits (raceRunInto) delivers it
     const run = racedRun()
     ;(run as { state: unknown }).state = { registry: { options: { abortGraceMs: 0 } } }
     const seen: string[] = []
-    raceRunInto(
-      run,
-      new Promise<never>(() => {}),
-      (_run, outcome) => void seen.push(outcome.kind),
-      undefined,
-      noFailure,
-    )
+    raceRunInto(run, new Promise<never>(() => {}), (_run, kind) => void seen.push(kind), undefined, noFailure)
     abortRun(run, 'deadline')
     expect(seen).toEqual(['aborted'])
   })

@@ -133,6 +133,13 @@ export interface BatchState {
   bodyDone(index: number): void
   /** The commit side's next step, if one may run now. */
   nextCommit(): CommitStep | undefined
+  /**
+   * The candidate of the next call when the commit side's next step is a plain `finalize` of it:
+   * what `nextCommit()` would return as `{ kind: 'finalize', index: committed, pending }`, without
+   * making that record (one per call of every batch). Otherwise undefined, and `nextCommit()` says
+   * what comes next.
+   */
+  nextFinalize(): PendingResult | undefined
   /** A commit step runs (`finalize` may await): no other commit step until `endCommit`. */
   beginCommit(): void
   endCommit(): void

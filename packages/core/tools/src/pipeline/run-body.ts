@@ -21,8 +21,10 @@ import {
   raceRun,
   raceRunInto,
   raceRunThen,
+  payloadOf,
   settleOrAbort,
   type Settled,
+  type SettledKind,
 } from './signals.ts'
 import { valueResult } from './value-result.ts'
 
@@ -245,7 +247,7 @@ function startBody<R>(
   if (!threw && (returned === null || (typeof returned !== 'object' && typeof returned !== 'function'))) {
     // a plain value: the body is done (a promise, or any object that might be a thenable, is awaited)
     run.bodyPending = SETTLED
-    return answer(run, bodyResult(run, own, unlink, { kind: 'value', value: returned }, timeoutMs))
+    return answer(run, bodyResult(run, own, unlink, 'value', returned, timeoutMs))
   }
   const pending = threw ? Promise.reject(returned) : Promise.resolve(returned)
   run.bodyPending = pending
@@ -277,8 +279,8 @@ function linkReplacement(
 const answerFailed = (run: RunState, error: unknown): void => run.sink!.failed(run.sinkIndex, error)
 
 /** The answer to a raced body's outcome (no replacement signal, no timeout). */
-const bodyOutcome = <R>(run: RunState, settled: Settled<unknown>, answer: BodyAnswer<R>): R =>
-  answer(run, bodyResult(run, undefined, undefined, settled, undefined))
+const bodyOutcome = <R>(run: RunState, kind: SettledKind, payload: unknown, answer: BodyAnswer<R>): R =>
+  answer(run, bodyResult(run, undefined, undefined, kind, payload, undefined))
 
 /**
  * A body that returned a promise (or threw): with a replacement signal the body's own signal decides.
@@ -294,19 +296,30 @@ async function awaitBody<R>(
   timeoutMs: number | undefined,
   answer: BodyAnswer<R>,
 ): Promise<R> {
-  let settled: Settled<unknown>
-  if (own !== undefined) settled = await settleWithGrace(run, pending, own)
-  else if (timeoutMs !== undefined) settled = await raceBodyTimeout(run, pending, timeoutMs)
-  else if (run.watch === undefined && run.cause === undefined) {
-    // Nothing can end the body early: its own outcome, awaited directly. (A `then` into a settled
-    // record awaited here made one more promise and cost one more tick of every such call.)
+  let kind: SettledKind
+  let payload: unknown
+  if (own === undefined && timeoutMs === undefined && run.watch === undefined && run.cause === undefined) {
+    // Nothing can end the body early: its own outcome, awaited directly, and no record of it made.
+    // (A `then` into a settled record awaited here made one more promise and cost one more tick
+    // of every such call.)
     try {
-      settled = { kind: 'value', value: await pending }
+      payload = await pending
+      kind = 'value'
     } catch (error) {
-      settled = { kind: 'error', error }
+      payload = error
+      kind = 'error'
     }
-  } else settled = await raceRun(run, pending, true)
-  return answer(run, bodyResult(run, own, unlink, settled, timeoutMs))
+  } else {
+    const settled =
+      own !== undefined
+        ? await settleWithGrace(run, pending, own)
+        : timeoutMs !== undefined
+          ? await raceBodyTimeout(run, pending, timeoutMs)
+          : await raceRun(run, pending, true)
+    kind = settled.kind
+    payload = payloadOf(settled)
+  }
+  return answer(run, bodyResult(run, own, unlink, kind, payload, timeoutMs))
 }
 
 /**
@@ -321,19 +334,24 @@ function settleWithGrace(
   return settleOrAbort(pending, own.signal, () => graceFor(run))
 }
 
-/** The result of a body's outcome; drops what linked a replacement signal to the call. */
+/**
+ * The result of a body's outcome (`payload`: its value or its error), given as kind and payload so
+ * that no record of it is made; drops what linked a replacement signal to the call. Positional
+ * parameters: every call's body ends here.
+ */
 function bodyResult(
   run: RunState,
   own: AbortController | undefined,
   unlink: (() => void)[] | undefined,
-  settled: Settled<unknown>,
+  kind: SettledKind,
+  payload: unknown,
   timeoutMs: number | undefined,
 ): ToolExecutionResult {
   if (unlink !== undefined) for (const undo of unlink) undo()
   resumeBudget(run)
-  if (settled.kind !== 'aborted') run.bodyDone = true
+  if (kind !== 'aborted') run.bodyDone = true
   const signalled = own?.signal.aborted === true || run.cause !== undefined
-  switch (settled.kind) {
+  switch (kind) {
     case 'aborted':
       return timeoutMs !== undefined && run.timedOutAfter !== undefined
         ? failure('TIMEOUT', toolMessages.timedOut(run.toolName, timeoutMs))
@@ -341,11 +359,11 @@ function bodyResult(
     case 'error':
       return signalled
         ? failure('ABORTED', toolMessages.aborted(run.toolName))
-        : failure('TOOL_FAILED', toolMessages.toolFailed(run.toolName, settled.error))
+        : failure('TOOL_FAILED', toolMessages.toolFailed(run.toolName, payload))
     case 'value':
-      return valueResult(run, settled.value)
+      return valueResult(run, payload)
     default: {
-      const never: never = settled
+      const never: never = kind
       return never
     }
   }

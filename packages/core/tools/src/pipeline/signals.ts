@@ -3,6 +3,8 @@ import { idleTimeLeft } from './idle-timeout.ts'
 import type { RunState } from './run-state.ts'
 import type { Deadline } from '../deadlines/deadline-queue.ts'
 
+const ABORTED = Object.freeze({ kind: 'aborted' as const })
+
 export type Settled<T> =
   | { readonly kind: 'value'; readonly value: T }
   | { readonly kind: 'error'; readonly error: unknown }
@@ -10,6 +12,19 @@ export type Settled<T> =
 
 const toValue = <T>(value: T): Settled<T> => ({ kind: 'value', value })
 const toError = (error: unknown): Settled<never> => ({ kind: 'error', error })
+
+/** What a stage's promise did, without the record around it (`StageRace.end`). */
+export type SettledKind = Settled<unknown>['kind']
+
+/** The record of an outcome (`payload`: the value or the error; nothing for `aborted`). */
+function settledOf(kind: SettledKind, payload: unknown): Settled<unknown> {
+  return kind === 'value' ? toValue(payload) : kind === 'error' ? toError(payload) : ABORTED
+}
+
+/** The value or the error an outcome carries (nothing for `aborted`). */
+export function payloadOf(settled: Settled<unknown>): unknown {
+  return settled.kind === 'value' ? settled.value : settled.kind === 'error' ? settled.error : undefined
+}
 
 /** The promise's outcome as a value (never rejects). */
 export function settleOf<T>(promise: Promise<T>): Promise<Settled<T>> {
@@ -81,7 +96,7 @@ export function raceRun<T>(run: RunState, promise: Promise<T>, drain: Drain): Pr
 export function raceRunThen<T, A, R>(
   run: RunState,
   promise: Promise<T>,
-  finish: (run: RunState, outcome: Settled<T>, extra: A) => R,
+  finish: (run: RunState, kind: SettledKind, payload: unknown, extra: A) => R,
   extra: A,
 ): Promise<R> {
   return new Promise<R>((resolve) => {
@@ -99,7 +114,7 @@ export function raceRunThen<T, A, R>(
 export function raceRunInto<T, A>(
   run: RunState,
   promise: Promise<T>,
-  finish: (run: RunState, outcome: Settled<T>, extra: A) => void,
+  finish: (run: RunState, kind: SettledKind, payload: unknown, extra: A) => void,
   extra: A,
   failed: (run: RunState, error: unknown) => void,
 ): void {
@@ -112,11 +127,14 @@ export function raceRunInto<T, A>(
 
 const IGNORE = (): void => {}
 
-/** Settles `race` with `promise`'s outcome, and lets the run's abort reach it (at once if aborted). */
+/**
+ * Settles `race` with `promise`'s outcome, and lets the run's abort reach it (at once if aborted).
+ * The outcome goes as its kind and payload: a `finish` makes no record of it.
+ */
 function watchRace<T>(run: RunState, race: StageRace, promise: Promise<T>): void {
   promise.then(
-    (value) => race.settle({ kind: 'value', value }),
-    (error: unknown) => race.settle({ kind: 'error', error }),
+    (value) => race.end('value', value),
+    (error: unknown) => race.end('error', error),
   )
   if (run.cause !== undefined) race.abort()
   else addRace(run, race)
@@ -137,8 +155,8 @@ export function raceBodyTimeout<T>(
   return new Promise<Settled<T>>((resolve) => {
     const race = new TimedRace(run, true, resolve as (outcome: Settled<unknown>) => void)
     promise.then(
-      (value) => race.settle({ kind: 'value', value }),
-      (error: unknown) => race.settle({ kind: 'error', error }),
+      (value) => race.end('value', value),
+      (error: unknown) => race.end('error', error),
     )
     if (run.cause !== undefined) race.abort()
     else if (run.watch !== undefined || run.budgetDeadline !== undefined) addRace(run, race)
@@ -153,8 +171,6 @@ export function raceBodyTimeout<T>(
   })
 }
 
-const ABORTED = Object.freeze({ kind: 'aborted' as const })
-
 /**
  * One stage waiting on its promise or the call's abort, whichever comes first. A body with a
  * timeout races it too (`TimedRace`): the fields of the deadline queue are only on such a race, so
@@ -163,7 +179,8 @@ const ABORTED = Object.freeze({ kind: 'aborted' as const })
 export class StageRace {
   done = false
   /** Turns the outcome into what the race resolves with (`raceRunThen`); absent: the outcome itself. */
-  finish: ((run: RunState, outcome: Settled<unknown>, extra: unknown) => unknown) | undefined = undefined
+  finish: ((run: RunState, kind: SettledKind, payload: unknown, extra: unknown) => unknown) | undefined =
+    undefined
   /** What `finish` is given besides the outcome (a module-level `finish` needs no closure per call). */
   extra: unknown = undefined
   /** Where an error `finish` throws goes (`raceRunInto`); absent: the race's promise rejects with it. */
@@ -174,15 +191,25 @@ export class StageRace {
     readonly resolve: (outcome: Settled<unknown>) => void,
   ) {}
 
+  /** Settles with `outcome`, or with nothing if the race has settled already. */
   settle(outcome: Settled<unknown>): void {
+    this.end(outcome.kind, payloadOf(outcome))
+  }
+
+  /**
+   * `settle` by kind and payload (the value or the error): a race with a `finish` (the body's, once
+   * per call of a batch) hands them on as they are, and only a race resolved with the outcome
+   * itself makes its record.
+   */
+  end(kind: SettledKind, payload: unknown): void {
     if (this.done) return
     this.done = true
     removeRace(this.run, this)
     const { finish } = this
-    if (finish === undefined) return this.resolve(outcome)
+    if (finish === undefined) return this.resolve(settledOf(kind, payload))
     let answer: unknown
     try {
-      answer = finish(this.run, outcome, this.extra)
+      answer = finish(this.run, kind, payload, this.extra)
     } catch (error) {
       if (this.failed !== undefined) return this.failed(this.run, error)
       // the stage's promise rejects with it, as an `async` stage's would
@@ -212,9 +239,9 @@ class TimedRace extends StageRace implements Deadline {
   deadlineNext: Deadline | undefined = undefined
   deadlineList: Deadline['deadlineList'] = undefined
 
-  override settle(outcome: Settled<unknown>): void {
+  override end(kind: SettledKind, payload: unknown): void {
     if (!this.done && this.deadlineList !== undefined) this.run.state.registry.deadlines.disarm(this)
-    super.settle(outcome)
+    super.end(kind, payload)
   }
 
   /** The body's timeout is up (T17), unless progress restarted it (T48): then it is armed again. */

@@ -1,4 +1,4 @@
-import { runCommitStep } from './run-commit-step.ts'
+import { finalizeStep, runCommitStep } from './run-commit-step.ts'
 import { drive, fail, type BatchRun } from './batch-run.ts'
 
 /** The commit side of a batch: one result per call, in model order (T25), then the outcome. */
@@ -6,11 +6,16 @@ export async function commitCalls(run: BatchRun): Promise<void> {
   const { state } = run
   run.committing = true
   const before = state.committed
-  for (let next = state.nextCommit(); next !== undefined; next = state.nextCommit()) {
+  for (;;) {
+    // nearly every step is a plain finalize: taken from the call's candidate, with no step record
+    const candidate = state.nextFinalize()
+    const next = candidate === undefined ? state.nextCommit() : undefined
+    if (candidate === undefined && next === undefined) break
     state.beginCommit()
     try {
       // synchronous unless finalize or a hook returned a promise
-      const pending = runCommitStep(run, next)
+      const pending =
+        candidate === undefined ? runCommitStep(run, next!) : finalizeStep(run, state.committed, candidate)
       if (pending !== undefined) await pending
     } catch (error) {
       fail(run, error)

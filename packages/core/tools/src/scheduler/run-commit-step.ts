@@ -48,22 +48,13 @@ export interface Committer {
  * never in recovery.
  */
 export function runCommitStep(options: Committer, step: CommitStep): void | Promise<void> {
-  const { state, scheduler, stages } = options
   const { index } = step
-  const input = state.input(index)
+  const input = options.state.input(index)
   // Each case that makes a closure does so in a function of its own: a closure here would make this
   // function allocate a context for what it captures on every call, the plain commit's included.
   switch (step.kind) {
-    case 'finalize': {
-      const { pending } = step
-      if (pending.stage !== 'post-result')
-        return commitResult(options, index, input, scheduler.finish(pending.run, pending.result))
-      // a promise only when a tools/post-execute listener ran
-      const finalizing = stages.finalize(pending.run, pending.result)
-      return isThenable(finalizing)
-        ? commitWhenFinal(options, index, input, finalizing)
-        : commitResult(options, index, input, finalizing)
-    }
+    case 'finalize':
+      return finalizeStep(options, index, step.pending)
     case 'suspend':
       return suspendStep(options, index, input, step.reason)
     case 'skip':
@@ -75,6 +66,27 @@ export function runCommitStep(options: Committer, step: CommitStep): void | Prom
       return never
     }
   }
+}
+
+/**
+ * The step of nearly every call: `finalize` (or `finish`) its candidate, then commit it. The commit
+ * side calls it directly with what `nextFinalize` returned (no step record per call); `runCommitStep`
+ * calls it for a `finalize` step.
+ */
+export function finalizeStep(
+  options: Committer,
+  index: number,
+  pending: PendingResult,
+): void | Promise<void> {
+  const { state, scheduler, stages } = options
+  const input = state.input(index)
+  if (pending.stage !== 'post-result')
+    return commitResult(options, index, input, scheduler.finish(pending.run, pending.result))
+  // a promise only when a tools/post-execute listener ran
+  const finalizing = stages.finalize(pending.run, pending.result)
+  return isThenable(finalizing)
+    ? commitWhenFinal(options, index, input, finalizing)
+    : commitResult(options, index, input, finalizing)
 }
 
 /** `commitResult` once `tools/post-execute` made the result final. */
