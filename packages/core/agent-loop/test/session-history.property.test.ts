@@ -151,6 +151,45 @@ describe('the history a loop builds on from step to step', () => {
     )
   })
 
+  it('T56: a compaction that replaced a short result with a long one is cut, though no result read was long', () => {
+    // The generated logs above meet this case rarely (a replacement must land on a result's seq):
+    // here it is every time. Every result the log holds is short; the compaction's text is not.
+    const toolMessage = (text: string) => ({
+      role: 'tool',
+      content: [{ type: 'tool-result', callId: 'a', isError: false, content: [{ type: 'text', text }] }],
+    })
+    const drafts: Draft[] = [
+      { type: 'user/message', data: { message: { role: 'user', content: [{ type: 'text', text: 'go' }] } } },
+      {
+        type: 'assistant/message',
+        data: {
+          message: {
+            role: 'assistant',
+            content: [{ type: 'tool-call', id: 'a', name: 'echo', arguments: '{"x":1}' }],
+          },
+        },
+      },
+      { type: 'tool/call', data: { turn: 1, step: 1, callId: 'a', name: 'echo', arguments: '{"x":1}' } },
+      { type: 'tool/result', data: { message: toolMessage('ok') } },
+      {
+        type: 'history/compaction',
+        data: {
+          turn: 1,
+          step: 1,
+          dropped: [],
+          replaced: [{ seq: 4, message: toolMessage('a summary far longer than the limit') }],
+          estimateTokens: 1,
+        },
+      },
+    ]
+    const log = eventsOf(drafts, 1)
+    const policy = { maxChars: 10, headShare: 0.5 } as Parameters<typeof fitToolOutputs>[1]
+    const fitted = sessionFittedHistory({}, log, policy, true)
+    expect(fitted).toEqual(fitToolOutputs(historyItemsFromSession(log), policy, true))
+    // the cut happened: the replaced result is no longer its whole text
+    expect(JSON.stringify(fitted)).not.toContain('a summary far longer than the limit')
+  })
+
   it('T57: a log handed as an array its owner keeps changing (not frozen) is read on from what was read, never from the array as it is later', () => {
     const message = (text: string): Draft => ({
       type: 'user/message',
