@@ -2,6 +2,7 @@ import { describeValue } from '@deepseek-ai/dsh-llm'
 import { deepFreeze } from '@deepseek-ai/dsh-llm'
 import { SessionError } from '../errors.ts'
 import { sessionEventProblem } from '../session-event-problem.ts'
+import { quoteJsonString } from '../tool-events/json-string.ts'
 import { provenDataJson } from '../tool-events/proven-data-json.ts'
 import type { SessionEvent } from '../types.ts'
 
@@ -37,7 +38,7 @@ export function formatEventLine(event: SessionEvent): string {
 /** The two types a step writes most, quoted once. */
 function quotedType(type: string): string {
   if (type === 'tool/call') return '"tool/call"'
-  return type === 'tool/result' ? '"tool/result"' : JSON.stringify(type)
+  return type === 'tool/result' ? '"tool/result"' : quoteJsonString(type)
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true })
